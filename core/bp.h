@@ -1,0 +1,76 @@
+/* bp: the breakpoint table (user breakpoints with their locations,
+ * conditions, hit and ignore counts) and the int3 sites planted in the
+ * process. Several breakpoints and internal stops may share one site. */
+#ifndef QZ_BP_H
+#define QZ_BP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc;
+struct expr;
+
+struct bp_loc {
+	uint64_t link_addr;     /* link-time address in its module */
+	uint64_t addr;          /* runtime address (link_addr + bias), 0 when
+	                           the module is not loaded */
+	const char *file;       /* NULL without line info */
+	int line;
+	char *func;             /* containing function, NULL if unknown */
+};
+
+struct bp {
+	int num;
+	bool temp;              /* tbreak: deleted when hit */
+	bool enabled;
+	char *spec;             /* what the user typed, to re-resolve on run */
+	char *cond;             /* condition text, NULL if none */
+	struct expr *cond_expr;
+	int hits;
+	int ignore;             /* crossings still to ignore */
+	struct bp_loc *locs;
+	size_t nlocs;
+};
+
+struct bp_site {
+	uint64_t addr;
+	uint8_t orig;           /* the byte the int3 replaced */
+	bool inserted;
+	int internal;           /* internal stops (step, finish) using it; user
+	                           locations are counted from the table */
+};
+
+struct bp_table {
+	struct bp *bps;
+	size_t n, cap;
+	int next_num;
+	struct bp_site *sites;
+	size_t nsites, sites_cap;
+};
+
+void bp_table_free(struct bp_table *t);
+struct bp *bp_new(struct bp_table *t);
+struct bp *bp_find(struct bp_table *t, int num);
+void bp_delete(struct bp_table *t, struct proc *p, int num);
+void bp_free_locs(struct bp *b);
+
+/* Plant/remove an internal stop at addr (refcounted). */
+int bp_site_add(struct bp_table *t, struct proc *p, uint64_t addr);
+void bp_site_del(struct bp_table *t, struct proc *p, uint64_t addr);
+struct bp_site *bp_site_at(struct bp_table *t, uint64_t addr);
+/* Temporarily take the int3 out (to step over it) and put it back. */
+int bp_site_lift(struct bp_table *t, struct proc *p, struct bp_site *s);
+int bp_site_drop(struct bp_table *t, struct proc *p, struct bp_site *s);
+
+/* Sync the sites with the enabled locations of every breakpoint: call after
+ * any change to breakpoints or relocation. */
+void bp_sync(struct bp_table *t, struct proc *p);
+/* Forget inserted state (the process is gone) and restore the original
+ * bytes if the process is alive (detach). */
+void bp_remove_all(struct bp_table *t, struct proc *p);
+/* Replace int3 bytes in a buffer read from [addr, addr+len) by the
+ * original bytes. */
+void bp_mask(const struct bp_table *t, uint64_t addr, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,284 @@
+/* cmd-bp: setting, listing and changing breakpoints. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmds.h"
+#include "expr.h"
+#include "frame.h"
+#include "loc.h"
+#include "session.h"
+
+/* Split "LOCATION if COND" at a standalone "if". */
+static char *cmd_bp_split(const char *a, char **cond)
+{
+	*cond = NULL;
+	for (const char *p = a; *p; p++) {
+		bool start = p == a || isspace((unsigned char)p[-1]);
+		if (start && strncmp(p, "if", 2) == 0 &&
+		    (isspace((unsigned char)p[2]) || p[2] == '(' || !p[2])) {
+			*cond = str_trim(p + 2);
+			char *spec = xstrndup(a, (size_t)(p - a));
+			char *t = str_trim(spec);
+			free(spec);
+			return t;
+		}
+	}
+	return xstrdup(a);
+}
+
+static int cmd_bp_set_cond(struct qz *q, struct bp *b, const char *cond)
+{
+	char err[512];
+	struct expr *e = NULL;
+	if (cond && *cond) {
+		e = expr_parse(cond, err, sizeof err);
+		if (!e)
+			return qz_error(q, "%s", err);
+	}
+	expr_free(b->cond_expr);
+	free(b->cond);
+	b->cond_expr = e;
+	b->cond = e ? xstrdup(cond) : NULL;
+	return 0;
+}
+
+static void cmd_bp_announce(struct qz *q, const struct bp *b)
+{
+	const struct bp_loc *l = &b->locs[0];
+	const char *kind = b->temp ? "Temporary breakpoint" : "Breakpoint";
+	if (b->nlocs > 1) {
+		qz_printf(q, "%s %d at 0x%llx: %s:%d. (%zu locations)\n", kind, b->num,
+			  (unsigned long long)l->addr,
+			  l->file ? frame_file_name(q, l->file) : "??", l->line, b->nlocs);
+	} else if (l->file) {
+		qz_printf(q, "%s %d at 0x%llx: file %s, line %d.\n", kind, b->num,
+			  (unsigned long long)l->addr, frame_file_name(q, l->file), l->line);
+	} else {
+		qz_printf(q, "%s %d at 0x%llx\n", kind, b->num, (unsigned long long)l->addr);
+	}
+}
+
+static int cmd_bp_create(struct qz *q, const char *a, bool temp)
+{
+	char *cond;
+	char *spec = cmd_bp_split(a, &cond);
+	struct loc_addr *locs = NULL;
+	size_t n = 0;
+	int r = -1;
+	if (!*spec) {
+		const struct frame *f = qz_running(q) ? frame_get(q, q->sel_frame) : NULL;
+		if (!f) {
+			qz_error(q, "No default breakpoint location now selected.");
+			goto out;
+		}
+		free(spec);
+		spec = xasprintf("*0x%llx", (unsigned long long)f->pc);
+	}
+	if (loc_resolve(q, spec, &locs, &n) < 0)
+		goto out;
+	struct bp *b = bp_new(&q->bps);
+	b->temp = temp;
+	b->spec = spec;
+	spec = NULL;
+	b->locs = xcalloc(n, sizeof *b->locs);
+	b->nlocs = n;
+	for (size_t i = 0; i < n; i++) {
+		b->locs[i].link_addr = locs[i].link_addr;
+		b->locs[i].addr = locs[i].addr;
+		b->locs[i].file = locs[i].file;
+		b->locs[i].line = locs[i].line;
+		b->locs[i].func = locs[i].func ? xstrdup(locs[i].func) : NULL;
+	}
+	if (cmd_bp_set_cond(q, b, cond) < 0) {
+		bp_delete(&q->bps, q->proc, b->num);
+		q->bps.next_num--;
+		goto out;
+	}
+	cmd_bp_announce(q, b);
+	bp_sync(&q->bps, q->proc);
+	r = 0;
+out:
+	free(locs);
+	free(spec);
+	free(cond);
+	return r;
+}
+
+int cmd_break(struct qz *q, const char *a)
+{
+	return cmd_bp_create(q, a, false);
+}
+
+int cmd_tbreak(struct qz *q, const char *a)
+{
+	return cmd_bp_create(q, a, true);
+}
+
+/* Apply fn to each breakpoint number in a list ("1 3 5-7"); all if empty. */
+static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, struct bp *))
+{
+	if (!*a) {
+		for (size_t i = q->bps.n; i-- > 0;)
+			fn(q, &q->bps.bps[i]);
+		return 0;
+	}
+	int rc = 0;
+	while (*(a = str_skip_space(a))) {
+		char *end;
+		long lo = strtol(a, &end, 10), hi = lo;
+		if (end == a)
+			return qz_error(q, "Convenience variable must have integer value.\n"
+					"Args must be numbers or '$' variables.");
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long n = lo; n <= hi; n++) {
+			struct bp *b = bp_find(&q->bps, (int)n);
+			if (b)
+				fn(q, b);
+			else
+				rc = qz_error(q, "No breakpoint number %ld.", n);
+		}
+		a = end;
+	}
+	return rc;
+}
+
+static void cmd_bp_do_delete(struct qz *q, struct bp *b)
+{
+	bp_delete(&q->bps, q->proc, b->num);
+}
+
+static void cmd_bp_do_disable(struct qz *q, struct bp *b)
+{
+	b->enabled = false;
+	bp_sync(&q->bps, q->proc);
+}
+
+static void cmd_bp_do_enable(struct qz *q, struct bp *b)
+{
+	b->enabled = true;
+	bp_sync(&q->bps, q->proc);
+}
+
+int cmd_delete(struct qz *q, const char *a)
+{
+	if (str_starts(a, "breakpoints"))
+		a = str_skip_space(a + 11);
+	return cmd_bp_each(q, a, cmd_bp_do_delete);
+}
+
+int cmd_disable(struct qz *q, const char *a)
+{
+	if (str_starts(a, "breakpoints"))
+		a = str_skip_space(a + 11);
+	return cmd_bp_each(q, a, cmd_bp_do_disable);
+}
+
+int cmd_enable(struct qz *q, const char *a)
+{
+	if (str_starts(a, "breakpoints"))
+		a = str_skip_space(a + 11);
+	bool once = str_starts(a, "once ");
+	if (once)
+		return qz_error(q, "enable once is not supported yet.");
+	return cmd_bp_each(q, a, cmd_bp_do_enable);
+}
+
+static struct bp *cmd_bp_arg(struct qz *q, const char **a)
+{
+	char *end;
+	long n = strtol(*a, &end, 10);
+	if (end == *a) {
+		qz_error(q, "Argument required (breakpoint number).");
+		return NULL;
+	}
+	struct bp *b = bp_find(&q->bps, (int)n);
+	if (!b)
+		qz_error(q, "No breakpoint number %ld.", n);
+	*a = str_skip_space(end);
+	return b;
+}
+
+int cmd_condition(struct qz *q, const char *a)
+{
+	struct bp *b = cmd_bp_arg(q, &a);
+	if (!b)
+		return -1;
+	if (cmd_bp_set_cond(q, b, a) < 0)
+		return -1;
+	if (!*a)
+		qz_printf(q, "Breakpoint %d now unconditional.\n", b->num);
+	return 0;
+}
+
+int cmd_ignore(struct qz *q, const char *a)
+{
+	struct bp *b = cmd_bp_arg(q, &a);
+	int64_t n;
+	if (!b)
+		return -1;
+	if (!*a)
+		return qz_error(q, "Second argument (specified ignore-count) is missing.");
+	if (!str_to_i64(a, &n))
+		return qz_error(q, "Invalid number \"%s\".", a);
+	b->ignore = n < 0 ? 0 : (int)n;
+	if (b->ignore == 0)
+		qz_printf(q, "Will stop next time breakpoint %d is reached.\n", b->num);
+	else if (b->ignore == 1)
+		qz_printf(q, "Will ignore next crossing of breakpoint %d.\n", b->num);
+	else
+		qz_printf(q, "Will ignore next %d crossings of breakpoint %d.\n", b->ignore, b->num);
+	return 0;
+}
+
+static void cmd_bp_what(struct qz *q, const struct bp_loc *l, struct sbuf *b)
+{
+	if (l->func && l->file)
+		sbuf_printf(b, "in %s at %s:%d", l->func, frame_file_name(q, l->file), l->line);
+	else if (l->func)
+		sbuf_printf(b, "<%s>", l->func);
+}
+
+static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
+{
+	sbuf_printf(out, "%-7d %-14s %-4s %-3s ", b->num, "breakpoint",
+		    b->temp ? "del" : "keep", b->enabled ? "y" : "n");
+	if (b->nlocs == 1) {
+		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
+		cmd_bp_what(q, &b->locs[0], out);
+	} else {
+		sbuf_printf(out, "%-18s ", "<MULTIPLE>");
+	}
+	sbuf_addc(out, '\n');
+	if (b->cond)
+		sbuf_printf(out, "\tstop only if %s\n", b->cond);
+	if (b->hits)
+		sbuf_printf(out, "\tbreakpoint already hit %d time%s\n", b->hits,
+			    b->hits == 1 ? "" : "s");
+	if (b->ignore)
+		sbuf_printf(out, "\tWill ignore next %d crossings of breakpoint.\n", b->ignore);
+	for (size_t i = 0; b->nlocs > 1 && i < b->nlocs; i++) {
+		sbuf_printf(out, "%d.%-5zu %-14s %-4s %-3s 0x%016llx ", b->num, i + 1, "",
+			    "", b->enabled ? "y" : "n", (unsigned long long)b->locs[i].addr);
+		cmd_bp_what(q, &b->locs[i], out);
+		sbuf_addc(out, '\n');
+	}
+}
+
+int cmd_info_breakpoints(struct qz *q, const char *a)
+{
+	(void)a;
+	if (q->bps.n == 0) {
+		qz_puts(q, "No breakpoints or watchpoints.\n");
+		return 0;
+	}
+	struct sbuf out = {0};
+	sbuf_add(&out, "Num     Type           Disp Enb Address            What\n");
+	for (size_t i = 0; i < q->bps.n; i++)
+		cmd_bp_row(q, &q->bps.bps[i], &out);
+	qz_puts(q, out.s);
+	sbuf_free(&out);
+	return 0;
+}

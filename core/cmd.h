@@ -1,0 +1,47 @@
+/* cmd: the one command table and the dispatcher every front end calls:
+ * key bindings, the command line, batch mode, session replay and tests all
+ * go through cmd_run(). */
+#ifndef QZ_CMD_H
+#define QZ_CMD_H
+
+#include <stdbool.h>
+
+struct qz;
+
+enum cmd_flags {
+	CMD_NEEDS_PROCESS = 1 << 0,   /* "The program is not being run." */
+	CMD_PREFIX = 1 << 1,          /* takes a subcommand: info, set, show */
+	CMD_HIDDEN = 1 << 2,          /* not listed by help */
+};
+
+typedef int (*cmd_fn)(struct qz *q, const char *args);
+
+struct cmd_def {
+	const char *name;      /* "break", or "info breakpoints" for a subcommand */
+	const char *aliases;   /* space-separated: "b br" */
+	const char *usage;
+	unsigned flags;
+	cmd_fn fn;
+	const char *help;      /* one line */
+	const char *long_help; /* more, or NULL */
+};
+
+enum cmd_result {
+	CMD_OK = 0,
+	CMD_FAIL = -1,
+	CMD_QUIT = 1,
+};
+
+/* Run one command line. Errors are written to the session's sink as
+ * QZ_OUT_ERROR text; returns CMD_OK, CMD_FAIL or CMD_QUIT. An empty line
+ * repeats nothing (front ends may repeat the last command). */
+int cmd_run(struct qz *q, const char *line);
+
+/* The table, terminated by an entry with a NULL name. */
+extern const struct cmd_def cmd_table[];
+/* Resolve a command word (exact, alias, then unique prefix) among the
+ * entries under prefix ("" for top level, "info" for info's). */
+const struct cmd_def *cmd_lookup(const char *prefix, const char *word,
+				 bool *ambiguous);
+
+#endif

@@ -1,0 +1,68 @@
+/* cmds: the handlers the command table points at, grouped by the file
+ * that owns them. Only cmd-table.c includes this. */
+#ifndef QZ_CMDS_H
+#define QZ_CMDS_H
+
+struct qz;
+
+/* cmd-run.c */
+int cmd_run_prog(struct qz *q, const char *a);
+int cmd_start(struct qz *q, const char *a);
+int cmd_continue(struct qz *q, const char *a);
+int cmd_next(struct qz *q, const char *a);
+int cmd_step(struct qz *q, const char *a);
+int cmd_stepi(struct qz *q, const char *a);
+int cmd_nexti(struct qz *q, const char *a);
+int cmd_finish(struct qz *q, const char *a);
+int cmd_until(struct qz *q, const char *a);
+int cmd_advance(struct qz *q, const char *a);
+int cmd_kill(struct qz *q, const char *a);
+int cmd_detach(struct qz *q, const char *a);
+int cmd_quit(struct qz *q, const char *a);
+
+/* cmd-bp.c */
+int cmd_break(struct qz *q, const char *a);
+int cmd_tbreak(struct qz *q, const char *a);
+int cmd_delete(struct qz *q, const char *a);
+int cmd_disable(struct qz *q, const char *a);
+int cmd_enable(struct qz *q, const char *a);
+int cmd_condition(struct qz *q, const char *a);
+int cmd_ignore(struct qz *q, const char *a);
+int cmd_info_breakpoints(struct qz *q, const char *a);
+
+/* cmd-stack.c */
+int cmd_backtrace(struct qz *q, const char *a);
+int cmd_frame(struct qz *q, const char *a);
+int cmd_up(struct qz *q, const char *a);
+int cmd_down(struct qz *q, const char *a);
+
+/* cmd-data.c */
+int cmd_print(struct qz *q, const char *a);
+int cmd_info_registers(struct qz *q, const char *a);
+int cmd_info_locals(struct qz *q, const char *a);
+int cmd_info_args(struct qz *q, const char *a);
+
+/* cmd-src.c */
+int cmd_list(struct qz *q, const char *a);
+int cmd_info_line(struct qz *q, const char *a);
+int cmd_info_source(struct qz *q, const char *a);
+int cmd_disassemble(struct qz *q, const char *a);
+
+/* cmd-misc.c */
+int cmd_help(struct qz *q, const char *a);
+int cmd_info(struct qz *q, const char *a);
+int cmd_info_signals(struct qz *q, const char *a);
+int cmd_info_program(struct qz *q, const char *a);
+int cmd_handle(struct qz *q, const char *a);
+int cmd_set(struct qz *q, const char *a);
+int cmd_set_args(struct qz *q, const char *a);
+int cmd_set_listsize(struct qz *q, const char *a);
+int cmd_set_print(struct qz *q, const char *a);
+int cmd_set_cpu_pinning(struct qz *q, const char *a);
+int cmd_set_confirm(struct qz *q, const char *a);
+int cmd_show(struct qz *q, const char *a);
+int cmd_show_args(struct qz *q, const char *a);
+int cmd_echo(struct qz *q, const char *a);
+int cmd_set_ignored(struct qz *q, const char *a);
+
+#endif

@@ -1,0 +1,189 @@
+/* dinfo: DWARF debugging information entries of one ELF file: functions
+ * (ranges, frame base, parameters, nested scopes), variables (locals, static
+ * locals, file statics, globals), types, and evaluation of DWARF location
+ * expressions and location lists. Addresses are link-time; the evaluation
+ * context carries the load bias. */
+#ifndef QZ_DINFO_H
+#define QZ_DINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DWARF register numbers on x86-64: 0 rax 1 rdx 2 rcx 3 rbx 4 rsi 5 rdi
+ * 6 rbp 7 rsp 8-15 r8-r15 16 return address (rip). */
+#define DI_NREGS 17
+#define DI_REG_RBP 6
+#define DI_REG_RSP 7
+#define DI_REG_RIP 16
+
+enum di_kind {
+	DI_VOID, DI_BASE, DI_PTR, DI_STRUCT, DI_UNION, DI_ENUM, DI_ARRAY,
+	DI_TYPEDEF, DI_CONST, DI_VOLATILE, DI_FUNC
+};
+
+struct di_type;
+
+struct di_member {
+	const char *name;          /* NULL for an anonymous struct/union */
+	const struct di_type *type;
+	uint64_t offset;           /* byte offset in the aggregate */
+	int bit_size;              /* 0 unless a bitfield */
+	int bit_offset;            /* from the start of the byte at offset */
+};
+
+struct di_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+struct di_type {
+	enum di_kind kind;
+	const char *name;          /* "int", "node" (no "struct "), NULL if none */
+	uint64_t size;             /* bytes; arrays: whole array if known */
+	int encoding;              /* DW_ATE_* for DI_BASE */
+	const struct di_type *target;  /* ptr/typedef/cv: pointee; array: element;
+	                                  func: return type (NULL = void) */
+	struct di_member *members;
+	size_t nmembers;
+	struct di_enumerator *enums;
+	size_t nenums;
+	uint64_t *dims;            /* array dimensions, outermost first; 0 = unknown */
+	size_t ndims;
+	const struct di_type **params; /* func: parameter types */
+	size_t nparams;
+	bool varargs;
+	bool declaration;          /* incomplete struct */
+};
+
+/* One location description, valid for pcs in [lo, hi) (link-time) unless
+ * always is set. */
+struct di_locexpr {
+	const uint8_t *ops;
+	size_t len;
+	uint64_t lo, hi;
+	bool always;
+};
+
+struct di_var {
+	const char *name;
+	const struct di_type *type;
+	bool is_param;
+	bool is_static;            /* static storage: a global, file static or
+	                              static local */
+	bool external;             /* visible from other compilation units */
+	struct di_locexpr *locs;   /* none: optimized out (unless has_const) */
+	size_t nlocs;
+	bool has_const;            /* DW_AT_const_value */
+	int64_t const_value;
+	const char *decl_file;     /* interned absolute path (as in lines.h) */
+	int decl_line;
+};
+
+struct di_range {
+	uint64_t lo, hi;
+};
+
+struct di_scope {
+	struct di_range *ranges;
+	size_t nranges;
+	struct di_var *vars;       /* in declaration order */
+	size_t nvars;
+	struct di_scope *children; /* nested lexical blocks */
+	size_t nchildren;
+};
+
+struct di_func {
+	const char *name;
+	uint64_t lo, hi;           /* entry point and end of the main range */
+	struct di_range *ranges;   /* all ranges (DW_AT_ranges or lo/hi) */
+	size_t nranges;
+	struct di_locexpr frame_base;
+	const struct di_type *ret; /* NULL for void */
+	struct di_var *params;     /* formal parameters, in order */
+	size_t nparams;
+	struct di_scope body;      /* locals of the outermost block and nested
+	                              lexical blocks */
+	const char *decl_file;
+	int decl_line;
+	const char *cu_name;       /* the compilation unit's file */
+	bool external;
+};
+
+struct di_info;
+
+/* Read all DIEs of the file eagerly (fine for a user's program). A file
+ * without .debug_info gives an empty, usable object; NULL plus err only for
+ * unreadable files. */
+struct di_info *di_open(const char *path, char *err, size_t errlen);
+void di_close(struct di_info *di);
+
+/* The function whose ranges contain pc (concrete out-of-line instances;
+ * inlined subroutines are not separate functions here). */
+const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
+const struct di_func *di_func_named(const struct di_info *di, const char *name);
+const struct di_func *di_funcs(const struct di_info *di, size_t *n);
+
+/* A variable with static storage by name: a global, or a file static of
+ * cu_file when given (NULL: any, globals preferred). */
+const struct di_var *di_static_named(const struct di_info *di, const char *name,
+				     const char *cu_file);
+/* Visible variables of func at pc, innermost scope first, each scope's
+ * variables in reverse declaration order so that the first match of a name
+ * is the one C would pick; parameters come last. Returns the count (never
+ * more than max). Variables whose declaration scope does not cover pc are
+ * left out. */
+size_t di_vars_at(const struct di_func *f, uint64_t pc,
+		  const struct di_var **out, size_t max);
+/* A named type: "int", "struct node", "node_t", "enum color", ... */
+const struct di_type *di_type_named(const struct di_info *di, const char *name);
+
+/* Strip typedefs and const/volatile. */
+const struct di_type *di_type_strip(const struct di_type *t);
+
+/* The state a location expression is evaluated in. */
+struct di_regs {
+	uint64_t r[DI_NREGS];
+	bool valid[DI_NREGS];
+};
+
+typedef int (*di_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
+
+struct di_ctx {
+	const struct di_regs *regs;  /* of the frame the variable is in */
+	uint64_t cfa;                /* that frame's canonical frame address */
+	bool has_cfa;
+	uint64_t bias;               /* load bias of the module */
+	uint64_t pc;                 /* runtime pc of the frame (for location
+	                                lists: pc - bias is compared) */
+	const struct di_func *func;  /* for DW_OP_fbreg */
+	di_read_fn read_mem;         /* returns 0 on success */
+	void *arg;
+};
+
+enum di_loc_kind {
+	DI_LOC_MEM,       /* value lives in memory at addr */
+	DI_LOC_REG,       /* value lives in DWARF register reg */
+	DI_LOC_VALUE,     /* DW_OP_stack_value / implicit: bytes in value */
+	DI_LOC_PIECES,    /* composed from pieces: only readable, not an lvalue */
+	DI_LOC_OPTIMIZED  /* not available at this pc */
+};
+
+struct di_loc {
+	enum di_loc_kind kind;
+	uint64_t addr;
+	int reg;
+	uint8_t value[32];    /* DI_LOC_VALUE / DI_LOC_PIECES contents */
+	size_t value_len;
+};
+
+/* Evaluate where var is in ctx. Returns 0, or -1 with err (unsupported
+ * operation, unreadable memory). Static variables get addr + bias. */
+int di_locate(const struct di_var *v, const struct di_ctx *ctx,
+	      struct di_loc *out, char *err, size_t errlen);
+/* Read size bytes of the variable's value. Returns 0, 1 if optimized out,
+ * -1 with err on error. */
+int di_read_var(const struct di_var *v, const struct di_ctx *ctx,
+		uint8_t *buf, size_t size, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,90 @@
+/* disasm: one capstone handle in AT&T syntax with details on, decoding one
+ * instruction at a time into a preallocated cs_insn: run control calls
+ * dis_decode on every step, so it allocates nothing per call. */
+#include "disasm.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+static csh handle;
+static cs_insn *insn;   /* NULL until the handle is open */
+static bool broken;     /* cs_open failed once: do not retry on every step */
+
+static bool dis_init(void)
+{
+	if (insn)
+		return true;
+	if (broken)
+		return false;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
+		broken = true;
+		return false;
+	}
+	cs_option(handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(handle);
+	broken = !insn;
+	return insn != NULL;
+}
+
+static bool is_uncond_jump(unsigned id)
+{
+	return id == X86_INS_JMP || id == X86_INS_LJMP;
+}
+
+/* capstone 4 leaves the loop family out of X86_GRP_JUMP. */
+static bool is_loop(unsigned id)
+{
+	return id == X86_INS_LOOP || id == X86_INS_LOOPE || id == X86_INS_LOOPNE;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* The operand of a direct call/jmp/jcc/loop is its absolute target. */
+static void set_target(const cs_insn *in, struct dis_insn *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+		out->has_target = true;
+		out->target = (uint64_t)x->operands[0].imm;
+	}
+}
+
+static void classify(const cs_insn *in, struct dis_insn *out)
+{
+	out->is_call = cs_insn_group(handle, in, X86_GRP_CALL);
+	out->is_ret = cs_insn_group(handle, in, X86_GRP_RET);
+	out->is_jump = cs_insn_group(handle, in, X86_GRP_JUMP) || is_loop(in->id);
+	out->is_cond_jump = out->is_jump && !is_uncond_jump(in->id);
+	out->is_syscall = in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER;
+	if (out->is_call || out->is_jump)
+		set_target(in, out);
+}
+
+/* capstone 4 prints the 64-bit GPR<->xmm move (66 REX.W 0f 6e/7e) as movd
+ * though it knows it is a movq, as gdb and the manuals call it. */
+static void fix_mnemonic(const cs_insn *in, struct dis_insn *out)
+{
+	if (in->id == X86_INS_MOVQ && strcmp(in->mnemonic, "movd") == 0)
+		copy_str(out->mnemonic, sizeof(out->mnemonic), "movq");
+}
+
+bool dis_decode(const uint8_t *code, size_t size, uint64_t addr,
+		struct dis_insn *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->addr = addr;
+	if (!dis_init() || !cs_disasm_iter(handle, &code, &size, &addr, insn))
+		return false;
+	out->len = insn->size;
+	copy_str(out->mnemonic, sizeof(out->mnemonic), insn->mnemonic);
+	copy_str(out->operands, sizeof(out->operands), insn->op_str);
+	fix_mnemonic(insn, out);
+	classify(insn, out);
+	return true;
+}

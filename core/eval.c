@@ -1,0 +1,203 @@
+/* eval: the expression environment of the selected frame. */
+#include "eval.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "expr.h"
+#include "frame.h"
+#include "session.h"
+
+static const struct frame *eval_frame(struct qz *q)
+{
+	return frame_get(q, q->sel_frame);
+}
+
+static int eval_var_value(struct qz *q, const struct frame *f,
+			  const struct di_var *v, struct val *out,
+			  char *err, size_t errlen)
+{
+	struct di_ctx ctx;
+	struct di_ctx *c = NULL;
+	if (f) {
+		frame_di_ctx(q, f, &ctx);
+		c = &ctx;
+	} else {
+		memset(&ctx, 0, sizeof ctx);
+		ctx.read_mem = qz_read_cb;
+		ctx.arg = q;
+		ctx.bias = q->exe.bias;
+		c = &ctx;
+	}
+	const struct di_type *t = di_type_strip(v->type);
+	size_t size = t ? t->size : 0;
+	struct di_loc loc;
+	if (di_locate(v, c, &loc, err, errlen) < 0)
+		return -1;
+	uint8_t *buf = xcalloc(1, size ? size : 1);
+	int r = di_read_var(v, c, buf, size, err, errlen);
+	if (r < 0) {
+		free(buf);
+		return -1;
+	}
+	*out = val_from_bytes(v->type, buf, size);
+	free(buf);
+	out->optimized_out = r == 1;
+	if (loc.kind == DI_LOC_MEM) {
+		out->where = VAL_MEM;
+		out->addr = loc.addr;
+	} else if (loc.kind == DI_LOC_REG) {
+		out->where = VAL_REG;
+		out->reg = loc.reg;
+	}
+	return 0;
+}
+
+static int eval_lookup_var(void *arg, const char *name, struct val *out,
+			   char *err, size_t errlen)
+{
+	struct qz *q = arg;
+	const struct frame *f = qz_running(q) ? eval_frame(q) : NULL;
+	if (f && f->func) {
+		const struct di_var *vars[256];
+		size_t n = di_vars_at(f->func, f->pc - f->mod->bias, vars, 256);
+		for (size_t i = 0; i < n; i++)
+			if (vars[i]->name && strcmp(vars[i]->name, name) == 0)
+				return eval_var_value(q, f, vars[i], out, err, errlen);
+	}
+	if (!q->exe.di)
+		return 1;
+	const char *cu = f && f->func ? f->func->cu_name : NULL;
+	const struct di_var *v = di_static_named(q->exe.di, name, cu);
+	if (!v)
+		return 1;
+	return eval_var_value(q, qz_running(q) ? f : NULL, v, out, err, errlen);
+}
+
+struct eval_regdef {
+	const char *name;
+	int dwarf;          /* DWARF number, -1 if not unwound */
+	size_t off;         /* offset in user_regs_struct */
+	int size;           /* bytes shown: 8, or 4 for eflags/e*x */
+};
+
+#define R(n, d, f, s) {n, d, offsetof(struct user_regs_struct, f), s}
+static const struct eval_regdef eval_regs[] = {
+	R("rax", 0, rax, 8), R("rbx", 3, rbx, 8), R("rcx", 2, rcx, 8),
+	R("rdx", 1, rdx, 8), R("rsi", 4, rsi, 8), R("rdi", 5, rdi, 8),
+	R("rbp", 6, rbp, 8), R("rsp", 7, rsp, 8), R("r8", 8, r8, 8),
+	R("r9", 9, r9, 8), R("r10", 10, r10, 8), R("r11", 11, r11, 8),
+	R("r12", 12, r12, 8), R("r13", 13, r13, 8), R("r14", 14, r14, 8),
+	R("r15", 15, r15, 8), R("rip", 16, rip, 8), R("pc", 16, rip, 8),
+	R("sp", 7, rsp, 8), R("fp", 6, rbp, 8), R("eflags", -1, eflags, 4),
+	R("eax", 0, rax, 4), R("ebx", 3, rbx, 4), R("ecx", 2, rcx, 4),
+	R("edx", 1, rdx, 4), R("esi", 4, rsi, 4), R("edi", 5, rdi, 4),
+	R("cs", -1, cs, 4), R("ss", -1, ss, 4), R("ds", -1, ds, 4),
+	R("es", -1, es, 4), R("fs", -1, fs, 4), R("gs", -1, gs, 4),
+	R("fs_base", -1, fs_base, 8), R("gs_base", -1, gs_base, 8),
+};
+#undef R
+
+static const struct di_type *eval_reg_type(const char *name, int size)
+{
+	if (!strcmp(name, "pc") || !strcmp(name, "rip"))
+		return val_builtin("code *");
+	if (!strcmp(name, "sp") || !strcmp(name, "fp") ||
+	    !strcmp(name, "rsp") || !strcmp(name, "rbp"))
+		return val_builtin("void *");
+	return val_builtin(size == 8 ? "long" : "int");
+}
+
+int eval_reg(struct qz *q, const char *name, struct val *out)
+{
+	if (!qz_running(q))
+		return 1;
+	const struct eval_regdef *d = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(eval_regs); i++)
+		if (strcmp(eval_regs[i].name, name) == 0)
+			d = &eval_regs[i];
+	if (!d)
+		return 1;
+	const struct frame *f = eval_frame(q);
+	uint64_t v;
+	bool known = true;
+	if (q->sel_frame == 0 || !f) {
+		const struct user_regs_struct *u = proc_regs(q->proc);
+		memcpy(&v, (const char *)u + d->off, 8);
+	} else if (d->dwarf >= 0 && f->regs.valid[d->dwarf]) {
+		v = f->regs.r[d->dwarf];
+	} else {
+		known = false;
+		v = 0;
+	}
+	*out = val_from_int(eval_reg_type(name, d->size), (int64_t)v);
+	out->where = VAL_REG;
+	out->reg = d->dwarf;
+	out->optimized_out = !known;
+	return 0;
+}
+
+static int eval_read_reg(void *arg, const char *name, struct val *out)
+{
+	return eval_reg(arg, name, out);
+}
+
+static int eval_history(void *arg, int idx, bool relative, struct val *out)
+{
+	struct qz *q = arg;
+	long i = relative ? (long)q->nhistory + idx : idx;
+	if (i < 1 || i > (long)q->nhistory)
+		return 1;
+	*out = val_copy(&q->history[i - 1]);
+	return 0;
+}
+
+static const struct di_type *eval_lookup_type(void *arg, const char *name)
+{
+	struct qz *q = arg;
+	const struct di_type *t = q->exe.di ? di_type_named(q->exe.di, name) : NULL;
+	return t ? t : val_builtin(name);
+}
+
+void eval_env(struct qz *q, struct expr_env *env)
+{
+	memset(env, 0, sizeof *env);
+	env->arg = q;
+	env->lookup_var = eval_lookup_var;
+	env->read_reg = eval_read_reg;
+	env->read_mem = qz_read_cb;
+	env->history = eval_history;
+	env->lookup_type = eval_lookup_type;
+}
+
+int eval_text(struct qz *q, const char *text, struct val *out)
+{
+	char err[512];
+	struct expr *e = expr_parse(text, err, sizeof err);
+	if (!e)
+		return qz_error(q, "%s", err);
+	struct expr_env env;
+	eval_env(q, &env);
+	int r = expr_eval(e, &env, out, err, sizeof err);
+	expr_free(e);
+	if (r < 0)
+		return qz_error(q, "%s", err);
+	return 0;
+}
+
+int eval_truth(struct qz *q, const struct expr *e, bool *truth)
+{
+	char err[512];
+	struct expr_env env;
+	struct val v;
+	eval_env(q, &env);
+	if (expr_eval(e, &env, &v, err, sizeof err) < 0)
+		return qz_error(q, "%s", err);
+	if (val_is_float(&v))
+		*truth = val_as_double(&v) != 0;
+	else
+		*truth = val_as_int(&v) != 0;
+	val_free(&v);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* expr: C expressions, parsed and evaluated over DWARF-typed values, for
+ * print and breakpoint conditions. Names, registers and memory come from
+ * the caller through an environment, so the evaluator knows nothing of
+ * processes. */
+#ifndef QZ_EXPR_H
+#define QZ_EXPR_H
+
+#include <stddef.h>
+
+#include "value.h"
+
+struct expr_env {
+	void *arg;
+	/* A variable visible in the selected frame, or a global. Returns 0, 1 if
+	 * no such symbol, -1 with err on another error. */
+	int (*lookup_var)(void *arg, const char *name, struct val *out,
+			  char *err, size_t errlen);
+	/* $pc $sp $fp $rax $eax $rip $eflags ... (name without '$'). 0 or 1 if
+	 * unknown register. */
+	int (*read_reg)(void *arg, const char *name, struct val *out);
+	/* 0 on success. */
+	int (*read_mem)(void *arg, uint64_t addr, void *buf, size_t len);
+	/* Value history: $N (idx >= 1) absolute, or relative for $ (0), $$ (-1),
+	 * $$N (-N). 0 or 1 if empty/out of range. May be NULL. */
+	int (*history)(void *arg, int idx, bool relative, struct val *out);
+	/* A named type for casts and sizeof ("struct node", "node_t"); NULL if
+	 * none. May be NULL. */
+	const struct di_type *(*lookup_type)(void *arg, const char *name);
+	/* Writes for assignments (x = 3, p->key += 1, $rax = 0): 0 on
+	 * success. reg is the DWARF number of a VAL_REG value; len may be less
+	 * than the register ($eax). May be NULL: assignments are then an
+	 * error. */
+	int (*write_mem)(void *arg, uint64_t addr, const void *buf, size_t len);
+	int (*write_reg)(void *arg, int reg, const void *buf, size_t len);
+};
+
+struct expr;
+
+/* Parse; NULL plus err ("A syntax error in expression, near `...'.") on
+ * failure. */
+struct expr *expr_parse(const char *text, char *err, size_t errlen);
+void expr_free(struct expr *e);
+/* Evaluate; 0 or -1 with err (gdb's wording where it has one:
+ * "No symbol \"foo\" in current context.", "Cannot access memory at
+ * address 0x0", "Division by zero"). */
+int expr_eval(const struct expr *e, const struct expr_env *env,
+	      struct val *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,272 @@
+/* frame: unwinding the stopped process and describing frames. */
+#include "frame.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "session.h"
+#include "source.h"
+
+enum { FRAME_MAX = 4096 };
+
+static void frame_regs_from_user(const struct user_regs_struct *u, struct di_regs *r)
+{
+	const uint64_t v[DI_NREGS] = {
+		u->rax, u->rdx, u->rcx, u->rbx, u->rsi, u->rdi, u->rbp, u->rsp,
+		u->r8, u->r9, u->r10, u->r11, u->r12, u->r13, u->r14, u->r15, u->rip,
+	};
+	for (int i = 0; i < DI_NREGS; i++) {
+		r->r[i] = v[i];
+		r->valid[i] = true;
+	}
+}
+
+void frame_invalidate(struct qz *q)
+{
+	q->nframes = 0;
+	q->frames_done = false;
+}
+
+static struct unw *frame_unw(struct qz_module *m)
+{
+	char err[256];
+	if (!m->unw && m->path)
+		m->unw = unw_open(m->path, err, sizeof err);
+	return m->unw;
+}
+
+/* Fill the symbolic parts of a frame from its pc. */
+static void frame_resolve(struct qz *q, struct frame *f)
+{
+	uint64_t look = f->exact_pc ? f->pc : f->pc - 1;
+	f->mod = qz_module_at(q, f->pc);
+	f->func = NULL;
+	f->sym = NULL;
+	f->file = NULL;
+	f->line = 0;
+	f->line_start = false;
+	if (!f->mod)
+		return;
+	uint64_t link = look - f->mod->bias;
+	if (f->mod->di)
+		f->func = di_func_at(f->mod->di, link);
+	if (!f->func && f->mod->img) {
+		uint64_t off;
+		const struct img_sym *s = img_sym_at(f->mod->img, link, &off);
+		f->sym = s ? s->name : NULL;
+	}
+	const struct lines_row *r = f->mod->lines ? lines_at(f->mod->lines, link) : NULL;
+	if (r) {
+		f->file = r->file;
+		f->line = r->line;
+		f->line_start = r->addr == f->pc - f->mod->bias;
+	}
+}
+
+static bool frame_is_outermost(const struct frame *f)
+{
+	return f->func && f->func->name && strcmp(f->func->name, "main") == 0;
+}
+
+/* Caller of f by a frame-pointer walk: for code without CFI. */
+static int frame_fp_step(struct qz *q, const struct frame *f, struct di_regs *c)
+{
+	if (!f->regs.valid[DI_REG_RBP])
+		return -1;
+	uint64_t rbp = f->regs.r[DI_REG_RBP], saved[2];
+	if (!rbp || qz_read(q, rbp, saved, sizeof saved) < 0)
+		return -1;
+	memset(c, 0, sizeof *c);
+	c->r[DI_REG_RBP] = saved[0];
+	c->valid[DI_REG_RBP] = true;
+	c->r[DI_REG_RIP] = saved[1];
+	c->valid[DI_REG_RIP] = true;
+	c->r[DI_REG_RSP] = rbp + 16;
+	c->valid[DI_REG_RSP] = true;
+	return 0;
+}
+
+/* Compute the CFA of f and its caller's registers; -1 at the end. */
+static int frame_unwind_one(struct qz *q, struct frame *f, struct di_regs *caller,
+			    bool *signal)
+{
+	struct unw *u = f->mod ? frame_unw(f->mod) : NULL;
+	uint64_t cfa;
+	*signal = false;
+	if (u && unw_step_ex(u, f->mod->bias, &f->regs, f->exact_pc, qz_read_cb, q,
+			     caller, &cfa, signal) == 0) {
+		f->cfa = cfa;
+		f->has_cfa = true;
+		return 0;
+	}
+	if (frame_fp_step(q, f, caller) < 0)
+		return -1;
+	f->cfa = caller->r[DI_REG_RSP];
+	f->has_cfa = true;
+	return 0;
+}
+
+/* The array is allocated once at its full size so that frame pointers
+ * handed out stay valid while more frames are unwound. */
+static struct frame *frame_push(struct qz *q)
+{
+	if (!q->frames) {
+		q->frames_cap = FRAME_MAX + 1;
+		q->frames = xcalloc(q->frames_cap, sizeof *q->frames);
+	}
+	struct frame *f = &q->frames[q->nframes];
+	memset(f, 0, sizeof *f);
+	f->level = (int)q->nframes++;
+	return f;
+}
+
+static void frame_add_caller(struct qz *q)
+{
+	struct frame *f = &q->frames[q->nframes - 1];
+	struct di_regs caller;
+	bool signal;
+	if (frame_unwind_one(q, f, &caller, &signal) < 0 || frame_is_outermost(f) ||
+	    f->level >= FRAME_MAX) {
+		q->frames_done = true;
+		return;
+	}
+	uint64_t pc = caller.r[DI_REG_RIP];
+	uint64_t cfa = f->cfa;
+	if (!caller.valid[DI_REG_RIP] || pc == 0 ||
+	    (f->level > 0 && cfa <= q->frames[f->level - 1].cfa)) {
+		q->frames_done = true;   /* corrupt or looping stack */
+		return;
+	}
+	struct frame *c = frame_push(q);
+	c->regs = caller;
+	c->pc = pc;
+	c->exact_pc = signal;   /* interrupted, not a return address */
+	frame_resolve(q, c);
+	if (!c->mod)
+		q->frames_done = true;   /* "?? ()": nothing to unwind with */
+}
+
+const struct frame *frame_get(struct qz *q, int n)
+{
+	if (!qz_running(q) || n < 0)
+		return NULL;
+	if (q->nframes == 0) {
+		struct frame *f = frame_push(q);
+		frame_regs_from_user(proc_regs(q->proc), &f->regs);
+		f->pc = f->regs.r[DI_REG_RIP];
+		f->exact_pc = true;
+		frame_resolve(q, f);
+	}
+	while ((size_t)n >= q->nframes && !q->frames_done)
+		frame_add_caller(q);
+	if ((size_t)n >= q->nframes)
+		return NULL;
+	if (!q->frames[n].has_cfa && !q->frames_done && (size_t)n + 1 == q->nframes)
+		frame_add_caller(q);   /* computes the CFA on the way */
+	return &q->frames[n];
+}
+
+void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
+{
+	memset(ctx, 0, sizeof *ctx);
+	if (!f->has_cfa)
+		frame_get(q, f->level + 1);
+	ctx->regs = &f->regs;
+	ctx->cfa = f->cfa;
+	ctx->has_cfa = f->has_cfa;
+	ctx->bias = f->mod ? f->mod->bias : 0;
+	ctx->pc = f->pc;
+	ctx->func = f->func;
+	ctx->read_mem = qz_read_cb;
+	ctx->arg = q;
+}
+
+const char *frame_file_name(struct qz *q, const char *file)
+{
+	size_t n, fl = strlen(file);
+	const struct di_func *fs = q->exe.di ? di_funcs(q->exe.di, &n) : NULL;
+	for (size_t i = 0; fs && i < n; i++) {
+		const char *cu = fs[i].cu_name;
+		size_t cl = cu ? strlen(cu) : 0;
+		if (cl && cu[0] != '/' && cl < fl && file[fl - cl - 1] == '/' &&
+		    strcmp(file + fl - cl, cu) == 0)
+			return cu;
+	}
+	return file;
+}
+
+static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf *out)
+{
+	struct di_ctx ctx;
+	frame_di_ctx(q, f, &ctx);
+	struct val_print vp = {
+		.frame_arg = true, .max_elements = q->print_elements,
+		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,
+	};
+	for (size_t i = 0; i < f->func->nparams; i++) {
+		const struct di_var *v = &f->func->params[i];
+		const struct di_type *t = di_type_strip(v->type);
+		size_t size = t ? t->size : 0;
+		uint8_t buf[256];
+		char err[256];
+		sbuf_printf(out, "%s%s=", i ? ", " : "", v->name ? v->name : "?");
+		int r = size && size <= sizeof buf ?
+			di_read_var(v, &ctx, buf, size, err, sizeof err) : 1;
+		if (r == 0) {
+			struct val val = val_from_bytes(v->type, buf, size);
+			val_print(out, &val, &vp);
+			val_free(&val);
+		} else if (r == 1) {
+			sbuf_add(out, "<optimized out>");
+		} else {
+			sbuf_printf(out, "<error: %s>", err);
+		}
+	}
+}
+
+void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
+		    struct sbuf *out)
+{
+	if (with_addr)
+		sbuf_printf(out, "0x%016llx in ", (unsigned long long)f->pc);
+	if (f->func) {
+		sbuf_printf(out, "%s (", f->func->name ? f->func->name : "??");
+		frame_describe_args(q, f, out);
+		sbuf_add(out, ")");
+	} else {
+		sbuf_printf(out, "%s ()", f->sym ? f->sym : "??");
+	}
+	if (f->file)
+		sbuf_printf(out, " at %s:%d", frame_file_name(q, f->file), f->line);
+	else if (f->mod && f->mod != &q->exe)
+		sbuf_printf(out, " from %s", f->mod->path);
+}
+
+void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
+{
+	struct sbuf b = {0};
+	bool mid = !f->file || !f->line_start;
+	if (want_frame || !f->file) {
+		frame_describe(q, f, mid, &b);
+		sbuf_addc(&b, '\n');
+	}
+	if (f->file) {
+		if (!want_frame && mid)
+			sbuf_printf(&b, "0x%016llx\t", (unsigned long long)f->pc);
+		const char *why;
+		const char *text = src_line(f->file, f->line, &why);
+		if (text)
+			sbuf_printf(&b, "%d\t%s\n", f->line, text);
+		else if (why)
+			sbuf_printf(&b, "%d\tin %s\n", f->line, frame_file_name(q, f->file));
+		else
+			sbuf_printf(&b, "%d\tin %s\n", f->line, frame_file_name(q, f->file));
+	}
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	q->list_file = f->file;
+	q->list_line = f->line;
+	q->list_first = q->list_last = 0;
+}

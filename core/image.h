@@ -1,0 +1,52 @@
+/* image: one ELF file (executable or shared library) as the debugger sees
+ * it: symbols, sections, PLT stubs, load layout. Addresses here are the
+ * file's link-time addresses; callers add the module's load bias. */
+#ifndef QZ_IMAGE_H
+#define QZ_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct img_sym {
+	const char *name;
+	uint64_t addr;        /* link-time address */
+	uint64_t size;
+	bool is_func;
+};
+
+struct img;
+
+/* Open an ELF file. On failure returns NULL and writes a reason a user can
+ * act on into err (e.g. "not an ELF file", "No such file or directory",
+ * "not an x86-64 executable"). */
+struct img *img_open(const char *path, char *err, size_t errlen);
+void img_close(struct img *im);
+
+const char *img_path(const struct img *im);
+bool img_is_pie(const struct img *im);          /* ET_DYN */
+uint64_t img_entry(const struct img *im);       /* e_entry, link-time */
+/* Lowest p_vaddr of the PT_LOAD segments, page aligned down: the load bias
+ * is the mapping start minus this. */
+uint64_t img_base_vaddr(const struct img *im);
+bool img_has_debug_info(const struct img *im);  /* has .debug_info */
+/* The GNU build-id as lowercase hex, or NULL. */
+const char *img_build_id(const struct img *im);
+
+/* Symbol containing addr (function symbols preferred; for a symbol of size 0
+ * the nearest preceding one), from .symtab and .dynsym. PLT stubs are
+ * symbols too, named "puts@plt". *off is addr - sym->addr. NULL if none. */
+const struct img_sym *img_sym_at(const struct img *im, uint64_t addr, uint64_t *off);
+/* Exact name lookup ("main", "puts@plt"); NULL if none. */
+const struct img_sym *img_sym_named(const struct img *im, const char *name);
+/* True if addr is inside .plt / .plt.sec / .plt.got. */
+bool img_in_plt(const struct img *im, uint64_t addr);
+
+/* Read size bytes at link-time address addr from the file's contents
+ * (SHT_NOBITS reads as zero). False if the range is not in a section. */
+bool img_read(const struct img *im, uint64_t addr, void *buf, size_t size);
+
+/* Executable section ranges, for telling code from data. */
+bool img_is_code(const struct img *im, uint64_t addr);
+
+#endif

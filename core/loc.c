@@ -1,0 +1,234 @@
+/* loc: location specs to addresses. */
+#include "loc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "session.h"
+
+static bool loc_read_code(struct qz *q, struct qz_module *m, uint64_t link,
+			  uint8_t *buf, size_t n)
+{
+	if (qz_running(q) && m->lo && qz_read(q, link + m->bias, buf, n) == 0)
+		return true;
+	return img_read(m->img, link, buf, n);
+}
+
+/* gdb's amd64_analyze_prologue: only a full push %rbp; mov %rsp,%rbp
+ * (after an optional endbr64) counts as a frame set-up. */
+static uint64_t loc_analyze_prologue(struct qz *q, struct qz_module *m, uint64_t pc)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	uint8_t b[8];
+	if (!loc_read_code(q, m, pc, b, sizeof b))
+		return pc;
+	uint64_t p = pc;
+	const uint8_t *c = b;
+	if (memcmp(c, endbr64, 4) == 0) {
+		p += 4;
+		c += 4;
+	}
+	if (c[0] != 0x55)
+		return pc;
+	if ((c[1] == 0x48 && c[2] == 0x89 && c[3] == 0xe5) ||
+	    (c[1] == 0x48 && c[2] == 0x8b && c[3] == 0xec))
+		return p + 4;
+	return pc;
+}
+
+uint64_t loc_skip_prologue(struct qz *q, struct qz_module *m, uint64_t lo, uint64_t hi)
+{
+	uint64_t pc = loc_analyze_prologue(q, m, lo);
+	const struct lines_row *r = m->lines ? lines_at(m->lines, pc) : NULL;
+	if (r && r->addr != pc && r->end > lo && r->end < hi)
+		pc = r->end;
+	return pc;
+}
+
+void loc_describe(struct qz *q, struct qz_module *m, struct loc_addr *a)
+{
+	(void)q;
+	a->mod = m;
+	a->addr = a->link_addr + m->bias;
+	const struct lines_row *r = m->lines ? lines_at(m->lines, a->link_addr) : NULL;
+	a->file = r ? r->file : NULL;
+	a->line = r ? r->line : 0;
+	const struct di_func *f = m->di ? di_func_at(m->di, a->link_addr) : NULL;
+	uint64_t off;
+	const struct img_sym *s = f ? NULL : img_sym_at(m->img, a->link_addr, &off);
+	a->func = f ? f->name : s ? s->name : NULL;
+}
+
+static void loc_push(struct qz *q, struct qz_module *m, uint64_t link,
+		     struct loc_addr **out, size_t *n)
+{
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	struct loc_addr *a = &(*out)[(*n)++];
+	memset(a, 0, sizeof *a);
+	a->link_addr = link;
+	loc_describe(q, m, a);
+}
+
+static uint64_t loc_func_of(void *arg, uint64_t addr)
+{
+	const struct di_func *f = di_func_at(arg, addr);
+	return f ? f->lo : 0;
+}
+
+/* gdb moves a line breakpoint that falls in a function's prologue (the
+ * line of its opening brace) to where the body starts. */
+static uint64_t loc_past_prologue(struct qz *q, struct qz_module *m, uint64_t addr)
+{
+	const struct di_func *f = m->di ? di_func_at(m->di, addr) : NULL;
+	if (!f)
+		return addr;
+	uint64_t body = loc_skip_prologue(q, m, f->lo, f->hi);
+	return addr < body ? body : addr;
+}
+
+static int loc_file_line(struct qz *q, const char *file, int line,
+			 struct loc_addr **out, size_t *n)
+{
+	struct qz_module *m = &q->exe;
+	if (!m->lines || lines_empty(m->lines))
+		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
+	const char *path = file ? lines_file(m->lines, file) : q->list_file;
+	if (!path) {
+		if (file)
+			return qz_error(q, "No source file named %s.", file);
+		return qz_error(q, "No default source file: give FILE:LINE.");
+	}
+	uint64_t *addrs = NULL;
+	int actual = line;
+	size_t k = lines_addrs_for(m->lines, path, line, loc_func_of, m->di, &addrs, &actual);
+	for (size_t i = 0; i < k; i++)
+		loc_push(q, m, loc_past_prologue(q, m, addrs[i]), out, n);
+	free(addrs);
+	if (!k)
+		return qz_error(q, "Line %d is out of range for \"%s\".", line,
+				frame_file_name(q, path));
+	return 0;
+}
+
+static int loc_function(struct qz *q, const char *name, struct loc_addr **out, size_t *n)
+{
+	struct qz_module *m = &q->exe;
+	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
+	if (f) {
+		loc_push(q, m, loc_skip_prologue(q, m, f->lo, f->hi), out, n);
+		return 0;
+	}
+	const struct img_sym *s = img_sym_named(m->img, name);
+	if (s && s->is_func && s->addr) {
+		loc_push(q, m, loc_skip_prologue(q, m, s->addr, s->addr + s->size), out, n);
+		return 0;
+	}
+	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
+		struct qz_module *l = &q->libs[i];
+		s = l->img ? img_sym_named(l->img, name) : NULL;
+		if (s && s->is_func && s->addr && l->lo) {
+			loc_push(q, l, loc_skip_prologue(q, l, s->addr, s->addr + s->size), out, n);
+			return 0;
+		}
+	}
+	char plt[256];
+	snprintf(plt, sizeof plt, "%s@plt", name);
+	s = img_sym_named(m->img, plt);
+	if (s) {
+		loc_push(q, m, s->addr, out, n);
+		return 0;
+	}
+	return qz_error(q, "Function \"%s\" not defined.", name);
+}
+
+static int loc_address(struct qz *q, const char *text, struct loc_addr **out, size_t *n)
+{
+	uint64_t a;
+	if (!str_to_u64(str_skip_space(text), &a))
+		return qz_error(q, "Invalid address \"%s\".", text);
+	struct qz_module *m = qz_module_at(q, a);
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	struct loc_addr *l = &(*out)[(*n)++];
+	memset(l, 0, sizeof *l);
+	if (m) {
+		l->link_addr = a - m->bias;
+		loc_describe(q, m, l);
+	} else {
+		l->link_addr = l->addr = a;
+	}
+	return 0;
+}
+
+static bool loc_is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* The file a bare LINE refers to: where list is, or the selected frame's,
+ * or main's. */
+static void loc_default_file(struct qz *q)
+{
+	if (q->list_file)
+		return;
+	const struct frame *f = frame_get(q, q->sel_frame);
+	if (f && f->file) {
+		q->list_file = f->file;
+		return;
+	}
+	const struct di_func *m = q->exe.di ? di_func_named(q->exe.di, "main") : NULL;
+	const struct lines_row *r = m && q->exe.lines ? lines_at(q->exe.lines, m->lo) : NULL;
+	if (r)
+		q->list_file = r->file;
+}
+
+static int loc_relative(struct qz *q, const char *spec, struct loc_addr **out, size_t *n)
+{
+	const struct frame *f = frame_get(q, q->sel_frame);
+	int base = f && f->file ? f->line : q->list_line;
+	const char *file = f && f->file ? f->file : q->list_file;
+	int d = atoi(spec + 1);
+	if (!file)
+		return qz_error(q, "No default source file: give FILE:LINE.");
+	const char *save = q->list_file;
+	q->list_file = file;
+	int r = loc_file_line(q, NULL, spec[0] == '+' ? base + d : base - d, out, n);
+	q->list_file = save;
+	return r;
+}
+
+int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	spec = str_skip_space(spec);
+	if (*spec == '*')
+		return loc_address(q, spec + 1, out, n);
+	if ((*spec == '+' || *spec == '-') && loc_is_number(spec + 1))
+		return loc_relative(q, spec, out, n);
+	if (loc_is_number(spec)) {
+		loc_default_file(q);
+		return loc_file_line(q, NULL, atoi(spec), out, n);
+	}
+	const char *colon = strrchr(spec, ':');
+	if (colon && colon[1] != ':' && colon > spec && colon[-1] != ':') {
+		char *file = xstrndup(spec, (size_t)(colon - spec));
+		int r;
+		if (loc_is_number(colon + 1))
+			r = loc_file_line(q, file, atoi(colon + 1), out, n);
+		else if (q->exe.lines && !lines_file(q->exe.lines, file))
+			r = qz_error(q, "No source file named %s.", file);
+		else
+			r = loc_function(q, colon + 1, out, n);
+		free(file);
+		return r;
+	}
+	return loc_function(q, spec, out, n);
+}

@@ -1,0 +1,299 @@
+/* session: the debugger state for one program, its output sink, modules and
+ * memory access with breakpoints hidden. */
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+
+struct qz *qz_new(struct qz_sink sink)
+{
+	struct qz *q = xcalloc(1, sizeof *q);
+	q->sink = sink;
+	q->pin_cpu = true;
+	q->print_elements = 200;
+	q->listsize = 10;
+	q->next_display = 1;
+	sig_table_init(&q->sigs);
+	return q;
+}
+
+static void qz_module_free(struct qz_module *m)
+{
+	if (m->img)
+		img_close(m->img);
+	if (m->lines)
+		lines_close(m->lines);
+	if (m->di)
+		di_close(m->di);
+	if (m->unw)
+		unw_close(m->unw);
+	free(m->path);
+	memset(m, 0, sizeof *m);
+}
+
+static void qz_libs_free(struct qz *q)
+{
+	for (size_t i = 0; i < q->nlibs; i++)
+		qz_module_free(&q->libs[i]);
+	q->nlibs = 0;
+}
+
+void qz_free(struct qz *q)
+{
+	if (!q)
+		return;
+	if (q->proc) {
+		bp_remove_all(&q->bps, q->proc);
+		proc_kill(q->proc);
+	}
+	frame_invalidate(q);
+	free(q->frames);
+	qz_libs_free(q);
+	free(q->libs);
+	qz_module_free(&q->exe);
+	bp_table_free(&q->bps);
+	for (size_t i = 0; i < q->nhistory; i++)
+		val_free(&q->history[i]);
+	free(q->history);
+	for (size_t i = 0; i < q->ndisplays; i++)
+		free(q->displays[i].expr);
+	free(q->displays);
+	for (size_t i = 0; i < q->nargs; i++)
+		free(q->args[i]);
+	free(q->args);
+	free(q->prog);
+	free(q->stdin_path);
+	free(q->stdout_path);
+	sbuf_free(&q->err);
+	free(q);
+}
+
+int qz_load(struct qz *q, const char *prog, char **args, size_t nargs)
+{
+	char err[512];
+	char real[PATH_MAX];
+	if (!realpath(prog, real))
+		return qz_error(q, "%s: %s.", prog, strerror(errno));
+	struct img *im = img_open(real, err, sizeof err);
+	if (!im)
+		return qz_error(q, "\"%s\": %s.", real, err);
+	q->prog = xstrdup(real);
+	q->exe.path = xstrdup(real);
+	q->exe.img = im;
+	q->exe.lines = lines_open(real, err, sizeof err);
+	q->exe.di = di_open(real, err, sizeof err);
+	q->exe.unw = unw_open(real, err, sizeof err);
+	q->exe_loaded = true;
+	for (size_t i = 0; i < nargs; i++) {
+		XGROW(q->args, q->nargs, i + 1);
+		q->args[i] = xstrdup(args[i]);
+	}
+	q->nargs = nargs;
+	if (!q->exe.lines || lines_empty(q->exe.lines))
+		qz_printf(q, "(No debugging symbols found in %s)\n", prog);
+	return 0;
+}
+
+void qz_printf(struct qz *q, const char *fmt, ...)
+{
+	struct sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sbuf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (b.s)
+		q->sink.write(q->sink.arg, QZ_OUT_TEXT, b.s);
+	sbuf_free(&b);
+}
+
+void qz_puts(struct qz *q, const char *s)
+{
+	q->sink.write(q->sink.arg, QZ_OUT_TEXT, s);
+}
+
+int qz_error(struct qz *q, const char *fmt, ...)
+{
+	va_list ap;
+	sbuf_reset(&q->err);
+	va_start(ap, fmt);
+	sbuf_vprintf(&q->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void qz_warn(struct qz *q, const char *fmt, ...)
+{
+	struct sbuf b = {0};
+	va_list ap;
+	sbuf_add(&b, "warning: ");
+	va_start(ap, fmt);
+	sbuf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	sbuf_addc(&b, '\n');
+	q->sink.write(q->sink.arg, QZ_OUT_WARN, b.s);
+	sbuf_free(&b);
+}
+
+bool qz_running(const struct qz *q)
+{
+	return q->proc && proc_alive(q->proc);
+}
+
+int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len)
+{
+	if (!qz_running(q))   /* before run: the file's contents, as gdb */
+		return q->exe.img && img_read(q->exe.img, addr, buf, len) ? 0 : -1;
+	if (proc_read(q->proc, addr, buf, len) < 0)
+		return -1;
+	bp_mask(&q->bps, addr, buf, len);
+	return 0;
+}
+
+int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len)
+{
+	return qz_read(q, addr, buf, len);
+}
+
+/* One line of /proc/PID/maps: start, offset and path of a file mapping. */
+static bool qz_parse_map(const char *line, uint64_t *lo, uint64_t *hi,
+			 uint64_t *off, const char **path)
+{
+	unsigned long long a, b, o;
+	int pos = 0;
+	if (sscanf(line, "%llx-%llx %*s %llx %*s %*s%n", &a, &b, &o, &pos) < 3 || !pos)
+		return false;
+	const char *p = str_skip_space(line + pos);
+	if (*p != '/')
+		return false;
+	*lo = a;
+	*hi = b;
+	*off = o;
+	*path = p;
+	return true;
+}
+
+static struct qz_module *qz_module_for_path(struct qz *q, const char *path)
+{
+	if (q->exe.path && strcmp(q->exe.path, path) == 0)
+		return &q->exe;
+	for (size_t i = 0; i < q->nlibs; i++)
+		if (strcmp(q->libs[i].path, path) == 0)
+			return &q->libs[i];
+	XGROW(q->libs, q->libs_cap, q->nlibs + 1);
+	struct qz_module *m = &q->libs[q->nlibs++];
+	memset(m, 0, sizeof *m);
+	m->path = xstrdup(path);
+	char err[256];
+	m->img = img_open(path, err, sizeof err);
+	return m;
+}
+
+static void qz_map_add(struct qz *q, uint64_t lo, uint64_t hi, uint64_t off,
+		       const char *path)
+{
+	struct qz_module *m = qz_module_for_path(q, path);
+	if (!m->img)
+		return;
+	if (off == 0 && (m->lo == 0 || lo < m->lo)) {
+		m->lo = lo;
+		m->bias = lo - img_base_vaddr(m->img);
+	}
+	if (hi > m->hi)
+		m->hi = hi;
+}
+
+void qz_refresh_modules(struct qz *q)
+{
+	char path[64], line[4096];
+	if (!qz_running(q))
+		return;
+	snprintf(path, sizeof path, "/proc/%d/maps", proc_pid(q->proc));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	q->exe.lo = q->exe.hi = 0;
+	for (size_t i = 0; i < q->nlibs; i++)
+		q->libs[i].lo = q->libs[i].hi = 0;
+	while (fgets(line, sizeof line, f)) {
+		uint64_t lo, hi, off;
+		const char *p;
+		line[strcspn(line, "\n")] = 0;
+		if (qz_parse_map(line, &lo, &hi, &off, &p))
+			qz_map_add(q, lo, hi, off, p);
+	}
+	fclose(f);
+	q->libs_stale = false;
+}
+
+static struct qz_module *qz_module_find(struct qz *q, uint64_t addr)
+{
+	if (q->exe.img && addr >= q->exe.lo && addr < q->exe.hi)
+		return &q->exe;
+	for (size_t i = 0; i < q->nlibs; i++)
+		if (q->libs[i].img && addr >= q->libs[i].lo && addr < q->libs[i].hi)
+			return &q->libs[i];
+	return NULL;
+}
+
+/* The library list is re-read at most once per stop, and only when an
+ * address falls outside every known module: reading /proc/PID/maps on every
+ * breakpoint hit would cost more than the hit itself. */
+struct qz_module *qz_module_at(struct qz *q, uint64_t addr)
+{
+	struct qz_module *m = qz_module_find(q, addr);
+	if (!m && q->libs_stale && qz_running(q)) {
+		qz_refresh_modules(q);
+		m = qz_module_find(q, addr);
+	}
+	if (!m && !qz_running(q) && q->exe.img)
+		return &q->exe;   /* before run: unrelocated addresses */
+	return m;
+}
+
+const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
+{
+	struct qz_module *m = qz_module_at(q, addr);
+	if (!m || !m->img)
+		return NULL;
+	uint64_t off;
+	const struct img_sym *s = img_sym_at(m->img, addr - m->bias, &off);
+	if (!s)
+		return NULL;
+	if (off)
+		snprintf(buf, len, "%s+%llu", s->name, (unsigned long long)off);
+	else
+		snprintf(buf, len, "%s", s->name);
+	return buf;
+}
+
+const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len)
+{
+	return qz_symbolize(q, addr, buf, len);
+}
+
+void qz_process_gone(struct qz *q)
+{
+	if (q->proc) {
+		proc_kill(q->proc);
+		q->proc = NULL;
+	}
+	bp_remove_all(&q->bps, NULL);
+	frame_invalidate(q);
+	qz_libs_free(q);
+	q->sel_frame = 0;
+	q->stop_sig = 0;
+}
+
+int qz_history_add(struct qz *q, struct val *v)
+{
+	XGROW(q->history, q->history_cap, q->nhistory + 1);
+	q->history[q->nhistory++] = *v;
+	memset(v, 0, sizeof *v);
+	return (int)q->nhistory;
+}

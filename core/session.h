@@ -1,0 +1,132 @@
+/* session: the debugger's state for one program: its modules and debug
+ * info, the process, breakpoints, settings, value history and the output
+ * sink every command writes through. Front ends drive it with cmd_run()
+ * and receive text through the sink. */
+#ifndef QZ_SESSION_H
+#define QZ_SESSION_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bp.h"
+#include "dinfo.h"
+#include "image.h"
+#include "lines.h"
+#include "proc.h"
+#include "signals.h"
+#include "unwind.h"
+#include "util.h"
+#include "value.h"
+
+/* One loaded ELF object: the program or a shared library. */
+struct qz_module {
+	char *path;
+	struct img *img;
+	struct lines *lines;      /* NULL for libraries (no debug info yet) */
+	struct di_info *di;       /* NULL for libraries */
+	struct unw *unw;          /* opened lazily for libraries */
+	uint64_t bias;            /* runtime address = link-time + bias */
+	uint64_t lo, hi;          /* mapped range, runtime */
+};
+
+enum qz_out_kind { QZ_OUT_TEXT, QZ_OUT_ERROR, QZ_OUT_WARN };
+
+struct qz_sink {
+	void (*write)(void *arg, enum qz_out_kind kind, const char *text);
+	void *arg;
+};
+
+/* Why the program last stopped, for `info program` and front ends. */
+enum qz_stop_kind {
+	QZ_STOP_NONE, QZ_STOP_BREAKPOINT, QZ_STOP_STEP, QZ_STOP_SIGNAL,
+	QZ_STOP_EXITED, QZ_STOP_KILLED, QZ_STOP_LOCATION
+};
+
+struct qz_display {
+	int num;
+	char *expr;
+	char fmt;
+	bool enabled;
+};
+
+struct qz {
+	char *prog;                   /* path of the program */
+	char **args;                  /* its arguments (without argv[0]) */
+	size_t nargs;
+	char *stdin_path, *stdout_path;
+	struct qz_module exe;
+	bool exe_loaded;
+	struct qz_module *libs;
+	size_t nlibs, libs_cap;
+	bool libs_stale;              /* re-read /proc/PID/maps before use */
+
+	struct proc *proc;
+	int last_exit_code;
+	enum qz_stop_kind stop;
+	int stop_sig;                 /* signal the process stopped with, to pass
+	                                 on resume */
+	int sel_frame;                /* selected frame number */
+	struct frame *frames;         /* unwound so far at this stop */
+	size_t nframes, frames_cap;
+	bool frames_done;             /* the outermost frame was reached */
+
+	struct bp_table bps;
+	struct sig_table sigs;
+
+	struct val *history;          /* value history $1, $2, ... */
+	size_t nhistory, history_cap;
+	struct qz_display *displays;
+	size_t ndisplays, displays_cap;
+	int next_display;
+
+	/* settings */
+	bool pin_cpu;
+	int print_elements;
+	int listsize;
+	bool confirm_batch;
+
+	/* list's position: the next `list` continues from here */
+	const char *list_file;
+	int list_line;
+	int list_first, list_last;
+
+	struct qz_sink sink;
+	struct sbuf err;              /* the failing command's message */
+	bool interrupted;             /* SIGINT from the user while running */
+};
+
+struct qz *qz_new(struct qz_sink sink);
+void qz_free(struct qz *q);
+/* Load the program's ELF and debug info; -1 with an error printed. */
+int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);
+
+/* Output: every command writes through these. */
+void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qz_puts(struct qz *q, const char *s);
+/* Record an error message for the running command; returns -1 so a handler
+ * can `return qz_error(q, ...)`. */
+int qz_error(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qz_warn(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+bool qz_running(const struct qz *q);
+/* Memory of the process with breakpoint bytes hidden; 0 on success. */
+int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len);
+int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
+
+/* The module containing a runtime address, or NULL. */
+struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
+/* "main+4", "puts@plt" or NULL, for <...> annotations. */
+const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
+const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
+/* Refresh the library list from /proc/PID/maps. */
+void qz_refresh_modules(struct qz *q);
+/* Forget the process (it exited or was killed): breakpoints back to
+ * unrelocated addresses, modules dropped. */
+void qz_process_gone(struct qz *q);
+
+/* Add v to the value history; returns its number. Takes ownership. */
+int qz_history_add(struct qz *q, struct val *v);
+
+#endif

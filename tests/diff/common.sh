@@ -1,0 +1,323 @@
+# Shared helpers for the differential tests (tests/diff/*_vs_gdb.sh): run one
+# command sequence in gdb (the oracle) and in qzdb, reduce both outputs to a
+# sequence of events (stops, breakpoint messages, exits), compare.
+# Sourced from the repository root by the scripts (POSIX sh).
+#
+# Environment:
+#   QZDB=path             the debugger under test (default ./qzdb)
+#   GDB=path              the oracle (default gdb)
+#   QZ_DIFF_SELFTEST=1    run gdb on both sides (checks the extractor: all PASS)
+#   QZ_DIFF_SHOW=1        print the gdb event sequence of every check (indented)
+#   QZ_DIFF_ONLY=GLOB     run only the checks whose name matches the glob
+#   QZ_DIFF_LIBC_DEBUG=1  let gdb read libc's separate debug info (libc6-dbg).
+#                         By default gdb is started with an empty
+#                         debug-file-directory, so libc has no line info and
+#                         `step` steps over malloc/strlen/printf instead of
+#                         entering them; set this if qzdb reads libc6-dbg.
+#   QZ_DIFF_NOCACHE=1     do not reuse cached gdb output (tests/build/diff/cache)
+#
+# A check's files stay in tests/build/diff/NAME.{cmds,gdb,qz}{,.seq} for a look.
+#
+# Event lines (one per line, what is compared):
+#   STOP func file:line [pc]      a stop: "Breakpoint N, f (..) at F:L", "f (..)
+#                                 at F:L", a bare "L\t<src>" (same function) or
+#                                 "0xPC\tL\t<src>" (stepi mid-line); file is the
+#                                 base name; pc only where the debugger prints it.
+#                                 For a bare line, func and file are those of the
+#                                 last printed frame (gdb prints a bare line also
+#                                 when an inlined callee returns to its caller).
+#   BP N / TBP N                  precedes the STOP of a breakpoint hit
+#   BPSET N file:line @addr       "Breakpoint N at 0x..: file F, line L." (a
+#                                 pre-run PIE address is relocated by
+#                                 0x555555554000 so both debuggers compare)
+#   SIGNAL SIG / KILLED SIG / EXIT normally / EXIT code N
+#   RET $N = value                "Value returned is ..." after finish
+#   FRAME #N func file:line [pc]  bt lines
+#   RAW text                      info line / info breakpoints output lines
+#                                 (trailing blanks removed), some error messages
+# Stops outside the binary's own source files (libc, PLT, no line info) end
+# the sequence (the "cut"); with CUT_EXIT=1 an exit ends it silently too, so
+# step/next sequences compare only the part inside the fixture's files.
+
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+GDB=${GDB:-gdb}
+DIFFDIR=$B/diff
+mkdir -p "$DIFFDIR/cache"
+CUT_EXIT=${CUT_EXIT:-0}
+PIE_BASE=0x555555554000
+
+if ! fixtures_build >"$DIFFDIR/build.log" 2>&1; then
+	echo "FAIL diff-fixtures: fixture build failed:"
+	sed 's/^/    /' "$DIFFDIR/build.log"
+	exit 0
+fi
+
+# rep N WORD: print WORD on N lines (a command repeated N times).
+rep() {
+	_i=0
+	while [ $_i -lt "$1" ]; do echo "$2"; _i=$((_i + 1)); done
+}
+
+# qz_available: true if the debugger under test can be run.
+qz_available() {
+	[ -n "$QZ_DIFF_SELFTEST" ] && return 0
+	[ -x "$QZDB" ]
+}
+
+# srcs_of BIN: base names of the source files in BIN's own line table (the
+# fixture's sources, plus headers with inlined code such as stdlib.h at -O2);
+# stops in any other file (libc) end a sequence.
+srcs_of() {
+	LC_ALL=C readelf --debug-dump=decodedline "$1" 2>/dev/null |
+		awk 'NF >= 3 && $3 ~ /^0x/ { f[$1] = 1 } END { for (k in f) printf "%s ", k; print "" }'
+}
+
+# dbg_run SIDE CMDFILE OUTFILE BIN [ARGS...]: run the commands of CMDFILE (one a
+# line) as -ex arguments in gdb (SIDE=gdb) or qzdb (SIDE=qz) on BIN ARGS;
+# stdout and stderr into OUTFILE; sets DBG_RC.
+dbg_run() {
+	_side=$1 _cmds=$2 _out=$3
+	shift 3
+	_nprog=$#
+	if [ "$_side" = gdb ] || [ -n "$QZ_DIFF_SELFTEST" ]; then
+		_side=gdb
+		set -- "$@" -ex 'set pagination off' -ex 'set confirm off' \
+			-ex 'set width 0' -ex 'set height 0'
+	fi
+	while IFS= read -r _c || [ -n "$_c" ]; do
+		[ -n "$_c" ] && set -- "$@" -ex "$_c"
+	done <"$_cmds"
+	[ $_side = gdb ] && set -- "$@" --args
+	# rotate the program and its arguments to the end: -ex ... [--args] BIN ARGS
+	_k=0
+	while [ $_k -lt $_nprog ]; do
+		_a=$1
+		shift
+		set -- "$@" "$_a"
+		_k=$((_k + 1))
+	done
+	if [ $_side = qz ]; then
+		timeout 60 $QZDB --batch "$@" >"$_out" 2>&1 </dev/null
+	elif [ -n "$QZ_DIFF_LIBC_DEBUG" ]; then
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+			"$@" >"$_out" 2>&1 </dev/null
+	else
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+			-iex "set debug-file-directory $DIFFDIR/no-debug-files" \
+			"$@" >"$_out" 2>&1 </dev/null
+	fi
+	DBG_RC=$?
+}
+
+# gdb_run_cached CMDFILE OUTFILE BIN [ARGS...]: dbg_run gdb, reusing an earlier
+# output for the same binary (content), arguments, commands and settings.
+gdb_run_cached() {
+	_cmds=$1 _out=$2
+	shift 2
+	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG"; cat "$_cmds"; } | md5sum | cut -c1-32)
+	if [ -z "$QZ_DIFF_NOCACHE" ] && [ -s "$DIFFDIR/cache/$_key" ]; then
+		cp "$DIFFDIR/cache/$_key" "$_out"
+		DBG_RC=0
+		return
+	fi
+	dbg_run gdb "$_cmds" "$_out" "$@"
+	[ $DBG_RC -lt 124 ] && cp "$_out" "$DIFFDIR/cache/$_key"
+}
+
+# is_pie BIN
+is_pie() {
+	LC_ALL=C readelf -h "$1" 2>/dev/null | grep -q 'Type:.*DYN'
+}
+
+# extract SRCS PIEBASE <RAW >SEQ: the event sequence of a debugger's output.
+# SRCS: base names of the fixture's sources; PIEBASE: 0 for a non-PIE binary.
+extract() {
+	awk -v srcs="$1" -v piebase="$2" -v cutexit="$CUT_EXIT" '
+	function hex2num(s,   n, i, c) {
+		s = tolower(s); sub(/^0x/, "", s); n = 0
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1))
+			if (c == 0) return -1
+			n = n * 16 + c - 1
+		}
+		return n
+	}
+	function num2hex(n,   s, d) {
+		if (n == 0) return "0x0"
+		s = ""
+		while (n > 0) { d = n % 16; s = substr("0123456789abcdef", d + 1, 1) s; n = (n - d) / 16 }
+		return "0x" s
+	}
+	# a link-time PIE address (below the load base) relocated as gdb does after run
+	function reloc(a,   n) {
+		n = hex2num(a)
+		if (n < 0) return a
+		if (pie > 0 && n < pie) n += pie
+		return num2hex(n)
+	}
+	function base(f) { sub(/.*\//, "", f); return f }
+	function infile(f,   n, a, i) {
+		f = base(f); n = split(srcs, a, " ")
+		for (i = 1; i <= n; i++) if (a[i] == f) return 1
+		return 0
+	}
+	function out(s) { print s }
+	function cut() { done = 1 }
+	# parse "[0xPC in ]func (args) at FILE:LINE" or "[0xPC in ]func (args)[ from LIB]"
+	# into F_pc F_func F_file F_line; return 1 if it is a frame line
+	function frame(s,   m, at) {
+		F_pc = ""; F_func = ""; F_file = ""; F_line = ""
+		if (s ~ /^0x[0-9a-f]+ in /) { F_pc = s; sub(/ .*/, "", F_pc); sub(/^0x[0-9a-f]+ in /, "", s) }
+		if (s !~ /^[A-Za-z_?][A-Za-z0-9_.:<>~?@]* \(/) return 0
+		F_func = s; sub(/ .*/, "", F_func)
+		if (match(s, / at [^ ]+:[0-9]+$/)) {
+			at = substr(s, RSTART + 4)
+			F_line = at; sub(/.*:/, "", F_line)
+			F_file = at; sub(/:[0-9]+$/, "", F_file)
+			return 1
+		}
+		if (s ~ /\)( from [^ ]+)?$/) return 1
+		return 0
+	}
+	function stop(func, file, line, pc) {
+		if (file == "" || !infile(file)) { cut(); return }
+		cfunc = func; cfile = file
+		out("STOP " func " " base(file) ":" line (pc != "" ? " " pc : ""))
+	}
+	BEGIN { pie = hex2num(piebase); done = 0; pending = ""; cfunc = "?"; cfile = "" }
+	done { next }
+	{ sub(/\r$/, "") }
+	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
+	/^\[Inferior [0-9]+ \(process [0-9]+\) exited normally\]/ {
+		if (cutexit) { cut(); next }
+		out("EXIT normally"); pending = ""; next
+	}
+	/^\[Inferior [0-9]+ \(process [0-9]+\) exited with code [0-9]+\]/ {
+		if (cutexit) { cut(); next }
+		s = $0; sub(/.*exited with code /, "", s); sub(/\].*/, "", s)
+		out("EXIT code " s); pending = ""; next
+	}
+	/^Program received signal [A-Z0-9]+,/ { s = $4; sub(/,$/, "", s); out("SIGNAL " s); next }
+	/^Program terminated with signal [A-Z0-9]+,/ {
+		s = $5; sub(/,$/, "", s); out("KILLED " s); pending = ""; next
+	}
+	/^Value returned is / { s = $0; sub(/^Value returned is /, "", s); out("RET " s); next }
+	/^Run till exit from / { next }
+	/^(Temporary breakpoint|Breakpoint) [0-9]+ at / {
+		kind = ($1 == "Temporary") ? "TBPSET" : "BPSET"
+		s = $0; sub(/^(Temporary breakpoint|Breakpoint) /, "", s)
+		n = s; sub(/ .*/, "", n)
+		a = s; sub(/^[0-9]+ at /, "", a); sub(/:.*/, "", a)
+		loc = s; sub(/^[0-9]+ at 0x[0-9a-f]+/, "", loc)
+		if (match(loc, /^: file [^ ]+, line [0-9]+\.$/)) {
+			f = loc; sub(/^: file /, "", f); sub(/, line.*/, "", f)
+			l = loc; sub(/.*, line /, "", l); sub(/\.$/, "", l)
+			loc = base(f) ":" l
+		} else if (match(loc, /^: [^ ]+:[0-9]+\. \([0-9]+ locations\)$/)) {
+			f = loc; sub(/^: /, "", f); sub(/:[0-9]+\..*/, "", f)
+			l = loc; sub(/^: [^ ]+:/, "", l); sub(/\..*/, "", l)
+			m = loc; sub(/.*\(/, "(", m)
+			loc = base(f) ":" l " " m
+		} else sub(/^: /, "", loc)
+		out(kind " " n " " loc " @" reloc(a)); next
+	}
+	/^(Temporary breakpoint|Breakpoint) [0-9]+(\.[0-9]+)?, / {
+		s = $0
+		if ($1 == "Temporary") { n = $3; sub(/^Temporary breakpoint [0-9.]+, /, "", s); k = "TBP " }
+		else { n = $2; sub(/^Breakpoint [0-9.]+, /, "", s); k = "BP " }
+		sub(/,$/, "", n); out(k n)
+		if (frame(s)) { stop(F_func, F_file, F_line, F_pc); pending = F_line }
+		else out("?? " s)
+		next
+	}
+	/^#[0-9]+ +/ {
+		s = $0; n = $1; sub(/^#[0-9]+ +/, "", s)
+		if (frame(s)) out("FRAME " n " " F_func " " (F_file != "" ? base(F_file) ":" F_line : "??") (F_pc != "" ? " " F_pc : ""))
+		else out("FRAME " n " ?? " s)
+		next
+	}
+	/^Line [0-9]+ of "/ || /^No line number information/ || /^Line number [0-9]+ is out of range/ || /^Num +Type/ ||
+	/^[0-9]+(\.[0-9]+)? +(breakpoint|hw watchpoint|watchpoint)/ || /^[0-9]+\.[0-9]+ +[yn] / ||
+	/^\t(breakpoint already hit|stop only if|ignore next)/ || /^No breakpoints or watchpoints/ ||
+	/^No line [0-9]+ in / || /^Function ".*" not defined/ || /^No symbol table is loaded/ {
+		s = $0; sub(/[ \t]+$/, "", s); out("RAW " s); next
+	}
+	/^0x[0-9a-f]+\t[0-9]+\t/ || /^0x[0-9a-f]+\t[0-9]+$/ {
+		pc = $0; sub(/\t.*/, "", pc)
+		l = $0; sub(/^0x[0-9a-f]+\t/, "", l); sub(/\t.*/, "", l)
+		pending = ""
+		stop(cfunc, cfile, l, pc); next
+	}
+	/^[0-9]+\t/ || /^[0-9]+$/ {
+		l = $0; sub(/\t.*/, "", l)
+		if (pending != "" && l == pending) { pending = ""; next }
+		pending = ""
+		stop(cfunc, cfile, l, ""); next
+	}
+	{
+		if (frame($0)) { stop(F_func, F_file, F_line, F_pc); pending = F_line; next }
+		# anything else (program output, errors, gdb chatter) is ignored
+	}
+	'
+}
+
+# compare NAME GDBSEQ QZSEQ: PASS if equal, else FAIL with an indented diff.
+compare() {
+	if cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "event sequences differ (- gdb, + qzdb; files $DIFFDIR/$1.*)"
+		diff -u "$2" "$3" | tail -n +3 | head -60 | sed 's/^/    /'
+	fi
+}
+
+# diff_case NAME BIN [ARGS...] <CMDS: run the commands (stdin, one a line) in
+# both debuggers on BIN ARGS, compare the event sequences.
+diff_case() {
+	_name=$1
+	shift
+	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return ;; esac
+	_p=$DIFFDIR/$_name
+	cat >"$_p.cmds"
+	if [ ! -x "$1" ]; then
+		fail "$_name" "fixture $1 not built"
+		return
+	fi
+	_srcs=$(srcs_of "$1")
+	_pie=0
+	is_pie "$1" && _pie=$PIE_BASE
+	if [ -z "$QZ_DIFF_SHOW" ] && ! qz_available; then
+		fail "$_name" "qzdb not built"
+		return
+	fi
+	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
+	_grc=$DBG_RC
+	extract "$_srcs" $_pie <"$_p.gdb" >"$_p.gdb.seq"
+	if [ -n "$QZ_DIFF_SHOW" ]; then
+		echo "    --- $_name (gdb, rc $_grc):"
+		sed 's/^/    /' "$_p.gdb.seq"
+	fi
+	if [ $_grc -ge 124 ] || [ ! -s "$_p.gdb.seq" ]; then
+		fail "$_name" "gdb side broken (rc $_grc, $(wc -l <"$_p.gdb.seq") events), see $_p.gdb"
+		return
+	fi
+	if ! qz_available; then
+		fail "$_name" "qzdb not built"
+		return
+	fi
+	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
+	_qrc=$DBG_RC
+	extract "$_srcs" $_pie <"$_p.qz" >"$_p.qz.seq"
+	if [ $_qrc -eq 124 ]; then
+		fail "$_name" "qzdb timed out (60 s); last output:"
+		tail -5 "$_p.qz" | sed 's/^/    | /'
+		return
+	fi
+	if [ $_qrc -gt 128 ]; then
+		fail "$_name" "qzdb died (exit status $_qrc); last output:"
+		tail -5 "$_p.qz" | sed 's/^/    | /'
+		return
+	fi
+	compare "$_name" "$_p.gdb.seq" "$_p.qz.seq"
+}

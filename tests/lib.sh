@@ -1,0 +1,76 @@
+# Shared helpers for test scripts (sourced, POSIX sh). Every check prints one
+# line: "PASS name" or "FAIL name: why".
+QZDB=${QZDB:-./qzdb}
+B=tests/build
+
+fixtures_build() {
+	mkdir -p $B
+	for src in tests/fixtures/*.c; do
+		n=$(basename "$src" .c)
+		for o in O0 O2; do
+			bin=$B/$n-$o
+			[ "$bin" -nt "$src" ] && continue
+			gcc -g -$o -o "$bin" "$src" || return 1
+		done
+		[ "$B/$n-nodebug" -nt "$src" ] || gcc -O0 -o "$B/$n-nodebug" "$src" || return 1
+	done
+	# A directory tests/fixtures/NAME/ is one program of several compilation
+	# units (its *.c files): tests/build/NAME-O0 and NAME-O2.
+	for dir in tests/fixtures/*/; do
+		[ -d "$dir" ] || continue
+		n=$(basename "$dir")
+		for o in O0 O2; do
+			bin=$B/$n-$o
+			fresh=1
+			for src in "$dir"*.c; do [ "$bin" -nt "$src" ] || fresh=0; done
+			[ $fresh = 1 ] && continue
+			gcc -g -$o -o "$bin" "$dir"*.c || return 1
+		done
+	done
+}
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# qz NAME... : run qzdb --batch with the given arguments, output (stdout and
+# stderr merged) in $OUT, exit status in $RC.
+qz() {
+	OUT=$(timeout 60 $QZDB --batch "$@" 2>&1 </dev/null)
+	RC=$?
+}
+
+# expect NAME PATTERN: $OUT contains a line matching the extended regex.
+expect() {
+	if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then
+		pass "$1"
+	else
+		fail "$1" "no line matching /$2/ in output:"
+		printf '%s\n' "$OUT" | sed 's/^/    | /' | head -40
+	fi
+}
+
+# expect_not NAME PATTERN: no line of $OUT matches.
+expect_not() {
+	if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then
+		fail "$1" "unexpected line matching /$2/:"
+		printf '%s\n' "$OUT" | sed 's/^/    | /' | head -40
+	else
+		pass "$1"
+	fi
+}
+
+# expect_rc NAME CODE: the last qz exited with CODE.
+expect_rc() {
+	if [ "$RC" = "$2" ]; then pass "$1"; else fail "$1" "exit status $RC, wanted $2"; fi
+}
+
+# no_leftover NAME BIN: no process of that binary is alive.
+no_leftover() {
+	sleep 0.2
+	if pgrep -f "$2" >/dev/null 2>&1; then
+		fail "$1" "process of $2 still alive"
+		pkill -9 -f "$2"
+	else
+		pass "$1"
+	fi
+}

@@ -1,0 +1,209 @@
+/* main: qzdb's entry point and its line-oriented front ends: batch mode
+ * (-ex, -x) and the plain command line. The full-screen UI plugs in here
+ * when the terminal allows. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "session.h"
+
+#define QZDB_VERSION "0.1.0"
+
+enum { EXIT_OK = 0, EXIT_CMD_FAILED = 1, EXIT_USAGE = 2 };
+
+struct opts {
+	bool batch;
+	const char **cmds;       /* -ex and -x in the order given; -x as "\1FILE" */
+	size_t ncmds;
+	const char *prog;
+	char **args;
+	size_t nargs;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: qzdb [options] PROGRAM [ARGS...]\n"
+		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
+		"\n"
+		"A debugger for C programs on x86-64 Linux.\n"
+		"\n"
+		"Options:\n"
+		"  --batch        run the commands from -ex and -x, print, exit;\n"
+		"                 exit status 0 if all succeeded, 1 if one failed\n"
+		"  -ex CMD        run the command CMD (repeatable)\n"
+		"  -x FILE        run the commands in FILE\n"
+		"  --no-tui       use the plain command line\n"
+		"  --help         show this help\n"
+		"  --version      show the version\n");
+}
+
+static void sink_write(void *arg, enum qz_out_kind kind, const char *text)
+{
+	(void)arg;
+	if (kind == QZ_OUT_TEXT) {
+		fputs(text, stdout);
+		fflush(stdout);
+		return;
+	}
+	fflush(stdout);
+	if (kind == QZ_OUT_ERROR)
+		fprintf(stderr, "error: %s\n", text);
+	else
+		fputs(text, stderr);
+	fflush(stderr);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int i;
+	o->cmds = calloc((size_t)argc, sizeof *o->cmds);
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--batch") || !strcmp(a, "-batch")) {
+			o->batch = true;
+		} else if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x")) &&
+			   i + 1 < argc) {
+			o->cmds[o->ncmds++] = a[1] == 'x' ? xasprintf("\1%s", argv[++i]) : argv[++i];
+		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nx") || !strcmp(a, "-q")) {
+			/* the plain command line is all there is for now */
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(EXIT_OK);
+		} else if (!strcmp(a, "--version")) {
+			printf("qzdb %s\n", QZDB_VERSION);
+			exit(EXIT_OK);
+		} else if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "qzdb: unknown option '%s'\n", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "qzdb: no program given\n");
+		usage(stderr);
+		return -1;
+	}
+	o->prog = argv[i];
+	o->args = argv + i + 1;
+	o->nargs = (size_t)(argc - i - 1);
+	return 0;
+}
+
+/* Run the commands of a script file; stops at quit. */
+static int run_file(struct qz *q, const char *path, bool *failed)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "error: %s: %s.\n", path, strerror(errno));
+		*failed = true;
+		return CMD_OK;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	int r = CMD_OK;
+	while (getline(&line, &cap, f) > 0) {
+		r = cmd_run(q, line);
+		if (r == CMD_FAIL)
+			*failed = true;
+		if (r == CMD_QUIT)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+static int run_batch(struct qz *q, const struct opts *o)
+{
+	bool failed = false;
+	for (size_t i = 0; i < o->ncmds; i++) {
+		int r;
+		if (o->cmds[i][0] == '\1')
+			r = run_file(q, o->cmds[i] + 1, &failed);
+		else
+			r = cmd_run(q, o->cmds[i]);
+		if (r == CMD_FAIL)
+			failed = true;
+		if (r == CMD_QUIT)
+			break;
+	}
+	return failed ? EXIT_CMD_FAILED : EXIT_OK;
+}
+
+/* Commands that an empty line repeats, as in gdb. */
+static bool repeatable(const char *line)
+{
+	static const char *const words[] = {
+		"n", "next", "s", "step", "si", "stepi", "ni", "nexti", "c",
+		"continue", "l", "list", "x", "u", "until", NULL,
+	};
+	size_t n = strcspn(line, " \t\n");
+	for (int i = 0; words[i]; i++)
+		if (strlen(words[i]) == n && !strncmp(words[i], line, n))
+			return true;
+	return false;
+}
+
+static int run_interactive(struct qz *q, const struct opts *o)
+{
+	char *line = NULL, *last = NULL;
+	size_t cap = 0;
+	signal(SIGINT, SIG_IGN);   /* Ctrl-C stops the program, not qzdb */
+	run_batch(q, o);
+	for (;;) {
+		fputs("(qzdb) ", stdout);
+		fflush(stdout);
+		if (getline(&line, &cap, stdin) <= 0) {
+			fputs("quit\n", stdout);
+			break;
+		}
+		const char *cmd = line;
+		if (!*str_skip_space(line) && last)
+			cmd = last;
+		else if (repeatable(str_skip_space(line))) {
+			free(last);
+			last = xstrdup(line);
+		} else {
+			free(last);
+			last = NULL;
+		}
+		if (cmd_run(q, cmd) == CMD_QUIT)
+			break;
+	}
+	free(line);
+	free(last);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {0};
+	if (parse_opts(argc, argv, &o) < 0)
+		return EXIT_USAGE;
+	signal(SIGPIPE, SIG_IGN);
+	struct qz_sink sink = {sink_write, NULL};
+	struct qz *q = qz_new(sink);
+	int rc;
+	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
+		fprintf(stderr, "error: %s\n", q->err.s);
+		rc = EXIT_CMD_FAILED;
+		if (!o.batch)
+			rc = run_interactive(q, &o) == EXIT_OK ? EXIT_CMD_FAILED : rc;
+	} else {
+		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
+	}
+	qz_free(q);
+	for (size_t i = 0; i < o.ncmds; i++)
+		if (o.cmds[i][0] == '\1')
+			free((char *)o.cmds[i]);
+	free(o.cmds);
+	return rc;
+}
