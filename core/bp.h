@@ -18,6 +18,7 @@ struct bp_loc {
 	const char *file;       /* NULL without line info */
 	int line;
 	char *func;             /* containing function, NULL if unknown */
+	bool absolute;          /* *ADDR: stays at that address across runs */
 };
 
 struct bp {
@@ -39,6 +40,19 @@ struct bp_site {
 	bool inserted;
 	int internal;           /* internal stops (step, finish) using it; user
 	                           locations are counted from the table */
+	/* How to resume from this site without lifting it (see run.c): */
+	uint8_t resume;         /* BP_RESUME_* */
+	uint8_t len;            /* length of the replaced instruction */
+	uint64_t slot;          /* out-of-line copy, BP_RESUME_SLOT */
+	uint64_t target;        /* branch target, BP_RESUME_CALL/JUMP */
+};
+
+enum bp_resume {
+	BP_RESUME_UNKNOWN,      /* not looked at yet */
+	BP_RESUME_SLOW,         /* lift, single-step, plant again */
+	BP_RESUME_SLOT,         /* run the copy in the scratch page */
+	BP_RESUME_CALL,         /* emulate a direct call */
+	BP_RESUME_JUMP,         /* emulate a direct jmp */
 };
 
 struct bp_table {

@@ -90,6 +90,7 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 		b->locs[i].file = locs[i].file;
 		b->locs[i].line = locs[i].line;
 		b->locs[i].func = locs[i].func ? xstrdup(locs[i].func) : NULL;
+		b->locs[i].absolute = locs[i].absolute;
 	}
 	if (cmd_bp_set_cond(q, b, cond) < 0) {
 		bp_delete(&q->bps, q->proc, b->num);

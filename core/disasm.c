@@ -55,6 +55,21 @@ static void set_target(const cs_insn *in, struct dis_insn *out)
 	}
 }
 
+/* Facts for executing the instruction out of line: where its rip-relative
+ * displacement is, and whether it depends on rip in another way. */
+static void set_rip_use(const cs_insn *in, struct dis_insn *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+		if (op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP) {
+			out->rip_relative = true;
+			out->disp_offset = x->encoding.disp_offset;
+		}
+	}
+	out->uses_rip = out->is_call || (out->is_jump && out->has_target);
+}
+
 static void classify(const cs_insn *in, struct dis_insn *out)
 {
 	out->is_call = cs_insn_group(handle, in, X86_GRP_CALL);
@@ -64,6 +79,7 @@ static void classify(const cs_insn *in, struct dis_insn *out)
 	out->is_syscall = in->id == X86_INS_SYSCALL || in->id == X86_INS_SYSENTER;
 	if (out->is_call || out->is_jump)
 		set_target(in, out);
+	set_rip_use(in, out);
 }
 
 /* capstone 4 prints the 64-bit GPR<->xmm move (66 REX.W 0f 6e/7e) as movd

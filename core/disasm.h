@@ -19,6 +19,10 @@ struct dis_insn {
 	bool has_target;         /* direct branch/call with a known target */
 	uint64_t target;
 	bool is_syscall;
+	bool rip_relative;       /* has a [rip + disp32] memory operand */
+	uint8_t disp_offset;     /* byte offset of that disp32 in the encoding */
+	bool uses_rip;           /* reads rip other than through a rip-relative
+	                            operand (calls, relative branches) */
 };
 
 /* Decode one instruction at addr from code (at most size bytes). Returns

@@ -9,6 +9,9 @@
 #include "frame.h"
 #include "session.h"
 
+/* Where Linux maps a PIE executable when address randomisation is off. */
+#define LOC_PIE_BASE 0x555555554000ull
+
 static bool loc_read_code(struct qz *q, struct qz_module *m, uint64_t link,
 			  uint8_t *buf, size_t n)
 {
@@ -153,12 +156,17 @@ static int loc_address(struct qz *q, const char *text, struct loc_addr **out, si
 	*out = xrealloc(*out, (*n + 1) * sizeof **out);
 	struct loc_addr *l = &(*out)[(*n)++];
 	memset(l, 0, sizeof *l);
+	uint64_t bias = m ? m->bias : 0;
+	/* Before run, a PIE program's runtime addresses are known too: with
+	 * randomisation off the kernel loads it at the same place each time. */
+	if (m == &q->exe && !qz_running(q) && img_is_pie(m->img) && a >= LOC_PIE_BASE)
+		bias = LOC_PIE_BASE - img_base_vaddr(m->img);
 	if (m) {
-		l->link_addr = a - m->bias;
+		l->link_addr = a - bias;
 		loc_describe(q, m, l);
-	} else {
-		l->link_addr = l->addr = a;
 	}
+	l->link_addr = l->addr = a;
+	l->absolute = true;
 	return 0;
 }
 

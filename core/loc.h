@@ -4,6 +4,7 @@
 #ifndef QZ_LOC_H
 #define QZ_LOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,7 @@ struct loc_addr {
 	const char *file;       /* NULL without line info */
 	int line;
 	const char *func;       /* borrowed from debug info or symbols */
+	bool absolute;          /* given as *ADDR */
 };
 
 /* Resolve spec; 0 with *out (caller frees) and *n >= 1, or -1 with the

@@ -11,6 +11,7 @@
 #include "eval.h"
 #include "expr.h"
 #include "frame.h"
+#include "resume.h"
 #include "session.h"
 #include "unwind.h"
 
@@ -82,6 +83,10 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 	struct proc *p = q->proc;
 	int sig = run_take_signal(q);
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
+	if (s && s->inserted && !step && resume_fast(q, s, sig)) {
+		proc_wait(p, st);
+		return;
+	}
 	if (s && s->inserted) {
 		uint64_t addr = s->addr;
 		bp_site_drop(&q->bps, p, s);
@@ -264,7 +269,8 @@ static void run_relocate(struct qz *q)
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		for (size_t j = 0; j < b->nlocs; j++)
-			b->locs[j].addr = b->locs[j].link_addr + q->exe.bias;
+			if (!b->locs[j].absolute)
+				b->locs[j].addr = b->locs[j].link_addr + q->exe.bias;
 	}
 	bp_sync(&q->bps, q->proc);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "resume.h"
 
 struct qz *qz_new(struct qz_sink sink)
 {
@@ -286,6 +287,7 @@ void qz_process_gone(struct qz *q)
 	bp_remove_all(&q->bps, NULL);
 	frame_invalidate(q);
 	qz_libs_free(q);
+	resume_reset(q);
 	q->sel_frame = 0;
 	q->stop_sig = 0;
 }

@@ -92,6 +92,12 @@ struct qz {
 	int list_line;
 	int list_first, list_last;
 
+	/* A page in the debuggee holding out-of-line copies of instructions
+	 * replaced by breakpoints, so a hit resumes without a single-step. */
+	uint64_t scratch;
+	int scratch_state;            /* 0 not tried, 1 mapped, -1 unavailable */
+	size_t scratch_used;
+
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */

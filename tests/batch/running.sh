@@ -17,14 +17,14 @@ qz -ex "run a b <$B/io-in.txt >$B/io-out.txt" $B/io-O0
 expect "run args and stdin redirect" '^lines=2 args=2$'
 if cmp -s $B/io-in.txt $B/io-out.txt; then pass "stdout redirect"; else fail "stdout redirect" "output differs"; fi
 
-qz -ex 'start' -ex 'next' -ex 'next' -ex 'step' -ex 'bt' -ex 'finish' $BIN
+qz -ex 'start' -ex 'next' -ex 'next' -ex 'step' -ex 'step' -ex 'bt' -ex 'finish' $BIN
 expect "start" '^Temporary breakpoint 1, main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/basic.c:53$'
 expect "next" '^55	'
 expect "next 2" '^57	'
-expect "step enters square" '^square \(x=0\) at tests/fixtures/basic.c:19$'
-expect "bt frame 0" '^#0  square \(x=0\) at tests/fixtures/basic.c:19$'
+expect "step enters square" '^square \(x=0\) at tests/fixtures/basic.c:18$'
+expect "bt frame 0" '^#0  square \(x=0\) at tests/fixtures/basic.c:18$'
 expect "bt frame 1" '^#1  0x[0-9a-f]{16} in main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/basic.c:58$'
-expect "finish run till exit" '^Run till exit from #0  square \(x=0\) at tests/fixtures/basic.c:19$'
+expect "finish run till exit" '^Run till exit from #0  square \(x=0\) at tests/fixtures/basic.c:18$'
 expect "finish location" '^0x[0-9a-f]{16} in main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/basic.c:58$'
 expect "finish value" '^Value returned is \$1 = 0$'
 
@@ -38,14 +38,15 @@ expect "finish second level" '^Value returned is \$2 = 2$'
 
 qz -ex 'break 58' -ex run -ex 'next 3' -ex 'info line' $BIN
 expect "next N" '^57	'
-qz -ex 'break 58' -ex 'run' -ex 'until' -ex 'until' -ex 'until' $BIN
+qz -ex 'break 58' -ex 'run' -ex 'delete' -ex 'until' -ex 'until' -ex 'until' $BIN
 expect "until leaves the loop" '^61	'
 
-qz -ex 'break 58' -ex 'run' -ex 'advance 62' $BIN
+qz -ex 'break 58' -ex 'run' -ex 'delete' -ex 'advance 62' $BIN
 expect "advance" '^main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/basic.c:62$'
 
-qz -ex 'break main' -ex 'run' -ex 'stepi' -ex 'stepi' -ex 'nexti 3' -ex 'info registers rip' $BIN
-expect "stepi mid-line" '^0x[0-9a-f]{16}	53	'
+qz -ex 'break 58' -ex 'run' -ex 'stepi' -ex 'nexti 3' -ex 'info registers rip' $BIN
+expect "stepi mid-line" '^0x[0-9a-f]{16}	58	'
+expect "nexti over the call" '^59	'
 expect "info registers rip" '^rip +0x[0-9a-f]+ +0x[0-9a-f]+ <main\+[0-9]+>$'
 
 qz -ex 'run' -ex 'continue' $B/crash-O0

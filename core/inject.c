@@ -1,0 +1,42 @@
+/* inject: system calls made on the debuggee's behalf. */
+#include "inject.h"
+
+#include <string.h>
+#include <sys/user.h>
+
+#include "proc.h"
+
+int inj_syscall(struct proc *p, long nr, const uint64_t args[6], int64_t *ret)
+{
+	static const uint8_t syscall_insn[2] = {0x0f, 0x05};
+	struct user_regs_struct saved = *proc_regs(p);
+	uint64_t pc = saved.rip;
+	uint8_t code[2];
+	if (proc_read(p, pc, code, 2) < 0 || proc_write(p, pc, syscall_insn, 2) < 0)
+		return -1;
+	struct user_regs_struct *r = proc_regs(p);
+	r->rax = (uint64_t)nr;
+	r->orig_rax = (uint64_t)-1;   /* no syscall restart on resume */
+	r->rdi = args[0];
+	r->rsi = args[1];
+	r->rdx = args[2];
+	r->r10 = args[3];
+	r->r8 = args[4];
+	r->r9 = args[5];
+	proc_regs_dirty(p);
+	struct proc_stop st;
+	int rc = -1;
+	if (proc_step(p, 0) == 0) {
+		proc_wait(p, &st);
+		if (st.ev == PROC_TRAP) {
+			*ret = (int64_t)proc_regs(p)->rax;
+			rc = 0;
+		}
+	}
+	if (!proc_alive(p))
+		return -1;
+	proc_write(p, pc, code, 2);
+	*proc_regs(p) = saved;
+	proc_regs_dirty(p);
+	return rc;
+}
