@@ -58,6 +58,7 @@ struct di_info {
 	size_t nstatics, capstatics;
 	struct di_cu **cus;
 	size_t ncus, capcus;
+	struct di_cu *last_cu;     /* cu_of's cache: DIEs come CU by CU */
 	struct di_omap types;      /* DIE offset -> struct di_type */
 	struct di_smap named;      /* "struct node", "node_t", "int" -> type */
 	struct di_smap paths;      /* interned file names */

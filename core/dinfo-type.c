@@ -75,7 +75,6 @@ static int attr_const(Dwarf_Die die, Dwarf_Half at, int64_t *out)
 	switch (form) {
 	case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4:
 	case DW_FORM_data8: case DW_FORM_udata:
-		return di_attr_u64(die, at, (uint64_t *)out);
 	case DW_FORM_sdata: case DW_FORM_implicit_const:
 		return di_attr_s64(die, at, out);
 	default:
@@ -162,26 +161,20 @@ static void read_struct(struct di_info *di, Dwarf_Die die, struct di_type *t)
 	free(ms);
 }
 
-/* Enumerators are read signed or unsigned after the underlying type, which
- * is also kept as the enum's encoding. */
+/* The underlying type's encoding is kept as the enum's (signedness). */
 static void read_enum(struct di_info *di, Dwarf_Die die, struct di_type *t)
 {
 	struct di_enumerator *es = NULL;
 	size_t n = 0, cap = 0;
 	const struct di_type *under = di_type_strip(di_type_of(di, die));
 	t->encoding = under->kind == DI_BASE ? under->encoding : DW_ATE_signed;
-	bool is_unsigned = t->encoding == DW_ATE_unsigned ||
-			   t->encoding == DW_ATE_unsigned_char;
 	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
 		if (di_tag(c) != DW_TAG_enumerator)
 			continue;
 		XGROW(es, cap, n + 1);
 		es[n].name = di_die_name(di, c);
 		es[n].value = 0;
-		if (is_unsigned)
-			di_attr_u64(c, DW_AT_const_value, (uint64_t *)&es[n].value);
-		else
-			di_attr_s64(c, DW_AT_const_value, &es[n].value);
+		di_attr_s64(c, DW_AT_const_value, &es[n].value);
 		n++;
 	}
 	t->enums = n ? di_memdup(di, es, n * sizeof(*es)) : NULL;

@@ -239,25 +239,14 @@ int di_attr_u64(Dwarf_Die die, Dwarf_Half at, uint64_t *out)
 	return r;
 }
 
+/* As gcc and gdb use the forms: dataN holds the value's bits (unsigned),
+ * only sdata and implicit_const are signed. */
 int di_attr_s64(Dwarf_Die die, Dwarf_Half at, int64_t *out)
 {
-	Dwarf_Attribute a = get_attr(die, at);
-	Dwarf_Unsigned u;
-	Dwarf_Signed s;
-	Dwarf_Error e = NULL;
-	int r = -1;
-	if (!a)
-		return -1;
-	if (attr_form(a) == DW_FORM_udata) {
-		if (dwarf_formudata(a, &u, &e) == DW_DLV_OK) {
-			*out = (int64_t)u;
-			r = 0;
-		}
-	} else if (dwarf_formsdata(a, &s, &e) == DW_DLV_OK) {
-		*out = s;
-		r = 0;
-	}
-	dwarf_dealloc_attribute(a);
+	uint64_t v;
+	int r = di_attr_u64(die, at, &v);
+	if (!r)
+		*out = (int64_t)v;
 	return r;
 }
 
@@ -409,16 +398,18 @@ static struct di_cu *cu_of(struct di_info *di, Dwarf_Die die)
 	Dwarf_Off off = 0;
 	Dwarf_Error e = NULL;
 	if (dwarf_CU_dieoffset_given_die(die, &off, &e) != DW_DLV_OK)
-		return di->ncus ? di->cus[di->ncus - 1] : NULL;
+		return di->last_cu;
+	if (di->last_cu && di->last_cu->off == off)
+		return di->last_cu;
 	for (size_t i = di->ncus; i-- > 0;)
 		if (di->cus[i]->off == off)
-			return di->cus[i];
+			return di->last_cu = di->cus[i];
 	Dwarf_Die cudie = di_offdie(di, off);
 	if (!cudie)
 		return NULL;
-	struct di_cu *cu = cu_load(di, cudie, off);
+	di->last_cu = cu_load(di, cudie, off);
 	dwarf_dealloc_die(cudie);
-	return cu;
+	return di->last_cu;
 }
 
 static const char *decl_file(struct di_info *di, Dwarf_Die die)
@@ -678,34 +669,40 @@ static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
 		size_t i = vec->n;
 		add_var(di, vec, c, tag == DW_TAG_formal_parameter);
 		vec->origin[i] = die_offset(c);
-		vec->v[i].nlocs = 0;       /* the abstract tree has no pcs */
 	}
 	dwarf_dealloc_die(abs);
+}
+
+static void vec_swap(struct var_vec *vec, size_t i, size_t j)
+{
+	struct di_var v = vec->v[i];
+	Dwarf_Off o = vec->origin[i];
+	vec->v[i] = vec->v[j];
+	vec->origin[i] = vec->origin[j];
+	vec->v[j] = v;
+	vec->origin[j] = o;
 }
 
 /* Parameters in the abstract origin's order, which is the source order. */
 static void order_params(struct di_info *di, Dwarf_Die die, struct var_vec *vec)
 {
 	Dwarf_Off off;
-	if (di_attr_ref(die, DW_AT_abstract_origin, &off))
-		return;
-	Dwarf_Die abs = di_offdie(di, off);
+	Dwarf_Die abs;
 	size_t k = 0;
-	for (Dwarf_Die c = abs ? di_child(abs) : NULL; c; c = di_next(di, c)) {
+	if (di_attr_ref(die, DW_AT_abstract_origin, &off) || !(abs = di_offdie(di, off)))
+		return;
+	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
+		if (di_tag(c) != DW_TAG_formal_parameter)
+			continue;
 		Dwarf_Off co = die_offset(c);
-		for (size_t i = k; di_tag(c) == DW_TAG_formal_parameter && i < vec->n; i++) {
-			if (vec->origin[i] != co)
-				continue;
-			struct di_var tv = vec->v[i];
-			vec->v[i] = vec->v[k];
-			vec->v[k] = tv;
-			vec->origin[i] = vec->origin[k];
-			vec->origin[k++] = co;
-			break;
+		for (size_t i = k; i < vec->n; i++) {
+			if (vec->origin[i] == co) {
+				vec_swap(vec, i, k++);
+				break;
+			}
 		}
 	}
-	if (abs)
-		dwarf_dealloc_die(abs);
+	dwarf_dealloc_die(abs);
 }
 
 static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
@@ -909,6 +906,8 @@ static int cmp_frange(const void *a, const void *b)
 static void index_funcs(struct di_info *di)
 {
 	size_t n = 0;
+	if (!di->nfuncs)
+		return;
 	qsort(di->funcs, di->nfuncs, sizeof(*di->funcs), cmp_func);
 	for (size_t i = 0; i < di->nfuncs; i++)
 		n += di->funcs[i].nranges;

@@ -45,7 +45,26 @@ struct loader {
 	size_t nrows, cap;
 	const char **fcache;      /* per-CU: line file number -> name */
 	size_t nfcache;
+	/* gdb's line state machine, reset at each sequence: the last file and
+	 * line seen, and whether that line has had a non-zero discriminator. */
+	const char *sm_file;
+	int sm_line;
+	bool sm_disc;
 };
+
+/* gdb keeps a row for the same file and line as the previous one only if
+ * the line never had a non-zero discriminator (gdb's dwarf_record_line_p,
+ * PR 17276): loop lines lose their repeated rows, so stepping treats them
+ * as one range. Matching that keeps qzdb's stops where gdb's are. */
+static bool keep_row(struct loader *ld, const char *file, int line,
+		     Dwarf_Unsigned disc)
+{
+	bool same = ld->sm_file == file && ld->sm_line == line;
+	ld->sm_disc = same ? (ld->sm_disc || disc != 0) : disc != 0;
+	ld->sm_file = file;
+	ld->sm_line = line;
+	return !same || !ld->sm_disc;
+}
 
 static uint64_t str_hash(const char *s)
 {
@@ -202,12 +221,21 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 	if (endseq) {
 		finish_sequence(ld, *seq_start, addr);
 		*seq_start = ld->nrows;
+		ld->sm_file = NULL;
+		ld->sm_line = 0;
+		ld->sm_disc = false;
 		return;
 	}
+	Dwarf_Bool pe = 0, eb = 0;
+	Dwarf_Unsigned isa = 0, disc = 0;
+	dwarf_prologue_end_etc(line, &pe, &eb, &isa, &disc, &e);
+	const char *file = file_of(ld, line);
+	if (!keep_row(ld, file, (int)lineno, disc))
+		return;
 	XGROW(ld->rows, ld->cap, ld->nrows + 1);
 	struct tmp_row *t = &ld->rows[ld->nrows];
 	t->r = (struct lines_row){ .addr = addr, .end = addr,
-				   .file = file_of(ld, line),
+				   .file = file,
 				   .line = (int)lineno, .is_stmt = stmt };
 	t->ord = ld->nrows++;
 }
@@ -241,6 +269,9 @@ static void load_cu(struct loader *ld, Dwarf_Die cu)
 	if (dwarf_srclines_b(cu, &version, &tables, &ctx, &e) != DW_DLV_OK)
 		return;
 	ld->nfcache = 0;
+	ld->sm_file = NULL;
+	ld->sm_line = 0;
+	ld->sm_disc = false;
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) == DW_DLV_OK) {
 		size_t seq_start = ld->nrows;
 		for (Dwarf_Signed i = 0; i < n; i++)
@@ -282,7 +313,8 @@ static int cmp_tmp_row(const void *a, const void *b)
 /* Sort, drop empty rows and note which files have rows. */
 static void finish_rows(struct lines *lt, struct tmp_row *tmp, size_t n)
 {
-	qsort(tmp, n, sizeof(*tmp), cmp_tmp_row);
+	if (n)
+		qsort(tmp, n, sizeof(*tmp), cmp_tmp_row);
 	lt->rows = xmalloc(n * sizeof(*lt->rows));
 	for (size_t i = 0; i < n; i++)
 		if (tmp[i].r.addr < tmp[i].r.end)

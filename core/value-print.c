@@ -115,8 +115,9 @@ static int read_byte(struct pr *c, uint64_t addr, uint8_t *b)
 	return c->p->read_mem(c->p->arg, addr, b, 1);
 }
 
-/* Read a chunk of a string; on a failure, byte by byte to find where
- * memory stops. Returns the bytes read, *bad set if it stopped early. */
+/* Read a chunk of a string; on a failure, byte by byte up to the NUL or
+ * to where memory stops. Returns the bytes read, *bad set if memory
+ * stopped first. */
 static size_t read_chunk(struct pr *c, uint64_t addr, uint8_t *buf, size_t want,
 			 bool *bad)
 {
@@ -127,6 +128,8 @@ static size_t read_chunk(struct pr *c, uint64_t addr, uint8_t *buf, size_t want,
 			*bad = true;
 			return i;
 		}
+		if (!buf[i])
+			return i + 1;
 	}
 	return want;
 }
@@ -447,13 +450,18 @@ static void pr_array(struct pr *c, const struct val *v, const struct di_type *t)
 	uint64_t n = val_array_len(t);
 	if (esz && n > v->size / esz)
 		n = v->size / esz;
+	bool text = (c->fmt == 0 || c->fmt == 's') && val_type_is_char(et);
 	if (!n || !esz) {
-		/* Unknown length (a flexible array member): gdb shows where
-		 * it starts, as for a pointer. */
+		/* Unknown length (a flexible array member): gdb shows it as a
+		 * pointer to its first element. */
 		pr_address(c, v->addr);
+		if (text && v->addr && c->p->read_mem) {
+			sbuf_addc(c->out, ' ');
+			pr_string_at(c, v->addr);
+		}
 		return;
 	}
-	if ((c->fmt == 0 || c->fmt == 's') && val_type_is_char(et))
+	if (text)
 		pr_str(c, v->bytes, (size_t)n, false);
 	else
 		pr_elements(c, v, et, esz, n);

@@ -276,6 +276,16 @@ static void store_float(uint8_t *b, size_t n, long double x)
 	}
 }
 
+/* As C converts, but defined for values no integer holds (as x86 does). */
+static int64_t float_to_int(long double x)
+{
+	if (x != x || x <= -9223372036854775808.0L || x >= 18446744073709551616.0L)
+		return INT64_MIN;
+	if (x >= 9223372036854775808.0L)
+		return (int64_t)(uint64_t)x;
+	return (int64_t)x;
+}
+
 struct val val_from_int(const struct di_type *t, int64_t x)
 {
 	struct val r = val_new(t);
@@ -291,11 +301,8 @@ struct val val_from_int(const struct di_type *t, int64_t x)
 
 struct val val_from_double(const struct di_type *t, double x)
 {
-	if (!is_float_type(t)) {
-		if (x >= 9223372036854775808.0)
-			return val_from_int(t, (int64_t)(uint64_t)x);
-		return val_from_int(t, (int64_t)x);
-	}
+	if (!is_float_type(t))
+		return val_from_int(t, float_to_int(x));
 	struct val r = val_new(t);
 	store_float(r.bytes, r.size, x);
 	return r;
@@ -359,12 +366,8 @@ int64_t val_as_int(const struct val *v)
 	const struct di_type *t = val_type_strip(v->type);
 	if (!t || t->kind == DI_ARRAY || t->kind == DI_FUNC)
 		return (int64_t)v->addr;
-	if (is_float_type(t)) {
-		long double d = load_float(v->bytes, v->size);
-		if (d >= 9223372036854775808.0L)
-			return (int64_t)(uint64_t)d;
-		return (int64_t)d;
-	}
+	if (is_float_type(t))
+		return float_to_int(load_float(v->bytes, v->size));
 	size_t n = v->size < 8 ? v->size : 8;
 	uint64_t x = load_le(v->bytes, n);
 	if (n && n < 8 && val_type_is_signed(t) && (x >> (8 * n - 1)) & 1)
