@@ -62,7 +62,7 @@ static int cmd_list_loc(struct qz *q, const char *spec, const char **file, int *
 {
 	struct loc_addr *l;
 	size_t n;
-	if (loc_resolve(q, spec, &l, &n) < 0)
+	if (loc_resolve_ex(q, spec, false, &l, &n) < 0)
 		return -1;
 	struct qz_module *m = l[0].mod;
 	const struct di_func *f = m && m->di ? di_func_at(m->di, l[0].link_addr) : NULL;
@@ -175,10 +175,10 @@ int cmd_info_line(struct qz *q, const char *a)
 	}
 	struct loc_addr *l;
 	size_t n;
-	if (loc_resolve(q, a, &l, &n) < 0)
+	if (loc_resolve_ex(q, a, false, &l, &n) < 0)
 		return -1;
 	struct qz_module *m = l[0].mod;
-	uint64_t link = l[0].link_addr;
+	uint64_t link = l[0].absolute && m ? l[0].addr - m->bias : l[0].link_addr;
 	int want = 0;
 	const char *colon = strrchr(a, ':');
 	const char *num = colon ? colon + 1 : a;

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* gdb's default max-value-size: a mistyped @ count must not read
+ * gigabytes of the process. */
+#define MAX_VALUE_SIZE 65536
+
 struct ev {
 	const struct expr_env *env;
 	char *err;
@@ -38,14 +42,14 @@ static const struct di_type *builtin(const char *name)
 	return val_builtin(name);
 }
 
-static const struct di_type *kind_of(const struct val *v)
+static const struct di_type *stripped(const struct val *v)
 {
 	return val_type_strip(v->type);
 }
 
 static bool is_kind(const struct val *v, enum di_kind kind)
 {
-	const struct di_type *t = kind_of(v);
+	const struct di_type *t = stripped(v);
 	return t ? t->kind == kind : kind == DI_VOID;
 }
 
@@ -128,6 +132,9 @@ static int read_at(struct ev *ev, uint64_t addr, const struct di_type *t,
 	const struct di_type *s = val_type_strip(t);
 	size_t size = s && s->kind != DI_FUNC && s->kind != DI_VOID ?
 		      (size_t)val_type_size(t) : 0;
+	if (size > MAX_VALUE_SIZE)
+		return fail(ev, "value requires %zu bytes, which is more than "
+			    "max-value-size", size);
 	struct val v = { .type = t, .where = VAL_MEM, .addr = addr, .size = size };
 	v.bytes = xcalloc(1, size);
 	if (size && !ev->noside &&
@@ -149,7 +156,7 @@ static int not_in_memory(struct ev *ev)
 /* Arrays and functions become pointers where C says so. */
 static int decay(struct ev *ev, struct val *v)
 {
-	const struct di_type *t = kind_of(v);
+	const struct di_type *t = stripped(v);
 	if (!t || (t->kind != DI_ARRAY && t->kind != DI_FUNC))
 		return 0;
 	if (v->where != VAL_MEM)
@@ -298,7 +305,7 @@ static int float_binop(struct ev *ev, int op, const struct val *a,
 
 static uint64_t target_size(const struct val *p)
 {
-	return val_type_size(kind_of(p)->target);
+	return val_type_size(stripped(p)->target);
 }
 
 static int ptr_minus_ptr(struct ev *ev, const struct val *a, const struct val *b,
@@ -475,7 +482,7 @@ static int deref(struct ev *ev, struct val *v, struct val *out)
 {
 	if (decay(ev, v))
 		return -1;
-	const struct di_type *t = kind_of(v);
+	const struct di_type *t = stripped(v);
 	if (val_is_integer(v))   /* gdb reads an int there */
 		return read_at(ev, (uint64_t)val_as_int(v), builtin("int"), out);
 	if (!t || t->kind != DI_PTR)
@@ -557,7 +564,7 @@ static int eval_unary(struct ev *ev, const struct expr_node *n, struct val *out)
 static int index_array(struct ev *ev, const struct val *a, int64_t i,
 		       struct val *out)
 {
-	const struct di_type *t = kind_of(a);
+	const struct di_type *t = stripped(a);
 	const struct di_type *et = val_array_elem(t);
 	uint64_t esz = val_type_size(et);
 	if (i >= 0 && (uint64_t)i < val_array_len(t) && ((uint64_t)i + 1) * esz <= a->size) {
@@ -593,11 +600,11 @@ static int subscript(struct ev *ev, struct val *a, struct val *b, struct val *ou
 		sbuf_free(&name);
 		return -1;
 	}
-	const struct di_type *to = val_type_strip(kind_of(a)->target);
+	const struct di_type *to = val_type_strip(stripped(a)->target);
 	if (!to || to->kind == DI_VOID)
 		return fail(ev, "Attempt to dereference a generic pointer.");
 	uint64_t addr = (uint64_t)val_as_int(a) + (uint64_t)i * target_size(a);
-	return read_at(ev, addr, kind_of(a)->target, out);
+	return read_at(ev, addr, stripped(a)->target, out);
 }
 
 static int eval_index(struct ev *ev, const struct expr_node *n, struct val *out)
@@ -645,7 +652,7 @@ static bool is_struct_type(const struct di_type *t)
 static int member(struct ev *ev, struct val *v, const char *name, bool arrow,
 		  struct val *out)
 {
-	const struct di_type *t = kind_of(v);
+	const struct di_type *t = stripped(v);
 	if (t && t->kind == DI_PTR && is_struct_type(val_type_strip(t->target))) {
 		struct val s;
 		if (deref(ev, v, &s))
@@ -698,7 +705,7 @@ static int resolve_type(struct ev *ev, const struct expr_tname *tn,
 static int cast_same(struct ev *ev, const struct di_type *to, struct val *v,
 		     struct val *out)
 {
-	if (val_type_strip(to) != kind_of(v))
+	if (val_type_strip(to) != stripped(v))
 		return fail(ev, "Invalid cast.");
 	*out = val_copy(v);
 	out->type = to;

@@ -166,11 +166,8 @@ static size_t lex_number(struct ps *ps, size_t i)
 	size_t end = number_end(ps->text, i);
 	char *text = xstrndup(ps->text + i, end - i);
 	struct tok *t = push_tok(ps, ET_INT, i);
-	int rc = 0;
-	if (is_float_text(text, end - i))
-		rc = lex_float(t, text) ? 0 : -1;
-	else
-		rc = lex_int(t, text);
+	int rc = is_float_text(text, end - i) ? (lex_float(t, text) ? 0 : -1)
+					       : lex_int(t, text);
 	if (rc == -2)
 		ps_error(ps, "Numeric constant too large.");
 	else if (rc < 0)

@@ -83,8 +83,14 @@ static uint64_t loc_func_of(void *arg, uint64_t addr)
 
 /* gdb moves a line breakpoint that falls in a function's prologue (the
  * line of its opening brace) to where the body starts. */
+/* Whether the spec being resolved is for stopping (break, until) or for
+ * looking (info line, list): only the former skips prologues. */
+static bool loc_skip = true;
+
 static uint64_t loc_past_prologue(struct qz *q, struct qz_module *m, uint64_t addr)
 {
+	if (!loc_skip)
+		return addr;
 	const struct di_func *f = m->di ? di_func_at(m->di, addr) : NULL;
 	if (!f)
 		return addr;
@@ -107,8 +113,12 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	uint64_t *addrs = NULL;
 	int actual = line;
 	size_t k = lines_addrs_for(m->lines, path, line, loc_func_of, m->di, &addrs, &actual);
-	for (size_t i = 0; i < k; i++)
-		loc_push(q, m, loc_past_prologue(q, m, addrs[i]), out, n);
+	for (size_t i = 0; i < k; i++) {
+		uint64_t a = loc_past_prologue(q, m, addrs[i]);
+		loc_push(q, m, a, out, n);
+		if (a == addrs[i])   /* gdb reports the line it found */
+			(*out)[*n - 1].line = actual;
+	}
 	free(addrs);
 	if (!k)
 		return qz_error(q, "Line %d is out of range for \"%s\".", line,
@@ -121,7 +131,7 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 	struct qz_module *m = &q->exe;
 	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
 	if (f) {
-		loc_push(q, m, loc_skip_prologue(q, m, f->lo, f->hi), out, n);
+		loc_push(q, m, loc_skip ? loc_skip_prologue(q, m, f->lo, f->hi) : f->lo, out, n);
 		return 0;
 	}
 	const struct img_sym *s = img_sym_named(m->img, name);
@@ -209,6 +219,15 @@ static int loc_relative(struct qz *q, const char *spec, struct loc_addr **out, s
 	q->list_file = file;
 	int r = loc_file_line(q, NULL, spec[0] == '+' ? base + d : base - d, out, n);
 	q->list_file = save;
+	return r;
+}
+
+int loc_resolve_ex(struct qz *q, const char *spec, bool skip_prologue,
+		   struct loc_addr **out, size_t *n)
+{
+	loc_skip = skip_prologue;
+	int r = loc_resolve(q, spec, out, n);
+	loc_skip = true;
 	return r;
 }
 

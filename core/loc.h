@@ -26,6 +26,11 @@ struct loc_addr {
  * defined.", "Line 99 is out of range for \"basic.c\".") */
 int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n);
 
+/* The same; without prologue skipping when skip_prologue is false (for
+ * info line and list, which look rather than stop). */
+int loc_resolve_ex(struct qz *q, const char *spec, bool skip_prologue,
+		   struct loc_addr **out, size_t *n);
+
 /* The address gdb stops at for `break FUNC`: after the frame set-up
  * (push %rbp; mov %rsp,%rbp) and, if that is mid-line, at the next line. */
 uint64_t loc_skip_prologue(struct qz *q, struct qz_module *m, uint64_t lo, uint64_t hi);

@@ -187,7 +187,7 @@ extract() {
 	}
 	BEGIN { pie = hex2num(piebase); done = 0; pending = ""; cfunc = "?"; cfile = "" }
 	done { next }
-	{ sub(/\r$/, "") }
+	{ sub(/\r$/, ""); sub(/^error: /, "") }   # qzdb prefixes its errors
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
 	/^\[Inferior [0-9]+ \(process [0-9]+\) exited normally\]/ {
 		if (cutexit) { cut(); next }

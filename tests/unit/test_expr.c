@@ -596,6 +596,7 @@ static void test_members_and_repeats(void)
 	ty("arr[0]@2", "int [2]");
 	er("i@0", "Invalid number 0 of repetitions.");
 	er("1@2", "Only values in memory can be extended with '@'.");
+	er("i@16385", "value requires 65540 bytes, which is more than max-value-size");
 	er("i.foo", "Attempt to extract a component of a value that is not a structure.");
 	er("i->foo", "Attempt to extract a component of a value that is not a structure pointer.");
 	er("n1.foo", "There is no member named foo.");
