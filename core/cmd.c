@@ -84,13 +84,23 @@ static const char *cmd_word(const char *s, char *word, size_t len)
 	return str_skip_space(s + n);
 }
 
+static int cmd_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void cmd_ambiguous(struct qz *q, const char *prefix, const char *word)
 {
 	struct sbuf b = {0};
-	for (const struct cmd_def *c = cmd_table; c->name; c++)
+	const char *names[256];
+	size_t n = 0;
+	for (const struct cmd_def *c = cmd_table; c->name && n < 256; c++)
 		if (cmd_under(c, prefix) && !(c->flags & CMD_HIDDEN) &&
 		    str_starts(cmd_leaf(c), word))
-			sbuf_printf(&b, "%s%s", b.len ? ", " : "", cmd_leaf(c));
+			names[n++] = cmd_leaf(c);
+	qsort(names, n, sizeof names[0], cmd_strcmp);
+	for (size_t i = 0; i < n; i++)
+		sbuf_printf(&b, "%s%s", i ? ", " : "", names[i]);
 	if (*prefix)
 		qz_error(q, "Ambiguous %s command \"%s\": %s.", prefix, word, b.s);
 	else
@@ -120,7 +130,7 @@ static int cmd_run_sub(struct qz *q, const struct cmd_def *c, const char *rest)
 		return CMD_FAIL;
 	}
 	if (!sub) {
-		if (c->fn)	/* set var-less assignment: "set x = 3" */
+		if (c->fn && !strcmp(c->name, "set"))	/* "set x = 3" */
 			return cmd_dispatch(q, c, rest);
 		return qz_error(q, "Undefined %s command: \"%s\".  Try \"help %s\".",
 				c->name, word, c->name);

@@ -65,9 +65,11 @@ static void frame_resolve(struct qz *q, struct frame *f)
 	}
 }
 
+/* Like gdb, backtraces stop at main: what calls it is libc's business. */
 static bool frame_is_outermost(const struct frame *f)
 {
-	return f->func && f->func->name && strcmp(f->func->name, "main") == 0;
+	const char *name = f->func ? f->func->name : f->sym;
+	return name && strcmp(name, "main") == 0;
 }
 
 /* Caller of f by a frame-pointer walk: for code without CFI. */
@@ -146,6 +148,19 @@ static void frame_add_caller(struct qz *q)
 	frame_resolve(q, c);
 	if (!c->mod)
 		q->frames_done = true;   /* "?? ()": nothing to unwind with */
+}
+
+int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
+{
+	struct frame copy = *f;
+	struct di_regs caller;
+	bool signal;
+	if (frame_unwind_one(q, &copy, &caller, &signal) < 0 ||
+	    !caller.valid[DI_REG_RIP] || caller.r[DI_REG_RIP] == 0)
+		return -1;
+	*ra = caller.r[DI_REG_RIP];
+	*cfa = copy.cfa;
+	return 0;
 }
 
 const struct frame *frame_get(struct qz *q, int n)

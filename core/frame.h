@@ -33,6 +33,9 @@ struct frame {
  * Valid until the process resumes. */
 const struct frame *frame_get(struct qz *q, int n);
 void frame_invalidate(struct qz *q);
+/* Where frame f returns to and its CFA, even for main (whose caller
+ * backtraces do not show). 0, or -1 if it cannot be unwound. */
+int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa);
 
 /* "square (x=3) at tests/fixtures/basic.c:19", with "0x... in " first when
  * with_addr; libraries without debug info: "0x... in puts () from

@@ -311,15 +311,15 @@ int step_to(struct qz *q, const char *spec, bool until_mode)
 	if (loc_resolve(q, spec, &locs, &n) < 0)
 		return -1;
 	const struct frame *f = frame_get(q, q->sel_frame);
-	const struct frame *c = frame_get(q, q->sel_frame + 1);
 	struct run_target t = {0};
+	uint64_t ra, cfa;
 	for (size_t i = 0; i < n && t.n < 7; i++) {
 		t.addr[t.n] = locs[i].addr;
-		t.min_sp[t.n++] = until_mode && f && f->has_cfa ? f->regs.r[DI_REG_RSP] : 0;
+		t.min_sp[t.n++] = until_mode && f ? f->regs.r[DI_REG_RSP] : 0;
 	}
-	if (c && f->has_cfa) {
-		t.addr[t.n] = c->pc;
-		t.min_sp[t.n++] = f->cfa;
+	if (f && frame_return(q, f, &ra, &cfa) == 0) {   /* or when it returns */
+		t.addr[t.n] = ra;
+		t.min_sp[t.n++] = cfa;
 	}
 	free(locs);
 	for (int i = 0; i < t.n; i++)

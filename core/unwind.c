@@ -473,7 +473,7 @@ static bool other_op(struct expr *e, uint8_t op, const uint8_t *start)
 
 /* Evaluate a CFI expression; for register rules the CFA is pushed first
  * (DWARF 5, 6.4.2.3). */
-static int expr_eval(const uint8_t *code, size_t len, const struct di_regs *regs,
+static int unw_expr_eval(const uint8_t *code, size_t len, const struct di_regs *regs,
 		     di_read_fn read_mem, void *arg, const uint64_t *initial,
 		     uint64_t *out)
 {
@@ -518,7 +518,7 @@ static int read_u64(const struct step *s, uint64_t addr, uint64_t *v)
 static int rule_expr(const struct step *s, const Dwarf_Regtable_Entry3 *r,
 		     const uint64_t *initial, uint64_t *v)
 {
-	return expr_eval(r->dw_block_ptr, r->dw_offset_or_block_len, s->regs,
+	return unw_expr_eval(r->dw_block_ptr, r->dw_offset_or_block_len, s->regs,
 			 s->read_mem, s->arg, initial, v);
 }
 

@@ -67,9 +67,10 @@ expect_rc() {
 # no_leftover NAME BIN: no process of that binary is alive.
 no_leftover() {
 	sleep 0.2
-	if pgrep -f "$2" >/dev/null 2>&1; then
+	_comm=$(basename "$2" | cut -c1-15)
+	if pgrep -x "$_comm" >/dev/null 2>&1; then
 		fail "$1" "process of $2 still alive"
-		pkill -9 -f "$2"
+		pkill -9 -x "$_comm"
 	else
 		pass "$1"
 	fi
