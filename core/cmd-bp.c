@@ -1,5 +1,6 @@
 /* cmd-bp: setting, listing and changing breakpoints. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,9 +50,8 @@ static void cmd_bp_announce(struct qz *q, const struct bp *b)
 	const struct bp_loc *l = &b->locs[0];
 	const char *kind = b->temp ? "Temporary breakpoint" : "Breakpoint";
 	if (b->nlocs > 1) {
-		qz_printf(q, "%s %d at 0x%llx: %s:%d. (%zu locations)\n", kind, b->num,
-			  (unsigned long long)l->addr,
-			  l->file ? frame_file_name(q, l->file) : "??", l->line, b->nlocs);
+		qz_printf(q, "%s %d at 0x%llx: %s. (%zu locations)\n", kind, b->num,
+			  (unsigned long long)l->addr, b->spec, b->nlocs);
 	} else if (l->file) {
 		qz_printf(q, "%s %d at 0x%llx: file %s, line %d.\n", kind, b->num,
 			  (unsigned long long)l->addr, frame_file_name(q, l->file), l->line);
@@ -250,7 +250,7 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
 		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
 		cmd_bp_what(q, &b->locs[0], out);
 	} else {
-		sbuf_printf(out, "%-18s ", "<MULTIPLE>");
+		sbuf_add(out, "<MULTIPLE>");
 	}
 	sbuf_addc(out, '\n');
 	if (b->cond)
@@ -261,8 +261,10 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
 	if (b->ignore)
 		sbuf_printf(out, "\tWill ignore next %d crossings of breakpoint.\n", b->ignore);
 	for (size_t i = 0; b->nlocs > 1 && i < b->nlocs; i++) {
-		sbuf_printf(out, "%d.%-5zu %-14s %-4s %-3s 0x%016llx ", b->num, i + 1, "",
-			    "", b->enabled ? "y" : "n", (unsigned long long)b->locs[i].addr);
+		char num[32];
+		snprintf(num, sizeof num, "%d.%zu", b->num, i + 1);
+		sbuf_printf(out, "%-28s%-3s 0x%016llx ", num, b->enabled ? "y" : "n",
+			    (unsigned long long)b->locs[i].addr);
 		cmd_bp_what(q, &b->locs[i], out);
 		sbuf_addc(out, '\n');
 	}

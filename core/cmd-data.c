@@ -124,13 +124,40 @@ int cmd_info_registers(struct qz *q, const char *a)
 	return 0;
 }
 
+static bool cmd_scope_covers(const struct di_scope *s, uint64_t pc)
+{
+	if (!s->nranges)
+		return true;
+	for (size_t i = 0; i < s->nranges; i++)
+		if (pc >= s->ranges[i].lo && pc < s->ranges[i].hi)
+			return true;
+	return false;
+}
+
+/* Locals as gdb lists them: innermost block first, each block's in
+ * declaration order. */
+static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
+			     const struct di_var **out, size_t *n, size_t max)
+{
+	for (size_t i = 0; i < s->nchildren; i++) {
+		if (cmd_scope_covers(&s->children[i], pc)) {
+			cmd_scope_locals(&s->children[i], pc, out, n, max);
+			break;
+		}
+	}
+	for (size_t i = 0; i < s->nvars && *n < max; i++)
+		out[(*n)++] = &s->vars[i];
+}
+
 static int cmd_vars(struct qz *q, bool params)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
 	if (!f || !f->func)
 		return qz_error(q, "No symbol table info available.");
 	const struct di_var *vars[512];
-	size_t n = di_vars_at(f->func, f->pc - f->mod->bias, vars, 512);
+	size_t n = 0;
+	uint64_t pc = (f->exact_pc ? f->pc : f->pc - 1) - f->mod->bias;
+	cmd_scope_locals(f->inl ? &f->inl->body : &f->func->body, pc, vars, &n, 512);
 	struct sbuf b = {0};
 	int shown = 0;
 	/* gdb lists locals innermost block first, each in declaration order;
@@ -150,8 +177,10 @@ static int cmd_vars(struct qz *q, bool params)
 		}
 		free(text);
 	}
-	for (size_t i = 0; params && i < f->func->nparams; i++) {
-		const struct di_var *v = &f->func->params[i];
+	const struct di_var *pv = f->inl ? f->inl->params : f->func->params;
+	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
+	for (size_t i = 0; params && i < np; i++) {
+		const struct di_var *v = &pv[i];
 		struct val val;
 		if (v->name && eval_text(q, v->name, &val) == 0) {
 			sbuf_printf(&b, "%s = ", v->name);

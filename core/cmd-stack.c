@@ -10,7 +10,7 @@
 static void cmd_frame_line(struct qz *q, const struct frame *f, struct sbuf *b)
 {
 	sbuf_printf(b, "#%-2d ", f->level);
-	frame_describe(q, f, f->level > 0 || !f->line_start || !f->file, b);
+	frame_describe(q, f, frame_shows_addr(f), b);
 	sbuf_addc(b, '\n');
 }
 
@@ -55,7 +55,7 @@ static int cmd_select(struct qz *q, int n)
 	q->sel_frame = n;
 	struct sbuf b = {0};
 	sbuf_printf(&b, "#%-2d ", n);
-	frame_describe(q, f, f->level > 0 || !f->line_start || !f->file, &b);
+	frame_describe(q, f, frame_shows_addr(f), &b);
 	sbuf_addc(&b, '\n');
 	qz_puts(q, b.s);
 	sbuf_free(&b);

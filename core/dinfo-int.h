@@ -64,6 +64,9 @@ struct di_info {
 	struct di_smap paths;      /* interned file names */
 	struct di_type **alltypes; /* creation order, for size fix-ups */
 	size_t nalltypes, capalltypes;
+	const struct di_inline **inlines; /* every inlined call at any depth,
+	                                     by entry_pc, for lookups by name */
+	size_t ninlines, capinlines;
 };
 
 /* Arena: zeroed memory that lives until di_close. */

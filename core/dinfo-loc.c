@@ -532,7 +532,7 @@ static int push_reg(struct eval *ev, uint64_t reg, int64_t off)
 static int step(struct eval *ev, const struct op *op, struct part *cur)
 {
 	uint8_t c = op->code;
-	uint64_t fb;
+	uint64_t fb = 0;   /* gcc -O2 cannot see frame_base set it on EV_OK */
 	int r;
 
 	if (c >= DW_OP_lit0 && c <= DW_OP_lit31)

@@ -33,6 +33,11 @@ struct scope_vec {
 	size_t n, cap;
 };
 
+struct inline_vec {
+	struct di_inline *v;
+	size_t n, cap;
+};
+
 /* Attributes of a DIE merged with those of its origin/specification. */
 struct die_desc {
 	const char *name;
@@ -412,11 +417,13 @@ static struct di_cu *cu_of(struct di_info *di, Dwarf_Die die)
 	return di->last_cu;
 }
 
-static const char *decl_file(struct di_info *di, Dwarf_Die die)
+/* A file number attribute (DW_AT_decl_file, DW_AT_call_file) as the
+ * interned path the line table uses too. */
+static const char *file_attr(struct di_info *di, Dwarf_Die die, Dwarf_Half at)
 {
 	uint64_t idx;
 	struct di_cu *cu;
-	if (di_attr_u64(die, DW_AT_decl_file, &idx) || !(cu = cu_of(di, die)))
+	if (di_attr_u64(die, at, &idx) || !(cu = cu_of(di, die)))
 		return NULL;
 	idx -= (uint64_t)cu->file_base;
 	return idx < cu->nfiles ? cu->files[idx] : NULL;
@@ -440,7 +447,7 @@ static void describe_one(struct di_info *di, Dwarf_Die die, struct die_desc *d)
 		}
 	}
 	if (!d->decl_file)
-		d->decl_file = decl_file(di, die);
+		d->decl_file = file_attr(di, die, DW_AT_decl_file);
 	if (!d->decl_line && !di_attr_u64(die, DW_AT_decl_line, &line))
 		d->decl_line = (int)line;
 	d->external |= di_attr_flag(die, DW_AT_external);
@@ -559,6 +566,54 @@ static size_t read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **o
 	*out = n ? di_memdup(di, r, n * sizeof(*r)) : NULL;
 	free(r);
 	return n;
+}
+
+static bool form_is_addr(Dwarf_Half form)
+{
+	return form == DW_FORM_addr || form == DW_FORM_addrx || form == DW_FORM_addrx1 ||
+	       form == DW_FORM_addrx2 || form == DW_FORM_addrx3 || form == DW_FORM_addrx4 ||
+	       form == DW_FORM_GNU_addr_index;
+}
+
+/* DW_AT_entry_pc is an address, or since DWARF 5 it may be a constant:
+ * an offset from base, the entity's lowest address. The form decides,
+ * since asking libdwarf the wrong way costs an error object. */
+static int read_entry_pc(Dwarf_Die die, uint64_t base, uint64_t *out)
+{
+	Dwarf_Attribute a = get_attr(die, DW_AT_entry_pc);
+	Dwarf_Addr addr = 0;
+	Dwarf_Error e = NULL;
+	int r = -1;
+	if (!a)
+		return -1;
+	if (form_is_addr(attr_form(a))) {
+		if (dwarf_formaddr(a, &addr, &e) == DW_DLV_OK) {
+			*out = addr;
+			r = 0;
+		}
+	} else if (!di_attr_u64(die, DW_AT_entry_pc, out)) {
+		*out += base;
+		r = 0;
+	}
+	dwarf_dealloc_attribute(a);
+	return r;
+}
+
+static bool ranges_cover(const struct di_range *r, size_t n, uint64_t pc)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].lo <= pc && pc < r[i].hi)
+			return true;
+	return false;
+}
+
+static uint64_t lowest_pc(const struct di_range *r, size_t n)
+{
+	uint64_t lo = n ? r[0].lo : 0;
+	for (size_t i = 1; i < n; i++)
+		if (r[i].lo < lo)
+			lo = r[i].lo;
+	return lo;
 }
 
 /* ---- variables ---- */
@@ -712,27 +767,84 @@ static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
 	return p;
 }
 
+/* The parameters of a function or inlined call, completed from the
+ * abstract origin with those the optimizer dropped, in source order. */
+static struct di_var *finish_params(struct di_info *di, Dwarf_Die die,
+				    struct var_vec *params, size_t *n)
+{
+	inherit_vars(di, die, params, DW_TAG_formal_parameter);
+	order_params(di, die, params);
+	free(params->origin);
+	*n = params->n;
+	return vec_finish(di, params->v, params->n, sizeof(*params->v));
+}
+
 /* ---- functions and scopes ---- */
 
 static void parse_func(struct di_info *di, Dwarf_Die die);
 
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
-			struct di_scope *s, int depth);
+			struct inline_vec *inl, struct di_scope *s, int depth);
 
+/* Inlined calls inside a block belong to the enclosing function or
+ * inlined call (inl), not to the block. */
 static void add_block(struct di_info *di, Dwarf_Die die, struct scope_vec *kids,
-		      int depth)
+		      struct inline_vec *inl, int depth)
 {
 	struct di_scope s = {0};
 	s.nranges = read_ranges(di, die, &s.ranges);
 	if (!s.nranges || depth >= MAX_SCOPE_DEPTH)
 		return;
-	parse_scope(di, die, NULL, &s, depth + 1);
+	parse_scope(di, die, NULL, inl, &s, depth + 1);
 	XGROW(kids->s, kids->cap, kids->n + 1);
 	kids->s[kids->n++] = s;
 }
 
+static void inline_site(struct di_info *di, Dwarf_Die die, struct di_inline *in)
+{
+	struct die_desc d;
+	uint64_t line, entry;
+	describe(di, die, &d);      /* name and declaration of the origin */
+	in->name = d.name;
+	in->decl_file = d.decl_file;
+	in->decl_line = d.decl_line;
+	in->call_file = file_attr(di, die, DW_AT_call_file);
+	if (!di_attr_u64(die, DW_AT_call_line, &line))
+		in->call_line = (int)line;
+	/* gcc may put DW_AT_entry_pc a few bytes before the inlined code (an
+	 * empty view at the call); a stop there is not inside the call, so
+	 * take the code's start then, as gdb does. */
+	in->entry_pc = lowest_pc(in->ranges, in->nranges);
+	if (!read_entry_pc(die, in->entry_pc, &entry) &&
+	    ranges_cover(in->ranges, in->nranges, entry))
+		in->entry_pc = entry;
+}
+
+/* A DW_TAG_inlined_subroutine: a scope of its own, with parameters like a
+ * function's and inlined calls nested in it as children. */
+static void add_inline(struct di_info *di, Dwarf_Die die, struct inline_vec *inl,
+		       int depth)
+{
+	struct di_inline in = {0};
+	struct var_vec params = {0};
+	struct inline_vec kids = {0};
+
+	in.nranges = read_ranges(di, die, &in.ranges);
+	if (!in.nranges || depth >= MAX_SCOPE_DEPTH)
+		return;
+	inline_site(di, die, &in);
+	in.body.ranges = in.ranges;
+	in.body.nranges = in.nranges;
+	parse_scope(di, die, &params, &kids, &in.body, depth + 1);
+	in.params = finish_params(di, die, &params, &in.nparams);
+	in.children = vec_finish(di, kids.v, kids.n, sizeof(*kids.v));
+	in.nchildren = kids.n;
+	XGROW(inl->v, inl->cap, inl->n + 1);
+	inl->v[inl->n++] = in;
+}
+
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
-			struct di_scope *s, int depth)
+			struct inline_vec *inl, struct di_scope *s, int depth)
 {
 	struct var_vec vars = {0};
 	struct scope_vec kids = {0};
@@ -747,12 +859,13 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_var(di, &vars, c, false);
 			break;
 		case DW_TAG_lexical_block:
-			add_block(di, c, &kids, depth);
+			add_block(di, c, &kids, inl, depth);
 			break;
 		case DW_TAG_subprogram:      /* GNU C nested function */
 			parse_func(di, c);
 			break;
-		case DW_TAG_inlined_subroutine:  /* not a scope of this function */
+		case DW_TAG_inlined_subroutine:
+			add_inline(di, c, inl, depth);
 			break;
 		default:
 			di_type_visit(di, c);
@@ -775,7 +888,7 @@ static void func_entry(Dwarf_Die die, struct di_func *f)
 	f->lo = f->ranges[0].lo;
 	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK)
 		f->lo = lo;
-	else if (!di_attr_u64(die, DW_AT_entry_pc, &entry))
+	else if (!read_entry_pc(die, lowest_pc(f->ranges, f->nranges), &entry))
 		f->lo = entry;
 	f->hi = f->ranges[0].hi;
 	for (size_t i = 0; i < f->nranges; i++)
@@ -788,6 +901,7 @@ static void parse_func(struct di_info *di, Dwarf_Die die)
 	struct di_func f = {0};
 	struct die_desc d;
 	struct var_vec params = {0};
+	struct inline_vec inl = {0};
 	struct di_locexpr *fb = NULL;
 	size_t nfb = 0;
 
@@ -809,12 +923,10 @@ static void parse_func(struct di_info *di, Dwarf_Die die)
 		f.frame_base = fb[0];
 	f.body.ranges = f.ranges;
 	f.body.nranges = f.nranges;
-	parse_scope(di, die, &params, &f.body, 0);
-	inherit_vars(di, die, &params, DW_TAG_formal_parameter);
-	order_params(di, die, &params);
-	free(params.origin);
-	f.params = vec_finish(di, params.v, params.n, sizeof(*params.v));
-	f.nparams = params.n;
+	parse_scope(di, die, &params, &inl, &f.body, 0);
+	f.params = finish_params(di, die, &params, &f.nparams);
+	f.inlines = vec_finish(di, inl.v, inl.n, sizeof(*inl.v));
+	f.ninlines = inl.n;
 	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
 	di->funcs[di->nfuncs++] = f;
 }
@@ -920,6 +1032,36 @@ static void index_funcs(struct di_info *di)
 	qsort(di->franges, di->nfranges, sizeof(*di->franges), cmp_frange);
 }
 
+/* Point every inlined call at its function (known only once the functions
+ * are sorted), list them all for di_inline_instances, and resolve their
+ * "extern" locals as resolve_externs does for functions. */
+static void link_inlines(struct di_info *di, struct di_inline *v, size_t n,
+			 const struct di_func *f)
+{
+	for (size_t i = 0; i < n; i++) {
+		v[i].func = f;
+		resolve_externs(di, &v[i].body);
+		XGROW(di->inlines, di->capinlines, di->ninlines + 1);
+		di->inlines[di->ninlines++] = &v[i];
+		link_inlines(di, v[i].children, v[i].nchildren, f);
+	}
+}
+
+static int cmp_inline(const void *a, const void *b)
+{
+	const struct di_inline *x = *(const struct di_inline *const *)a;
+	const struct di_inline *y = *(const struct di_inline *const *)b;
+	return x->entry_pc < y->entry_pc ? -1 : x->entry_pc > y->entry_pc;
+}
+
+static void index_inlines(struct di_info *di)
+{
+	for (size_t i = 0; i < di->nfuncs; i++)
+		link_inlines(di, di->funcs[i].inlines, di->funcs[i].ninlines, &di->funcs[i]);
+	if (di->ninlines)
+		qsort(di->inlines, di->ninlines, sizeof(*di->inlines), cmp_inline);
+}
+
 static int check_elf(const char *path, char *err, size_t errlen)
 {
 	unsigned char magic[4];
@@ -959,6 +1101,7 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 	}
 	di_types_finish(di);
 	index_funcs(di);
+	index_inlines(di);
 	for (size_t i = 0; i < di->nfuncs; i++)
 		resolve_externs(di, &di->funcs[i].body);
 	return di;
@@ -983,6 +1126,7 @@ void di_close(struct di_info *di)
 	free(di->paths.keys);
 	free(di->paths.vals);
 	free(di->alltypes);
+	free(di->inlines);
 	free(di);
 }
 
@@ -1078,18 +1222,17 @@ const struct di_var *di_static_named(const struct di_info *di, const char *name,
 
 static bool scope_covers(const struct di_scope *s, uint64_t pc)
 {
-	for (size_t i = 0; i < s->nranges; i++)
-		if (s->ranges[i].lo <= pc && pc < s->ranges[i].hi)
-			return true;
-	return false;
+	return ranges_cover(s->ranges, s->nranges, pc);
 }
 
-size_t di_vars_at(const struct di_func *f, uint64_t pc,
-		  const struct di_var **out, size_t max)
+/* The variables of body's scopes that cover pc, then params. */
+static size_t scope_vars_at(const struct di_scope *body, const struct di_var *params,
+			    size_t nparams, uint64_t pc, const struct di_var **out,
+			    size_t max)
 {
 	const struct di_scope *chain[MAX_SCOPE_DEPTH + 1];
 	size_t depth = 0, n = 0;
-	const struct di_scope *s = &f->body;
+	const struct di_scope *s = body;
 
 	while (s && depth < ARRAY_LEN(chain) && scope_covers(s, pc)) {
 		chain[depth++] = s;
@@ -1102,7 +1245,54 @@ size_t di_vars_at(const struct di_func *f, uint64_t pc,
 	while (depth-- > 0)
 		for (size_t i = chain[depth]->nvars; i-- > 0 && n < max;)
 			out[n++] = &chain[depth]->vars[i];
-	for (size_t i = 0; i < f->nparams && n < max; i++)
-		out[n++] = &f->params[i];
+	for (size_t i = 0; i < nparams && n < max; i++)
+		out[n++] = &params[i];
+	return n;
+}
+
+size_t di_vars_at(const struct di_func *f, uint64_t pc,
+		  const struct di_var **out, size_t max)
+{
+	return scope_vars_at(&f->body, f->params, f->nparams, pc, out, max);
+}
+
+size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,
+			 const struct di_var **out, size_t max)
+{
+	return scope_vars_at(&in->body, in->params, in->nparams, pc, out, max);
+}
+
+static const struct di_inline *inline_covering(const struct di_inline *v, size_t n,
+					       uint64_t pc)
+{
+	for (size_t i = 0; i < n; i++)
+		if (scope_covers(&v[i].body, pc))
+			return &v[i];
+	return NULL;
+}
+
+size_t di_inline_chain(const struct di_func *f, uint64_t pc,
+		       const struct di_inline **out, size_t max)
+{
+	const struct di_inline *chain[MAX_SCOPE_DEPTH + 1];
+	size_t depth = 0, n = 0;
+	const struct di_inline *in = inline_covering(f->inlines, f->ninlines, pc);
+
+	for (; in && depth < ARRAY_LEN(chain); depth++) {
+		chain[depth] = in;
+		in = inline_covering(in->children, in->nchildren, pc);
+	}
+	while (depth-- > 0 && n < max)
+		out[n++] = chain[depth];
+	return n;
+}
+
+size_t di_inline_instances(const struct di_info *di, const char *name,
+			   const struct di_inline **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < di->ninlines && n < max; i++)
+		if (di->inlines[i]->name && !strcmp(di->inlines[i]->name, name))
+			out[n++] = di->inlines[i];
 	return n;
 }

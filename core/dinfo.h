@@ -93,6 +93,36 @@ struct di_scope {
 	size_t nchildren;
 };
 
+struct di_func;
+
+/* One inlined call of a function inside another (DW_TAG_inlined_subroutine). */
+struct di_inline {
+	const char *name;            /* the inlined function's name (from DW_AT_abstract_origin) */
+	struct di_range *ranges;     /* DW_AT_low_pc/high_pc or DW_AT_ranges, link-time */
+	size_t nranges;
+	uint64_t entry_pc;           /* DW_AT_entry_pc if present (DWARF 5 may give it as
+	                                an offset from the lowest range start with a
+	                                constant form) and inside the ranges, else the
+	                                lowest range start */
+	const char *call_file;       /* DW_AT_call_file resolved like decl_file: interned
+	                                absolute path, the same string as lines_row.file */
+	int call_line;               /* DW_AT_call_line */
+	const char *decl_file;       /* of the abstract origin */
+	int decl_line;
+	struct di_var *params;       /* formal parameters of this instance in the origin's
+	                                declaration order: names and types from the
+	                                abstract origin, locations from this instance; a
+	                                parameter with no concrete DIE is optimized out
+	                                (nlocs 0) */
+	size_t nparams;
+	struct di_scope body;        /* the inlined body's locals and lexical blocks,
+	                                like di_func.body */
+	struct di_inline *children;  /* inlined calls nested inside this one (also those
+	                                inside its lexical blocks) */
+	size_t nchildren;
+	const struct di_func *func;  /* the out-of-line function this call is in */
+};
+
 struct di_func {
 	const char *name;
 	uint64_t lo, hi;           /* entry point and end of the main range */
@@ -108,6 +138,10 @@ struct di_func {
 	int decl_line;
 	const char *cu_name;       /* the compilation unit's file */
 	bool external;
+	struct di_inline *inlines; /* top-level inlined calls, also those inside
+	                              lexical blocks; calls nested in another
+	                              inlined call are that call's children */
+	size_t ninlines;
 };
 
 struct di_info;
@@ -135,6 +169,19 @@ const struct di_var *di_static_named(const struct di_info *di, const char *name,
  * left out. */
 size_t di_vars_at(const struct di_func *f, uint64_t pc,
 		  const struct di_var **out, size_t max);
+/* The chain of inlined calls containing pc in f, innermost first; returns
+ * its length (0: pc is in f's own code). When the chain is longer than max,
+ * the innermost max calls are given. */
+size_t di_inline_chain(const struct di_func *f, uint64_t pc,
+		       const struct di_inline **out, size_t max);
+/* Every inlined instance of the function called name, in address order of
+ * entry_pc; returns the count (<= max). Out-of-line copies are di_funcs. */
+size_t di_inline_instances(const struct di_info *di, const char *name,
+			   const struct di_inline **out, size_t max);
+/* Visible variables at pc inside an inlined call, like di_vars_at:
+ * innermost scope first, params last. */
+size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,
+			 const struct di_var **out, size_t max);
 /* A named type: "int", "struct node", "node_t", "enum color", ... */
 const struct di_type *di_type_named(const struct di_info *di, const char *name);
 

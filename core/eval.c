@@ -61,7 +61,7 @@ static int eval_lookup_var(void *arg, const char *name, struct val *out,
 	const struct frame *f = qz_running(q) ? eval_frame(q) : NULL;
 	if (f && f->func) {
 		const struct di_var *vars[256];
-		size_t n = di_vars_at(f->func, f->pc - f->mod->bias, vars, 256);
+		size_t n = frame_vars(f, vars, 256);
 		for (size_t i = 0; i < n; i++)
 			if (vars[i]->name && strcmp(vars[i]->name, name) == 0)
 				return eval_var_value(q, f, vars[i], out, err, errlen);

@@ -9,7 +9,7 @@
 #include "session.h"
 #include "source.h"
 
-enum { FRAME_MAX = 4096 };
+enum { FRAME_MAX = 4096, FRAME_INLINE_MAX = 16 };
 
 static void frame_regs_from_user(const struct user_regs_struct *u, struct di_regs *r)
 {
@@ -115,7 +115,7 @@ static int frame_unwind_one(struct qz *q, struct frame *f, struct di_regs *calle
 static struct frame *frame_push(struct qz *q)
 {
 	if (!q->frames) {
-		q->frames_cap = FRAME_MAX + 1;
+		q->frames_cap = FRAME_MAX + FRAME_INLINE_MAX + 1;
 		q->frames = xcalloc(q->frames_cap, sizeof *q->frames);
 	}
 	struct frame *f = &q->frames[q->nframes];
@@ -124,35 +124,115 @@ static struct frame *frame_push(struct qz *q)
 	return f;
 }
 
+/* How many of the innermost inlined calls start exactly at pc (gdb's
+ * skip_inline_frames), less those the user stepped into. */
+static size_t frame_skipped_count(const struct di_inline *const *chain, size_t n,
+				  uint64_t link_pc)
+{
+	size_t k = 0;
+	while (k < n && chain[k]->entry_pc == link_pc)
+		k++;
+	return k;
+}
+
+static size_t frame_skipped(struct qz *q, const struct di_inline *const *chain,
+			    size_t n, uint64_t link_pc)
+{
+	size_t k = frame_skipped_count(chain, n, link_pc);
+	size_t un = q->inline_unskip > 0 ? (size_t)q->inline_unskip : 0;
+	return k > un ? k - un : 0;
+}
+
+int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
+		       const char **call_file)
+{
+	struct qz_module *m = qz_module_at(q, pc);
+	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_inline *chain[FRAME_INLINE_MAX];
+	size_t n = f ? di_inline_chain(f, pc - m->bias, chain, FRAME_INLINE_MAX) : 0;
+	size_t k = frame_skipped(q, chain, n, pc - m->bias);
+	*skipped = (int)k;
+	*call_line = k ? chain[k - 1]->call_line : 0;
+	*call_file = k ? chain[k - 1]->call_file : NULL;
+	return (int)(n - k);
+}
+
+/* Push the frames of one machine frame: its inlined calls at pc, innermost
+ * first, each shown at the line it is at (the inner call's call site for
+ * all but the innermost), then the function's own frame. */
+static struct frame *frame_push_set(struct qz *q, const struct di_regs *regs,
+				    uint64_t pc, bool exact)
+{
+	struct frame base = {0};
+	base.regs = *regs;
+	base.pc = pc;
+	base.exact_pc = exact;
+	frame_resolve(q, &base);
+	const struct di_inline *all[FRAME_INLINE_MAX], **chain = all;
+	size_t n = 0;
+	if (base.func) {
+		uint64_t look = (exact ? pc : pc - 1) - base.mod->bias;
+		n = di_inline_chain(base.func, look, all, FRAME_INLINE_MAX);
+	}
+	int first = (int)q->nframes;
+	size_t skip = first == 0 ? frame_skipped(q, all, n, pc - base.mod->bias) : 0;
+	if (skip) {   /* shown as the caller at the call site */
+		base.file = all[skip - 1]->call_file;
+		base.line = all[skip - 1]->call_line;
+		base.line_start = true;
+		chain += skip;
+		n -= skip;
+	}
+	for (size_t i = 0; i <= n; i++) {
+		struct frame *f = frame_push(q);
+		int level = f->level;
+		*f = base;
+		f->level = level;
+		f->set_first = first;
+		f->set_real = first + (int)n;
+		f->inl = i < n ? chain[i] : NULL;
+		if (i > 0) {
+			f->file = chain[i - 1]->call_file;
+			f->line = chain[i - 1]->call_line;
+			f->line_start = true;
+		}
+	}
+	return &q->frames[q->nframes - 1];
+}
+
 static void frame_add_caller(struct qz *q)
 {
 	struct frame *f = &q->frames[q->nframes - 1];
 	struct di_regs caller;
 	bool signal;
-	if (frame_unwind_one(q, f, &caller, &signal) < 0 || frame_is_outermost(f) ||
-	    f->level >= FRAME_MAX) {
+	if (frame_unwind_one(q, f, &caller, &signal) < 0) {
 		q->frames_done = true;
 		return;
 	}
 	uint64_t pc = caller.r[DI_REG_RIP];
 	uint64_t cfa = f->cfa;
+	for (int i = f->set_first; i < f->level; i++) {
+		q->frames[i].cfa = cfa;
+		q->frames[i].has_cfa = true;
+	}
 	if (!caller.valid[DI_REG_RIP] || pc == 0 ||
-	    (f->level > 0 && cfa <= q->frames[f->level - 1].cfa)) {
+	    (f->set_first > 0 && cfa <= q->frames[f->set_first - 1].cfa)) {
 		q->frames_done = true;   /* corrupt or looping stack */
 		return;
 	}
-	struct frame *c = frame_push(q);
-	c->regs = caller;
-	c->pc = pc;
-	c->exact_pc = signal;   /* interrupted, not a return address */
-	frame_resolve(q, c);
+	if (frame_is_outermost(f) || f->level >= FRAME_MAX) {
+		q->frames_done = true;
+		return;
+	}
+	/* interrupted by a signal: not a return address */
+	const struct frame *c = frame_push_set(q, &caller, pc, signal);
 	if (!c->mod)
 		q->frames_done = true;   /* "?? ()": nothing to unwind with */
 }
 
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
 {
-	struct frame copy = *f;
+	struct frame copy = q->frames[f->set_real];
 	struct di_regs caller;
 	bool signal;
 	if (frame_unwind_one(q, &copy, &caller, &signal) < 0 ||
@@ -168,31 +248,47 @@ const struct frame *frame_get(struct qz *q, int n)
 	if (!qz_running(q) || n < 0)
 		return NULL;
 	if (q->nframes == 0) {
-		struct frame *f = frame_push(q);
-		frame_regs_from_user(proc_regs(q->proc), &f->regs);
-		f->pc = f->regs.r[DI_REG_RIP];
-		f->exact_pc = true;
-		frame_resolve(q, f);
+		struct di_regs regs;
+		frame_regs_from_user(proc_regs(q->proc), &regs);
+		frame_push_set(q, &regs, regs.r[DI_REG_RIP], true);
 	}
 	while ((size_t)n >= q->nframes && !q->frames_done)
 		frame_add_caller(q);
 	if ((size_t)n >= q->nframes)
 		return NULL;
-	if (!q->frames[n].has_cfa && !q->frames_done && (size_t)n + 1 == q->nframes)
+	if (!q->frames[n].has_cfa && !q->frames_done &&
+	    q->frames[n].set_real + 1 == (int)q->nframes)
 		frame_add_caller(q);   /* computes the CFA on the way */
 	return &q->frames[n];
+}
+
+bool frame_shows_addr(const struct frame *f)
+{
+	if (f->level > f->set_first)
+		return false;
+	return f->level > 0 || !f->line_start || !f->file;
+}
+
+size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
+{
+	if (!f->func)
+		return 0;
+	uint64_t pc = (f->exact_pc ? f->pc : f->pc - 1) - f->mod->bias;
+	if (f->inl)
+		return di_inline_vars_at(f->inl, pc, out, max);
+	return di_vars_at(f->func, pc, out, max);
 }
 
 void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
 {
 	memset(ctx, 0, sizeof *ctx);
 	if (!f->has_cfa)
-		frame_get(q, f->level + 1);
+		frame_get(q, f->set_real + 1);
 	ctx->regs = &f->regs;
 	ctx->cfa = f->cfa;
 	ctx->has_cfa = f->has_cfa;
 	ctx->bias = f->mod ? f->mod->bias : 0;
-	ctx->pc = f->pc;
+	ctx->pc = f->exact_pc ? f->pc : f->pc - 1;   /* inside the call */
 	ctx->func = f->func;
 	ctx->read_mem = qz_read_cb;
 	ctx->arg = q;
@@ -220,8 +316,10 @@ static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf
 		.frame_arg = true, .max_elements = q->print_elements,
 		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,
 	};
-	for (size_t i = 0; i < f->func->nparams; i++) {
-		const struct di_var *v = &f->func->params[i];
+	const struct di_var *params = f->inl ? f->inl->params : f->func->params;
+	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
+	for (size_t i = 0; i < np; i++) {
+		const struct di_var *v = &params[i];
 		const struct di_type *t = di_type_strip(v->type);
 		size_t size = t ? t->size : 0;
 		uint8_t buf[256];
@@ -247,7 +345,8 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 	if (with_addr)
 		sbuf_printf(out, "0x%016llx in ", (unsigned long long)f->pc);
 	if (f->func) {
-		sbuf_printf(out, "%s (", f->func->name ? f->func->name : "??");
+		const char *name = f->inl ? f->inl->name : f->func->name;
+		sbuf_printf(out, "%s (", name ? name : "??");
 		frame_describe_args(q, f, out);
 		sbuf_add(out, ")");
 	} else {

@@ -27,12 +27,22 @@ struct frame {
 	bool line_start;              /* pc is the first address of a line row */
 	bool exact_pc;                /* frame 0 or interrupted by a signal: the
 	                                 pc is not a return address */
+	/* An inlined call shows as a frame of its own, as in gdb: the frames of
+	 * one machine frame share registers and CFA; inl is the inlined call
+	 * (NULL for the function's own frame, the last of the set). */
+	const struct di_inline *inl;
+	int set_first, set_real;      /* levels of the set's first and own frame */
 };
 
 /* Frame n of the current stop (0 = innermost), or NULL past the outermost.
  * Valid until the process resumes. */
 const struct frame *frame_get(struct qz *q, int n);
 void frame_invalidate(struct qz *q);
+/* The inline state of code at pc as frame 0 would show it: returns the
+ * number of inlined-call frames shown; *skipped counts the hidden ones that
+ * start at pc, whose call site is *call_file:*call_line. */
+int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
+		       const char **call_file);
 /* Where frame f returns to and its CFA, even for main (whose caller
  * backtraces do not show). 0, or -1 if it cannot be unwound. */
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa);
@@ -45,6 +55,12 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 /* Print a stop location as gdb does: the frame line (if want_frame) and the
  * source line, with the address when the pc is mid-line. */
 void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame);
+/* gdb shows a frame's pc when it is not at the start of a line: always
+ * for callers (a return address), never for a frame an inlined call sits in
+ * (the call site is its line). */
+bool frame_shows_addr(const struct frame *f);
+/* Variables visible in frame f (its inlined call's or its function's). */
+size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max);
 /* The evaluation context of a frame for DWARF locations. */
 void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx);
 /* Name of a file as gdb prints it (as the compiler was given it). */

@@ -63,6 +63,9 @@ void loc_describe(struct qz *q, struct qz_module *m, struct loc_addr *a)
 	uint64_t off;
 	const struct img_sym *s = f ? NULL : img_sym_at(m->img, a->link_addr, &off);
 	a->func = f ? f->name : s ? s->name : NULL;
+	const struct di_inline *in;
+	if (f && di_inline_chain(f, a->link_addr, &in, 1))
+		a->func = in->name;   /* the innermost inlined call */
 }
 
 static void loc_push(struct qz *q, struct qz_module *m, uint64_t link,
@@ -126,12 +129,31 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	return 0;
 }
 
+static int loc_cmp(const void *a, const void *b)
+{
+	const struct loc_addr *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* gdb also stops where the function was inlined, at each call's entry. */
+static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
+			struct loc_addr **out, size_t *n)
+{
+	const struct di_inline *ins[64];
+	size_t k = di_inline_instances(m->di, name, ins, 64);
+	for (size_t i = 0; i < k; i++)
+		loc_push(q, m, ins[i]->entry_pc, out, n);
+	qsort(*out, *n, sizeof **out, loc_cmp);
+}
+
 static int loc_function(struct qz *q, const char *name, struct loc_addr **out, size_t *n)
 {
 	struct qz_module *m = &q->exe;
 	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
 	if (f) {
 		loc_push(q, m, loc_skip ? loc_skip_prologue(q, m, f->lo, f->hi) : f->lo, out, n);
+		if (loc_skip)
+			loc_inlined(q, m, name, out, n);
 		return 0;
 	}
 	const struct img_sym *s = img_sym_named(m->img, name);

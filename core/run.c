@@ -19,6 +19,7 @@ static void run_stopped(struct qz *q)
 {
 	frame_invalidate(q);
 	q->sel_frame = 0;
+	q->inline_unskip = 0;
 	q->libs_stale = true;
 }
 
@@ -142,17 +143,22 @@ static bool run_bp_stops(struct qz *q, struct bp *b)
 	return true;
 }
 
-static bool run_bp_at(const struct bp *b, uint64_t pc)
+/* The location number (1-based) of b at pc, 0 if none. */
+static int run_bp_at(const struct bp *b, uint64_t pc)
 {
 	for (size_t i = 0; i < b->nlocs; i++)
 		if (b->locs[i].addr == pc)
-			return true;
-	return false;
+			return (int)i + 1;
+	return 0;
 }
 
-static void run_report_bp(struct qz *q, int num, bool temp)
+static void run_report_bp(struct qz *q, int num, int loc, bool temp)
 {
-	qz_printf(q, "\n%s %d, ", temp ? "Temporary breakpoint" : "Breakpoint", num);
+	const char *kind = temp ? "Temporary breakpoint" : "Breakpoint";
+	if (loc)   /* one location of several: gdb names it N.M */
+		qz_printf(q, "\n%s %d.%d, ", kind, num, loc);
+	else
+		qz_printf(q, "\n%s %d, ", kind, num);
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -162,20 +168,22 @@ static void run_report_bp(struct qz *q, int num, bool temp)
 /* The user breakpoints at pc: report the first that stops. */
 static bool run_user_bp(struct qz *q, uint64_t pc)
 {
-	int hit = 0;
+	int hit = 0, loc = 0;
 	bool temp = false;
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
-		if (!b->enabled || !run_bp_at(b, pc) || !run_bp_stops(q, b))
+		int at = run_bp_at(b, pc);
+		if (!b->enabled || !at || !run_bp_stops(q, b))
 			continue;
 		if (!hit) {
 			hit = b->num;
+			loc = b->nlocs > 1 ? at : 0;
 			temp = b->temp;
 		}
 	}
 	if (!hit)
 		return false;
-	run_report_bp(q, hit, temp);
+	run_report_bp(q, hit, loc, temp);
 	if (temp)
 		bp_delete(&q->bps, q->proc, hit);
 	return true;
@@ -317,9 +325,11 @@ void run_frame_id(struct qz *q, uint64_t *cfa, uint64_t *func)
 	*func = 0;
 	if (!f)
 		return;
-	frame_get(q, 1);   /* computes frame 0's CFA */
+	frame_get(q, f->set_real + 1);   /* computes frame 0's CFA */
 	*cfa = f->has_cfa ? f->cfa : 0;
-	if (f->func)
+	if (f->inl)   /* an inlined call is a frame of its own */
+		*func = (uint64_t)(uintptr_t)f->inl;
+	else if (f->func)
 		*func = f->func->lo + f->mod->bias;
 	else if (f->sym && f->mod) {
 		uint64_t off;

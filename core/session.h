@@ -68,6 +68,10 @@ struct qz {
 	int stop_sig;                 /* signal the process stopped with, to pass
 	                                 on resume */
 	int sel_frame;                /* selected frame number */
+	/* At the first instruction of an inlined call gdb shows the caller at
+	 * the call site; this many of those hidden calls are shown instead
+	 * (after `step` into one, or a breakpoint on the inlined function). */
+	int inline_unskip;
 	struct frame *frames;         /* unwound so far at this stop */
 	size_t nframes, frames_cap;
 	bool frames_done;             /* the outermost frame was reached */

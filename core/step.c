@@ -21,7 +21,13 @@ struct step_state {
 	const char *file;         /* line being stepped away from */
 	int line;
 	uint64_t start_cfa, start_func;
+	int depth;                /* inlined-call frames shown at the start */
 };
+
+static bool step_same_file(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 /* Decoded facts about the instruction at pc, cached by address. */
 struct step_insn_info {
@@ -153,6 +159,32 @@ static enum run_ev step_new_pc(struct qz *q, struct step_state *s, bool returned
 	return RUN_STEPPED;
 }
 
+/* gdb's rules for inlined calls: arriving at the first instruction of one
+ * stops at its call site (if that is another line), `step` then goes down
+ * into it; inside one, `next` keeps going and `step` stops. */
+static enum run_ev step_inline_rules(struct qz *q, struct step_state *s,
+				     uint64_t npc, bool returned)
+{
+	int skipped, cl;
+	const char *cf;
+	int d = frame_inline_state(q, npc, &skipped, &cl, &cf);
+	if (skipped && d == s->depth) {
+		bool same = cl == s->line && step_same_file(cf, s->file);
+		if (s->kind != STEP_INTO)
+			return same ? RUN_STEPPED : RUN_TARGET;
+		if (same) {
+			q->inline_unskip = 1;
+			frame_invalidate(q);
+		}
+		return RUN_TARGET;
+	}
+	if (d > s->depth)
+		return s->kind == STEP_INTO ? RUN_TARGET : RUN_STEPPED;
+	bool out = d < s->depth;  /* left an inlined call, as if it returned */
+	s->depth = d;
+	return step_new_pc(q, s, returned || out);
+}
+
 /* One step of a line step: execute one instruction (or a whole call). */
 static enum run_ev step_one(struct qz *q, struct step_state *s)
 {
@@ -173,7 +205,7 @@ static enum run_ev step_one(struct qz *q, struct step_state *s)
 		return RUN_STOPPED;
 	if (npc >= s->lo && npc < s->hi)
 		return RUN_STEPPED;
-	return step_new_pc(q, s, in.is_ret);
+	return step_inline_rules(q, s, npc, in.is_ret);
 }
 
 /* Without line info at the start, step out of the function first, as gdb
@@ -200,11 +232,25 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 	struct step_state s = {.kind = kind, .line = -1};
 	run_frame_id(q, &s.start_cfa, &s.start_func);
 	uint64_t pc = proc_pc(q->proc);
+	int skipped, cl;
+	const char *cf;
+	s.depth = frame_inline_state(q, pc, &skipped, &cl, &cf);
+	if (skipped && kind == STEP_INTO) {
+		/* At an inlined call's site: step goes down into it, as gdb. */
+		q->inline_unskip++;
+		frame_invalidate(q);
+		step_report(q, &s);
+		return 0;
+	}
 	struct qz_module *m;
 	const struct lines_row *r = step_row(q, pc, &m);
 	enum run_ev ev = RUN_STEPPED;
 	if (r) {
 		step_set_range(&s, m, r, true);
+		if (skipped) {   /* shown at the call site: that is our line */
+			s.line = cl;
+			s.file = r->file;
+		}
 		if (kind == STEP_UNTIL) {
 			const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
 			if (f)
@@ -288,7 +334,7 @@ int step_finish(struct qz *q)
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
 	struct sbuf b = {0};
-	frame_describe(q, f, f->level > 0 || !f->line_start, &b);
+	frame_describe(q, f, frame_shows_addr(f), &b);
 	qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
 	sbuf_free(&b);
 	const struct di_func *fn = f->func;
