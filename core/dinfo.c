@@ -728,38 +728,6 @@ static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
 	dwarf_dealloc_die(abs);
 }
 
-static void vec_swap(struct var_vec *vec, size_t i, size_t j)
-{
-	struct di_var v = vec->v[i];
-	Dwarf_Off o = vec->origin[i];
-	vec->v[i] = vec->v[j];
-	vec->origin[i] = vec->origin[j];
-	vec->v[j] = v;
-	vec->origin[j] = o;
-}
-
-/* Parameters in the abstract origin's order, which is the source order. */
-static void order_params(struct di_info *di, Dwarf_Die die, struct var_vec *vec)
-{
-	Dwarf_Off off;
-	Dwarf_Die abs;
-	size_t k = 0;
-	if (di_attr_ref(die, DW_AT_abstract_origin, &off) || !(abs = di_offdie(di, off)))
-		return;
-	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
-		if (di_tag(c) != DW_TAG_formal_parameter)
-			continue;
-		Dwarf_Off co = die_offset(c);
-		for (size_t i = k; i < vec->n; i++) {
-			if (vec->origin[i] == co) {
-				vec_swap(vec, i, k++);
-				break;
-			}
-		}
-	}
-	dwarf_dealloc_die(abs);
-}
-
 static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
 {
 	void *p = n ? di_memdup(di, arr, n * elem) : NULL;
@@ -768,12 +736,12 @@ static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
 }
 
 /* The parameters of a function or inlined call, completed from the
- * abstract origin with those the optimizer dropped, in source order. */
+ * abstract origin with those the optimizer dropped. They stay in the order
+ * of the concrete DIEs, dropped ones last, because that is gdb's order. */
 static struct di_var *finish_params(struct di_info *di, Dwarf_Die die,
 				    struct var_vec *params, size_t *n)
 {
 	inherit_vars(di, die, params, DW_TAG_formal_parameter);
-	order_params(di, die, params);
 	free(params->origin);
 	*n = params->n;
 	return vec_finish(di, params->v, params->n, sizeof(*params->v));

@@ -61,7 +61,8 @@ static void frame_resolve(struct qz *q, struct frame *f)
 	if (r) {
 		f->file = r->file;
 		f->line = r->line;
-		f->line_start = r->addr == f->pc - f->mod->bias;
+		/* gdb shows the pc unless it starts an is_stmt row */
+		f->line_start = r->addr == f->pc - f->mod->bias && r->is_stmt;
 	}
 }
 
@@ -124,13 +125,25 @@ static struct frame *frame_push(struct qz *q)
 	return f;
 }
 
-/* How many of the innermost inlined calls start exactly at pc (gdb's
+/* gdb counts an inlined call as starting at its entry pc and at the start
+ * of each of its address ranges. */
+static bool frame_inline_starts(const struct di_inline *in, uint64_t link_pc)
+{
+	if (in->entry_pc == link_pc)
+		return true;
+	for (size_t i = 0; i < in->nranges; i++)
+		if (in->ranges[i].lo == link_pc)
+			return true;
+	return false;
+}
+
+/* How many of the innermost inlined calls start at pc (gdb's
  * skip_inline_frames), less those the user stepped into. */
 static size_t frame_skipped_count(const struct di_inline *const *chain, size_t n,
 				  uint64_t link_pc)
 {
 	size_t k = 0;
-	while (k < n && chain[k]->entry_pc == link_pc)
+	while (k < n && frame_inline_starts(chain[k], link_pc))
 		k++;
 	return k;
 }
@@ -155,6 +168,24 @@ int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
 	*call_line = k ? chain[k - 1]->call_line : 0;
 	*call_file = k ? chain[k - 1]->call_file : NULL;
 	return (int)(n - k);
+}
+
+void frame_unskip_for(struct qz *q, uint64_t pc, const char *func)
+{
+	struct qz_module *m = qz_module_at(q, pc);
+	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_inline *chain[FRAME_INLINE_MAX];
+	size_t n = f ? di_inline_chain(f, pc - m->bias, chain, FRAME_INLINE_MAX) : 0;
+	size_t k = frame_skipped_count(chain, n, pc - m->bias);
+	size_t keep = k;   /* how many stay hidden */
+	for (size_t j = 0; j < k; j++) {
+		if (!func || (chain[j]->name && strcmp(chain[j]->name, func) == 0)) {
+			keep = j;
+			break;
+		}
+	}
+	q->inline_unskip = (int)(k - keep);
+	frame_invalidate(q);
 }
 
 /* Push the frames of one machine frame: its inlined calls at pc, innermost

@@ -43,6 +43,9 @@ void frame_invalidate(struct qz *q);
  * start at pc, whose call site is *call_file:*call_line. */
 int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
 		       const char **call_file);
+/* A user breakpoint for function func (NULL: for an address) stopped at
+ * pc: show the inlined calls starting there down to func's, as gdb does. */
+void frame_unskip_for(struct qz *q, uint64_t pc, const char *func);
 /* Where frame f returns to and its CFA, even for main (whose caller
  * backtraces do not show). 0, or -1 if it cannot be unwound. */
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa);

@@ -78,10 +78,32 @@ static void loc_push(struct qz *q, struct qz_module *m, uint64_t link,
 	loc_describe(q, m, a);
 }
 
+static bool loc_scope_covers(const struct di_scope *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->nranges; i++)
+		if (pc >= s->ranges[i].lo && pc < s->ranges[i].hi)
+			return true;
+	return s->nranges == 0;
+}
+
+static const struct di_scope *loc_innermost(const struct di_scope *s, uint64_t pc)
+{
+	for (size_t i = 0; i < s->nchildren; i++)
+		if (s->children[i].nranges && loc_scope_covers(&s->children[i], pc))
+			return loc_innermost(&s->children[i], pc);
+	return s;
+}
+
+/* gdb keeps one location of a line per innermost block (lexical block,
+ * inlined call or function): the block's identity for lines_addrs_for. */
 static uint64_t loc_func_of(void *arg, uint64_t addr)
 {
 	const struct di_func *f = di_func_at(arg, addr);
-	return f ? f->lo : 0;
+	if (!f)
+		return 0;
+	const struct di_inline *in;
+	const struct di_scope *top = di_inline_chain(f, addr, &in, 1) ? &in->body : &f->body;
+	return (uint64_t)(uintptr_t)loc_innermost(top, addr);
 }
 
 /* gdb moves a line breakpoint that falls in a function's prologue (the
@@ -124,8 +146,8 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	}
 	free(addrs);
 	if (!k)
-		return qz_error(q, "Line %d is out of range for \"%s\".", line,
-				frame_file_name(q, path));
+		return qz_error(q, "No line %d in file \"%s\".", line,
+				file ? file : frame_file_name(q, path));
 	return 0;
 }
 
@@ -155,6 +177,11 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 		if (loc_skip)
 			loc_inlined(q, m, name, out, n);
 		return 0;
+	}
+	if (m->di && loc_skip) {   /* a function that exists only inlined */
+		loc_inlined(q, m, name, out, n);
+		if (*n)
+			return 0;
 	}
 	const struct img_sym *s = img_sym_named(m->img, name);
 	if (s && s->is_func && s->addr) {

@@ -170,19 +170,27 @@ static bool run_user_bp(struct qz *q, uint64_t pc)
 {
 	int hit = 0, loc = 0;
 	bool temp = false;
+	const struct bp_loc *where = NULL;
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		int at = run_bp_at(b, pc);
-		if (!b->enabled || !at || !run_bp_stops(q, b))
+		if (!b->enabled || !at)
+			continue;
+		/* The condition sees the frames as the stop would show them. */
+		if (b->cond_expr)
+			frame_unskip_for(q, pc, b->locs[at - 1].absolute ? NULL : b->locs[at - 1].func);
+		if (!run_bp_stops(q, b))
 			continue;
 		if (!hit) {
 			hit = b->num;
 			loc = b->nlocs > 1 ? at : 0;
 			temp = b->temp;
+			where = &b->locs[at - 1];
 		}
 	}
 	if (!hit)
 		return false;
+	frame_unskip_for(q, pc, where->absolute ? NULL : where->func);
 	run_report_bp(q, hit, loc, temp);
 	if (temp)
 		bp_delete(&q->bps, q->proc, hit);

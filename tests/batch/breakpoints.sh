@@ -66,7 +66,7 @@ expect_rc "unknown function exit 1" 1
 qz -ex 'break nosuch.c:3' $BIN
 expect "unknown file" '^error: No source file named nosuch\.c\.$'
 qz -ex 'break basic.c:9999' $BIN
-expect "line past the end" '^error: Line 9999 is out of range for "tests/fixtures/basic.c"\.$'
+expect "line past the end" '^error: No line 9999 in file "basic.c"\.$'
 qz -ex 'delete 7' $BIN
 expect "delete unknown" '^error: No breakpoint number 7\.$'
 qz -ex 'break square if nosuchvar == 1' -ex 'run' $BIN

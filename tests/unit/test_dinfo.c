@@ -410,6 +410,308 @@ static void test_loclists(struct di_info *di, const char *bin)
 	free(cmd);
 }
 
+/* ---- inlined calls, against gdb ---- */
+
+/* Link-time addresses of the locations gdb lists for "break NAME". */
+static size_t gdb_break_locs(const char *bin, const char *name, uint64_t *out, size_t max)
+{
+	char *cmd = xasprintf("gdb -batch -nx -ex 'break %s' -ex 'info breakpoints' %s 2>&1",
+			      name, bin);
+	char *text = run(cmd), *save = NULL;
+	char want[160];
+	size_t n = 0;
+	snprintf(want, sizeof want, " in %s at ", name);
+	for (char *l = strtok_r(text, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save)) {
+		char *a = strstr(l, " 0x");
+		if (a && strstr(a, want))
+			out[n++] = strtoull(a + 1, NULL, 16);
+	}
+	free(text);
+	free(cmd);
+	return n;
+}
+
+struct gdb_frame {
+	char name[128];
+	char file[256];
+	int line;
+};
+
+/* One "#N ..." line of gdb's bt: "#1  0x... in NAME (args) at FILE:LINE". */
+static bool parse_frame(const char *l, struct gdb_frame *fr)
+{
+	const char *p = l + 1 + strspn(l + 1, "0123456789"), *at = NULL;
+	p += strspn(p, " ");
+	if (!strncmp(p, "0x", 2) && strstr(p, " in "))
+		p = strstr(p, " in ") + 4;
+	for (const char *q = strstr(p, " at "); q; q = strstr(q + 1, " at "))
+		at = q;
+	const char *colon = at ? strrchr(at, ':') : NULL;
+	if (!colon || sscanf(p, "%127s", fr->name) != 1)
+		return false;
+	snprintf(fr->file, sizeof fr->file, "%.*s", (int)(colon - at - 4), at + 4);
+	fr->line = atoi(colon + 1);
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* names sorted and joined as "a,b,": a multiset that compares as a string */
+static char *joined(const char **names, size_t n)
+{
+	struct sbuf b = {0};
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_add(&b, names[i]);
+		sbuf_add(&b, ",");
+	}
+	return b.s ? sbuf_take(&b) : xstrdup("");
+}
+
+/* gdb's answer when the program first reaches link-time pc (placed from
+ * main so that the load address does not matter). */
+struct gdb_stop {
+	struct gdb_frame fr[16];
+	size_t nfr;            /* 0: gdb never stopped there */
+	char *locals, *args;   /* names of "info locals"/"info args", joined */
+};
+
+static void gdb_stop_at(const char *bin, uint64_t main_lo, uint64_t pc, struct gdb_stop *st)
+{
+	char *cmd = xasprintf("gdb -batch -nx -ex starti -ex 'break *((char *)&main + %lld)' "
+			      "-ex continue -ex bt -ex 'echo @locals\\n' -ex 'info locals' "
+			      "-ex 'echo @args\\n' -ex 'info args' %s 2>&1",
+			      (long long)(pc - main_lo), bin);
+	char *text = run(cmd), *save = NULL;
+	const char *names[2][64];
+	size_t nn[2] = {0}, sect = 2;   /* 0 locals, 1 args, 2 bt */
+	bool stopped = strstr(text, "Breakpoint 1, ") != NULL;
+
+	st->nfr = 0;
+	for (char *l = strtok_r(text, "\n", &save); l && stopped; l = strtok_r(NULL, "\n", &save)) {
+		size_t id = strspn(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if (!strcmp(l, "@locals") || !strcmp(l, "@args")) {
+			sect = l[1] == 'l' ? 0 : 1;
+		} else if (sect == 2 && l[0] == '#' && st->nfr < ARRAY_LEN(st->fr)) {
+			st->nfr += parse_frame(l, &st->fr[st->nfr]);
+		} else if (sect < 2 && id && !strncmp(l + id, " = ", 3) && nn[sect] < 64) {
+			l[id] = 0;
+			names[sect][nn[sect]++] = l;
+		}
+	}
+	st->locals = joined(names[0], nn[0]);
+	st->args = joined(names[1], nn[1]);
+	free(text);
+	free(cmd);
+}
+
+/* Our chain at pc against gdb's frames: inlined frames innermost first,
+ * each called from the line (and file) the next frame shows, then f. */
+static bool chain_is_gdb_bt(const struct di_func *f, uint64_t pc, const struct gdb_stop *st)
+{
+	const struct di_inline *ch[16];
+	size_t k = di_inline_chain(f, pc, ch, ARRAY_LEN(ch));
+	if (st->nfr != k + 1 || strcmp(st->fr[k].name, f->name))
+		return false;
+	for (size_t i = 0; i < k; i++) {
+		const char *file = st->fr[i + 1].file;
+		size_t lc = strlen(ch[i]->call_file ? ch[i]->call_file : ""), lf = strlen(file);
+		if (strcmp(ch[i]->name, st->fr[i].name) || ch[i]->call_line != st->fr[i + 1].line ||
+		    lf > lc || strcmp(ch[i]->call_file + lc - lf, file) || ch[i]->func != f)
+			return false;
+	}
+	return true;
+}
+
+/* Locals and parameters of the innermost inlined call at pc, as gdb's
+ * "info locals" and "info args" name them (gdb's order differs). */
+static bool vars_are_gdb(const struct di_func *f, uint64_t pc, const struct gdb_stop *st)
+{
+	const struct di_inline *in;
+	const struct di_var *vs[64];
+	const char *names[2][64];
+	size_t nn[2] = {0};
+	if (!di_inline_chain(f, pc, &in, 1))
+		return true;
+	size_t n = di_inline_vars_at(in, pc, vs, ARRAY_LEN(vs));
+	for (size_t i = 0; i < n; i++)
+		names[vs[i]->is_param][nn[vs[i]->is_param]++] = vs[i]->name;
+	char *l = joined(names[0], nn[0]), *a = joined(names[1], nn[1]);
+	bool ok = !strcmp(l, st->locals) && !strcmp(a, st->args);
+	if (!ok)
+		printf("# 0x%llx: locals %s args %s, gdb %s %s\n", (unsigned long long)pc, l, a,
+		       st->locals, st->args);
+	free(l);
+	free(a);
+	return ok;
+}
+
+static void add_pc(uint64_t *pcs, size_t *n, size_t max, uint64_t pc)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (pcs[i] == pc)
+			return;
+	if (*n < max)
+		pcs[(*n)++] = pc;
+}
+
+/* Where code of an inlined call starts: range starts at every depth. */
+static void inline_pcs(const struct di_inline *v, size_t n, uint64_t *pcs, size_t *npcs,
+		       size_t max)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < v[i].nranges; j++)
+			add_pc(pcs, npcs, max, v[i].ranges[j].lo);
+		inline_pcs(v[i].children, v[i].nchildren, pcs, npcs, max);
+	}
+}
+
+/* The inline chain, locals and args at the start of every inlined range
+ * of main (and at main's entry) are what gdb's bt shows when stopped
+ * there; pcs gdb never reaches are skipped. */
+static void test_chain_vs_gdb(struct di_info *di, const char *bin, const char *label)
+{
+	const struct di_func *m = di_func_named(di, "main");
+	uint64_t pcs[12];
+	size_t npcs = 0, seen = 0, inl = 0, bad = 0, badvars = 0;
+	if (m) {
+		add_pc(pcs, &npcs, ARRAY_LEN(pcs), m->lo);
+		inline_pcs(m->inlines, m->ninlines, pcs, &npcs, ARRAY_LEN(pcs));
+	}
+	for (size_t i = 0; i < npcs; i++) {
+		struct gdb_stop st;
+		const struct di_inline *ch;
+		gdb_stop_at(bin, m->lo, pcs[i], &st);
+		if (st.nfr) {
+			seen++;
+			inl += di_inline_chain(m, pcs[i], &ch, 1);
+			if (!chain_is_gdb_bt(m, pcs[i], &st)) {
+				printf("# 0x%llx: gdb #0 %s, %zu frames\n", (unsigned long long)pcs[i],
+				       st.fr[0].name, st.nfr);
+				bad++;
+			}
+			badvars += !vars_are_gdb(m, pcs[i], &st);
+		}
+		free(st.locals);
+		free(st.args);
+	}
+	char name[160];
+	snprintf(name, sizeof name, "%s: inline chain = gdb bt", label);
+	check(m && seen >= 2 && inl >= 1 && !bad, name, "%zu of %zu pcs differ, %zu inlined",
+	      bad, seen, inl);
+	printf("# %s: gdb stopped at %zu of %zu pcs, %zu in inlined code\n", label, seen,
+	       npcs, inl);
+	snprintf(name, sizeof name, "%s: inlined locals/args = gdb info locals/args", label);
+	check(m && inl >= 1 && !badvars, name, "%zu pcs differ", badvars);
+}
+
+/* di_inline_instances(name) = gdb's locations for "break name" minus the
+ * out-of-line copy, if any. */
+static void test_instances_vs_gdb(struct di_info *di, const char *bin, const char *label,
+				  const char *fname)
+{
+	uint64_t locs[16];
+	const struct di_inline *ins[16];
+	size_t ng = gdb_break_locs(bin, fname, locs, ARRAY_LEN(locs)), nin = 0, bad = 0;
+	size_t n = di_inline_instances(di, fname, ins, ARRAY_LEN(ins));
+	const struct di_func *ool = di_func_named(di, fname);
+	for (size_t i = 0; i < ng; i++) {
+		if (ool && di_func_at(di, locs[i]) == ool)
+			continue;
+		bad += nin >= n || ins[nin]->entry_pc != locs[i];
+		nin++;
+	}
+	for (size_t i = 0; i < n; i++)
+		bad += strcmp(ins[i]->name, fname) != 0 || (i && ins[i - 1]->entry_pc > ins[i]->entry_pc);
+	char name[160];
+	snprintf(name, sizeof name, "%s: inlined %s entry pcs = gdb break %s", label, fname,
+		 fname);
+	check(n && nin == n && !bad, name, "ours %zu, gdb %zu inlined of %zu, %zu differ", n,
+	      nin, ng, bad);
+}
+
+static bool is_int(const struct di_type *t)
+{
+	t = di_type_strip(t);
+	return t->kind == DI_BASE && t->name && !strcmp(t->name, "int");
+}
+
+/* Parameter `name` of an inlined call, in whatever order the compiler
+ * emitted them (gdb keeps that order, so qzdb does too). */
+static const struct di_var *param_named(const struct di_inline *in, const char *name)
+{
+	for (size_t i = 0; in && i < in->nparams; i++)
+		if (in->params[i].name && !strcmp(in->params[i].name, name))
+			return &in->params[i];
+	return NULL;
+}
+
+static void test_inline_basic_O2(struct di_info *di, const char *bin)
+{
+	const struct di_func *m = di_func_named(di, "main"), *push = di_func_named(di, "push");
+	const struct di_inline *ins[8];
+	size_t n = di_inline_instances(di, "push", ins, ARRAY_LEN(ins));
+	const struct di_inline *p = n ? ins[0] : NULL;
+	const struct di_var *ph = param_named(p, "head"), *pk = param_named(p, "key");
+	check(p && p->func == m && p->nparams == 2 && ph &&
+	      is_ptr_to(ph->type, DI_STRUCT, "node") && ph->is_param &&
+	      pk && is_int(pk->type) &&
+	      p->nranges && p->body.ranges == p->ranges && p->body.nvars >= 1,
+	      "-O2 inlined push(struct node *head, int key) in main", "n=%zu", n);
+
+	char err[256] = "";
+	struct lines *lt = lines_open(bin, err, sizeof err);
+	const char *file = lt ? lines_file(lt, "basic.c") : NULL;
+	const struct lines_row *r = lt && p ? lines_at(lt, m->lo) : NULL;
+	check(p && file && r && p->call_file && !strcmp(p->call_file, r->file) &&
+	      push && p->decl_line == push->decl_line && p->decl_file &&
+	      !strcmp(p->decl_file, push->decl_file) && p->call_line > push->decl_line &&
+	      p->call_line > m->decl_line, "-O2 inlined push: call_file = line table file, "
+	      "decl from the origin", "call %s:%d decl %s:%d",
+	      p && p->call_file ? p->call_file : "?", p ? p->call_line : 0,
+	      p && p->decl_file ? p->decl_file : "?", p ? p->decl_line : 0);
+	lines_close(lt);
+
+	size_t top = 0, inl = 0, nf;
+	const struct di_func *fs = di_funcs(di, &nf);
+	for (size_t i = 0; i < nf; i++)
+		top += fs[i].ninlines;
+	for (size_t i = 0; m && i < m->ninlines; i++)
+		inl += !strcmp(m->inlines[i].name, "push") || !strcmp(m->inlines[i].name, "sum_list");
+	check(m && m->ninlines >= 2 && inl >= 2 && !di_func_named(di, "square") &&
+	      !di_inline_instances(di, "main", ins, 8) && !di_inline_instances(di, "nosuch", ins, 8),
+	      "-O2 main has inlined push and sum_list", "main has %zu, %zu in all", 
+	      m ? m->ninlines : 0, top);
+
+	const struct di_inline *ch[4];
+	check(p && di_inline_chain(m, p->entry_pc, ch, 4) >= 1 && ch[0]->name &&
+	      !strcmp(ch[0]->name, "push") && !di_inline_chain(m, m->lo, ch, 4) &&
+	      di_inline_chain(m, p->entry_pc, ch, 0) == 0,
+	      "di_inline_chain at push's entry pc", "wrong");
+	test_instances_vs_gdb(di, bin, "-O2", "push");
+	test_instances_vs_gdb(di, bin, "-O2", "sum_list");
+	test_chain_vs_gdb(di, bin, "-O2");
+}
+
+static void test_inline_basic_O0(void)
+{
+	const char *bin = "tests/build/basic-O0";
+	char err[256] = "";
+	struct di_info *di = di_open(bin, err, sizeof err);
+	size_t n = 0, inl = 0;
+	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
+	const struct di_inline *ins[4];
+	for (size_t i = 0; i < n; i++)
+		inl += fs[i].ninlines + (fs[i].inlines != NULL);
+	check(di && n >= 6 && !inl && !di_inline_instances(di, "push", ins, 4) &&
+	      !di_inline_chain(di_func_named(di, "main"), di_func_named(di, "main")->lo + 8, ins, 4),
+	      "-O0 has no inlined calls", "%zu", inl);
+	di_close(di);
+}
+
 static void test_basic_O2(void)
 {
 	const char *bin = "tests/build/basic-O2";
@@ -439,7 +741,136 @@ static void test_basic_O2(void)
 		   di_vars_at(sl, sl->body.children[0].ranges[0].lo, vs, 8) : 0;
 	check(k == 3 && !strcmp(vs[0]->name, "p") && !strcmp(vs[2]->name, "head"),
 	      "-O2 concrete lexical block (DW_AT_ranges)", "k=%zu", k);
+	test_inline_basic_O2(di, bin);
 	di_close(di);
+}
+
+/* ---- nested inlined calls on a program written here ---- */
+
+static const char inline_src[] =
+	"#include <stdlib.h>\n"
+	"volatile int sink;\n"
+	"static inline __attribute__((always_inline)) int leaf(int a, int b)\n"
+	"{\n"
+	"	int t = a * b;\n"
+	"	sink = t;\n"
+	"	return t + 1;\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) int mid(int x)\n"
+	"{\n"
+	"	int r = leaf(x, x + 1);\n"
+	"	sink = r;\n"
+	"	return r * 3;\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) int drop(int used, int gone)\n"
+	"{\n"
+	"	sink = used;\n"
+	"	return used * 2;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	int acc = mid(argc);\n"
+	"	for (int i = 0; i < argc; i++) {\n"
+	"		int k = mid(i + atoi(argv[0]));\n"
+	"		sink = k;\n"
+	"	}\n"
+	"	acc += drop(argc, 5);\n"
+	"	return acc;\n"
+	"}\n";
+
+static const struct di_inline *named_child(const struct di_inline *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].name && !strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+static void test_inline_tree(struct di_info *di, const char *opt)
+{
+	const struct di_func *m = di_func_named(di, "main");
+	const struct di_inline *mids[4], *drops[2], *ch[4];
+	size_t nm = di_inline_instances(di, "mid", mids, 4);
+	size_t one = di_inline_instances(di, "mid", mids + 2, 1);
+	bool ok = m && nm == 2 && one == 1 && mids[2] == mids[0] &&
+		  mids[0]->entry_pc < mids[1]->entry_pc && !di_func_named(di, "mid") &&
+		  !di_func_named(di, "leaf") && named_child(m->inlines, m->ninlines, "drop");
+	size_t top_mids = 0;
+	for (size_t i = 0; m && i < m->ninlines; i++)
+		top_mids += !strcmp(m->inlines[i].name, "mid");
+	char name[160];
+	snprintf(name, sizeof name, "inline fixture %s: both mid calls top-level, one in a block",
+		 opt);
+	check(ok && top_mids == 2, name, "nm=%zu top=%zu", nm, top_mids);
+
+	size_t leaves = 0, bad = 0;
+	for (size_t i = 0; i < nm && i < 2; i++) {
+		const struct di_inline *md = mids[i], *lf = named_child(md->children, md->nchildren, "leaf");
+		if (!lf)
+			continue;
+		leaves++;
+		size_t k = di_inline_chain(m, lf->ranges[0].lo, ch, 4);
+		size_t k1 = di_inline_chain(m, lf->ranges[0].lo, ch + 2, 1);
+		bad += k != 2 || ch[0] != lf || ch[1] != md || k1 != 1 || ch[2] != lf ||
+		       lf->func != m || lf->call_line != 11 || md->nparams != 1 ||
+		       !param_named(md, "x") || lf->nparams != 2 ||
+		       !param_named(lf, "a") || !param_named(lf, "b") ||
+		       !is_int(param_named(lf, "b")->type) || lf->decl_line != 3 || md->decl_line != 9;
+		const struct di_var *vs[16];
+		size_t nv = di_inline_vars_at(lf, lf->ranges[0].lo, vs, ARRAY_LEN(vs));
+		bad += nv < 3 || !find_var(vs, nv, "t") || !vs[nv - 2]->is_param ||
+		       !vs[nv - 1]->is_param || !find_var(vs, nv, "a") || !find_var(vs, nv, "b");
+	}
+	snprintf(name, sizeof name, "inline fixture %s: leaf nested in each mid (in its block)", opt);
+	check(leaves == 2 && !bad, name, "%zu leaves, %zu bad", leaves, bad);
+
+	size_t nd = di_inline_instances(di, "drop", drops, 2);
+	const struct di_inline *d = nd ? drops[0] : NULL;
+	snprintf(name, sizeof name, "inline fixture %s: drop(used, gone) call and parameters", opt);
+	check(nd == 1 && d->call_line == 27 && d->nparams == 2 && param_named(d, "used") &&
+	      param_named(d, "gone") && mids[0]->call_line == 22 &&
+	      mids[1]->call_line == 24, name, "nd=%zu", nd);
+}
+
+static void test_inline_fixture(void)
+{
+	char dir[] = "/tmp/qz-test-inline-XXXXXX";
+	if (!mkdtemp(dir)) {
+		printf("FAIL inline fixture: mkdtemp\n");
+		return;
+	}
+	char *src = xasprintf("%s/inl.c", dir);
+	FILE *f = fopen(src, "w");
+	if (f) {
+		fputs(inline_src, f);
+		fclose(f);
+	}
+	static const char *opts[] = { "-O2", "-O2 -gdwarf-4" };
+	for (size_t i = 0; i < ARRAY_LEN(opts); i++) {
+		char *bin = xasprintf("%s/inl%zu", dir, i);
+		char *cmd = xasprintf("gcc -g %s -o %s %s", opts[i], bin, src);
+		char err[256] = "", name[128];
+		if (system(cmd))
+			printf("# %s failed\n", cmd);
+		struct di_info *di = di_open(bin, err, sizeof err);
+		snprintf(name, sizeof name, "di_open inline fixture %s", opts[i]);
+		check(di != NULL, name, "%s", err);
+		if (di) {
+			test_inline_tree(di, opts[i]);
+			snprintf(name, sizeof name, "inline fixture %s", opts[i]);
+			test_instances_vs_gdb(di, bin, name, "mid");
+			test_instances_vs_gdb(di, bin, name, "leaf");
+			test_chain_vs_gdb(di, bin, name);
+		}
+		di_close(di);
+		free(cmd);
+		free(bin);
+	}
+	free(src);
+	char *cmd = xasprintf("rm -rf %s", dir);
+	if (system(cmd))
+		printf("# cannot remove %s\n", dir);
+	free(cmd);
 }
 
 /* ---- the evaluator on hand-made expressions ---- */
@@ -827,6 +1258,8 @@ int main(void)
 {
 	test_basic_O0();
 	test_basic_O2();
+	test_inline_basic_O0();
+	test_inline_fixture();
 	test_eval();
 	test_types();
 	test_bad_files();
