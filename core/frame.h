@@ -13,6 +13,9 @@
 struct qz;
 struct qz_module;
 
+/* inline_unskip value that shows every inlined call */
+#define FRAME_INLINE_ALL 1000
+
 struct frame {
 	int level;
 	struct di_regs regs;          /* r[DI_REG_RIP] is the frame's pc */

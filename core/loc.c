@@ -145,6 +145,9 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 			(*out)[*n - 1].line = actual;
 	}
 	free(addrs);
+	if (!k && !loc_skip)   /* info line, list */
+		return qz_error(q, "Line number %d is out of range for \"%s\".", line,
+				frame_file_name(q, path));
 	if (!k)
 		return qz_error(q, "No line %d in file \"%s\".", line,
 				file ? file : frame_file_name(q, path));

@@ -135,12 +135,36 @@ static void step_set_range(struct step_state *s, struct qz_module *m,
 
 /* Decide at a pc outside the range: RUN_TARGET to stop, RUN_STEPPED to go
  * on (range updated). */
+static enum run_ev step_new_pc(struct qz *q, struct step_state *s, bool returned);
+
+/* Is there a symbol for the code at pc? */
+static bool step_named(struct qz *q, uint64_t pc)
+{
+	const struct frame *f = frame_get(q, 0);
+	return f && f->pc == pc && (f->func || f->sym);
+}
+
+/* gdb's `step` does not stop in a function with neither line info nor a
+ * name (libc's __libc_start_call_main when main returns): it runs until
+ * that function returns. */
+static enum run_ev step_out_of_nameless(struct qz *q, struct step_state *s)
+{
+	uint64_t ra, cfa;
+	const struct frame *f = frame_get(q, 0);
+	if (!f || frame_return(q, f, &ra, &cfa) < 0)
+		return RUN_TARGET;
+	enum run_ev ev = step_return_to(q, ra, cfa);
+	return ev == RUN_TARGET ? step_new_pc(q, s, true) : ev;
+}
+
 static enum run_ev step_new_pc(struct qz *q, struct step_state *s, bool returned)
 {
 	uint64_t pc = proc_pc(q->proc);
 	struct qz_module *m;
 	const struct lines_row *r = step_row(q, pc, &m);
 	if (!r) {
+		if (returned && s->kind == STEP_INTO && !step_named(q, pc))
+			return step_out_of_nameless(q, s);
 		if (returned)
 			return RUN_TARGET;   /* back in code without line info */
 		/* Jumped (tail call) into code without lines: run until it
@@ -213,6 +237,10 @@ static enum run_ev step_one(struct qz *q, struct step_state *s)
 static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 {
 	const struct frame *f = frame_get(q, 0);
+	if (f && !f->func && !f->sym) {
+		qz_error(q, "Cannot find bounds of current function");
+		return RUN_ERROR;
+	}
 	const struct frame *c = frame_get(q, 1);
 	if (!f || !c || !f->has_cfa)
 		return RUN_TARGET;
@@ -292,6 +320,9 @@ int step_insn(struct qz *q, bool over, int count)
 		if (run_check_bp_here(q))
 			return 0;
 	}
+	/* gdb hides inlined calls starting at the pc, unless after stepi. */
+	q->inline_unskip = FRAME_INLINE_ALL;
+	frame_invalidate(q);
 	step_report(q, &s);
 	return 0;
 }
@@ -327,9 +358,35 @@ static void step_print_value(struct qz *q, const struct di_func *fn)
 	sbuf_free(&b);
 }
 
+/* Finish an inlined call: as gdb, a `next` with an empty range in the
+ * caller, so it stops at the first new line once the call is left. */
+static int step_finish_inline(struct qz *q, const struct frame *f)
+{
+	struct step_state s = {.kind = STEP_OVER, .line = 0};
+	s.lo = s.hi = proc_pc(q->proc);
+	s.depth = f->set_real - f->level - 1;
+	/* gdb compares the function stepped from (the inlined one), so the
+	 * stop shows the caller's frame line. */
+	s.start_cfa = f->cfa;
+	s.start_func = (uint64_t)(uintptr_t)f->inl;
+	enum run_ev ev = RUN_STEPPED;
+	while (ev == RUN_STEPPED)
+		ev = step_one(q, &s);
+	if (ev == RUN_TARGET)
+		step_report(q, &s);
+	return ev == RUN_ERROR ? -1 : 0;
+}
+
 int step_finish(struct qz *q)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
+	if (f && f->inl) {
+		struct sbuf b = {0};
+		frame_describe(q, f, frame_shows_addr(f), &b);
+		qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
+		sbuf_free(&b);
+		return step_finish_inline(q, f);
+	}
 	const struct frame *c = frame_get(q, q->sel_frame + 1);
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
