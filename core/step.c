@@ -20,7 +20,12 @@ struct step_state {
 	uint64_t lo, hi;          /* stepping range, runtime */
 	const char *file;         /* line being stepped away from */
 	int line;
-	uint64_t start_cfa, start_func;
+	/* gdb's step_frame_id (refreshed with the range) and
+	 * step_start_function (the out-of-line function at the start): the
+	 * stop shows just the source line when both still hold. */
+	uint64_t frame_cfa, frame_fn;
+	uint64_t start_fn;
+	struct qz *q;
 	int depth;                /* inlined-call frames shown at the start */
 };
 
@@ -89,11 +94,33 @@ static enum run_ev step_run_to(struct qz *q, uint64_t addr)
 	return ev;
 }
 
+/* The out-of-line function containing pc, as gdb's find_pc_function
+ * gives it (never an inlined one). */
+static uint64_t step_block_fn(struct qz *q, uint64_t pc)
+{
+	struct qz_module *m = qz_module_at(q, pc);
+	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	return f ? f->lo + m->bias : 0;
+}
+
+static void step_mark_frame(struct qz *q, struct step_state *s)
+{
+	run_frame_id(q, &s->frame_cfa, &s->frame_fn);
+}
+
+static void step_start(struct qz *q, struct step_state *s)
+{
+	s->q = q;
+	step_mark_frame(q, s);
+	s->start_fn = step_block_fn(q, proc_pc(q->proc));
+}
+
 static void step_report(struct qz *q, const struct step_state *s)
 {
 	uint64_t cfa, func;
 	run_frame_id(q, &cfa, &func);
-	bool same = cfa == s->start_cfa && func == s->start_func;
+	bool same = cfa == s->frame_cfa && func == s->frame_fn &&
+		    step_block_fn(q, proc_pc(q->proc)) == s->start_fn;
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, !same);
@@ -130,6 +157,8 @@ static void step_set_range(struct step_state *s, struct qz_module *m,
 	if (refresh) {
 		s->file = r->file;
 		s->line = r->line;
+		if (s->q)
+			step_mark_frame(s->q, s);
 	}
 }
 
@@ -219,14 +248,16 @@ static enum run_ev step_one(struct qz *q, struct step_state *s)
 	if (ev != RUN_STEPPED)
 		return ev;
 	uint64_t npc = proc_pc(q->proc);
+	if (run_check_bp_here(q))   /* stepped onto a breakpoint */
+		return RUN_STOPPED;
 	if (in.is_call && npc != pc + in.len) {
 		ev = step_entered(q, s, pc + in.len, sp);
 		if (ev != RUN_STEPPED)
 			return ev;
 		npc = proc_pc(q->proc);
+		if (run_check_bp_here(q))
+			return RUN_STOPPED;
 	}
-	if (run_check_bp_here(q))
-		return RUN_STOPPED;
 	if (npc >= s->lo && npc < s->hi)
 		return RUN_STEPPED;
 	return step_inline_rules(q, s, npc, in.is_ret);
@@ -258,7 +289,7 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 static int step_line_once(struct qz *q, enum step_kind kind)
 {
 	struct step_state s = {.kind = kind, .line = -1};
-	run_frame_id(q, &s.start_cfa, &s.start_func);
+	step_start(q, &s);
 	uint64_t pc = proc_pc(q->proc);
 	int skipped, cl;
 	const char *cf;
@@ -307,7 +338,7 @@ int step_line(struct qz *q, enum step_kind kind, int count)
 int step_insn(struct qz *q, bool over, int count)
 {
 	struct step_state s = {0};
-	run_frame_id(q, &s.start_cfa, &s.start_func);
+	step_start(q, &s);
 	for (int i = 0; i < count; i++) {
 		uint64_t pc = proc_pc(q->proc);
 		uint64_t sp = proc_regs(q->proc)->rsp;
@@ -367,8 +398,7 @@ static int step_finish_inline(struct qz *q, const struct frame *f)
 	s.depth = f->set_real - f->level - 1;
 	/* gdb compares the function stepped from (the inlined one), so the
 	 * stop shows the caller's frame line. */
-	s.start_cfa = f->cfa;
-	s.start_func = (uint64_t)(uintptr_t)f->inl;
+	step_start(q, &s);
 	enum run_ev ev = RUN_STEPPED;
 	while (ev == RUN_STEPPED)
 		ev = step_one(q, &s);

@@ -31,6 +31,7 @@ for t in tests/unit/test_*; do
 	[ -x "$t" ] && run_one "$t" "$t"
 done
 for t in tests/batch/*.sh tests/diff/*.sh; do
+	case "$t" in */common.sh) continue ;; esac   # helpers, not tests
 	[ -f "$t" ] && run_one "$t" sh "$t"
 done
 p=$(grep -c '^PASS' "$out")
