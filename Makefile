@@ -30,8 +30,8 @@ qzdb: $(TUI_OBJ) libqzcore.a
 %.o: %.c $(wildcard core/*.h alter/*.h ckpt/*.h slice/*.h tui/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-tests/unit/%: tests/unit/%.c libqzcore.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< libqzcore.a $(LIBS)
+tests/unit/%: tests/unit/%.c tests/unit/unit.h libqzcore.a
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< libqzcore.a $(LIBS)
 
 deps:
 	@sh .ci/deps.sh

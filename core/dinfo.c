@@ -3,6 +3,7 @@
  * nothing of libdwarf outlives di_open. Types live in dinfo-type.c, location
  * expressions and their evaluation in dinfo-loc.c. */
 #include "dinfo-int.h"
+#include "dwcu.h"
 #include "util.h"
 
 #include <errno.h>
@@ -929,23 +930,14 @@ static void parse_cu(struct di_info *di, Dwarf_Die cudie)
 	}
 }
 
+static void parse_one_cu(void *arg, Dwarf_Die cu)
+{
+	parse_cu(arg, cu);
+}
+
 static void parse_all(struct di_info *di)
 {
-	Dwarf_Unsigned hlen, typeoff, next;
-	Dwarf_Half ver, asz, lsz, esz, cutype;
-	Dwarf_Off abbr;
-	Dwarf_Sig8 sig;
-	Dwarf_Error e = NULL;
-
-	while (dwarf_next_cu_header_d(di->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz,
-				      &esz, &sig, &typeoff, &next, &cutype,
-				      &e) == DW_DLV_OK) {
-		Dwarf_Die cu = NULL;
-		if (dwarf_siblingof_b(di->dbg, NULL, 1, &cu, &e) != DW_DLV_OK)
-			continue;
-		parse_cu(di, cu);
-		dwarf_dealloc_die(cu);
-	}
+	dwcu_each(di->dbg, parse_one_cu, di);
 }
 
 /* ---- finishing ---- */

@@ -3,6 +3,7 @@
  * that callers compare them by pointer. Address lookups and breakpoint
  * placement follow gdb's rules. */
 #include "lines.h"
+#include "dwcu.h"
 #include "util.h"
 
 #include <errno.h>
@@ -283,23 +284,14 @@ static void load_cu(struct loader *ld, Dwarf_Die cu)
 	dwarf_srclines_dealloc_b(ctx);
 }
 
+static void load_one_cu(void *arg, Dwarf_Die cu)
+{
+	load_cu(arg, cu);
+}
+
 static void load_all(struct loader *ld)
 {
-	Dwarf_Unsigned hlen, typeoff, next;
-	Dwarf_Half ver, asz, lsz, esz, cutype;
-	Dwarf_Off abbr;
-	Dwarf_Sig8 sig;
-	Dwarf_Error e = NULL;
-
-	while (dwarf_next_cu_header_d(ld->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz,
-				      &esz, &sig, &typeoff, &next, &cutype,
-				      &e) == DW_DLV_OK) {
-		Dwarf_Die cu = NULL;
-		if (dwarf_siblingof_b(ld->dbg, NULL, 1, &cu, &e) != DW_DLV_OK)
-			continue;
-		load_cu(ld, cu);
-		dwarf_dealloc_die(cu);
-	}
+	dwcu_each(ld->dbg, load_one_cu, ld);
 }
 
 static int cmp_tmp_row(const void *a, const void *b)

@@ -4,6 +4,7 @@
 #include "dinfo.h"
 #include "lines.h"
 #include "util.h"
+#include "unit.h"
 
 #include <dwarf.h>
 #include <stdarg.h>
@@ -17,28 +18,15 @@
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		return;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	printf("FAIL %s: ", name);
-	vprintf(fmt, ap);
-	printf("\n");
+	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
 }
 
 static char *run(const char *cmd)
 {
-	FILE *p = popen(cmd, "r");
-	struct sbuf out = {0};
-	char buf[1024];
-	while (p && fgets(buf, sizeof buf, p))
-		sbuf_add(&out, buf);
-	if (p)
-		pclose(p);
-	return sbuf_take(&out);
+	return unit_run("%s", cmd);
 }
 
 static uint64_t nm_addr(const char *bin, const char *sym)

@@ -4,6 +4,7 @@
  * classes and direct targets. */
 #include "disasm.h"
 #include "util.h"
+#include "unit.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -30,15 +31,9 @@ struct listing {
 
 static void check(const char *name, bool ok, const char *fmt, ...)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		return;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	printf("FAIL %s: ", name);
-	vprintf(fmt, ap);
-	printf("\n");
+	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
 }
 

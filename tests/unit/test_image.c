@@ -3,6 +3,7 @@
  * libc. Run from the repository root after the fixtures are built. */
 #include "image.h"
 #include "util.h"
+#include "unit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,35 +17,10 @@ static char tmpdir[] = "/tmp/qz-test-image-XXXXXX";
 
 static void check(const char *name, bool ok, const char *fmt, ...)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		return;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	printf("FAIL %s: ", name);
-	vprintf(fmt, ap);
-	printf("\n");
+	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
-}
-
-/* Output of a shell command, one string. */
-static char *run(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct sbuf cmd = {0}, out = {0};
-	sbuf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	FILE *f = popen(cmd.s, "r");
-	char buf[4096];
-	size_t n;
-	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_addn(&out, buf, n);
-	if (f)
-		pclose(f);
-	sbuf_free(&cmd);
-	return sbuf_take(&out);
 }
 
 static bool sh(const char *fmt, ...)
@@ -79,7 +55,7 @@ struct nmsym {
 
 static struct nmsym *nm_syms(const char *nmargs, const char *path, size_t *n)
 {
-	char *out = run("nm -S --defined-only %s '%s' 2>/dev/null", nmargs, path);
+	char *out = unit_run("nm -S --defined-only %s '%s' 2>/dev/null", nmargs, path);
 	struct nmsym *v = NULL;
 	size_t cap = 0;
 	*n = 0;
@@ -157,7 +133,7 @@ static void check_syms(const char *tag, struct img *im, const char *nmargs)
 
 static void check_plt(const char *tag, struct img *im, size_t want_min)
 {
-	char *out = run("objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
+	char *out = unit_run("objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
 			img_path(im));
 	size_t n = 0, bad = 0;
 	char first[512] = "";
@@ -190,7 +166,7 @@ static void check_plt(const char *tag, struct img *im, size_t want_min)
 
 static uint64_t readelf_entry(const char *path)
 {
-	char *out = run("readelf -h '%s' | sed -n 's/.*Entry point address: *//p'", path);
+	char *out = unit_run("readelf -h '%s' | sed -n 's/.*Entry point address: *//p'", path);
 	uint64_t v = strtoull(out, NULL, 16);
 	free(out);
 	return v;
@@ -198,7 +174,7 @@ static uint64_t readelf_entry(const char *path)
 
 static char *readelf_build_id(const char *path)
 {
-	char *out = run("readelf -n '%s' | sed -n 's/.*Build ID: *//p'", path);
+	char *out = unit_run("readelf -n '%s' | sed -n 's/.*Build ID: *//p'", path);
 	char *t = str_trim(out);
 	free(out);
 	return t;
@@ -208,7 +184,7 @@ static char *readelf_build_id(const char *path)
 static bool readelf_section(const char *path, const char *sec, uint64_t *addr,
 			    uint64_t *off, uint64_t *size)
 {
-	char *out = run("readelf -SW '%s' | sed 's/^ *\\[ *[0-9]*\\]//' | "
+	char *out = unit_run("readelf -SW '%s' | sed 's/^ *\\[ *[0-9]*\\]//' | "
 			"awk '$1 == \"%s\" {print $3, $4, $5}'", path, sec);
 	unsigned long long a, o, s;
 	bool ok = sscanf(out, "%llx %llx %llx", &a, &o, &s) == 3;

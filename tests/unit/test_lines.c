@@ -2,6 +2,7 @@
  * gdb's own answers for the fixtures built in tests/build. */
 #include "lines.h"
 #include "util.h"
+#include "unit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,15 +14,9 @@
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		return;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	printf("FAIL %s: ", name);
-	vprintf(fmt, ap);
-	printf("\n");
+	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
 }
 

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "unwind.h"
 #include "util.h"
+#include "unit.h"
 
 #include <execinfo.h>
 #include <link.h>
@@ -28,34 +29,10 @@ static const char *const regnames[DI_NREGS] = {
 
 static void check(const char *name, bool ok, const char *fmt, ...)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		return;
-	}
 	va_list ap;
 	va_start(ap, fmt);
-	printf("FAIL %s: ", name);
-	vprintf(fmt, ap);
-	printf("\n");
+	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
-}
-
-static char *run(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	struct sbuf cmd = {0}, out = {0};
-	sbuf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	FILE *f = popen(cmd.s, "r");
-	char buf[4096];
-	size_t n;
-	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_addn(&out, buf, n);
-	if (f)
-		pclose(f);
-	sbuf_free(&cmd);
-	return sbuf_take(&out);
 }
 
 static struct unw *open_ok(const char *path)
@@ -150,7 +127,7 @@ static struct table *new_table(struct cfi *c)
 
 static void parse_readelf(struct cfi *c, const char *path)
 {
-	char *out = run("readelf -wF '%s' 2>/dev/null", path);
+	char *out = unit_run("readelf -wF '%s' 2>/dev/null", path);
 	struct table *t = NULL;
 	char *save = NULL;
 	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -384,7 +361,7 @@ static void check_readelf(const char *tag, const char *path, uint64_t bias)
 
 static uint64_t sym_addr(const char *path, const char *sym)
 {
-	char *out = run("nm '%s' | awk '$3 == \"%s\" {print $1}'", path, sym);
+	char *out = unit_run("nm '%s' | awk '$3 == \"%s\" {print $1}'", path, sym);
 	uint64_t v = strtoull(out, NULL, 16);
 	free(out);
 	return v;
@@ -394,7 +371,7 @@ static uint64_t sym_addr(const char *path, const char *sym)
  * objdump's listing of function sym. */
 static uint64_t insn_after(const char *path, const char *sym, const char *pattern)
 {
-	char *out = run("objdump -d --no-show-raw-insn '%s' | awk '/^[0-9a-f]+ <%s>:/ {f=1; next} "
+	char *out = unit_run("objdump -d --no-show-raw-insn '%s' | awk '/^[0-9a-f]+ <%s>:/ {f=1; next} "
 			"f && /^$/ {exit} f && hit {print $1; exit} f && /%s/ {hit=1}'",
 			path, sym, pattern);
 	uint64_t v = strtoull(out, NULL, 16);
@@ -478,7 +455,7 @@ static void test_entry_and_body(const char *path)
 static void test_plt(const char *path)
 {
 	struct unw *u = open_ok(path);
-	char *out = run("objdump -d '%s' | awk '/<puts@plt>:/ {print $1}'", path);
+	char *out = unit_run("objdump -d '%s' | awk '/<puts@plt>:/ {print $1}'", path);
 	uint64_t stub = strtoull(out, NULL, 16);
 	free(out);
 	struct di_regs regs, caller;
@@ -749,7 +726,7 @@ static void test_open_errors(void)
 static void test_speed(void)
 {
 	struct unw *u = open_ok(LIBC);
-	char *out = run("readelf -wF %s | sed -n 's/.* FDE .*pc=\\([0-9a-f]*\\)\\.\\..*/\\1/p'",
+	char *out = unit_run("readelf -wF %s | sed -n 's/.* FDE .*pc=\\([0-9a-f]*\\)\\.\\..*/\\1/p'",
 			LIBC);
 	uint64_t pcs[4096];
 	int n = 0;

@@ -1,0 +1,43 @@
+/* unit: what every unit test shares: one PASS/FAIL line per check (the
+ * runner counts them) and the output of a shell command used as an oracle
+ * (gdb, nm, objdump, readelf). Header-only: each test is one .c file. */
+#ifndef QZ_UNIT_H
+#define QZ_UNIT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+static inline void unit_vcheck(bool ok, const char *name, const char *fmt, va_list ap)
+{
+	if (ok) {
+		printf("PASS %s\n", name);
+		return;
+	}
+	printf("FAIL %s: ", name);
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+/* Everything a shell command prints on stdout. */
+static inline char *unit_run(const char *fmt, ...)
+{
+	va_list ap;
+	struct sbuf cmd = {0}, out = {0};
+	va_start(ap, fmt);
+	sbuf_vprintf(&cmd, fmt, ap);
+	va_end(ap);
+	FILE *f = popen(cmd.s, "r");
+	char buf[4096];
+	size_t n;
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_addn(&out, buf, n);
+	if (f)
+		pclose(f);
+	sbuf_free(&cmd);
+	return sbuf_take(&out);
+}
+
+#endif
