@@ -57,11 +57,44 @@ static int cmd_list_default(struct qz *q, const char **file, int *line)
 	return 0;
 }
 
+static bool cmd_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* LINE or FILE:LINE name source lines, code or not: list shows them as
+ * they are. Returns 1 if spec is not of that form. */
+static int cmd_list_literal(struct qz *q, const char *spec, const char **file, int *line)
+{
+	const char *colon = strrchr(spec, ':');
+	const char *num = colon ? colon + 1 : spec;
+	if (!cmd_all_digits(num))
+		return 1;
+	*line = atoi(num);
+	if (!colon) {
+		int ignored;
+		return cmd_list_default(q, file, &ignored) < 0 ? -1 : 0;
+	}
+	char *name = xstrndup(spec, (size_t)(colon - spec));
+	*file = q->exe.lines ? lines_file(q->exe.lines, name) : NULL;
+	int r = *file ? 0 : qz_error(q, "No source file named %s.", name);
+	free(name);
+	return r;
+}
+
 /* The line a location names, for list: a function's opening line. */
 static int cmd_list_loc(struct qz *q, const char *spec, const char **file, int *line)
 {
 	struct loc_addr *l;
 	size_t n;
+	int lit = cmd_list_literal(q, spec, file, line);
+	if (lit <= 0)
+		return lit;
 	if (loc_resolve_ex(q, spec, false, &l, &n) < 0)
 		return -1;
 	struct qz_module *m = l[0].mod;
