@@ -149,54 +149,83 @@ static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
 		out[(*n)++] = &s->vars[i];
 }
 
+static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int indent,
+			 struct sbuf *out);
+
+/* "name = value" (or the error in its place) for one variable of f. */
+static void cmd_var_line(struct qz *q, const struct frame *f, const struct di_var *v,
+			 int indent, struct sbuf *b)
+{
+	struct val val;
+	sbuf_printf(b, "%*s%s = ", indent, "", v->name ? v->name : "?");
+	if (eval_var(q, f, v, &val) == 0) {
+		cmd_val_print(q, &val, 0, false, b);
+		val_free(&val);
+	} else {
+		sbuf_printf(b, "<error: %s>", q->err.s ? q->err.s : "");
+		sbuf_reset(&q->err);
+	}
+	sbuf_addc(b, '\n');
+}
+
+/* Print the locals (or args) of frame f, one per line after indent
+ * spaces; returns how many. */
+int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
+		   struct sbuf *out)
+{
+	int save = q->sel_frame;
+	q->sel_frame = f->level;   /* names resolve in that frame */
+	struct sbuf b = {0};
+	int n = cmd_vars_into(q, f, params, indent, &b);
+	q->sel_frame = save;
+	if (b.s)
+		sbuf_add(out, b.s);
+	sbuf_free(&b);
+	return n;
+}
+
 static int cmd_vars(struct qz *q, bool params)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
 	if (!f || !f->func)
 		return qz_error(q, "No symbol table info available.");
-	const struct di_var *vars[512];
-	size_t n = 0;
-	uint64_t pc = (f->exact_pc ? f->pc : f->pc - 1) - f->mod->bias;
-	cmd_scope_locals(f->inl ? &f->inl->body : &f->func->body, pc, vars, &n, 512);
 	struct sbuf b = {0};
-	int shown = 0;
-	/* gdb lists locals innermost block first, each in declaration order;
-	 * di_vars_at gives reverse order within a block, params last. */
-	for (size_t i = 0; i < n; i++) {
-		const struct di_var *v = params ? NULL : vars[i];
-		if (params || v->is_param)
-			continue;
-		struct val val;
-		char *text = xasprintf("%s", v->name);
-		if (eval_text(q, text, &val) == 0) {
-			sbuf_printf(&b, "%s = ", v->name);
-			cmd_val_print(q, &val, 0, false, &b);
-			sbuf_addc(&b, '\n');
-			val_free(&val);
-			shown++;
-		}
-		free(text);
-	}
-	const struct di_var *pv = f->inl ? f->inl->params : f->func->params;
-	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
-	for (size_t i = 0; params && i < np; i++) {
-		const struct di_var *v = &pv[i];
-		struct val val;
-		if (v->name && eval_text(q, v->name, &val) == 0) {
-			sbuf_printf(&b, "%s = ", v->name);
-			cmd_val_print(q, &val, 0, false, &b);
-			sbuf_addc(&b, '\n');
-			val_free(&val);
-			shown++;
-		}
-	}
-	sbuf_reset(&q->err);
+	int shown = cmd_vars_into(q, f, params, 0, &b);
 	if (!shown)
 		qz_puts(q, params ? "No arguments.\n" : "No locals.\n");
 	else
 		qz_puts(q, b.s);
 	sbuf_free(&b);
 	return 0;
+}
+
+static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int indent,
+			 struct sbuf *out)
+{
+	const struct di_var *vars[512];
+	size_t n = 0;
+	struct sbuf b = {0};
+	uint64_t pc = (f->exact_pc ? f->pc : f->pc - 1) - f->mod->bias;
+	cmd_scope_locals(f->inl ? &f->inl->body : &f->func->body, pc, vars, &n, 512);
+	int shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct di_var *v = params ? NULL : vars[i];
+		if (params || v->is_param)
+			continue;
+		cmd_var_line(q, f, v, indent, &b);
+		shown++;
+	}
+	const struct di_var *pv = f->inl ? f->inl->params : f->func->params;
+	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
+	for (size_t i = 0; params && i < np; i++) {
+		cmd_var_line(q, f, &pv[i], indent, &b);
+		shown++;
+	}
+	sbuf_reset(&q->err);
+	if (b.s)
+		sbuf_add(out, b.s);
+	sbuf_free(&b);
+	return shown;
 }
 
 int cmd_info_locals(struct qz *q, const char *a)

@@ -153,6 +153,8 @@ int cmd_info_program(struct qz *q, const char *a)
 
 int cmd_set(struct qz *q, const char *a)
 {
+	if (strchr(a, '='))   /* gdb's "set x = 3" */
+		return cmd_set_var(q, a);
 	return qz_error(q, "Undefined set command: \"%s\".  Try \"help set\".", a);
 }
 

@@ -30,7 +30,6 @@ int cmd_backtrace(struct qz *q, const char *a)
 		free(w);
 		a += n;
 	}
-	(void)full;
 	struct sbuf b = {0};
 	int i;
 	for (i = 0; limit < 0 || i < limit; i++) {
@@ -38,6 +37,8 @@ int cmd_backtrace(struct qz *q, const char *a)
 		if (!f)
 			break;
 		cmd_frame_line(q, f, &b);
+		if (full && f->func && !cmd_frame_vars(q, f, false, 8, &b))
+			sbuf_add(&b, "No locals.\n");
 	}
 	if (limit >= 0 && frame_get(q, i))
 		sbuf_add(&b, "(More stack frames follow...)\n");
@@ -65,6 +66,51 @@ static int cmd_select(struct qz *q, int n)
 		copy.line_start = true;
 		frame_print_stop(q, &copy, false);
 	}
+	return 0;
+}
+
+/* gdb's info frame, as far as the unwinder tells. */
+int cmd_info_frame(struct qz *q, const char *a)
+{
+	(void)a;
+	const struct frame *f = frame_get(q, q->sel_frame);
+	uint64_t ra = 0, cfa = 0;
+	if (!f)
+		return qz_error(q, "No stack.");
+	bool has_ra = frame_return(q, f, &ra, &cfa) == 0;
+	struct sbuf b = {0};
+	sbuf_printf(&b, "Stack level %d, frame at 0x%llx:\n rip = 0x%llx", f->level,
+		    (unsigned long long)f->cfa, (unsigned long long)f->pc);
+	const char *name = f->inl ? f->inl->name : f->func ? f->func->name : f->sym;
+	if (name)
+		sbuf_printf(&b, " in %s", name);
+	if (f->file)
+		sbuf_printf(&b, " (%s:%d)", frame_file_name(q, f->file), f->line);
+	if (has_ra)
+		sbuf_printf(&b, "; saved rip = 0x%llx", (unsigned long long)ra);
+	sbuf_addc(&b, '\n');
+	const struct frame *up = frame_get(q, f->level + 1);
+	if (up)
+		sbuf_printf(&b, " called by frame at 0x%llx\n", (unsigned long long)up->cfa);
+	if (f->level > 0)
+		sbuf_printf(&b, " caller of frame at 0x%llx\n",
+			    (unsigned long long)frame_get(q, f->level - 1)->cfa);
+	if (f->func)
+		sbuf_add(&b, " source language c.\n");
+	sbuf_printf(&b, " Arglist at 0x%llx, args: ", (unsigned long long)(f->cfa - 16));
+	if (f->func) {
+		struct sbuf d = {0};
+		frame_describe(q, f, false, &d);   /* "name (args) at ..." */
+		const char *open = strchr(d.s, '('), *close = strrchr(d.s, ')');
+		if (open && close && close > open)
+			sbuf_addn(&b, open + 1, (size_t)(close - open - 1));
+		sbuf_free(&d);
+	}
+	sbuf_printf(&b, "\n Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
+		    (unsigned long long)(f->cfa - 16), (unsigned long long)f->cfa);
+	sbuf_printf(&b, " Saved registers:\n  rip at 0x%llx\n", (unsigned long long)(f->cfa - 8));
+	qz_puts(q, b.s);
+	sbuf_free(&b);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "session.h"
 #include "util.h"
 
@@ -162,9 +163,12 @@ int cmd_run(struct qz *q, const char *line)
 {
 	sbuf_reset(&q->err);
 	char *trimmed = str_trim(line);
+	int stops = q->stops_shown;
 	int r = cmd_run_line(q, trimmed);
 	free(trimmed);
 	if (r < 0 && q->err.len)
 		q->sink.write(q->sink.arg, QZ_OUT_ERROR, q->err.s);
+	if (q->stops_shown != stops && q->ndisplays && r != CMD_QUIT)
+		cmd_show_displays(q);   /* the command ended at a new stop */
 	return r < 0 ? CMD_FAIL : r;
 }

@@ -3,6 +3,8 @@
 #ifndef QZ_CMDS_H
 #define QZ_CMDS_H
 
+#include <stdbool.h>
+
 struct qz;
 
 /* cmd-run.c */
@@ -33,14 +35,29 @@ int cmd_info_breakpoints(struct qz *q, const char *a);
 /* cmd-stack.c */
 int cmd_backtrace(struct qz *q, const char *a);
 int cmd_frame(struct qz *q, const char *a);
+int cmd_info_frame(struct qz *q, const char *a);
 int cmd_up(struct qz *q, const char *a);
 int cmd_down(struct qz *q, const char *a);
 
 /* cmd-data.c */
+struct frame;
+struct sbuf;
+int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
+		   struct sbuf *out);
 int cmd_print(struct qz *q, const char *a);
 int cmd_info_registers(struct qz *q, const char *a);
 int cmd_info_locals(struct qz *q, const char *a);
 int cmd_info_args(struct qz *q, const char *a);
+
+/* cmd-inspect.c */
+int cmd_whatis(struct qz *q, const char *a);
+int cmd_ptype(struct qz *q, const char *a);
+int cmd_x(struct qz *q, const char *a);
+int cmd_display(struct qz *q, const char *a);
+int cmd_undisplay(struct qz *q, const char *a);
+int cmd_info_display(struct qz *q, const char *a);
+int cmd_set_var(struct qz *q, const char *a);
+void cmd_show_displays(struct qz *q);
 
 /* cmd-src.c */
 int cmd_list(struct qz *q, const char *a);

@@ -865,6 +865,37 @@ static void func_entry(Dwarf_Die die, struct di_func *f)
 			f->hi = f->ranges[i].hi;
 }
 
+/* The function as a value, gdb's {int (int, int)}: "prototyped" and "..."
+ * come from the DIE or its abstract origin; unprototyped is "()". */
+static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
+				       const struct di_func *f)
+{
+	struct di_type *t = di_alloc(di, sizeof(*t));
+	const struct di_type **ps = di_alloc(di, (f->nparams + 1) * sizeof(*ps));
+	bool prototyped = false;
+	t->kind = DI_FUNC;
+	t->size = 1;
+	t->target = f->ret;
+	for (size_t i = 0; i < f->nparams; i++)
+		ps[i] = f->params[i].type;
+	t->params = ps;
+	t->nparams = f->nparams;
+	Dwarf_Die cur = die;
+	for (int depth = 0; cur && depth < MAX_REF_DEPTH; depth++) {
+		prototyped |= di_attr_flag(cur, DW_AT_prototyped);
+		for (Dwarf_Die c = di_child(cur); c; c = di_next(di, c))
+			t->varargs |= di_tag(c) == DW_TAG_unspecified_parameters;
+		Dwarf_Die next = origin_die(di, cur);
+		if (cur != die)
+			dwarf_dealloc_die(cur);
+		cur = next;
+	}
+	if (cur && cur != die)
+		dwarf_dealloc_die(cur);
+	t->varargs |= !prototyped && !f->nparams;
+	return t;
+}
+
 static void parse_func(struct di_info *di, Dwarf_Die die)
 {
 	struct di_func f = {0};
@@ -894,6 +925,7 @@ static void parse_func(struct di_info *di, Dwarf_Die die)
 	f.body.nranges = f.nranges;
 	parse_scope(di, die, &params, &inl, &f.body, 0);
 	f.params = finish_params(di, die, &params, &f.nparams);
+	f.type = func_type(di, die, &f);
 	f.inlines = vec_finish(di, inl.v, inl.n, sizeof(*inl.v));
 	f.ninlines = inl.n;
 	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
@@ -961,6 +993,55 @@ static void resolve_externs(struct di_info *di, struct di_scope *s)
 	}
 	for (size_t i = 0; i < s->nchildren; i++)
 		resolve_externs(di, &s->children[i]);
+}
+
+static struct di_static *new_static(struct di_info *di, const char *name,
+				     const struct di_type *type)
+{
+	XGROW(di->statics, di->capstatics, di->nstatics + 1);
+	struct di_static *s = &di->statics[di->nstatics++];
+	memset(s, 0, sizeof(*s));
+	s->var.name = name;
+	s->var.type = type;
+	s->var.is_static = true;
+	return s;
+}
+
+/* Functions (at their entry, DW_OP_addr) and enumerators (constants) as
+ * statics, so that print mul, print &mul, print BLUE find them. */
+static void add_code_names(struct di_info *di)
+{
+	for (size_t i = 0; i < di->nfuncs; i++) {
+		const struct di_func *f = &di->funcs[i];
+		if (!f->name)
+			continue;
+		struct di_locexpr *le = di_alloc(di, sizeof(*le));
+		uint8_t *ops = di_alloc(di, 9);
+		ops[0] = DW_OP_addr;
+		for (int b = 0; b < 8; b++)
+			ops[1 + b] = (uint8_t)(f->lo >> (8 * b));
+		*le = (struct di_locexpr){ .ops = ops, .len = 9, .always = true };
+		struct di_static *s = new_static(di, f->name, f->type);
+		s->var.locs = le;
+		s->var.nlocs = 1;
+		s->var.external = f->external;
+		s->var.decl_file = f->decl_file;
+		s->var.decl_line = f->decl_line;
+		for (size_t c = 0; c < di->ncus && !s->cu; c++)
+			if (di->cus[c]->name == f->cu_name)
+				s->cu = di->cus[c];
+	}
+	for (size_t i = 0; i < di->nalltypes; i++) {
+		const struct di_type *t = di->alltypes[i];
+		if (t->kind != DI_ENUM)
+			continue;
+		for (size_t j = 0; j < t->nenums; j++) {
+			struct di_static *s = new_static(di, t->enums[j].name, t);
+			s->var.has_const = true;
+			s->var.const_value = t->enums[j].value;
+			s->var.external = true;
+		}
+	}
 }
 
 static int cmp_func(const void *a, const void *b)
@@ -1062,6 +1143,7 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 	di_types_finish(di);
 	index_funcs(di);
 	index_inlines(di);
+	add_code_names(di);
 	for (size_t i = 0; i < di->nfuncs; i++)
 		resolve_externs(di, &di->funcs[i].body);
 	return di;

@@ -130,6 +130,7 @@ struct di_func {
 	size_t nranges;
 	struct di_locexpr frame_base;
 	const struct di_type *ret; /* NULL for void */
+	const struct di_type *type; /* the function as a value: "int (int, int)" */
 	struct di_var *params;     /* formal parameters, in order */
 	size_t nparams;
 	struct di_scope body;      /* locals of the outermost block and nested
@@ -159,7 +160,10 @@ const struct di_func *di_func_named(const struct di_info *di, const char *name);
 const struct di_func *di_funcs(const struct di_info *di, size_t *n);
 
 /* A variable with static storage by name: a global, or a file static of
- * cu_file when given (NULL: any, globals preferred). */
+ * cu_file when given (NULL: any, globals preferred). Functions and
+ * enumerators are found here too, as gdb finds them by name: a function
+ * as a variable of its function type at its entry address, an enumerator
+ * as a constant of its enum type (visible from every unit). */
 const struct di_var *di_static_named(const struct di_info *di, const char *name,
 				     const char *cu_file);
 /* Visible variables of func at pc, innermost scope first, each scope's

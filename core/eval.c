@@ -1,12 +1,15 @@
 /* eval: the expression environment of the selected frame. */
 #include "eval.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
 
 #include "expr.h"
 #include "frame.h"
+#include "lines.h"
 #include "session.h"
 
 static const struct frame *eval_frame(struct qz *q)
@@ -73,6 +76,104 @@ static int eval_lookup_var(void *arg, const char *name, struct val *out,
 	if (!v)
 		return 1;
 	return eval_var_value(q, qz_running(q) ? f : NULL, v, out, err, errlen);
+}
+
+int eval_var(struct qz *q, const struct frame *f, const struct di_var *v, struct val *out)
+{
+	char err[512];
+	if (eval_var_value(q, v->is_static ? NULL : f, v, out, err, sizeof err) < 0)
+		return qz_error(q, "%s", err);
+	return 0;
+}
+
+/* A static local of a function, in any of its blocks. */
+static const struct di_var *eval_static_in(const struct di_scope *s, const char *name)
+{
+	for (size_t i = 0; i < s->nvars; i++)
+		if (s->vars[i].is_static && s->vars[i].name && !strcmp(s->vars[i].name, name))
+			return &s->vars[i];
+	for (size_t i = 0; i < s->nchildren; i++) {
+		const struct di_var *v = eval_static_in(&s->children[i], name);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+/* FUNC::name: a static local, or a local of the innermost frame of FUNC. */
+static int eval_in_function(struct qz *q, const struct di_func *f, const char *name,
+			    struct val *out, char *err, size_t errlen)
+{
+	const struct di_var *v = eval_static_in(&f->body, name);
+	if (v)
+		return eval_var_value(q, NULL, v, out, err, errlen);
+	for (int i = 0; qz_running(q); i++) {
+		const struct frame *fr = frame_get(q, i);
+		if (!fr)
+			break;
+		if (fr->func != f || fr->inl)
+			continue;
+		const struct di_var *vars[256];
+		size_t n = frame_vars(fr, vars, 256);
+		for (size_t j = 0; j < n; j++)
+			if (vars[j]->name && !strcmp(vars[j]->name, name))
+				return eval_var_value(q, fr, vars[j], out, err, errlen);
+		break;
+	}
+	return 1;
+}
+
+static int eval_lookup_scoped(void *arg, const char *scope, const char *name,
+			      struct val *out, char *err, size_t errlen)
+{
+	struct qz *q = arg;
+	if (!q->exe.di)
+		return 1;
+	const struct di_func *f = di_func_named(q->exe.di, scope);
+	if (f)
+		return eval_in_function(q, f, name, out, err, errlen);
+	if (!q->exe.lines || !lines_file(q->exe.lines, scope)) {
+		snprintf(err, errlen, "No symbol \"%s\" in current context.", scope);
+		return -1;
+	}
+	const struct di_var *v = di_static_named(q->exe.di, name, scope);
+	if (!v)
+		return 1;
+	return eval_var_value(q, NULL, v, out, err, errlen);
+}
+
+/* Writes by assignment (print x = 3, set var): memory through the process,
+ * keeping planted breakpoints intact. */
+static int eval_write_mem(void *arg, uint64_t addr, const void *buf, size_t len)
+{
+	struct qz *q = arg;
+	if (!qz_running(q))
+		return -1;
+	return qz_write(q, addr, buf, len);
+}
+
+static int eval_write_reg(void *arg, int reg, const void *buf, size_t len)
+{
+	struct qz *q = arg;
+	static const size_t offs[DI_NREGS] = {
+		offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rdx),
+		offsetof(struct user_regs_struct, rcx), offsetof(struct user_regs_struct, rbx),
+		offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
+		offsetof(struct user_regs_struct, rbp), offsetof(struct user_regs_struct, rsp),
+		offsetof(struct user_regs_struct, r8), offsetof(struct user_regs_struct, r9),
+		offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
+		offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
+		offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
+		offsetof(struct user_regs_struct, rip),
+	};
+	if (!qz_running(q) || reg < 0 || reg >= DI_NREGS || len > 8 || q->sel_frame != 0)
+		return -1;
+	uint64_t v = 0;
+	memcpy(&v, buf, len);
+	memcpy((char *)proc_regs(q->proc) + offs[reg], &v, 8);
+	proc_regs_dirty(q->proc);
+	frame_invalidate(q);
+	return 0;
 }
 
 struct eval_regdef {
@@ -169,6 +270,9 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->read_mem = qz_read_cb;
 	env->history = eval_history;
 	env->lookup_type = eval_lookup_type;
+	env->lookup_scoped = eval_lookup_scoped;
+	env->write_mem = eval_write_mem;
+	env->write_reg = eval_write_reg;
 }
 
 int eval_text(struct qz *q, const char *text, struct val *out)

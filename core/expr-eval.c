@@ -808,6 +808,16 @@ static int eval_ident(struct ev *ev, const char *name, struct val *out)
 	return fail(ev, "No symbol \"%s\" in current context.", name);
 }
 
+static int eval_scoped(struct ev *ev, const char *scope, const char *name, struct val *out)
+{
+	const struct expr_env *env = ev->env;
+	int rc = env->lookup_scoped ?
+		env->lookup_scoped(env->arg, scope, name, out, ev->err, ev->errlen) : 1;
+	if (rc <= 0)
+		return rc;
+	return fail(ev, "No symbol \"%s\" in %s.", name, scope);
+}
+
 static int eval_history(struct ev *ev, const struct expr_node *n, struct val *out)
 {
 	const struct expr_env *env = ev->env;
@@ -908,6 +918,8 @@ static int eval(struct ev *ev, const struct expr_node *n, struct val *out)
 	case EN_STRING:
 		return eval_literal(n, out);
 	case EN_IDENT:
+		if (n->scope)
+			return eval_scoped(ev, n->scope, n->s, out);
 		return eval_ident(ev, n->s, out);
 	case EN_REG:
 		return eval_reg(ev, n->s, out);

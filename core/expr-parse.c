@@ -301,6 +301,33 @@ static size_t lex_punct(struct ps *ps, size_t i)
 	return i + 1;
 }
 
+/* gdb's scope operator: `file.c::name`, `'file.c'::name`, `func::name`.
+ * Returns the index after "::" if a scope starts at i, else 0. */
+static size_t lex_scope(struct ps *ps, size_t i)
+{
+	const char *s = ps->text;
+	size_t j = i, end;
+	if (s[j] == '\'') {
+		const char *q = strchr(s + j + 1, '\'');
+		if (!q || q[1] != ':' || q[2] != ':')
+			return 0;
+		end = (size_t)(q - s);
+		j = i + 1;
+	} else {
+		if (!isalpha((unsigned char)s[j]) && s[j] != '_')
+			return 0;
+		while (is_ident_char(s[j]) || s[j] == '.' || s[j] == '/' || s[j] == '-')
+			j++;
+		if (s[j] != ':' || s[j + 1] != ':')
+			return 0;
+		end = j;
+		j = i;
+	}
+	struct tok *t = push_tok(ps, ET_SCOPE, i);
+	t->s = xstrndup(s + j, end - j);
+	return end + (s[end] == '\'' ? 3 : 2);
+}
+
 static void lex(struct ps *ps)
 {
 	size_t i = 0;
@@ -310,6 +337,11 @@ static void lex(struct ps *ps)
 			i++;
 		if (!s[i])
 			break;
+		size_t after = lex_scope(ps, i);
+		if (after) {
+			i = after;
+			continue;
+		}
 		if (isdigit((unsigned char)s[i]) ||
 		    (s[i] == '.' && isdigit((unsigned char)s[i + 1])))
 			i = lex_number(ps, i);
@@ -390,6 +422,7 @@ static void free_node(struct expr_node *n)
 	free_node(n->b);
 	free_node(n->c);
 	free(n->s);
+	free(n->scope);
 	free_tname(n->type);
 	free(n);
 }
@@ -612,6 +645,14 @@ static struct expr_node *parse_primary(struct ps *ps)
 		n = new_node(EN_IDENT, 0, NULL, NULL);
 		n->s = xstrdup(t->s);
 		ps->i++;
+		return n;
+	case ET_SCOPE:
+		if (peek(ps, 1)->kind != ET_IDENT)
+			return syntax_error(ps);
+		n = new_node(EN_IDENT, 0, NULL, NULL);
+		n->scope = xstrdup(t->s);
+		n->s = xstrdup(peek(ps, 1)->s);
+		ps->i += 2;
 		return n;
 	case '(':
 		ps->i++;

@@ -10,7 +10,8 @@ enum expr_tok {
 	ET_EOF = 0,
 	ET_INT = 256, ET_FLOAT, ET_CHAR, ET_STRING, ET_IDENT, ET_DOLLAR,
 	ET_ARROW, ET_INC, ET_DEC, ET_SHL, ET_SHR, ET_LE, ET_GE, ET_EQ, ET_NE,
-	ET_ANDAND, ET_OROR, ET_ASSIGN_OP
+	ET_ANDAND, ET_OROR, ET_ASSIGN_OP,
+	ET_SCOPE                 /* "file.c::" or "func::" before a name */
 };
 
 /* A type name in a cast or sizeof, resolved when evaluated since typedef
@@ -35,6 +36,7 @@ struct expr_node {
 	int op;                  /* operator token; EN_ASSIGN: 0 or the op of op= */
 	struct expr_node *a, *b, *c;
 	char *s;                 /* name, member, register or string bytes */
+	char *scope;             /* EN_IDENT: FILE or FUNCTION of FILE::name */
 	size_t len;
 	uint64_t ival;
 	long double fval;

@@ -30,8 +30,16 @@ struct expr_env {
 	 * success. reg is the DWARF number of a VAL_REG value; len may be less
 	 * than the register ($eax). May be NULL: assignments are then an
 	 * error. */
+	/* FILE::name (a file static or global of that file) or FUNC::name (a
+	 * static local of that function). 0, 1 if none, -1 with err. May be
+	 * NULL. */
+	int (*lookup_scoped)(void *arg, const char *scope, const char *name,
+			     struct val *out, char *err, size_t errlen);
 	int (*write_mem)(void *arg, uint64_t addr, const void *buf, size_t len);
 	int (*write_reg)(void *arg, int reg, const void *buf, size_t len);
+	/* A warning printed before the value, as gdb's "warning: left shift
+	 * count >= width of type" (msg without "warning: "). May be NULL. */
+	void (*warn)(void *arg, const char *msg);
 };
 
 struct expr;

@@ -411,6 +411,7 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 	}
 	qz_puts(q, b.s);
 	sbuf_free(&b);
+	q->stops_shown++;
 	q->list_file = f->file;
 	q->list_line = f->line;
 	q->list_first = q->list_last = 0;

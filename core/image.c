@@ -416,6 +416,8 @@ static void load_symbols(struct img *im)
 		if (im->secs[i].type == SHT_SYMTAB || im->secs[i].type == SHT_DYNSYM)
 			load_symtab(im, &im->secs[i]);
 	load_plt(im);
+	if (!im->nsyms)
+		return;   /* qsort must not see the NULL array */
 	qsort(im->syms, im->nsyms, sizeof(*im->syms), cmp_addr);
 	dedup_syms(im);
 	im->by_name = xcalloc(im->nsyms, sizeof(*im->by_name));

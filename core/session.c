@@ -156,6 +156,24 @@ int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len)
+{
+	if (!qz_running(q) || proc_write(q->proc, addr, buf, len) < 0)
+		return -1;
+	const uint8_t *b = buf;
+	for (size_t i = 0; i < q->bps.nsites; i++) {
+		struct bp_site *s = &q->bps.sites[i];
+		if (!s->inserted || s->addr < addr || s->addr >= addr + len)
+			continue;
+		s->orig = b[s->addr - addr];
+		s->resume = BP_RESUME_UNKNOWN;   /* the instruction changed */
+		uint8_t int3 = 0xcc;
+		proc_write(q->proc, s->addr, &int3, 1);
+	}
+	frame_invalidate(q);
+	return 0;
+}
+
 int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len)
 {
 	return qz_read(q, addr, buf, len);

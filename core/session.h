@@ -47,7 +47,8 @@ enum qz_stop_kind {
 struct qz_display {
 	int num;
 	char *expr;
-	char fmt;
+	char fmt;                     /* 0, a print format, or i/s for x */
+	int count;                    /* for display/Ni */
 	bool enabled;
 };
 
@@ -91,6 +92,13 @@ struct qz {
 	int listsize;
 	bool confirm_batch;
 
+	/* x's defaults: the next `x` continues after the last one */
+	uint64_t x_next;
+	char x_fmt;
+	int x_size;
+	int x_count;
+	int stops_shown;              /* stop reports so far, for displays */
+
 	/* list's position: the next `list` continues from here */
 	const char *list_file;
 	int list_line;
@@ -124,6 +132,9 @@ bool qz_running(const struct qz *q);
 /* Memory of the process with breakpoint bytes hidden; 0 on success. */
 int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len);
 int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
+/* Write the process's memory; a planted breakpoint in the range keeps its
+ * int3 and remembers the new byte as the original. */
+int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len);
 
 /* The module containing a runtime address, or NULL. */
 struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
