@@ -67,6 +67,8 @@ struct di_info {
 	const struct di_inline **inlines; /* every inlined call at any depth,
 	                                     by entry_pc, for lookups by name */
 	size_t ninlines, capinlines;
+	struct di_callsite *calls; /* DW_TAG_call_site, by return_pc */
+	size_t ncalls, capcalls;
 };
 
 /* Arena: zeroed memory that lives until di_close. */

@@ -529,6 +529,17 @@ static int push_reg(struct eval *ev, uint64_t reg, int64_t off)
 }
 
 /* Everything but pieces and control flow. */
+/* DW_OP_entry_value's block when it is one register: DW_OP_regN or
+ * DW_OP_regx N, as gcc emits it. -1 otherwise. */
+static int entry_reg_of(const struct op *op)
+{
+	if (op->a == 1 && op->blk[0] >= DW_OP_reg0 && op->blk[0] <= DW_OP_reg31)
+		return op->blk[0] - DW_OP_reg0;
+	if (op->a >= 2 && op->blk[0] == DW_OP_regx && op->blk[1] < 0x80)
+		return op->blk[1];
+	return -1;
+}
+
 static int step(struct eval *ev, const struct op *op, struct part *cur)
 {
 	uint8_t c = op->code;
@@ -564,6 +575,14 @@ static int step(struct eval *ev, const struct op *op, struct part *cur)
 		if (!ev->ctx->has_cfa)
 			return fail(ev, "no CFA for this frame");
 		return push(ev, ev->ctx->cfa);
+	case DW_OP_entry_value:
+	case DW_OP_GNU_entry_value: {
+		uint64_t v;
+		int reg = entry_reg_of(op);
+		if (reg < 0 || !ev->ctx->entry_reg || ev->ctx->entry_reg(ev->ctx->entry_arg, reg, &v))
+			return EV_OPT;
+		return push(ev, v);
+	}
 	case DW_OP_dup: case DW_OP_drop: case DW_OP_over: case DW_OP_pick:
 	case DW_OP_swap: case DW_OP_rot:
 		return stack_op(ev, op);
@@ -582,35 +601,76 @@ static int step(struct eval *ev, const struct op *op, struct part *cur)
 	}
 }
 
-/* Add a piece of size bytes, described by cur (or the stack top: memory),
- * to out->value. A piece with no location makes the whole optimized out. */
-static int add_piece(struct eval *ev, const struct part *cur, uint64_t size,
-		     struct di_loc *out, bool *missing)
-{
-	uint8_t *dst = out->value + out->value_len;
-	uint64_t v = cur->v;
-	int r = EV_OK;
+#define XMM_FIRST 17         /* DWARF numbers of xmm0-xmm15 */
+#define XMM_LAST 32
 
-	if (size > sizeof(out->value) - out->value_len)
-		return fail(ev, "composite value larger than %zu bytes", sizeof(out->value));
-	memset(dst, 0, size);
-	if (cur->kind == P_REG) {
-		r = reg_value(ev, cur->v, &v);
-		if (r == EV_OPT)
-			*missing = true;
-		else
-			memcpy(dst, &v, size < 8 ? size : 8);
-	} else if (cur->kind == P_VALUE) {
-		memcpy(dst, &v, size < 8 ? size : 8);
-	} else if (cur->kind == P_IMPLICIT) {
-		memcpy(dst, cur->blk, size < cur->blen ? size : cur->blen);
-	} else if (ev->sp) {
-		r = read_mem(ev, ev->st[ev->sp - 1], dst, size);
-	} else {
-		*missing = true;
+/* An xmm register's 16 bytes, where the frame has them. */
+static int xmm_value(struct eval *ev, uint64_t reg, uint8_t *buf)
+{
+	if (!ev->ctx->read_xmm || ev->ctx->read_xmm(ev->ctx->arg, (int)(reg - XMM_FIRST), buf))
+		return EV_OPT;
+	return EV_OK;
+}
+
+/* The first n bytes of what cur (or the stack top: memory) describes;
+ * EV_OPT if it has no location. */
+static int part_bytes(struct eval *ev, const struct part *cur, uint8_t *buf, size_t n)
+{
+	uint64_t v = cur->v;
+	uint8_t x[16] = {0};
+	int r;
+	memset(buf, 0, n);
+	switch (cur->kind) {
+	case P_REG:
+		if (cur->v >= XMM_FIRST && cur->v <= XMM_LAST)
+			r = xmm_value(ev, cur->v, x);
+		else if (!(r = reg_value(ev, cur->v, &v)))
+			memcpy(x, &v, 8);
+		memcpy(buf, x, n < sizeof x ? n : sizeof x);
+		return r;
+	case P_VALUE:
+		memcpy(buf, &v, n < 8 ? n : 8);
+		return EV_OK;
+	case P_IMPLICIT:
+		memcpy(buf, cur->blk, n < cur->blen ? n : cur->blen);
+		return EV_OK;
+	default:
+		if (!ev->sp)
+			return EV_OPT;
+		return read_mem(ev, ev->st[ev->sp - 1], buf, n);
 	}
-	out->value_len += size;
-	return r == EV_OPT ? EV_OK : r;
+}
+
+static void set_bit(uint8_t *bits, uint64_t i, bool on)
+{
+	if (on)
+		bits[i / 8] |= (uint8_t)(1u << (i % 8));
+	else
+		bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+}
+
+/* Add a piece of nbits bits, from bit boff of what cur describes (a
+ * DW_OP_bit_piece; whole bytes for DW_OP_piece), to out->value after the
+ * bits already there (*bits). A piece without a location is marked in
+ * out->unavail. */
+static int add_piece(struct eval *ev, const struct part *cur, uint64_t nbits,
+		     uint64_t boff, struct di_loc *out, uint64_t *bits)
+{
+	uint8_t src[DI_LOC_MAX];
+	if (nbits > 8 * sizeof(out->value) - *bits || boff > 8 * sizeof(src) - nbits)
+		return fail(ev, "composite value larger than %zu bytes", sizeof(out->value));
+	int r = part_bytes(ev, cur, src, (size_t)((boff + nbits + 7) / 8));
+	if (r == EV_ERR)
+		return r;
+	for (uint64_t i = 0; i < nbits; i++) {
+		uint64_t from = boff + i, to = *bits + i;
+		set_bit(out->value, to, r == EV_OK && (src[from / 8] >> (from % 8)) & 1);
+		set_bit(out->unavail, to, r == EV_OPT);
+	}
+	out->partial |= r == EV_OPT && nbits;
+	*bits += nbits;
+	out->value_len = (size_t)((*bits + 7) / 8);
+	return EV_OK;
 }
 
 static int finish(struct eval *ev, const struct part *cur, struct di_loc *out)
@@ -618,6 +678,13 @@ static int finish(struct eval *ev, const struct part *cur, struct di_loc *out)
 	uint64_t v;
 	switch (cur->kind) {
 	case P_REG:
+		if (cur->v >= XMM_FIRST && cur->v <= XMM_LAST) {
+			if (xmm_value(ev, cur->v, out->value))
+				return EV_OPT;
+			out->kind = DI_LOC_VALUE;
+			out->value_len = 16;
+			return EV_OK;
+		}
 		if (reg_value(ev, cur->v, &v))
 			return EV_OPT;
 		out->kind = DI_LOC_REG;
@@ -648,7 +715,8 @@ static int finish(struct eval *ev, const struct part *cur, struct di_loc *out)
 static int run(struct eval *ev, const uint8_t *ops, size_t len, struct di_loc *out)
 {
 	struct part cur = { .kind = P_NONE };
-	bool pieces = false, missing = false;
+	bool pieces = false;
+	uint64_t bits = 0;
 	size_t pos = 0;
 	struct op op;
 	int r;
@@ -660,10 +728,12 @@ static int run(struct eval *ev, const uint8_t *ops, size_t len, struct di_loc *o
 				    pos < len ? ops[pos] : 0);
 		pos = op.next;
 		if (op.code == DW_OP_piece || op.code == DW_OP_bit_piece) {
-			if (op.code == DW_OP_bit_piece && (op.a % 8 || op.b))
-				return fail(ev, "unsupported DW_OP_bit_piece of %" PRIu64 " bits", op.a);
-			r = add_piece(ev, &cur, op.code == DW_OP_piece ? op.a : op.a / 8,
-				      out, &missing);
+			bool bytes = op.code == DW_OP_piece;
+			if (bytes && op.a > sizeof(out->value))
+				return fail(ev, "composite value larger than %zu bytes",
+					    sizeof(out->value));
+			r = add_piece(ev, &cur, bytes ? 8 * op.a : op.a, bytes ? 0 : op.b,
+				      out, &bits);
 			if (r)
 				return r;
 			pieces = true;
@@ -686,7 +756,13 @@ static int run(struct eval *ev, const uint8_t *ops, size_t len, struct di_loc *o
 	}
 	if (!pieces)
 		return finish(ev, &cur, out);
-	out->kind = missing ? DI_LOC_OPTIMIZED : DI_LOC_PIECES;
+	out->kind = DI_LOC_PIECES;
+	for (size_t i = 0; out->partial && i < out->value_len; i++)
+		if ((uint8_t)~out->unavail[i] & (i + 1 < out->value_len || bits % 8 == 0 ?
+						 0xff : (1u << (bits % 8)) - 1))
+			return EV_OK;
+	if (out->partial)
+		out->kind = DI_LOC_OPTIMIZED;   /* no bit is known */
 	return EV_OK;
 }
 
@@ -701,12 +777,41 @@ static int prescan(struct eval *ev, const uint8_t *ops, size_t len)
 			return fail(ev, "unsupported DWARF operation 0x%x", ops[pos]);
 		switch (op.code) {
 		case DW_OP_entry_value: case DW_OP_GNU_entry_value:
+			if (ev->ctx->entry_reg && entry_reg_of(&op) >= 0)
+				break;   /* a register's value at entry: askable */
+			return EV_OPT;
 		case DW_OP_GNU_parameter_ref:
 		case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
 			return EV_OPT;
 		}
 	}
 	return EV_OK;
+}
+
+int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,
+		  uint64_t *out, char *err, size_t errlen)
+{
+	struct eval ev = { .ctx = ctx, .err = err, .errlen = errlen };
+	struct di_loc loc;
+	int r = prescan(&ev, le->ops, le->len);
+	if (!r)
+		r = run(&ev, le->ops, le->len, &loc);
+	if (r == EV_OPT)
+		return 1;
+	if (r)
+		return -1;
+	switch (loc.kind) {
+	case DI_LOC_MEM:    /* a DWARF "memory location" is the value itself */
+		*out = loc.addr;
+		return 0;
+	case DI_LOC_REG:
+		return reg_value(&ev, (uint64_t)loc.reg, out) ? 1 : 0;
+	case DI_LOC_VALUE:
+		memcpy(out, loc.value, sizeof(*out));
+		return 0;
+	default:
+		return 1;
+	}
 }
 
 static const struct di_locexpr *pick_loc(const struct di_var *v, uint64_t pc)

@@ -812,6 +812,82 @@ static void add_inline(struct di_info *di, Dwarf_Die die, struct inline_vec *inl
 	inl->v[inl->n++] = in;
 }
 
+/* One argument register of a call site and the expression of its value. */
+static bool callsite_param(struct di_info *di, Dwarf_Die die, struct di_callparam *p)
+{
+	struct di_locexpr *loc = NULL, *val = NULL;
+	size_t nl = 0, nv = 0;
+	if (di_parse_locs(di, die, DW_AT_location, &loc, &nl) || nl != 1 || loc[0].len != 1 ||
+	    loc[0].ops[0] < DW_OP_reg0 || loc[0].ops[0] > DW_OP_reg31)
+		return false;
+	if (di_parse_locs(di, die, DW_AT_call_value, &val, &nv) &&
+	    di_parse_locs(di, die, DW_AT_GNU_call_site_value, &val, &nv))
+		return false;
+	if (nv != 1)
+		return false;
+	p->reg = loc[0].ops[0] - DW_OP_reg0;
+	p->value = val[0];
+	return true;
+}
+
+/* An address-class attribute (DW_FORM_addr or addrx). */
+static int attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr v;
+	Dwarf_Error e = NULL;
+	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK)
+		return -1;
+	int r = dwarf_formaddr(a, &v, &e) == DW_DLV_OK ? 0 : -1;
+	dwarf_dealloc_attribute(a);
+	if (!r)
+		*out = v;
+	return r;
+}
+
+/* Call sites let entry values (DW_OP_entry_value) of a callee's
+ * parameters be found in its caller, as gdb does. */
+static void add_callsite(struct di_info *di, Dwarf_Die die)
+{
+	struct di_callsite cs = {0};
+	Dwarf_Addr lo;
+	Dwarf_Error e = NULL;
+	if (attr_addr(die, DW_AT_call_return_pc, &cs.return_pc)) {
+		if (dwarf_lowpc(die, &lo, &e) != DW_DLV_OK)
+			return;   /* DW_TAG_GNU_call_site: low_pc is the return pc */
+		cs.return_pc = lo;
+	}
+	struct di_callparam ps[16];
+	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
+		Dwarf_Half t = di_tag(c);
+		if ((t == DW_TAG_call_site_parameter || t == DW_TAG_GNU_call_site_parameter) &&
+		    cs.nparams < 16 && callsite_param(di, c, &ps[cs.nparams]))
+			cs.nparams++;
+	}
+	cs.params = cs.nparams ? di_memdup(di, ps, cs.nparams * sizeof ps[0]) : NULL;
+	XGROW(di->calls, di->capcalls, di->ncalls + 1);
+	di->calls[di->ncalls++] = cs;
+}
+
+static int cmp_callsite(const void *a, const void *b)
+{
+	const struct di_callsite *x = a, *y = b;
+	return x->return_pc < y->return_pc ? -1 : x->return_pc > y->return_pc;
+}
+
+const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc)
+{
+	size_t lo = 0, hi = di->ncalls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (di->calls[mid].return_pc < return_pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < di->ncalls && di->calls[lo].return_pc == return_pc ? &di->calls[lo] : NULL;
+}
+
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
 			struct inline_vec *inl, struct di_scope *s, int depth)
 {
@@ -835,6 +911,10 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			break;
 		case DW_TAG_inlined_subroutine:
 			add_inline(di, c, inl, depth);
+			break;
+		case DW_TAG_call_site:
+		case DW_TAG_GNU_call_site:
+			add_callsite(di, c);
 			break;
 		default:
 			di_type_visit(di, c);
@@ -1059,6 +1139,8 @@ static int cmp_frange(const void *a, const void *b)
 static void index_funcs(struct di_info *di)
 {
 	size_t n = 0;
+	if (di->ncalls)
+		qsort(di->calls, di->ncalls, sizeof(*di->calls), cmp_callsite);
 	if (!di->nfuncs)
 		return;
 	qsort(di->funcs, di->nfuncs, sizeof(*di->funcs), cmp_func);
@@ -1124,7 +1206,7 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 {
 	Dwarf_Error e = NULL;
 
-	if (check_elf(path, err, errlen) < 0)
+	if (check_elf(path, err, errlen) < 0 || dwcu_check_lists(path, err, errlen) < 0)
 		return NULL;
 	struct di_info *di = xcalloc(1, sizeof(*di));
 	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
@@ -1158,6 +1240,7 @@ void di_close(struct di_info *di)
 		free(b);
 	}
 	free(di->funcs);
+	free(di->calls);
 	free(di->franges);
 	free(di->statics);
 	free(di->cus);

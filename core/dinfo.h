@@ -210,6 +210,14 @@ struct di_ctx {
 	const struct di_func *func;  /* for DW_OP_fbreg */
 	di_read_fn read_mem;         /* returns 0 on success */
 	void *arg;
+	/* The value DWARF register reg had when the frame's function was
+	 * entered (DW_OP_entry_value), from the caller's call site; 0 on
+	 * success. NULL: entry values are optimized out. */
+	int (*entry_reg)(void *entry_arg, int reg, uint64_t *val);
+	void *entry_arg;
+	/* The 16 bytes of xmm register n (DWARF 17 + n) into buf; 0 on
+	 * success. NULL: values in xmm registers are optimized out. */
+	int (*read_xmm)(void *arg, int n, uint8_t *buf);
 };
 
 enum di_loc_kind {
@@ -220,21 +228,54 @@ enum di_loc_kind {
 	DI_LOC_OPTIMIZED  /* not available at this pc */
 };
 
+#define DI_LOC_MAX 512    /* bytes of a value made of pieces */
+
 struct di_loc {
 	enum di_loc_kind kind;
 	uint64_t addr;
 	int reg;
-	uint8_t value[32];    /* DI_LOC_VALUE / DI_LOC_PIECES contents */
+	uint8_t value[DI_LOC_MAX];   /* DI_LOC_VALUE / DI_LOC_PIECES contents */
 	size_t value_len;
+	/* DI_LOC_PIECES: one bit per bit of value, set where a piece has no
+	 * location (gdb prints such members <optimized out>); bits past
+	 * value_len are unavailable too. */
+	uint8_t unavail[DI_LOC_MAX];
+	bool partial;                /* some bit of unavail is set */
 };
+
+/* A call site (DW_TAG_call_site) by its return address: the values the
+ * caller put in argument registers, as DWARF expressions to evaluate in
+ * the caller's frame. */
+struct di_callparam {
+	int reg;                     /* DWARF register the callee receives it in */
+	struct di_locexpr value;     /* DW_AT_call_value */
+};
+
+struct di_callsite {
+	uint64_t return_pc;          /* link-time */
+	struct di_callparam *params;
+	size_t nparams;
+};
+
+const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc);
+/* Evaluate a DWARF expression to the value on top of its stack (or the
+ * register/implicit value it names). 0, 1 if not available, -1 with err. */
+int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,
+		  uint64_t *out, char *err, size_t errlen);
 
 /* Evaluate where var is in ctx. Returns 0, or -1 with err (unsupported
  * operation, unreadable memory). Static variables get addr + bias. */
 int di_locate(const struct di_var *v, const struct di_ctx *ctx,
 	      struct di_loc *out, char *err, size_t errlen);
-/* Read size bytes of the variable's value. Returns 0, 1 if optimized out,
- * -1 with err on error. */
+/* Read size bytes of the variable's value. Returns 0, 1 if optimized out
+ * (wholly or in part), -1 with err on error. */
 int di_read_var(const struct di_var *v, const struct di_ctx *ctx,
 		uint8_t *buf, size_t size, char *err, size_t errlen);
+/* As di_read_var, but a value available in part is read: unavail (size
+ * bytes) gets a set bit for each bit of buf that is optimized out. Returns
+ * 0 if some bit is available, 1 if none is, -1 with err on error. */
+int di_read_var_bits(const struct di_var *v, const struct di_ctx *ctx,
+		     uint8_t *buf, uint8_t *unavail, size_t size,
+		     char *err, size_t errlen);
 
 #endif

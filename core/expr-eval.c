@@ -148,6 +148,12 @@ static int read_at(struct ev *ev, uint64_t addr, const struct di_type *t,
 	return 0;
 }
 
+/* gdb computes nothing from a value it does not have. */
+static int unavailable(struct ev *ev, const struct val *v)
+{
+	return v->optimized_out ? fail(ev, "value has been optimized out") : 0;
+}
+
 static int not_in_memory(struct ev *ev)
 {
 	return fail(ev, "Attempt to take address of value not located in memory.");
@@ -249,6 +255,28 @@ static uint64_t shift(int op, int64_t x, int64_t count, bool sgn)
 	return sgn ? (uint64_t)(x >> count) : (uint64_t)x >> count;
 }
 
+static void warn(struct ev *ev, const char *msg)
+{
+	if (ev->env->warn && !ev->noside)
+		ev->env->warn(ev->env->arg, msg);
+}
+
+/* gdb's check_valid_shift_count: it warns and goes on. */
+static void check_shift(struct ev *ev, int op, const struct di_type *rt,
+			const struct val *count)
+{
+	const char *dir = op == ET_SHL ? "left" : "right";
+	char msg[64];
+	int64_t c = val_as_int(count);
+	if (val_type_is_signed(count->type) && c < 0)
+		snprintf(msg, sizeof msg, "%s shift count is negative", dir);
+	else if ((uint64_t)c >= 8 * val_type_size(rt))
+		snprintf(msg, sizeof msg, "%s shift count >= width of type", dir);
+	else
+		return;
+	warn(ev, msg);
+}
+
 static int int_binop(struct ev *ev, int op, const struct val *a,
 		     const struct val *b, struct val *out)
 {
@@ -271,7 +299,10 @@ static int int_binop(struct ev *ev, int op, const struct val *a,
 	case '&': r = (uint64_t)(x & y); break;
 	case '|': r = (uint64_t)(x | y); break;
 	case '^': r = (uint64_t)(x ^ y); break;
-	case ET_SHL: case ET_SHR: r = shift(op, x, y, sgn); break;
+	case ET_SHL: case ET_SHR:
+		check_shift(ev, op, rt, b);
+		r = shift(op, x, y, sgn);
+		break;
 	default:
 		if (divide(ev, op, x, y, sgn, &r))
 			return -1;
@@ -372,7 +403,7 @@ static const char *op_text(int op)
 static int binop(struct ev *ev, int op, struct val *a, struct val *b,
 		 struct val *out)
 {
-	if (decay(ev, a) || decay(ev, b))
+	if (unavailable(ev, a) || unavailable(ev, b) || decay(ev, a) || decay(ev, b))
 		return -1;
 	if (val_is_pointer(a) || val_is_pointer(b))
 		return ptr_binop(ev, op, a, b, out);
@@ -389,7 +420,7 @@ static int binop(struct ev *ev, int op, struct val *a, struct val *b,
 
 static int truth(struct ev *ev, struct val *v, bool *out)
 {
-	if (decay(ev, v))
+	if (unavailable(ev, v) || decay(ev, v))
 		return -1;
 	if (val_is_float(v))
 		*out = as_ld(v) != 0;
@@ -480,7 +511,7 @@ static int eval_cond(struct ev *ev, const struct expr_node *n, struct val *out)
 
 static int deref(struct ev *ev, struct val *v, struct val *out)
 {
-	if (decay(ev, v))
+	if (unavailable(ev, v) || decay(ev, v))
 		return -1;
 	const struct di_type *t = stripped(v);
 	if (val_is_integer(v))   /* gdb reads an int there */
@@ -541,9 +572,11 @@ static int unop(struct ev *ev, int op, struct val *v, struct val *out)
 		*out = val_from_int(builtin("int"), !b);
 		return 0;
 	case '~':
+		if (unavailable(ev, v))
+			return -1;
 		return complement(ev, v, out);
 	default:
-		if (decay(ev, v))
+		if (unavailable(ev, v) || decay(ev, v))
 			return -1;
 		return negate(ev, op, v, out);
 	}
@@ -590,9 +623,13 @@ static int subscript(struct ev *ev, struct val *a, struct val *b, struct val *ou
 	}
 	if (!val_is_integer(b))
 		return not_a_number(ev);
+	if (unavailable(ev, b))
+		return -1;
 	int64_t i = val_as_int(b);
 	if (is_kind(a, DI_ARRAY))
 		return index_array(ev, a, i, out);
+	if (unavailable(ev, a))
+		return -1;
 	if (!val_is_pointer(a)) {
 		struct sbuf name = {0};
 		val_type_name(&name, a->type);
@@ -648,19 +685,72 @@ static bool is_struct_type(const struct di_type *t)
 	return t && (t->kind == DI_STRUCT || t->kind == DI_UNION);
 }
 
+/* Where member name lies in struct type t, in find_member's order: the
+ * bytes [*off, *off + *len) from base. */
+static bool member_span(const struct di_type *t, const char *name, uint64_t base,
+			uint64_t *off, uint64_t *len)
+{
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct di_member *m = &t->members[i];
+		if (!m->name || strcmp(m->name, name))
+			continue;
+		*off = base + m->offset;
+		*len = m->bit_size ? ((uint64_t)m->bit_offset + (uint64_t)m->bit_size + 7) / 8
+			: val_type_size(m->type);
+		return true;
+	}
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const struct di_member *m = &t->members[i];
+		const struct di_type *mt = val_type_strip(m->type);
+		if (!m->name && is_struct_type(mt) &&
+		    member_span(mt, name, base + m->offset, off, len))
+			return true;
+	}
+	return false;
+}
+
+static int member(struct ev *ev, struct val *v, const char *name, bool arrow,
+		  struct val *out);
+
+/* p->name reads the member only, as gdb's lazy values do: p == NULL fails
+ * at the member's address, not at 0. */
+static int member_of_pointee(struct ev *ev, struct val *p, const char *name,
+			     bool arrow, struct val *out)
+{
+	const struct di_type *st = val_type_strip(stripped(p)->target);
+	uint64_t off, len, size = val_type_size(st);
+	struct val s;
+	if (unavailable(ev, p))
+		return -1;
+	if (st->declaration || size > MAX_VALUE_SIZE ||
+	    !member_span(st, name, 0, &off, &len) || off + len > size) {
+		if (deref(ev, p, &s))
+			return -1;
+	} else {
+		uint64_t addr = (uint64_t)val_as_int(p);
+		s = (struct val){ .type = stripped(p)->target, .where = VAL_MEM,
+				  .addr = addr, .size = (size_t)size };
+		s.bytes = xcalloc(1, (size_t)size);
+		if (len && !ev->noside &&
+		    (!ev->env->read_mem ||
+		     ev->env->read_mem(ev->env->arg, addr + off, s.bytes + off, len) != 0)) {
+			free(s.bytes);
+			return fail(ev, "Cannot access memory at address 0x%llx",
+				    (unsigned long long)(addr + off));
+		}
+	}
+	int rc = member(ev, &s, name, arrow, out);
+	val_free(&s);
+	return rc;
+}
+
 /* gdb lets . and -> both work on structs and on pointers to them. */
 static int member(struct ev *ev, struct val *v, const char *name, bool arrow,
 		  struct val *out)
 {
 	const struct di_type *t = stripped(v);
-	if (t && t->kind == DI_PTR && is_struct_type(val_type_strip(t->target))) {
-		struct val s;
-		if (deref(ev, v, &s))
-			return -1;
-		int rc = member(ev, &s, name, arrow, out);
-		val_free(&s);
-		return rc;
-	}
+	if (t && t->kind == DI_PTR && is_struct_type(val_type_strip(t->target)))
+		return member_of_pointee(ev, v, name, arrow, out);
 	if (!is_struct_type(t))
 		return fail(ev, "Attempt to extract a component of a value that is "
 			    "not a structure%s.", arrow ? " pointer" : "");
@@ -723,7 +813,7 @@ static int cast(struct ev *ev, const struct di_type *to, struct val *v,
 	}
 	if (is_struct_type(ts) || ts->kind == DI_ARRAY || ts->kind == DI_FUNC)
 		return cast_same(ev, to, v, out);
-	if (decay(ev, v))
+	if (unavailable(ev, v) || decay(ev, v))
 		return -1;
 	if (!is_number(v) && !val_is_pointer(v))
 		return fail(ev, "Invalid cast.");
@@ -833,8 +923,11 @@ static int eval_history(struct ev *ev, const struct expr_node *n, struct val *ou
 static int eval_reg(struct ev *ev, const char *name, struct val *out)
 {
 	const struct expr_env *env = ev->env;
-	if (env->read_reg && env->read_reg(env->arg, name, out) == 0)
+	int rc = env->read_reg ? env->read_reg(env->arg, name, out) : 1;
+	if (rc == 0)
 		return 0;
+	if (rc < 0)
+		return fail(ev, "No registers.");
 	*out = void_value();   /* an unset convenience variable */
 	return 0;
 }

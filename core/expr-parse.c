@@ -191,7 +191,8 @@ static size_t lex_char_in(struct ps *ps, size_t i, int *out)
 		*out = (unsigned char)e[1];
 		return i + 1;
 	}
-	int v = 0, n = 0;
+	unsigned v = 0;   /* long \x escapes wrap instead of overflowing */
+	int n = 0;
 	if (s[i] >= '0' && s[i] <= '7') {
 		for (; n < 3 && s[i] >= '0' && s[i] <= '7'; n++, i++)
 			v = v * 8 + (s[i] - '0');

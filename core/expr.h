@@ -15,8 +15,8 @@ struct expr_env {
 	 * no such symbol, -1 with err on another error. */
 	int (*lookup_var)(void *arg, const char *name, struct val *out,
 			  char *err, size_t errlen);
-	/* $pc $sp $fp $rax $eax $rip $eflags ... (name without '$'). 0 or 1 if
-	 * unknown register. */
+	/* $pc $sp $fp $rax $eax $rip $eflags ... (name without '$'). 0, 1 if
+	 * unknown register, -1 if a register but no process ("No registers."). */
 	int (*read_reg)(void *arg, const char *name, struct val *out);
 	/* 0 on success. */
 	int (*read_mem)(void *arg, uint64_t addr, void *buf, size_t len);

@@ -121,6 +121,7 @@ static struct frame *frame_push(struct qz *q)
 	}
 	struct frame *f = &q->frames[q->nframes];
 	memset(f, 0, sizeof *f);
+	f->q = q;
 	f->level = (int)q->nframes++;
 	return f;
 }
@@ -195,6 +196,7 @@ static struct frame *frame_push_set(struct qz *q, const struct di_regs *regs,
 				    uint64_t pc, bool exact)
 {
 	struct frame base = {0};
+	base.q = q;
 	base.regs = *regs;
 	base.pc = pc;
 	base.exact_pc = exact;
@@ -293,6 +295,8 @@ const struct frame *frame_get(struct qz *q, int n)
 	return &q->frames[n];
 }
 
+static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ctx *ctx);
+
 bool frame_shows_addr(const struct frame *f)
 {
 	if (f->level > f->set_first)
@@ -310,7 +314,40 @@ size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
 	return di_vars_at(f->func, pc, out, max);
 }
 
+/* DW_OP_entry_value: the register's value when f's function was entered,
+ * from the call site in its caller (DW_TAG_call_site at the return
+ * address), evaluated in the caller's frame. */
+static int frame_entry_reg(void *arg, int reg, uint64_t *val)
+{
+	const struct frame *f = arg;
+	struct qz *q = f->q;
+	const struct frame *real = &q->frames[f->set_real];
+	const struct frame *c = frame_get(q, real->set_real + 1);
+	if (!c || !c->mod || !c->mod->di || c->exact_pc)
+		return -1;
+	const struct di_callsite *cs = di_callsite_at(c->mod->di, c->pc - c->mod->bias);
+	for (size_t i = 0; cs && i < cs->nparams; i++) {
+		if (cs->params[i].reg != reg)
+			continue;
+		struct di_ctx cctx;
+		char err[128];
+		frame_di_ctx_plain(q, c, &cctx);
+		return di_eval_value(&cs->params[i].value, &cctx, val, err, sizeof err) == 0 ? 0 : -1;
+	}
+	return -1;
+}
+
 void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
+{
+	frame_di_ctx_plain(q, f, ctx);
+	if (f->func && !f->inl) {   /* entry values of a function's own frame */
+		ctx->entry_reg = frame_entry_reg;
+		ctx->entry_arg = (void *)f;
+	}
+}
+
+/* The context without entry values (for evaluating in a caller). */
+static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ctx *ctx)
 {
 	memset(ctx, 0, sizeof *ctx);
 	if (!f->has_cfa)
@@ -339,34 +376,80 @@ const char *frame_file_name(struct qz *q, const char *file)
 	return file;
 }
 
-static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf *out)
+/* The value a parameter had at function entry, if the caller's call site
+ * tells it: the parameter's location at the entry pc names a register,
+ * whose value the call site gives. 0 on success. */
+static int frame_param_entry(const struct frame *f, const struct di_var *v,
+			     const struct di_ctx *ctx, uint8_t *buf, size_t size)
 {
-	struct di_ctx ctx;
-	frame_di_ctx(q, f, &ctx);
+	struct di_ctx at_entry = *ctx;
+	struct di_loc loc;
+	char err[128];
+	uint64_t val;
+	if (f->inl || !ctx->entry_reg || size > 8)
+		return -1;
+	at_entry.pc = f->func->lo + ctx->bias;
+	if (di_locate(v, &at_entry, &loc, err, sizeof err) < 0 || loc.kind != DI_LOC_REG ||
+	    ctx->entry_reg(ctx->entry_arg, loc.reg, &val))
+		return -1;
+	memcpy(buf, &val, size);
+	return 0;
+}
+
+static void frame_print_arg(struct qz *q, const struct di_var *v, const uint8_t *buf,
+			    size_t size, struct sbuf *out)
+{
 	struct val_print vp = {
 		.frame_arg = true, .max_elements = q->print_elements,
 		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,
 	};
+	struct val val = val_from_bytes(v->type, buf, size);
+	val_print(out, &val, &vp);
+	val_free(&val);
+}
+
+/* One "name=value" of a frame line, with gdb's entry-value forms:
+ * name=name@entry=V when both are known and equal, name@entry=V when only
+ * the entry value is. */
+static void frame_describe_arg(struct qz *q, const struct frame *f, const struct di_var *v,
+			       const struct di_ctx *ctx, struct sbuf *out)
+{
+	const struct di_type *t = di_type_strip(v->type);
+	size_t size = t ? t->size : 0;
+	uint8_t cur[256], ent[8];
+	char err[256];
+	const char *name = v->name ? v->name : "?";
+	int r = size && size <= sizeof cur ? di_read_var(v, ctx, cur, size, err, sizeof err) : 1;
+	bool has_entry = r >= 0 && frame_param_entry(f, v, ctx, ent, size) == 0;
+	if (r == 0) {
+		sbuf_printf(out, "%s=", name);
+		if (has_entry && !memcmp(cur, ent, size))
+			sbuf_printf(out, "%s@entry=", name);
+		frame_print_arg(q, v, cur, size, out);
+		if (has_entry && memcmp(cur, ent, size)) {
+			sbuf_printf(out, ", %s@entry=", name);
+			frame_print_arg(q, v, ent, size, out);
+		}
+	} else if (has_entry) {
+		sbuf_printf(out, "%s@entry=", name);
+		frame_print_arg(q, v, ent, size, out);
+	} else if (r == 1) {
+		sbuf_printf(out, "%s=<optimized out>", name);
+	} else {
+		sbuf_printf(out, "%s=<error: %s>", name, err);
+	}
+}
+
+static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf *out)
+{
+	struct di_ctx ctx;
+	frame_di_ctx(q, f, &ctx);
 	const struct di_var *params = f->inl ? f->inl->params : f->func->params;
 	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
 	for (size_t i = 0; i < np; i++) {
-		const struct di_var *v = &params[i];
-		const struct di_type *t = di_type_strip(v->type);
-		size_t size = t ? t->size : 0;
-		uint8_t buf[256];
-		char err[256];
-		sbuf_printf(out, "%s%s=", i ? ", " : "", v->name ? v->name : "?");
-		int r = size && size <= sizeof buf ?
-			di_read_var(v, &ctx, buf, size, err, sizeof err) : 1;
-		if (r == 0) {
-			struct val val = val_from_bytes(v->type, buf, size);
-			val_print(out, &val, &vp);
-			val_free(&val);
-		} else if (r == 1) {
-			sbuf_add(out, "<optimized out>");
-		} else {
-			sbuf_printf(out, "<error: %s>", err);
-		}
+		if (i)
+			sbuf_add(out, ", ");
+		frame_describe_arg(q, f, &params[i], &ctx, out);
 	}
 }
 

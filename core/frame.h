@@ -35,6 +35,7 @@ struct frame {
 	 * (NULL for the function's own frame, the last of the set). */
 	const struct di_inline *inl;
 	int set_first, set_real;      /* levels of the set's first and own frame */
+	struct qz *q;                 /* the session, for entry-value lookups */
 };
 
 /* Frame n of the current stop (0 = innermost), or NULL past the outermost.

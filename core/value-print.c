@@ -491,8 +491,30 @@ static void pr_struct(struct pr *c, const struct val *v, const struct di_type *t
 	sbuf_addc(c->out, '}');
 }
 
+/* A function in a format: gdb formats its first byte of code, but cannot
+ * make an address or a character of it (its error ends the line). */
+static void pr_func_formatted(struct pr *c, const struct val *v)
+{
+	uint8_t b = v->size ? v->bytes[0] : 0;
+	if (c->fmt == 'a' || c->fmt == 'c') {
+		sbuf_add(c->out, "Value can't be converted to integer.");
+		return;
+	}
+	if (!v->size && c->p->read_mem)
+		c->p->read_mem(c->p->arg, v->addr, &b, 1);
+	struct val byte = *v;
+	byte.type = val_builtin("unsigned char");
+	byte.bytes = &b;
+	byte.size = 1;
+	pr_formatted(c, &byte, byte.type);
+}
+
 static void pr_func(struct pr *c, const struct val *v)
 {
+	if (c->fmt && c->fmt != 's') {
+		pr_func_formatted(c, v);
+		return;
+	}
 	sbuf_addc(c->out, '{');
 	val_type_name(c->out, v->type);
 	sbuf_add(c->out, "} ");
