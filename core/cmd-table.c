@@ -103,6 +103,8 @@ const struct cmd_def cmd_table[] = {
 	 "What qzdb does when the program receives each signal.", NULL},
 	{"info registers", "r", "info registers [REG...]", P, cmd_info_registers,
 	 "General registers of the selected frame.", NULL},
+	{"info all-registers", NULL, "info all-registers", P, cmd_info_all_registers,
+	 "All registers: general, x87, SSE, AVX and AVX-512 state.", NULL},
 	{"info locals", NULL, NULL, P, cmd_info_locals,
 	 "Local variables of the selected frame.", NULL},
 	{"info args", NULL, NULL, P, cmd_info_args,
