@@ -37,6 +37,15 @@ static struct unw *frame_unw(struct qz_module *m)
 	return m->unw;
 }
 
+/* libc's __restore_rt: mov $15,%rax; syscall (rt_sigreturn), the code a
+ * signal handler returns into; gdb recognises it by these bytes too. */
+static bool frame_is_sigtramp(struct qz *q, uint64_t pc)
+{
+	static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+	uint8_t buf[9];
+	return qz_read(q, pc, buf, sizeof buf) == 0 && memcmp(buf, code, sizeof buf) == 0;
+}
+
 /* Fill the symbolic parts of a frame from its pc. */
 static void frame_resolve(struct qz *q, struct frame *f)
 {
@@ -47,6 +56,7 @@ static void frame_resolve(struct qz *q, struct frame *f)
 	f->file = NULL;
 	f->line = 0;
 	f->line_start = false;
+	f->sigtramp = frame_is_sigtramp(q, f->pc);
 	if (!f->mod)
 		return;
 	uint64_t link = look - f->mod->bias;
@@ -299,6 +309,8 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 
 bool frame_shows_addr(const struct frame *f)
 {
+	if (f->sigtramp)
+		return false;
 	if (f->level > f->set_first)
 		return false;
 	return f->level > 0 || !f->line_start || !f->file;
@@ -456,6 +468,10 @@ static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf
 void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 		    struct sbuf *out)
 {
+	if (f->sigtramp) {
+		sbuf_add(out, "<signal handler called>");
+		return;
+	}
 	if (with_addr)
 		sbuf_printf(out, "0x%016llx in ", (unsigned long long)f->pc);
 	if (f->func) {
