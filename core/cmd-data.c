@@ -159,13 +159,18 @@ static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
 			     const struct di_var **out, size_t *n, size_t max)
 {
 	for (size_t i = 0; i < s->nchildren; i++) {
-		if (cmd_scope_covers(&s->children[i], pc)) {
+		if (s->children[i].nranges && cmd_scope_covers(&s->children[i], pc)) {
 			cmd_scope_locals(&s->children[i], pc, out, n, max);
 			break;
 		}
 	}
 	for (size_t i = 0; i < s->nvars && *n < max; i++)
 		out[(*n)++] = &s->vars[i];
+	/* A block without code is no block to gdb: its variables belong to
+	 * the enclosing one. */
+	for (size_t i = 0; i < s->nchildren; i++)
+		if (!s->children[i].nranges)
+			cmd_scope_locals(&s->children[i], pc, out, n, max);
 }
 
 static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int indent,
