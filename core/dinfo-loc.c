@@ -5,6 +5,7 @@
  * entry values, parameter references and unreadable registers all end in
  * DI_LOC_OPTIMIZED. */
 #include "dinfo-int.h"
+#include "dwcu.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -253,7 +254,8 @@ int di_parse_locs(struct di_info *di, Dwarf_Die die, Dwarf_Half at,
 	*n = 0;
 	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK)
 		return -1;
-	if (dwarf_get_loclist_c(a, &head, &count, &e) != DW_DLV_OK) {
+	if (!dwcu_list_ok(di->dbg, die, a, true) ||
+	    dwarf_get_loclist_c(a, &head, &count, &e) != DW_DLV_OK) {
 		dwarf_dealloc_attribute(a);
 		return -1;
 	}
@@ -575,6 +577,13 @@ static int step(struct eval *ev, const struct op *op, struct part *cur)
 		if (!ev->ctx->has_cfa)
 			return fail(ev, "no CFA for this frame");
 		return push(ev, ev->ctx->cfa);
+	case DW_OP_implicit_pointer:
+	case DW_OP_GNU_implicit_pointer:
+		/* A pointer to an object that exists only in the debug info
+		 * (gdb's <synthetic pointer>): this part is not available. */
+		*cur = (struct part){ .kind = P_NONE };
+		ev->sp = 0;
+		return EV_OK;
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value: {
 		uint64_t v;
@@ -788,7 +797,6 @@ static int prescan(struct eval *ev, const uint8_t *ops, size_t len)
 				break;   /* a register's value at entry: askable */
 			return EV_OPT;
 		case DW_OP_GNU_parameter_ref:
-		case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
 			return EV_OPT;
 		}
 	}

@@ -562,8 +562,10 @@ static size_t read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **o
 	} else {
 		Dwarf_Attribute a = get_attr(die, DW_AT_ranges);
 		struct di_cu *cu = a ? cu_of(di, die) : NULL;
-		if (a && cu && cu->version >= 5)
-			ranges_v5(a, &r, &n, &cap);
+		if (a && cu && cu->version >= 5) {
+			if (dwcu_list_ok(di->dbg, die, a, false))
+				ranges_v5(a, &r, &n, &cap);
+		}
 		else if (a)
 			ranges_v4(di, die, a, &r, &n, &cap);
 		if (a)
@@ -793,13 +795,12 @@ static void inline_site(struct di_info *di, Dwarf_Die die, struct di_inline *in)
 	in->call_file = file_attr(di, die, DW_AT_call_file);
 	if (!di_attr_u64(die, DW_AT_call_line, &line))
 		in->call_line = (int)line;
-	/* gcc may put DW_AT_entry_pc a few bytes before the inlined code (an
-	 * empty view at the call); a stop there is not inside the call, so
-	 * take the code's start then, as gdb does. */
-	in->entry_pc = lowest_pc(in->ranges, in->nranges);
-	if (!read_entry_pc(die, in->entry_pc, &entry) &&
-	    ranges_cover(in->ranges, in->nranges, entry))
-		in->entry_pc = entry;
+	/* gdb 13 takes a block's entry as the start of its first range as
+	 * listed (BLOCK_ENTRY_PC), not DW_AT_entry_pc, which gcc may put
+	 * before the code or inside a later range: breakpoints go where
+	 * gdb's go. */
+	(void)entry;
+	in->entry_pc = in->nranges ? in->ranges[0].lo : lowest_pc(in->ranges, in->nranges);
 }
 
 /* A DW_TAG_inlined_subroutine: a scope of its own, with parameters like a
