@@ -57,3 +57,36 @@ clean:
 	rm -rf tests/build
 
 .PHONY: all deps test bench demo asan clean
+
+# Fuzzing: libFuzzer harnesses in tests/fuzz/ over core/ built with clang
+# and ASan/UBSan in tests/build/fuzz/ (apart from the normal objects).
+# `make fuzz` runs each harness FUZZ_SECONDS over its seeds; new inputs go
+# to tests/build/fuzz/corpus/, crashes to tests/build/fuzz/crash-*.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 120
+FUZZ_DIR     := tests/build/fuzz
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ     := $(patsubst core/%.c,$(FUZZ_DIR)/%.o,$(wildcard core/*.c))
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf
+
+$(FUZZ_DIR)/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(LIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: deps fuzz-build
+	@rc=0; for h in expr elf; do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$h; \
+		echo "fuzz: $$h for $(FUZZ_SECONDS)s"; \
+		$(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-artifact_prefix=$(FUZZ_DIR)/$$h- $$(cat tests/fuzz/$$h.options 2>/dev/null) \
+			$(FUZZ_DIR)/corpus/$$h tests/fuzz/seeds/$$h || rc=1; \
+	done; exit $$rc
+
+.SECONDARY: $(FUZZ_OBJ)
+.PHONY: fuzz fuzz-build

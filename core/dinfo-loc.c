@@ -480,10 +480,10 @@ static bool is_binary(uint8_t code)
 static int unary(struct eval *ev, const struct op *op)
 {
 	int r = need(ev, 1);
-	uint64_t *top = &ev->st[ev->sp - 1];
 	uint8_t buf[8] = {0};
 	if (r)
 		return r;
+	uint64_t *top = &ev->st[ev->sp - 1];
 	switch (op->code) {
 	case DW_OP_neg: *top = (uint64_t)0 - *top; return EV_OK;
 	case DW_OP_not: *top = ~*top; return EV_OK;

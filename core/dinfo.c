@@ -1058,7 +1058,9 @@ static void parse_cu(struct di_info *di, Dwarf_Die cudie)
 
 static void parse_one_cu(void *arg, Dwarf_Die cu)
 {
-	parse_cu(arg, cu);
+	struct di_info *di = arg;
+	if (dwcu_tree_ok(di->dbg, cu))
+		parse_cu(di, cu);
 }
 
 static void parse_all(struct di_info *di)
@@ -1220,7 +1222,7 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 {
 	Dwarf_Error e = NULL;
 
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_lists(path, err, errlen) < 0)
+	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, err, errlen) < 0)
 		return NULL;
 	struct di_info *di = xcalloc(1, sizeof(*di));
 	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,

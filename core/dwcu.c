@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void dwcu_each(Dwarf_Debug dbg, dwcu_fn fn, void *arg)
@@ -74,25 +75,37 @@ static bool scn_is(const Elf_Data *names, const GElf_Shdr *sh, const char *name)
 	       memcmp((const char *)names->d_buf + sh->sh_name, name, n) == 0;
 }
 
-int dwcu_check_lists(const char *path, char *err, size_t errlen)
+/* The section header table and every section's contents inside the
+ * file: libdwarf allocates what the headers claim before it reads. */
+static bool layout_ok(Elf *elf, uint64_t fsize)
+{
+	GElf_Ehdr eh;
+	size_t n, ent = gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT);
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrnum(elf, &n) != 0)
+		return false;
+	if (!n)
+		return true;
+	if (eh.e_shentsize != ent || eh.e_shoff > fsize || n > (fsize - eh.e_shoff) / ent)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > fsize || sh.sh_size > fsize - sh.sh_offset))
+			return false;
+	}
+	return true;
+}
+
+/* The offset of the first bad list table header in .debug_rnglists or
+ * .debug_loclists (*which names it), or -1. */
+static int64_t bad_lists(Elf *elf, size_t shstr, const char **which)
 {
 	static const char *const lists[] = { ".debug_rnglists", ".debug_loclists" };
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;    /* the caller's own open reports it */
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t shstr;
-	int rc = 0;
-	if (!elf || elf_getshdrstrndx(elf, &shstr) != 0) {
-		/* libdwarf's own reader might still take it: not worth the risk */
-		snprintf(err, errlen, "%s: unreadable section headers", path);
-		rc = -1;
-		goto out;
-	}
 	Elf_Scn *strscn = elf_getscn(elf, shstr);
 	Elf_Data *names = strscn ? elf_rawdata(strscn, NULL) : NULL;
-	for (Elf_Scn *scn = NULL; rc == 0 && (scn = elf_nextscn(elf, scn));) {
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    (sh.sh_flags & SHF_COMPRESSED))
@@ -104,13 +117,37 @@ int dwcu_check_lists(const char *path, char *err, size_t errlen)
 			int64_t bad = data && data->d_buf ?
 				bad_list_header(data->d_buf, data->d_size) : -1;
 			if (bad >= 0) {
-				snprintf(err, errlen, "%s: corrupt %s header at 0x%llx",
-					 path, lists[i], (unsigned long long)bad);
-				rc = -1;
+				*which = lists[i];
+				return bad;
 			}
 		}
 	}
-out:
+	return -1;
+}
+
+int dwcu_check_file(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;    /* the caller's own open reports it */
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstr;
+	const char *which = NULL;
+	int64_t bad = -1;
+	int rc = 0;
+	/* Where libelf gives up, libdwarf's own reader might still go on:
+	 * not worth the risk. */
+	if (!elf || fstat(fd, &st) != 0 || elf_getshdrstrndx(elf, &shstr) != 0 ||
+	    !layout_ok(elf, (uint64_t)st.st_size)) {
+		snprintf(err, errlen, "%s: corrupt section headers", path);
+		rc = -1;
+	} else if ((bad = bad_lists(elf, shstr, &which)) >= 0) {
+		snprintf(err, errlen, "%s: corrupt %s header at 0x%llx",
+			 path, which, (unsigned long long)bad);
+		rc = -1;
+	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -259,4 +296,59 @@ bool dwcu_list_ok(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute a, bool loc)
 			return false;
 	}
 	return start >= t.hdr && walk_list(dbg, loc, idx, start, t.end);
+}
+
+#define DWCU_MAX_DEPTH 500
+
+/* DW_AT_sibling, when there, points past the DIE. */
+static bool sibling_ok(Dwarf_Die die)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Off self = 0, sib = 0;
+	Dwarf_Error e = NULL;
+	if (dwarf_attr(die, DW_AT_sibling, &a, &e) != DW_DLV_OK)
+		return true;
+	bool ok = dwarf_dieoffset(die, &self, &e) == DW_DLV_OK &&
+		  dwarf_global_formref(a, &sib, &e) == DW_DLV_OK && sib > self;
+	dwarf_dealloc_attribute(a);
+	return ok;
+}
+
+/* Depth first, checking each DIE before libdwarf is asked for the
+ * sibling of a DIE whose subtree it would have to walk. */
+bool dwcu_tree_ok(Dwarf_Debug dbg, Dwarf_Die cu)
+{
+	Dwarf_Die st[DWCU_MAX_DEPTH];
+	bool down[DWCU_MAX_DEPTH];        /* st[i]'s children were pushed */
+	size_t n = 0;
+	Dwarf_Error e = NULL;
+	Dwarf_Die c = NULL;
+	bool ok = sibling_ok(cu);
+	if (ok && dwarf_child(cu, &c, &e) == DW_DLV_OK)
+		st[n] = c, down[n++] = false;
+	while (ok && n) {
+		Dwarf_Die top = st[n - 1];
+		if (!down[n - 1]) {
+			down[n - 1] = true;
+			if (!(ok = sibling_ok(top)))
+				break;
+			if (dwarf_child(top, &c, &e) != DW_DLV_OK)
+				continue;
+			if (!(ok = n < DWCU_MAX_DEPTH)) {
+				dwarf_dealloc_die(c);
+				break;
+			}
+			st[n] = c, down[n++] = false;
+			continue;
+		}
+		int r = dwarf_siblingof_b(dbg, top, 1, &c, &e);
+		dwarf_dealloc_die(top);
+		if (r == DW_DLV_OK)
+			st[n - 1] = c, down[n - 1] = false;
+		else
+			n--;
+	}
+	while (n)
+		dwarf_dealloc_die(st[--n]);
+	return ok;
 }

@@ -331,7 +331,7 @@ struct lines *lines_open(const char *path, char *err, size_t errlen)
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error e = NULL;
 
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_lists(path, err, errlen) < 0)
+	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, err, errlen) < 0)
 		return NULL;
 	struct lines *lt = xcalloc(1, sizeof(*lt));
 	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,

@@ -6,6 +6,7 @@
  * dwarf_get_fde_info_for_all_regs3 and applies its rules, including DWARF
  * expression rules (PLT stubs, libc's signal trampoline). */
 #include "unwind.h"
+#include "dwcu.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -159,6 +160,11 @@ struct unw *unw_open(const char *path, char *err, size_t errlen)
 			"not in executable format: file format not recognized");
 		if (u->fd >= 0)
 			close(u->fd);
+		free(u);
+		return NULL;
+	}
+	if (dwcu_check_file(path, err, errlen) < 0) {
+		close(u->fd);
 		free(u);
 		return NULL;
 	}
