@@ -284,8 +284,9 @@ static void load_cu(struct loader *ld, Dwarf_Die cu)
 	dwarf_srclines_dealloc_b(ctx);
 }
 
-static void load_one_cu(void *arg, Dwarf_Die cu)
+static void load_one_cu(void *arg, Dwarf_Die cu, Dwarf_Off abbrev)
 {
+	(void)abbrev;
 	load_cu(arg, cu);
 }
 
