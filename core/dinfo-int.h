@@ -41,6 +41,7 @@ struct di_cu {
 	size_t nranges;
 	bool has_inlines;          /* its abbreviations have
 	                              DW_TAG_inlined_subroutine */
+	bool inlines_xcu;          /* ... whose origins may be in another unit */
 	bool expanded;             /* every function of it has been expanded
 	                              (GNU C nested functions are found so) */
 };
@@ -76,6 +77,13 @@ struct di_static {
 	Dwarf_Off off;             /* DI_ST_VAR: its DIE */
 	bool expanded;             /* var has type and location */
 	struct di_static *next;    /* another static of the same name */
+};
+
+/* A unit with an abstract instance of a function (DW_AT_inline, no code
+ * of its own): its inlined calls are there. */
+struct di_origin {
+	struct di_cu *cu;
+	struct di_origin *next;    /* another unit with one of the same name */
 };
 
 /* A named type known by its DIE; the type is read when first asked for. */
@@ -129,10 +137,8 @@ struct di_info {
 	size_t nalltypes, capalltypes;
 	size_t nfixed;             /* alltypes before this are fixed up */
 	int type_depth;            /* nesting of type reads in progress */
-	const struct di_inline **inlines; /* every inlined call at any depth,
-	                                     by entry_pc, for lookups by name */
-	size_t ninlines, capinlines;
-	bool inlines_indexed;
+	struct di_smap origins;    /* function name -> struct di_origin chain */
+	bool xcu_expanded;         /* units with inlines_xcu are expanded */
 	struct di_callsite_vec *calls;  /* of the function being expanded */
 };
 

@@ -408,7 +408,7 @@ static struct di_cu *cu_load(struct di_info *di, Dwarf_Die cudie, Dwarf_Off off)
 	char *name = NULL, *dir = NULL;
 
 	cu->off = off;
-	cu->has_inlines = true;
+	cu->has_inlines = cu->inlines_xcu = true;
 	dwarf_get_version_of_die(cudie, &ver, &offsz);
 	cu->version = ver;
 	cu->file_base = ver >= 5 ? 0 : 1;
@@ -929,15 +929,13 @@ static void name_and_external(struct di_info *di, Dwarf_Die die, const char **na
 		dwarf_dealloc_die(cur);
 }
 
-/* What di_open notes of a function: name, ranges, entry, unit. False if
- * die is a declaration or has no code (an abstract instance, or code the
+/* What di_open notes of a function (not a declaration): name, ranges,
+ * entry, unit. False if die has no code (an abstract instance, or code the
  * linker discarded). */
 static bool func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
 		      struct di_func *f)
 {
 	memset(f, 0, sizeof(*f));
-	if (di_attr_flag(die, DW_AT_declaration))
-		return false;
 	f->nranges = ranges_of(di, die, cu ? cu->base : 0, &f->ranges);
 	if (!f->nranges)
 		return false;
@@ -1062,7 +1060,7 @@ static void add_nested(struct di_info *di, Dwarf_Die die)
 {
 	struct di_func f;
 	struct di_cu *cu = cu_of(di, die);
-	if (!func_note(di, die, cu, &f))
+	if (di_attr_flag(die, DW_AT_declaration) || !func_note(di, die, cu, &f))
 		return;
 	struct di_nested *n = di_alloc(di, sizeof(*n));
 	n->f = f;
@@ -1105,11 +1103,31 @@ static struct di_static *new_static(struct di_info *di, enum di_static_kind kind
 	return s;
 }
 
+/* An abstract instance in cu: a function inlined there. */
+static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
+{
+	const char *name;
+	bool external;
+	name_and_external(di, die, &name, &external);
+	struct di_origin *head = name ? di_smap_get(&di->origins, name) : NULL;
+	if (!name || (head && head->cu == cu))
+		return;
+	struct di_origin *o = di_alloc(di, sizeof(*o));
+	o->cu = cu;
+	o->next = head;
+	di_smap_put(&di->origins, name, o);
+}
+
 static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
 {
 	struct di_func f;
-	if (!func_note(di, die, cu, &f))
+	if (di_attr_flag(die, DW_AT_declaration))
 		return;
+	if (!func_note(di, die, cu, &f)) {
+		if (cu->has_inlines)
+			index_origin(di, cu, die);
+		return;
+	}
 	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
 	XGROW(di->fst, di->capfst, di->nfuncs + 1);
 	di->funcs[di->nfuncs] = f;
@@ -1137,7 +1155,7 @@ static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
 	struct di_cu *cu = cu_of(di, cudie);
 	if (!cu)
 		return;
-	cu->has_inlines = dwcu_has_tag(di->dbg, abbrev, DW_TAG_inlined_subroutine);
+	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
 	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
 		Dwarf_Half tag = di_tag(c);
 		if (tag == DW_TAG_subprogram)
@@ -1248,7 +1266,8 @@ void di_close(struct di_info *di)
 		free(b);
 	}
 	struct di_omap *omaps[] = { &di->types, &di->cu_by_off };
-	struct di_smap *smaps[] = { &di->named, &di->paths, &di->statics, &di->func_names };
+	struct di_smap *smaps[] = { &di->named, &di->paths, &di->statics, &di->func_names,
+				    &di->origins };
 	for (size_t i = 0; i < ARRAY_LEN(omaps); i++) {
 		free(omaps[i]->keys);
 		free(omaps[i]->vals);
@@ -1265,7 +1284,6 @@ void di_close(struct di_info *di)
 	free(di->cus);
 	free(di->bases);
 	free(di->alltypes);
-	free(di->inlines);
 	free(di);
 }
 
@@ -1584,12 +1602,20 @@ size_t di_inline_chain(const struct di_func *f, uint64_t pc,
 	return n;
 }
 
-static void list_inlines(struct di_info *di, const struct di_inline *v, size_t n)
+struct inline_list {
+	const struct di_inline **v;
+	size_t n, cap;
+};
+
+static void match_inlines(const struct di_inline *v, size_t n, const char *name,
+			  struct inline_list *out)
 {
 	for (size_t i = 0; i < n; i++) {
-		XGROW(di->inlines, di->capinlines, di->ninlines + 1);
-		di->inlines[di->ninlines++] = &v[i];
-		list_inlines(di, v[i].children, v[i].nchildren);
+		if (v[i].name && !strcmp(v[i].name, name)) {
+			XGROW(out->v, out->cap, out->n + 1);
+			out->v[out->n++] = &v[i];
+		}
+		match_inlines(v[i].children, v[i].nchildren, name, out);
 	}
 }
 
@@ -1600,32 +1626,32 @@ static int cmp_inline(const void *a, const void *b)
 	return x->entry_pc < y->entry_pc ? -1 : x->entry_pc > y->entry_pc;
 }
 
-/* Every inlined call, for lookups by name: the functions of units whose
- * abbreviations allow inlined calls are expanded (none at -O0). */
-static void index_inlines(struct di_info *di)
-{
-	di->inlines_indexed = true;
-	for (size_t i = 0; i < di->ncus; i++)
-		if (di->cus[i]->has_inlines)
-			cu_expand(di, di->cus[i]);
-	for (size_t i = 0; i < di->nfuncs; i++)
-		if (di->fst[i].expanded)
-			list_inlines(di, di->funcs[i].inlines, di->funcs[i].ninlines);
-	for (size_t i = 0; i < di->nnested; i++)
-		list_inlines(di, di->nested[i]->f.inlines, di->nested[i]->f.ninlines);
-	if (di->ninlines)
-		qsort(di->inlines, di->ninlines, sizeof(*di->inlines), cmp_inline);
-}
-
+/* The inlined calls of name are in the units that have its abstract
+ * instance, or whose inlined calls refer to other units: expand those
+ * (none at -O0), then look through every expanded function. */
 size_t di_inline_instances(const struct di_info *cdi, const char *name,
 			   const struct di_inline **out, size_t max)
 {
 	struct di_info *di = (struct di_info *)cdi;
-	size_t n = 0;
-	if (!di->inlines_indexed)
-		index_inlines(di);
-	for (size_t i = 0; i < di->ninlines && n < max; i++)
-		if (di->inlines[i]->name && !strcmp(di->inlines[i]->name, name))
-			out[n++] = di->inlines[i];
+	struct inline_list l = {0};
+	if (!di->xcu_expanded) {
+		di->xcu_expanded = true;
+		for (size_t i = 0; i < di->ncus; i++)
+			if (di->cus[i]->has_inlines && di->cus[i]->inlines_xcu)
+				cu_expand(di, di->cus[i]);
+	}
+	for (struct di_origin *o = di_smap_get(&di->origins, name); o; o = o->next)
+		cu_expand(di, o->cu);
+	for (size_t i = 0; i < di->nfuncs; i++)
+		if (di->fst[i].expanded)
+			match_inlines(di->funcs[i].inlines, di->funcs[i].ninlines, name, &l);
+	for (size_t i = 0; i < di->nnested; i++)
+		match_inlines(di->nested[i]->f.inlines, di->nested[i]->f.ninlines, name, &l);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_inline);
+	size_t n = l.n < max ? l.n : max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = l.v[i];
+	free(l.v);
 	return n;
 }

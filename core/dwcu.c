@@ -30,25 +30,47 @@ void dwcu_each(Dwarf_Debug dbg, dwcu_fn fn, void *arg)
 	}
 }
 
-bool dwcu_has_tag(Dwarf_Debug dbg, Dwarf_Off abbrev, Dwarf_Half tag)
+/* Whether inlined-call abbreviation ab gives its origin by a reference
+ * that can leave the unit. */
+static bool origin_cross_unit(Dwarf_Abbrev ab, Dwarf_Unsigned nattr)
+{
+	for (Dwarf_Unsigned i = 0; i < nattr; i++) {
+		Dwarf_Unsigned at = 0, form = 0;
+		Dwarf_Signed implicit = 0;
+		Dwarf_Off off = 0;
+		Dwarf_Error e = NULL;
+		if (dwarf_get_abbrev_entry_b(ab, i, 1, &at, &form, &implicit, &off, &e) != DW_DLV_OK)
+			return true;
+		if (at == DW_AT_abstract_origin)
+			return form != DW_FORM_ref1 && form != DW_FORM_ref2 && form != DW_FORM_ref4 &&
+			       form != DW_FORM_ref8 && form != DW_FORM_ref_udata;
+	}
+	return false;
+}
+
+bool dwcu_inlined_calls(Dwarf_Debug dbg, Dwarf_Off abbrev, bool *cross_unit)
 {
 	Dwarf_Unsigned off = abbrev;
+	bool any = false;
+	*cross_unit = false;
 	for (;;) {
 		Dwarf_Abbrev ab = NULL;
 		Dwarf_Unsigned len = 0, nattr = 0, code = 0;
 		Dwarf_Half t = 0;
 		Dwarf_Error e = NULL;
 		if (dwarf_get_abbrev(dbg, off, &ab, &len, &nattr, &e) != DW_DLV_OK)
-			return true;
-		int ok = dwarf_get_abbrev_code(ab, &code, &e) == DW_DLV_OK &&
-			 dwarf_get_abbrev_tag(ab, &t, &e) == DW_DLV_OK;
+			return *cross_unit = true;
+		bool ok = dwarf_get_abbrev_code(ab, &code, &e) == DW_DLV_OK &&
+			  dwarf_get_abbrev_tag(ab, &t, &e) == DW_DLV_OK && len;
+		if (ok && code && t == DW_TAG_inlined_subroutine) {
+			any = true;
+			*cross_unit |= origin_cross_unit(ab, nattr);
+		}
 		dwarf_dealloc(dbg, ab, DW_DLA_ABBREV);
-		if (!ok || !len)
-			return true;
+		if (!ok)
+			return *cross_unit = true;
 		if (!code)          /* the null entry ends the unit's table */
-			return false;
-		if (t == tag)
-			return true;
+			return any;
 		off += len;
 	}
 }

@@ -15,9 +15,11 @@ typedef void (*dwcu_fn)(void *arg, Dwarf_Die cu, Dwarf_Off abbrev);
 /* Call fn on each CU's top DIE, in .debug_info order. */
 void dwcu_each(Dwarf_Debug dbg, dwcu_fn fn, void *arg);
 
-/* Whether the abbreviation table at abbrev declares tag, i.e. whether the
- * unit can have DIEs of that tag (true when the table is unreadable). */
-bool dwcu_has_tag(Dwarf_Debug dbg, Dwarf_Off abbrev, Dwarf_Half tag);
+/* Whether the unit with the abbreviation table at abbrev can have inlined
+ * calls (DW_TAG_inlined_subroutine), and *cross_unit whether their abstract
+ * origins may be in another unit (a DW_AT_abstract_origin that is not a
+ * unit-relative reference). Both true when the table is unreadable. */
+bool dwcu_inlined_calls(Dwarf_Debug dbg, Dwarf_Off abbrev, bool *cross_unit);
 
 /* Call add on each pc range of die: low_pc/high_pc, or DW_AT_ranges (DWARF
  * 4 .debug_ranges relative to base, the unit's base address, or DWARF 5

@@ -830,6 +830,7 @@ static const char lazy_a[] =
 	"enum tone { LOW = 3, HIGH = 9 };\n"
 	"extern int shared;\n"
 	"static int twice(int x) { return 2 * x; }\n"
+	"static inline __attribute__((always_inline)) int bump(int x) { return x + 1; }\n"
 	"int outer(int n)\n"
 	"{\n"
 	"	int nested(int k) { return k + n; }\n"
@@ -838,7 +839,7 @@ static const char lazy_a[] =
 	"int main(void)\n"
 	"{\n"
 	"	struct opaque *o = get();\n"
-	"	return outer(shared) + (o != 0) + LOW;\n"
+	"	return bump(outer(shared)) + (o != 0) + LOW;\n"
 	"}\n";
 
 static const char lazy_b[] =
@@ -846,7 +847,8 @@ static const char lazy_b[] =
 	"static struct opaque one = { 1, 2 };\n"
 	"int shared = 5;\n"
 	"static int twice(int x) { return x + x; }\n"
-	"struct opaque *get(void) { return twice(1) ? &one : 0; }\n";
+	"static inline __attribute__((always_inline)) int bump(int x) { return x + 2; }\n"
+	"struct opaque *get(void) { return bump(twice(1)) ? &one : 0; }\n";
 
 static void write_file(const char *path, const char *text)
 {
@@ -891,6 +893,10 @@ static void test_lazy_units(struct di_info *di, const char *bin)
 	      ta->type && ta->type->kind == DI_FUNC && !di_static_named(di, "one", "a.c") &&
 	      di_static_named(di, "one", "b.c"), "lazy: enumerators and function statics",
 	      "hi=%p ta=%p tb=%p", (const void *)hi, (const void *)ta, (const void *)tb);
+	const struct di_inline *ins[4];
+	size_t ni = di_inline_instances(di, "bump", ins, 4);
+	check(ni == 2 && ins[0]->func != ins[1]->func && !di_inline_instances(di, "twice", ins, 4),
+	      "lazy: inlined calls in both units", "ni=%zu", ni);
 }
 
 static void test_lazy(void)
