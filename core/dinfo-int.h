@@ -25,6 +25,22 @@ struct di_smap {
 
 struct di_arena_blk;
 
+/* How a DIE's abbreviation has a flag attribute. */
+enum di_flag_form {
+	DI_FLAG_NO,                /* absent: false */
+	DI_FLAG_YES,               /* DW_FORM_flag_present: true */
+	DI_FLAG_READ               /* another form: read the DIE's value */
+};
+
+/* What an abbreviation says about the attributes di_open looks for, so
+ * that absent ones are not searched for DIE by DIE (each search walks all
+ * of a DIE's attributes). */
+struct di_abbrev {
+	bool known;
+	uint8_t declaration, external;   /* enum di_flag_form */
+	bool origin;               /* DW_AT_abstract_origin or DW_AT_specification */
+};
+
 /* What one compilation unit contributes to reading its DIEs. */
 struct di_cu {
 	Dwarf_Off off;             /* of the CU DIE */
@@ -44,6 +60,8 @@ struct di_cu {
 	bool inlines_xcu;          /* ... whose origins may be in another unit */
 	bool expanded;             /* every function of it has been expanded
 	                              (GNU C nested functions are found so) */
+	struct di_abbrev *abbrevs; /* by abbreviation code, filled as met */
+	size_t nabbrevs;
 };
 
 /* What a function has besides its public struct: where its DIE is, whether
@@ -177,7 +195,7 @@ const struct di_type *di_void_type(void);
 bool di_type_visit(struct di_info *di, Dwarf_Die die);
 /* Note a top-level DIE's name if it is a named type (di_open's index),
  * without reading it. */
-void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag);
+void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag, bool declaration);
 
 /* dinfo.c: the enumerators of an enum type just read become statics. */
 void di_add_enumerators(struct di_info *di, const struct di_type *t);

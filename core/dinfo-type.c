@@ -105,18 +105,16 @@ static const char *tag_prefix(Dwarf_Half tag)
 	}
 }
 
-void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag)
+void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag, bool declaration)
 {
 	char *name = NULL, buf[256];
 	Dwarf_Off off = 0;
 	Dwarf_Error e = NULL;
-	bool decl = false;
 	const char *prefix = tag_prefix(tag);
+	bool decl = prefix && declaration;
 	if (!prefix && tag != DW_TAG_typedef && tag != DW_TAG_base_type)
 		return;
 	dwarf_dieoffset(die, &off, &e);
-	if (prefix)
-		decl = di_attr_flag(die, DW_AT_declaration);
 	if (tag == DW_TAG_enumeration_type && !decl) {
 		XGROW(di->enum_offs, di->capenum_offs, di->nenum_offs + 1);
 		di->enum_offs[di->nenum_offs++] = off;

@@ -906,26 +906,83 @@ static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
 }
 
 
+/* ---- what di_open reads of a DIE ---- */
+
+static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
+{
+	Dwarf_Off off = 0;
+	Dwarf_Unsigned count = 0, len = 0, nattr = 0;
+	Dwarf_Abbrev ab = NULL;
+	Dwarf_Error e = NULL;
+	*a = (struct di_abbrev){ true, DI_FLAG_READ, DI_FLAG_READ, true };
+	if (dwarf_die_abbrev_global_offset(die, &off, &count, &e) != DW_DLV_OK ||
+	    dwarf_get_abbrev(di->dbg, off, &ab, &len, &nattr, &e) != DW_DLV_OK)
+		return;
+	struct di_abbrev got = { .known = true };
+	bool ok = true;
+	for (Dwarf_Unsigned i = 0; ok && i < nattr; i++) {
+		Dwarf_Unsigned at = 0, form = 0;
+		Dwarf_Signed implicit = 0;
+		Dwarf_Off aoff = 0;
+		ok = dwarf_get_abbrev_entry_b(ab, i, 1, &at, &form, &implicit, &aoff,
+					      &e) == DW_DLV_OK;
+		uint8_t how = form == DW_FORM_flag_present ? DI_FLAG_YES : DI_FLAG_READ;
+		if (at == DW_AT_declaration)
+			got.declaration = how;
+		else if (at == DW_AT_external)
+			got.external = how;
+		else if (at == DW_AT_abstract_origin || at == DW_AT_specification)
+			got.origin = true;
+	}
+	dwarf_dealloc(di->dbg, ab, DW_DLA_ABBREV);
+	if (ok)
+		*a = got;
+}
+
+/* The abbreviation facts of a DIE of cu, read once per code. */
+static const struct di_abbrev *abbrev_of(struct di_info *di, struct di_cu *cu,
+					 Dwarf_Die die)
+{
+	static const struct di_abbrev unknown = { true, DI_FLAG_READ, DI_FLAG_READ, true };
+	int code = dwarf_die_abbrev_code(die);
+	if (code <= 0 || code > 100000)
+		return &unknown;
+	if ((size_t)code >= cu->nabbrevs) {
+		size_t n = (size_t)code * 2;
+		cu->abbrevs = xrealloc(cu->abbrevs, n * sizeof(*cu->abbrevs));
+		memset(cu->abbrevs + cu->nabbrevs, 0, (n - cu->nabbrevs) * sizeof(*cu->abbrevs));
+		cu->nabbrevs = n;
+	}
+	struct di_abbrev *a = &cu->abbrevs[code];
+	if (!a->known)
+		read_abbrev(di, die, a);
+	return a;
+}
+
+static bool flag_of(Dwarf_Die die, Dwarf_Half at, uint8_t how)
+{
+	return how == DI_FLAG_YES || (how == DI_FLAG_READ && di_attr_flag(die, at));
+}
+
 /* Name and external flag of a function or variable, following its
  * origin/specification as describe does, without reading its type. */
-static void name_and_external(struct di_info *di, Dwarf_Die die, const char **name,
-			      bool *external)
+static void name_and_external(struct di_info *di, Dwarf_Die die, const struct di_abbrev *ab,
+			      const char **name, bool *external)
 {
-	Dwarf_Die cur = die;
-	*name = NULL;
-	*external = false;
-	for (int depth = 0; cur && depth < MAX_REF_DEPTH; depth++) {
-		char *n = NULL;
-		Dwarf_Error e = NULL;
+	char *n = NULL;
+	Dwarf_Error e = NULL;
+	*name = dwarf_diename(die, &n, &e) == DW_DLV_OK ? di_strdup(di, n) : NULL;
+	*external = flag_of(die, DW_AT_external, ab->external);
+	Dwarf_Die cur = ab->origin ? origin_die(di, die) : NULL;
+	for (int depth = 1; cur && depth < MAX_REF_DEPTH; depth++) {
 		if (!*name && dwarf_diename(cur, &n, &e) == DW_DLV_OK)
 			*name = di_strdup(di, n);
 		*external |= di_attr_flag(cur, DW_AT_external);
 		Dwarf_Die next = origin_die(di, cur);
-		if (cur != die)
-			dwarf_dealloc_die(cur);
+		dwarf_dealloc_die(cur);
 		cur = next;
 	}
-	if (cur && cur != die)
+	if (cur)
 		dwarf_dealloc_die(cur);
 }
 
@@ -933,15 +990,32 @@ static void name_and_external(struct di_info *di, Dwarf_Die die, const char **na
  * entry, unit. False if die has no code (an abstract instance, or code the
  * linker discarded). */
 static bool func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
-		      struct di_func *f)
+		      const struct di_abbrev *ab, struct di_func *f)
 {
+	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Half form = 0;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Error e = NULL;
 	memset(f, 0, sizeof(*f));
-	f->nranges = ranges_of(di, die, cu ? cu->base : 0, &f->ranges);
-	if (!f->nranges)
-		return false;
-	name_and_external(di, die, &f->name, &f->external);
+	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK &&
+	    dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		if (lo >= hi || lo == 0)    /* as dwcu_ranges */
+			return false;
+		f->ranges = di_alloc(di, sizeof(*f->ranges));
+		f->ranges[0] = (struct di_range){ lo, hi };
+		f->nranges = 1;
+		f->lo = lo;
+		f->hi = hi;
+	} else {
+		f->nranges = ranges_of(di, die, cu ? cu->base : 0, &f->ranges);
+		if (!f->nranges)
+			return false;
+		func_entry(die, f);
+	}
+	name_and_external(di, die, ab, &f->name, &f->external);
 	f->cu_name = cu ? cu->name : NULL;
-	func_entry(die, f);
 	return true;
 }
 
@@ -1058,9 +1132,10 @@ static void add_franges(struct di_info *di, const struct di_func *f)
  * at once, in the arena so that its address stays. */
 static void add_nested(struct di_info *di, Dwarf_Die die)
 {
+	static const struct di_abbrev any = { true, DI_FLAG_READ, DI_FLAG_READ, true };
 	struct di_func f;
 	struct di_cu *cu = cu_of(di, die);
-	if (di_attr_flag(die, DW_AT_declaration) || !func_note(di, die, cu, &f))
+	if (di_attr_flag(die, DW_AT_declaration) || !func_note(di, die, cu, &any, &f))
 		return;
 	struct di_nested *n = di_alloc(di, sizeof(*n));
 	n->f = f;
@@ -1104,11 +1179,12 @@ static struct di_static *new_static(struct di_info *di, enum di_static_kind kind
 }
 
 /* An abstract instance in cu: a function inlined there. */
-static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
+static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+			 const struct di_abbrev *ab)
 {
 	const char *name;
 	bool external;
-	name_and_external(di, die, &name, &external);
+	name_and_external(di, die, ab, &name, &external);
 	struct di_origin *head = name ? di_smap_get(&di->origins, name) : NULL;
 	if (!name || (head && head->cu == cu))
 		return;
@@ -1118,14 +1194,13 @@ static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
 	di_smap_put(&di->origins, name, o);
 }
 
-static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
+static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+		       const struct di_abbrev *ab)
 {
 	struct di_func f;
-	if (di_attr_flag(die, DW_AT_declaration))
-		return;
-	if (!func_note(di, die, cu, &f)) {
+	if (!func_note(di, die, cu, ab, &f)) {
 		if (cu->has_inlines)
-			index_origin(di, cu, die);
+			index_origin(di, cu, die, ab);
 		return;
 	}
 	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
@@ -1135,14 +1210,12 @@ static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
 						    .next_named = -1 };
 }
 
-static void index_var(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
+static void index_var(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+		      const struct di_abbrev *ab)
 {
 	const char *name;
 	bool external;
-	/* "extern int x;": the definition has its own DIE somewhere. */
-	if (di_attr_flag(die, DW_AT_declaration))
-		return;
-	name_and_external(di, die, &name, &external);
+	name_and_external(di, die, ab, &name, &external);
 	struct di_static *s = new_static(di, DI_ST_VAR, name);
 	s->var.external = external;
 	s->off = die_offset(die);
@@ -1158,12 +1231,16 @@ static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
 	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
 	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
 		Dwarf_Half tag = di_tag(c);
-		if (tag == DW_TAG_subprogram)
-			index_func(di, cu, c);
-		else if (tag == DW_TAG_variable)
-			index_var(di, cu, c);
-		else
-			di_type_index(di, c, tag);
+		const struct di_abbrev *ab = abbrev_of(di, cu, c);
+		/* Declarations ("extern int x;", prototypes): the definition
+		 * has its own DIE somewhere. */
+		bool decl = flag_of(c, DW_AT_declaration, ab->declaration);
+		if (tag == DW_TAG_subprogram && !decl)
+			index_func(di, cu, c, ab);
+		else if (tag == DW_TAG_variable && !decl)
+			index_var(di, cu, c, ab);
+		else if (tag != DW_TAG_subprogram && tag != DW_TAG_variable)
+			di_type_index(di, c, tag, decl);
 	}
 }
 
@@ -1276,6 +1353,8 @@ void di_close(struct di_info *di)
 		free(smaps[i]->keys);
 		free(smaps[i]->vals);
 	}
+	for (size_t i = 0; i < di->ncus; i++)
+		free(di->cus[i]->abbrevs);
 	free(di->funcs);
 	free(di->fst);
 	free(di->nested);
