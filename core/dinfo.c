@@ -905,7 +905,6 @@ static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
 	return t;
 }
 
-
 /* ---- what di_open reads of a DIE ---- */
 
 static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
