@@ -2,7 +2,8 @@
 # Install the Debian packages qzdb builds and tests with, if any is missing.
 # Runs apt-get as root, through sudo otherwise.
 PKGS="gcc make pkg-config libdwarf-dev libelf-dev zlib1g-dev libcapstone-dev
-libzydis-dev libncurses-dev gdb tmux libc6-dbg"
+libzydis-dev libncurses-dev gdb tmux libc6-dbg clang libclang-rt-14-dev
+csmith libcsmith-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

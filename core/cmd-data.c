@@ -1,4 +1,5 @@
 /* cmd-data: print and the registers/locals/args listings. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
@@ -7,6 +8,7 @@
 #include "cmds.h"
 #include "eval.h"
 #include "frame.h"
+#include "regs.h"
 #include "session.h"
 
 static void cmd_val_print(struct qz *q, const struct val *v, char fmt, bool top,
@@ -78,7 +80,9 @@ static void cmd_reg_row(struct qz *q, const char *name, struct sbuf *b)
 	uint64_t x = (uint64_t)val_as_int(&v);
 	if (!strcmp(name, "eflags"))
 		x &= 0xffffffff;
-	sbuf_printf(b, "%-15s0x%-18llx", name, (unsigned long long)x);
+	char hex[24];
+	snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)x);
+	sbuf_printf(b, "%-15s%-19s ", name, hex);
 	if (v.optimized_out) {
 		sbuf_add(b, "<not saved>");
 	} else if (!strcmp(name, "eflags")) {
@@ -97,6 +101,19 @@ static void cmd_reg_row(struct qz *q, const char *name, struct sbuf *b)
 	val_free(&v);
 }
 
+int cmd_info_all_registers(struct qz *q, const char *a)
+{
+	(void)a;
+	struct sbuf b = {0};
+	for (size_t i = 0; i < ARRAY_LEN(cmd_gpr_names); i++)
+		cmd_reg_row(q, cmd_gpr_names[i], &b);
+	regs_all(q, &b);
+	if (b.s)
+		qz_puts(q, b.s);
+	sbuf_free(&b);
+	return 0;
+}
+
 int cmd_info_registers(struct qz *q, const char *a)
 {
 	struct sbuf b = {0};
@@ -109,6 +126,8 @@ int cmd_info_registers(struct qz *q, const char *a)
 		char *w = xstrndup(*a == '$' ? a + 1 : a, *a == '$' ? n - 1 : n);
 		size_t before = b.len;
 		cmd_reg_row(q, strcmp(w, "pc") ? w : "rip", &b);
+		if (b.len == before)
+			regs_row(q, w, &b);
 		if (b.len == before) {
 			qz_error(q, "Invalid register `%s'", w);
 			free(w);
@@ -140,13 +159,18 @@ static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
 			     const struct di_var **out, size_t *n, size_t max)
 {
 	for (size_t i = 0; i < s->nchildren; i++) {
-		if (cmd_scope_covers(&s->children[i], pc)) {
+		if (s->children[i].nranges && cmd_scope_covers(&s->children[i], pc)) {
 			cmd_scope_locals(&s->children[i], pc, out, n, max);
 			break;
 		}
 	}
 	for (size_t i = 0; i < s->nvars && *n < max; i++)
 		out[(*n)++] = &s->vars[i];
+	/* A block without code is no block to gdb: its variables belong to
+	 * the enclosing one. */
+	for (size_t i = 0; i < s->nchildren; i++)
+		if (!s->children[i].nranges)
+			cmd_scope_locals(&s->children[i], pc, out, n, max);
 }
 
 static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int indent,

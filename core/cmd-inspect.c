@@ -43,6 +43,12 @@ static int cmd_typeof(struct qz *q, const char *a, bool expand)
 	const struct di_type *t = cmd_type_arg(q, a);
 	struct val v = {0};
 	bool is_type = t != NULL;
+	static const char *const tags[] = {"struct", "union", "enum"};
+	for (size_t i = 0; !t && i < 3; i++) {
+		size_t n = strlen(tags[i]);
+		if (!strncmp(a, tags[i], n) && a[n] == ' ')
+			return qz_error(q, "No %s type named %s.", tags[i], str_skip_space(a + n));
+	}
 	if (!t) {
 		if (eval_text(q, a, &v) < 0)
 			return -1;

@@ -254,7 +254,10 @@ static void cmd_dis_range(struct qz *q, uint64_t lo, uint64_t hi, uint64_t func,
 	while (a < hi) {
 		uint8_t buf[16];
 		struct dis_insn in;
-		if (qz_read(q, a, buf, sizeof buf) < 0 || !dis_decode(buf, sizeof buf, a, &in)) {
+		size_t n = sizeof buf;
+		while (n > 1 && qz_read(q, a, buf, n) < 0)
+			n--;   /* the last instructions of a section */
+		if (qz_read(q, a, buf, n) < 0 || !dis_decode(buf, n, a, &in)) {
 			sbuf_printf(b, "   0x%016llx:\t(bad)\n", (unsigned long long)a);
 			a++;
 			continue;
@@ -265,9 +268,16 @@ static void cmd_dis_range(struct qz *q, uint64_t lo, uint64_t hi, uint64_t func,
 		sbuf_add(b, ":\t");
 		for (size_t i = 0; raw && i < in.len; i++)
 			sbuf_printf(b, "%02x%s", buf[i], i + 1 < in.len ? " " : "\t");
-		sbuf_printf(b, "%-6s %s", in.mnemonic, in.operands);
+		if (in.operands[0])
+			sbuf_printf(b, "%-6s %s", in.mnemonic, in.operands);
+		else
+			sbuf_add(b, in.mnemonic);
 		if (in.has_target)
 			cmd_sym_suffix(q, in.target, b);
+		if (in.rip_relative) {   /* gdb's comment with the address */
+			sbuf_printf(b, "        # 0x%llx", (unsigned long long)in.rip_target);
+			cmd_sym_suffix(q, in.rip_target, b);
+		}
 		sbuf_addc(b, '\n');
 		a += in.len;
 	}
@@ -344,7 +354,10 @@ int cmd_disassemble(struct qz *q, const char *a)
 			return -1;
 		}
 		addr = l[0].addr;
-		if (spec[0] != '*') {
+		const struct di_func *named = q->exe.di ? di_func_named(q->exe.di, spec) : NULL;
+		if (named) {   /* the out-of-line function, not an inlined call */
+			addr = named->lo + q->exe.bias;
+		} else if (spec[0] != '*') {
 			struct qz_module *m = l[0].mod;
 			const struct di_func *f = m && m->di ? di_func_at(m->di, l[0].link_addr) : NULL;
 			if (f)

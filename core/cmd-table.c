@@ -6,6 +6,9 @@
 #include "cmds.h"
 
 #define P CMD_NEEDS_PROCESS
+#define S CMD_NEEDS_STACK
+#define F CMD_NEEDS_FRAME
+#define R CMD_NEEDS_REGS
 
 const struct cmd_def cmd_table[] = {
 	/* running */
@@ -56,11 +59,11 @@ const struct cmd_def cmd_table[] = {
 	 "Ignore the next COUNT crossings of breakpoint N.", NULL},
 
 	/* stack */
-	{"backtrace", "bt where", "backtrace [N] [full]", P, cmd_backtrace,
+	{"backtrace", "bt where", "backtrace [N] [full]", S, cmd_backtrace,
 	 "Print the call stack (the innermost N frames).", NULL},
-	{"frame", "f", "frame [N]", P, cmd_frame, "Select and print frame N.", NULL},
-	{"up", NULL, "up [N]", P, cmd_up, "Select the frame N levels up (the caller).", NULL},
-	{"down", "do", "down [N]", P, cmd_down, "Select the frame N levels down.", NULL},
+	{"frame", "f", "frame [N]", S, cmd_frame, "Select and print frame N.", NULL},
+	{"up", NULL, "up [N]", S, cmd_up, "Select the frame N levels up (the caller).", NULL},
+	{"down", "do", "down [N]", S, cmd_down, "Select the frame N levels down.", NULL},
 
 	/* data */
 	{"print", "p inspect", "print[/FMT] EXPR", 0, cmd_print,
@@ -101,13 +104,15 @@ const struct cmd_def cmd_table[] = {
 	 "Describe the current source file.", NULL},
 	{"info signals", "handle", "info signals [SIGNAL]", 0, cmd_info_signals,
 	 "What qzdb does when the program receives each signal.", NULL},
-	{"info registers", "r", "info registers [REG...]", P, cmd_info_registers,
+	{"info registers", "r", "info registers [REG...]", R, cmd_info_registers,
 	 "General registers of the selected frame.", NULL},
-	{"info locals", NULL, NULL, P, cmd_info_locals,
+	{"info all-registers", NULL, "info all-registers", R, cmd_info_all_registers,
+	 "All registers: general, x87, SSE, AVX and AVX-512 state.", NULL},
+	{"info locals", NULL, NULL, F, cmd_info_locals,
 	 "Local variables of the selected frame.", NULL},
-	{"info args", NULL, NULL, P, cmd_info_args,
+	{"info args", NULL, NULL, F, cmd_info_args,
 	 "Arguments of the selected frame.", NULL},
-	{"info frame", "f", NULL, P, cmd_info_frame,
+	{"info frame", "f", NULL, S, cmd_info_frame,
 	 "Describe the selected frame: its CFA, saved pc, caller and callee.", NULL},
 	{"info display", NULL, NULL, 0, cmd_info_display,
 	 "Expressions displayed at each stop.", NULL},

@@ -111,8 +111,16 @@ static void cmd_ambiguous(struct qz *q, const char *prefix, const char *word)
 
 static int cmd_dispatch(struct qz *q, const struct cmd_def *c, const char *args)
 {
-	if ((c->flags & CMD_NEEDS_PROCESS) && !qz_running(q))
-		return qz_error(q, "The program is not being run.");
+	if (!qz_running(q)) {   /* gdb's words for each kind of need */
+		if (c->flags & CMD_NEEDS_STACK)
+			return qz_error(q, "No stack.");
+		if (c->flags & CMD_NEEDS_FRAME)
+			return qz_error(q, "No frame selected.");
+		if (c->flags & CMD_NEEDS_REGS)
+			return qz_error(q, "The program has no registers now.");
+		if (c->flags & CMD_NEEDS_PROCESS)
+			return qz_error(q, "The program is not being run.");
+	}
 	return c->fn(q, args);
 }
 

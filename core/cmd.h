@@ -12,6 +12,9 @@ enum cmd_flags {
 	CMD_NEEDS_PROCESS = 1 << 0,   /* "The program is not being run." */
 	CMD_PREFIX = 1 << 1,          /* takes a subcommand: info, set, show */
 	CMD_HIDDEN = 1 << 2,          /* not listed by help */
+	CMD_NEEDS_STACK = 1 << 3,     /* "No stack." */
+	CMD_NEEDS_FRAME = 1 << 4,     /* "No frame selected." */
+	CMD_NEEDS_REGS = 1 << 5,      /* "The program has no registers now." */
 };
 
 typedef int (*cmd_fn)(struct qz *q, const char *args);

@@ -46,6 +46,7 @@ int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
 		   struct sbuf *out);
 int cmd_print(struct qz *q, const char *a);
 int cmd_info_registers(struct qz *q, const char *a);
+int cmd_info_all_registers(struct qz *q, const char *a);
 int cmd_info_locals(struct qz *q, const char *a);
 int cmd_info_args(struct qz *q, const char *a);
 

@@ -5,6 +5,7 @@
  * entry values, parameter references and unreadable registers all end in
  * DI_LOC_OPTIMIZED. */
 #include "dinfo-int.h"
+#include "dwcu.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -253,7 +254,8 @@ int di_parse_locs(struct di_info *di, Dwarf_Die die, Dwarf_Half at,
 	*n = 0;
 	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK)
 		return -1;
-	if (dwarf_get_loclist_c(a, &head, &count, &e) != DW_DLV_OK) {
+	if (!dwcu_list_ok(di->dbg, die, a, true) ||
+	    dwarf_get_loclist_c(a, &head, &count, &e) != DW_DLV_OK) {
 		dwarf_dealloc_attribute(a);
 		return -1;
 	}
@@ -394,9 +396,9 @@ static int reg_value(struct eval *ev, uint64_t reg, uint64_t *v)
 static int read_mem(struct eval *ev, uint64_t addr, void *buf, size_t n)
 {
 	if (!ev->ctx->read_mem)
-		return fail(ev, "cannot read memory at 0x%" PRIx64, addr);
+		return fail(ev, "Cannot access memory at address 0x%" PRIx64, addr);
 	if (ev->ctx->read_mem(ev->ctx->arg, addr, buf, n))
-		return fail(ev, "cannot access memory at 0x%" PRIx64, addr);
+		return fail(ev, "Cannot access memory at address 0x%" PRIx64, addr);
 	return EV_OK;
 }
 
@@ -575,6 +577,13 @@ static int step(struct eval *ev, const struct op *op, struct part *cur)
 		if (!ev->ctx->has_cfa)
 			return fail(ev, "no CFA for this frame");
 		return push(ev, ev->ctx->cfa);
+	case DW_OP_implicit_pointer:
+	case DW_OP_GNU_implicit_pointer:
+		/* A pointer to an object that exists only in the debug info
+		 * (gdb's <synthetic pointer>): this part is not available. */
+		*cur = (struct part){ .kind = P_NONE };
+		ev->sp = 0;
+		return EV_OK;
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value: {
 		uint64_t v;
@@ -662,15 +671,26 @@ static int add_piece(struct eval *ev, const struct part *cur, uint64_t nbits,
 	int r = part_bytes(ev, cur, src, (size_t)((boff + nbits + 7) / 8));
 	if (r == EV_ERR)
 		return r;
+	size_t len = (size_t)((*bits + nbits + 7) / 8);
+	if (len > out->value_len)   /* new bytes: unknown until filled */
+		memset(out->unavail + out->value_len, 0xff, len - out->value_len);
 	for (uint64_t i = 0; i < nbits; i++) {
 		uint64_t from = boff + i, to = *bits + i;
 		set_bit(out->value, to, r == EV_OK && (src[from / 8] >> (from % 8)) & 1);
 		set_bit(out->unavail, to, r == EV_OPT);
 	}
-	out->partial |= r == EV_OPT && nbits;
 	*bits += nbits;
-	out->value_len = (size_t)((*bits + 7) / 8);
+	out->value_len = len;
 	return EV_OK;
+}
+
+/* Whether some bit of the first nbits of mask is clear. */
+static bool any_known(const uint8_t *unavail, uint64_t nbits)
+{
+	for (uint64_t i = 0; i < nbits; i++)
+		if (!((unavail[i / 8] >> (i % 8)) & 1))
+			return true;
+	return false;
 }
 
 static int finish(struct eval *ev, const struct part *cur, struct di_loc *out)
@@ -756,13 +776,9 @@ static int run(struct eval *ev, const uint8_t *ops, size_t len, struct di_loc *o
 	}
 	if (!pieces)
 		return finish(ev, &cur, out);
-	out->kind = DI_LOC_PIECES;
-	for (size_t i = 0; out->partial && i < out->value_len; i++)
-		if ((uint8_t)~out->unavail[i] & (i + 1 < out->value_len || bits % 8 == 0 ?
-						 0xff : (1u << (bits % 8)) - 1))
-			return EV_OK;
-	if (out->partial)
-		out->kind = DI_LOC_OPTIMIZED;   /* no bit is known */
+	out->kind = any_known(out->unavail, bits) ? DI_LOC_PIECES : DI_LOC_OPTIMIZED;
+	for (size_t i = 0; i < out->value_len && !out->partial; i++)
+		out->partial = out->unavail[i] != 0;
 	return EV_OK;
 }
 
@@ -781,7 +797,6 @@ static int prescan(struct eval *ev, const uint8_t *ops, size_t len)
 				break;   /* a register's value at entry: askable */
 			return EV_OPT;
 		case DW_OP_GNU_parameter_ref:
-		case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
 			return EV_OPT;
 		}
 	}
@@ -855,14 +870,30 @@ int di_locate(const struct di_var *v, const struct di_ctx *ctx,
 	return r;
 }
 
-int di_read_var(const struct di_var *v, const struct di_ctx *ctx,
-		uint8_t *buf, size_t size, char *err, size_t errlen)
+/* A value of pieces: without unavail, 1 if any bit is missing; with it,
+ * 1 only if no bit is known. */
+static int pieces_read(const struct di_loc *loc, uint8_t *buf, uint8_t *unavail,
+		       size_t size)
+{
+	size_t n = size < loc->value_len ? size : loc->value_len;
+	memcpy(buf, loc->value, n);
+	if (!unavail)
+		return loc->partial || n < size;
+	memcpy(unavail, loc->unavail, n);
+	memset(unavail + n, 0xff, size - n);
+	return !any_known(unavail, 8 * (uint64_t)size);
+}
+
+static int read_var(const struct di_var *v, const struct di_ctx *ctx, uint8_t *buf,
+		    uint8_t *unavail, size_t size, char *err, size_t errlen)
 {
 	struct di_loc loc;
 	struct eval ev = { .ctx = ctx, .err = err, .errlen = errlen };
 	if (di_locate(v, ctx, &loc, err, errlen) < 0)
 		return -1;
 	memset(buf, 0, size);
+	if (unavail)
+		memset(unavail, 0, size);
 	switch (loc.kind) {
 	case DI_LOC_MEM:
 		return read_mem(&ev, loc.addr, buf, size) ? -1 : 0;
@@ -873,11 +904,23 @@ int di_read_var(const struct di_var *v, const struct di_ctx *ctx,
 		memcpy(buf, loc.value, size < loc.value_len ? size : loc.value_len);
 		return 0;
 	case DI_LOC_PIECES:
-		if (loc.value_len < size)
-			return 1;
-		memcpy(buf, loc.value, size);
-		return 0;
+		return pieces_read(&loc, buf, unavail, size);
 	default:
+		if (unavail)
+			memset(unavail, 0xff, size);
 		return 1;
 	}
+}
+
+int di_read_var(const struct di_var *v, const struct di_ctx *ctx,
+		uint8_t *buf, size_t size, char *err, size_t errlen)
+{
+	return read_var(v, ctx, buf, NULL, size, err, errlen);
+}
+
+int di_read_var_bits(const struct di_var *v, const struct di_ctx *ctx,
+		     uint8_t *buf, uint8_t *unavail, size_t size,
+		     char *err, size_t errlen)
+{
+	return read_var(v, ctx, buf, unavail, size, err, errlen);
 }

@@ -306,21 +306,26 @@ Dwarf_Die di_child(Dwarf_Die die)
 	return dwarf_child(die, &c, &e) == DW_DLV_OK ? c : NULL;
 }
 
-Dwarf_Die di_next(struct di_info *di, Dwarf_Die die)
-{
-	Dwarf_Die s = NULL;
-	Dwarf_Error e = NULL;
-	int r = dwarf_siblingof_b(di->dbg, die, 1, &s, &e);
-	dwarf_dealloc_die(die);
-	return r == DW_DLV_OK ? s : NULL;
-}
-
 static Dwarf_Off die_offset(Dwarf_Die die)
 {
 	Dwarf_Off off = 0;
 	Dwarf_Error e = NULL;
 	dwarf_dieoffset(die, &off, &e);
 	return off;
+}
+
+Dwarf_Die di_next(struct di_info *di, Dwarf_Die die)
+{
+	Dwarf_Die s = NULL;
+	Dwarf_Error e = NULL;
+	int r = dwarf_siblingof_b(di->dbg, die, 1, &s, &e);
+	/* A corrupt DW_AT_sibling pointing backwards would loop forever. */
+	if (r == DW_DLV_OK && die_offset(s) <= die_offset(die)) {
+		dwarf_dealloc_die(s);
+		r = DW_DLV_NO_ENTRY;
+	}
+	dwarf_dealloc_die(die);
+	return r == DW_DLV_OK ? s : NULL;
 }
 
 /* The DIE this one completes: its abstract origin or specification. */
@@ -706,8 +711,16 @@ static void add_block(struct di_info *di, Dwarf_Die die, struct scope_vec *kids,
 		      struct inline_vec *inl, int depth)
 {
 	struct di_scope s = {0};
+	/* As gdb: a block with no pc attributes at all (a dead branch at -O0)
+	 * is kept with no ranges: it covers no pc, but its variables are
+	 * listed with the enclosing block's, optimized out. A block whose
+	 * ranges are empty or invalid is dropped. */
 	s.nranges = read_ranges(di, die, &s.ranges);
-	if (!s.nranges || depth >= MAX_SCOPE_DEPTH)
+	Dwarf_Bool has_lo = 0, has_ranges = 0;
+	Dwarf_Error e = NULL;
+	dwarf_hasattr(die, DW_AT_low_pc, &has_lo, &e);
+	dwarf_hasattr(die, DW_AT_ranges, &has_ranges, &e);
+	if (depth >= MAX_SCOPE_DEPTH || (!s.nranges && (has_lo || has_ranges)))
 		return;
 	parse_scope(di, die, NULL, inl, &s, depth + 1);
 	XGROW(kids->s, kids->cap, kids->n + 1);
@@ -725,13 +738,12 @@ static void inline_site(struct di_info *di, Dwarf_Die die, struct di_inline *in)
 	in->call_file = file_attr(di, die, DW_AT_call_file);
 	if (!di_attr_u64(die, DW_AT_call_line, &line))
 		in->call_line = (int)line;
-	/* gcc may put DW_AT_entry_pc a few bytes before the inlined code (an
-	 * empty view at the call); a stop there is not inside the call, so
-	 * take the code's start then, as gdb does. */
-	in->entry_pc = lowest_pc(in->ranges, in->nranges);
-	if (!read_entry_pc(die, in->entry_pc, &entry) &&
-	    ranges_cover(in->ranges, in->nranges, entry))
-		in->entry_pc = entry;
+	/* gdb 13 takes a block's entry as the start of its first range as
+	 * listed (BLOCK_ENTRY_PC), not DW_AT_entry_pc, which gcc may put
+	 * before the code or inside a later range: breakpoints go where
+	 * gdb's go. */
+	(void)entry;
+	in->entry_pc = in->nranges ? in->ranges[0].lo : lowest_pc(in->ranges, in->nranges);
 }
 
 /* A DW_TAG_inlined_subroutine: a scope of its own, with parameters like a

@@ -23,6 +23,8 @@ struct dis_insn {
 	uint8_t disp_offset;     /* byte offset of that disp32 in the encoding */
 	bool uses_rip;           /* reads rip other than through a rip-relative
 	                            operand (calls, relative branches) */
+	uint64_t rip_target;     /* the address a rip-relative operand names */
+	bool zero_disp;          /* a memory operand encodes a zero displacement */
 };
 
 /* Decode one instruction at addr from code (at most size bytes). Returns

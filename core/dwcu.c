@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -174,9 +175,10 @@ size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
 	if (dwarf_attr(die, DW_AT_ranges, &a, &e) != DW_DLV_OK)
 		return 0;
 	dwarf_get_version_of_die(die, &ver, &offsz);
-	if (ver >= 5)
-		ranges_v5(a, &rs);
-	else
+	if (ver >= 5) {
+		if (dwcu_list_ok(dbg, die, a, false))   /* libdwarf overreads */
+			ranges_v5(a, &rs);
+	} else
 		ranges_v4(dbg, die, a, base, &rs);
 	dwarf_dealloc_attribute(a);
 	return rs.n;
@@ -216,8 +218,19 @@ static int64_t bad_list_header(const uint8_t *d, size_t size)
 	return -1;
 }
 
+/* Whether section sh is called name, looked up in the raw section name
+ * table (libdwarf does not check its type as elf_strptr does). */
+static bool scn_is(const Elf_Data *names, const GElf_Shdr *sh, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	return names && names->d_buf && sh->sh_name < names->d_size &&
+	       names->d_size - sh->sh_name >= n &&
+	       memcmp((const char *)names->d_buf + sh->sh_name, name, n) == 0;
+}
+
 int dwcu_check_lists(const char *path, char *err, size_t errlen)
 {
+	static const char *const lists[] = { ".debug_rnglists", ".debug_loclists" };
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 0;    /* the caller's own open reports it */
@@ -225,23 +238,30 @@ int dwcu_check_lists(const char *path, char *err, size_t errlen)
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	size_t shstr;
 	int rc = 0;
-	if (!elf || elf_getshdrstrndx(elf, &shstr) != 0)
+	if (!elf || elf_getshdrstrndx(elf, &shstr) != 0) {
+		/* libdwarf's own reader might still take it: not worth the risk */
+		snprintf(err, errlen, "%s: unreadable section headers", path);
+		rc = -1;
 		goto out;
+	}
+	Elf_Scn *strscn = elf_getscn(elf, shstr);
+	Elf_Data *names = strscn ? elf_rawdata(strscn, NULL) : NULL;
 	for (Elf_Scn *scn = NULL; rc == 0 && (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
-		const char *name;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    (sh.sh_flags & SHF_COMPRESSED) ||
-		    !(name = elf_strptr(elf, shstr, sh.sh_name)) ||
-		    (strcmp(name, ".debug_rnglists") && strcmp(name, ".debug_loclists")))
+		    (sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		Elf_Data *data = elf_rawdata(scn, NULL);
-		int64_t bad = data && data->d_buf ?
-			bad_list_header(data->d_buf, data->d_size) : -1;
-		if (bad >= 0) {
-			snprintf(err, errlen, "%s: corrupt %s header at 0x%llx",
-				 path, name, (unsigned long long)bad);
-			rc = -1;
+		for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+			if (!scn_is(names, &sh, lists[i]))
+				continue;
+			Elf_Data *data = elf_rawdata(scn, NULL);
+			int64_t bad = data && data->d_buf ?
+				bad_list_header(data->d_buf, data->d_size) : -1;
+			if (bad >= 0) {
+				snprintf(err, errlen, "%s: corrupt %s header at 0x%llx",
+					 path, lists[i], (unsigned long long)bad);
+				rc = -1;
+			}
 		}
 	}
 out:
@@ -249,4 +269,148 @@ out:
 		elf_end(elf);
 	close(fd);
 	return rc;
+}
+
+/* One table of .debug_loclists or .debug_rnglists as libdwarf loaded it. */
+struct list_tab {
+	Dwarf_Unsigned hdr;      /* offset of its header */
+	Dwarf_Unsigned offs;     /* of its offset array (what *_base names) */
+	Dwarf_Unsigned end;      /* past its last byte */
+	Dwarf_Unsigned nent;     /* offset array entries */
+};
+
+static bool list_tab(Dwarf_Debug dbg, bool loc, Dwarf_Unsigned i, struct list_tab *t)
+{
+	Dwarf_Small osz, esz, asz, ssz;
+	unsigned ver;
+	Dwarf_Unsigned first;
+	Dwarf_Error e = NULL;
+	int r = loc ?
+		dwarf_get_loclist_context_basics(dbg, i, &t->hdr, &osz, &esz, &ver,
+			&asz, &ssz, &t->nent, &t->offs, &first, &t->end, &e) :
+		dwarf_get_rnglist_context_basics(dbg, i, &t->hdr, &osz, &esz, &ver,
+			&asz, &ssz, &t->nent, &t->offs, &first, &t->end, &e);
+	return r == DW_DLV_OK;
+}
+
+/* How many tables libdwarf loaded: the first index it refuses. */
+static Dwarf_Unsigned count_tabs(Dwarf_Debug dbg, bool loc)
+{
+	struct list_tab t;
+	Dwarf_Unsigned lo = 0, hi = 1;          /* lo tables known to exist */
+	while (list_tab(dbg, loc, hi - 1, &t))
+		lo = hi, hi *= 2;
+	while (hi - lo > 1) {
+		Dwarf_Unsigned mid = lo + (hi - lo) / 2;
+		if (list_tab(dbg, loc, mid - 1, &t))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The table that holds offset off (by_offs: whose offset array starts at
+ * off), by bisection: tables come in section order. */
+static bool find_tab(Dwarf_Debug dbg, bool loc, Dwarf_Unsigned off, bool by_offs,
+		     Dwarf_Unsigned *idx, struct list_tab *t)
+{
+	Dwarf_Unsigned lo = 0, hi = count_tabs(dbg, loc);
+	while (lo < hi) {                       /* first table with hdr > off */
+		Dwarf_Unsigned mid = lo + (hi - lo) / 2;
+		if (list_tab(dbg, loc, mid, t) && t->hdr <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !list_tab(dbg, loc, lo - 1, t))
+		return false;
+	*idx = lo - 1;
+	return by_offs ? t->offs == off : off < t->end;
+}
+
+/* The CU's DW_AT_loclists_base or DW_AT_rnglists_base: 0 if none, 1 with
+ * *base, -1 if there but unreadable. */
+static int cu_list_base(Dwarf_Debug dbg, Dwarf_Die die, bool loc, Dwarf_Unsigned *base)
+{
+	Dwarf_Off cuoff, off;
+	Dwarf_Die cu = NULL;
+	Dwarf_Attribute a = NULL;
+	Dwarf_Error e = NULL;
+	int r = 0;
+	if (dwarf_CU_dieoffset_given_die(die, &cuoff, &e) != DW_DLV_OK ||
+	    dwarf_offdie_b(dbg, cuoff, 1, &cu, &e) != DW_DLV_OK)
+		return -1;
+	if (dwarf_attr(cu, loc ? DW_AT_loclists_base : DW_AT_rnglists_base, &a, &e) == DW_DLV_OK) {
+		r = -1;
+		if (dwarf_global_formref(a, &off, &e) == DW_DLV_OK) {
+			*base = off;
+			r = 1;
+		}
+		dwarf_dealloc_attribute(a);
+	}
+	dwarf_dealloc_die(cu);
+	return r;
+}
+
+/* Walk the list at off in table idx: every entry (and its expression)
+ * inside the table, up to the end-of-list entry. */
+static bool walk_list(Dwarf_Debug dbg, bool loc, Dwarf_Unsigned idx,
+		      Dwarf_Unsigned off, Dwarf_Unsigned end)
+{
+	for (;;) {
+		unsigned len = 0, kind = 0;
+		Dwarf_Unsigned o1, o2, bsz = 0, boff;
+		Dwarf_Small *bdata;
+		Dwarf_Error e = NULL;
+		if (off >= end)
+			return false;
+		int r = loc ?
+			dwarf_get_loclist_lle(dbg, idx, off, end, &len, &kind, &o1, &o2,
+					      &bsz, &boff, &bdata, &e) :
+			dwarf_get_rnglist_rle(dbg, idx, off, end, &len, &kind, &o1, &o2, &e);
+		if (r != DW_DLV_OK || !len || len > end - off || bsz >= len)
+			return false;
+		if (kind == DW_LLE_end_of_list)     /* == DW_RLE_end_of_list */
+			return true;
+		off += len;
+	}
+}
+
+bool dwcu_list_ok(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute a, bool loc)
+{
+	Dwarf_Half form = 0, ver = 0, osz = 0;
+	Dwarf_Unsigned val = 0, base = 0, idx, v, start;
+	Dwarf_Off off;
+	Dwarf_Error e = NULL;
+	struct list_tab t;
+
+	if (dwarf_whatform(a, &form, &e) != DW_DLV_OK)
+		return false;
+	bool indexed = form == (loc ? DW_FORM_loclistx : DW_FORM_rnglistx);
+	if (!indexed && (form != DW_FORM_sec_offset ||
+			 dwarf_get_version_of_die(die, &ver, &osz) != DW_DLV_OK || ver < 5))
+		return true;    /* an expression, or DWARF 4 lists */
+	if (indexed ? dwarf_formudata(a, &val, &e) != DW_DLV_OK :
+		      dwarf_global_formref(a, &off, &e) != DW_DLV_OK)
+		return false;
+	if (!indexed)
+		val = off;
+	int has_base = cu_list_base(dbg, die, loc, &base);
+	if (has_base < 0 || (indexed && !has_base))
+		return false;
+	if (indexed) {
+		if (!find_tab(dbg, loc, base, true, &idx, &t) || val >= t.nent)
+			return false;
+		int r = loc ? dwarf_get_loclist_offset_index_value(dbg, idx, val, &v, &start, &e) :
+			      dwarf_get_rnglist_offset_index_value(dbg, idx, val, &v, &start, &e);
+		if (r != DW_DLV_OK)
+			return false;
+	} else {
+		start = val;
+		if (!find_tab(dbg, loc, val, false, &idx, &t) ||
+		    (has_base && t.offs != base))
+			return false;
+	}
+	return start >= t.hdr && walk_list(dbg, loc, idx, start, t.end);
 }

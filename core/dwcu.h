@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <dwarf.h>
 #include <libdwarf.h>
 
 /* abbrev: offset of the unit's abbreviation table in .debug_abbrev. */
@@ -33,5 +35,11 @@ size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
  * ELF file at path: libdwarf 20210528 frees memory twice on a bad one.
  * 0, or -1 with err ("PATH: corrupt .debug_rnglists header at 0x10"). */
 int dwcu_check_lists(const char *path, char *err, size_t errlen);
+
+/* Whether the DWARF 5 location list (loc) or range list that attribute a
+ * of die refers to lies whole inside its table and ends there: libdwarf
+ * 20210528 reads past .debug_loclists/.debug_rnglists otherwise. True
+ * for an attribute that is no such list. */
+bool dwcu_list_ok(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute a, bool loc);
 
 #endif

@@ -22,39 +22,17 @@ static int eval_var_value(struct qz *q, const struct frame *f,
 			  char *err, size_t errlen)
 {
 	struct di_ctx ctx;
-	struct di_ctx *c = NULL;
-	if (f) {
+	if (f && !v->is_static) {
 		frame_di_ctx(q, f, &ctx);
-		c = &ctx;
 	} else {
+		/* Statics belong to the program, whatever frame (a libc one)
+		 * is selected: its load bias, and after exit the file. */
 		memset(&ctx, 0, sizeof ctx);
 		ctx.read_mem = qz_read_cb;
 		ctx.arg = q;
 		ctx.bias = q->exe.bias;
-		c = &ctx;
 	}
-	const struct di_type *t = di_type_strip(v->type);
-	size_t size = t ? t->size : 0;
-	struct di_loc loc;
-	if (di_locate(v, c, &loc, err, errlen) < 0)
-		return -1;
-	uint8_t *buf = xcalloc(1, size ? size : 1);
-	int r = di_read_var(v, c, buf, size, err, errlen);
-	if (r < 0) {
-		free(buf);
-		return -1;
-	}
-	*out = val_from_bytes(v->type, buf, size);
-	free(buf);
-	out->optimized_out = r == 1;
-	if (loc.kind == DI_LOC_MEM) {
-		out->where = VAL_MEM;
-		out->addr = loc.addr;
-	} else if (loc.kind == DI_LOC_REG) {
-		out->where = VAL_REG;
-		out->reg = loc.reg;
-	}
-	return 0;
+	return val_from_var(v, &ctx, out, err, errlen);
 }
 
 static int eval_lookup_var(void *arg, const char *name, struct val *out,
@@ -212,8 +190,12 @@ static const struct di_type *eval_reg_type(const char *name, int size)
 
 int eval_reg(struct qz *q, const char *name, struct val *out)
 {
-	if (!qz_running(q))
+	if (!qz_running(q)) {   /* known names say "No registers.", as gdb */
+		for (size_t i = 0; i < ARRAY_LEN(eval_regs); i++)
+			if (strcmp(eval_regs[i].name, name) == 0)
+				return -1;
 		return 1;
+	}
 	const struct eval_regdef *d = NULL;
 	for (size_t i = 0; i < ARRAY_LEN(eval_regs); i++)
 		if (strcmp(eval_regs[i].name, name) == 0)
@@ -254,6 +236,11 @@ static int eval_history(void *arg, int idx, bool relative, struct val *out)
 	return 0;
 }
 
+static void eval_warn(void *arg, const char *msg)
+{
+	qz_warn(arg, "%s", msg);
+}
+
 static const struct di_type *eval_lookup_type(void *arg, const char *name)
 {
 	struct qz *q = arg;
@@ -271,6 +258,7 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->history = eval_history;
 	env->lookup_type = eval_lookup_type;
 	env->lookup_scoped = eval_lookup_scoped;
+	env->warn = eval_warn;
 	env->write_mem = eval_write_mem;
 	env->write_reg = eval_write_reg;
 }

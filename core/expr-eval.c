@@ -151,7 +151,7 @@ static int read_at(struct ev *ev, uint64_t addr, const struct di_type *t,
 /* gdb computes nothing from a value it does not have. */
 static int unavailable(struct ev *ev, const struct val *v)
 {
-	return v->optimized_out ? fail(ev, "value has been optimized out") : 0;
+	return val_unavailable(v) ? fail(ev, "value has been optimized out") : 0;
 }
 
 static int not_in_memory(struct ev *ev)
@@ -582,11 +582,30 @@ static int unop(struct ev *ev, int op, struct val *v, struct val *out)
 	}
 }
 
+/* &name of a variable not in memory: gdb names it and says why. */
+static int no_address(struct ev *ev, const char *name, const struct val *v)
+{
+	static const char *const regs[] = {
+		"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+		"r10", "r11", "r12", "r13", "r14", "r15", "rip",
+	};
+	if (v->where == VAL_REG && v->reg >= 0 && (size_t)v->reg < ARRAY_LEN(regs))
+		return fail(ev, "Address requested for identifier \"%s\" which is in "
+			    "register $%s", name, regs[v->reg]);
+	return fail(ev, "Can't take address of \"%s\" which isn't an lvalue.", name);
+}
+
 static int eval_unary(struct ev *ev, const struct expr_node *n, struct val *out)
 {
 	struct val v;
 	if (eval(ev, n->a, &v))
 		return -1;
+	if (n->op == '&' && n->a->kind == EN_IDENT && v.where != VAL_MEM &&
+	    !is_kind(&v, DI_FUNC)) {
+		no_address(ev, n->a->s, &v);
+		val_free(&v);
+		return -1;
+	}
 	int rc = unop(ev, n->op, &v, out);
 	val_free(&v);
 	return rc;
@@ -602,6 +621,10 @@ static int index_array(struct ev *ev, const struct val *a, int64_t i,
 	uint64_t esz = val_type_size(et);
 	if (i >= 0 && (uint64_t)i < val_array_len(t) && ((uint64_t)i + 1) * esz <= a->size) {
 		*out = val_from_bytes(et, a->bytes + (uint64_t)i * esz, (size_t)esz);
+		if (a->unavail) {
+			out->unavail = xmalloc((size_t)esz);
+			memcpy(out->unavail, a->unavail + (uint64_t)i * esz, (size_t)esz);
+		}
 		if (a->where == VAL_MEM) {
 			out->where = VAL_MEM;
 			out->addr = a->addr + (uint64_t)i * esz;

@@ -29,6 +29,7 @@ struct ps {
 	const struct expr_env *env;
 	bool ambiguous;
 	bool failed;
+	int nest;                /* parse_unary/cond/assign calls open */
 	char *err;
 	size_t errlen;
 };
@@ -405,6 +406,8 @@ static struct expr_node *new_node(enum expr_kind kind, int op, struct expr_node 
 	n->op = op;
 	n->a = a;
 	n->b = b;
+	n->depth = 1 + (a && b ? (a->depth > b->depth ? a->depth : b->depth) :
+			a ? a->depth : b ? b->depth : 0);
 	return n;
 }
 
@@ -582,7 +585,37 @@ static bool is_cast(struct ps *ps)
 
 static struct expr_node *parse_expr(struct ps *ps);
 static struct expr_node *parse_assign(struct ps *ps);
+static struct expr_node *parse_cond(struct ps *ps);
 static struct expr_node *parse_unary(struct ps *ps);
+
+/* Deeper nesting would overflow the stack, here or in the evaluator. */
+#define EXPR_MAX_DEPTH 500
+
+static struct expr_node *depth_ok(struct ps *ps, struct expr_node *n)
+{
+	if (n && n->depth > EXPR_MAX_DEPTH) {
+		ps_error(ps, "Expression too deeply nested.");
+		free_node(n);
+		return NULL;
+	}
+	return n;
+}
+
+static bool nest_in(struct ps *ps)
+{
+	if (ps->nest >= 4 * EXPR_MAX_DEPTH) {   /* parens nest without nodes */
+		ps_error(ps, "Expression too deeply nested.");
+		return false;
+	}
+	ps->nest++;
+	return true;
+}
+
+static struct expr_node *nest_out(struct ps *ps, struct expr_node *n)
+{
+	ps->nest--;
+	return depth_ok(ps, n);
+}
 
 static struct expr_node *parse_string(struct ps *ps)
 {
@@ -719,7 +752,7 @@ static struct expr_node *parse_postfix(struct ps *ps)
 		if (kind != '[' && kind != '(' && kind != '.' && kind != ET_ARROW &&
 		    kind != ET_INC && kind != ET_DEC)
 			break;
-		n = parse_postfix_op(ps, n);
+		n = depth_ok(ps, parse_postfix_op(ps, n));
 	}
 	return n;
 }
@@ -786,7 +819,7 @@ static struct expr_node *parse_sizeof(struct ps *ps)
 	return operand ? new_node(EN_SIZEOF, 0, operand, NULL) : NULL;
 }
 
-static struct expr_node *parse_unary(struct ps *ps)
+static struct expr_node *unary(struct ps *ps)
 {
 	const struct tok *t = peek(ps, 0);
 	if (ps->failed)
@@ -844,12 +877,17 @@ static struct expr_node *parse_binary(struct ps *ps, int min_prec)
 			free_node(left);
 			return NULL;
 		}
-		left = new_node(EN_BINARY, op, left, right);
+		left = depth_ok(ps, new_node(EN_BINARY, op, left, right));
 	}
 	return left;
 }
 
-static struct expr_node *parse_cond(struct ps *ps)
+static struct expr_node *parse_unary(struct ps *ps)
+{
+	return nest_in(ps) ? nest_out(ps, unary(ps)) : NULL;
+}
+
+static struct expr_node *cond(struct ps *ps)
 {
 	struct expr_node *c = parse_binary(ps, 1);
 	if (!c || !at(ps, '?'))
@@ -864,10 +902,17 @@ static struct expr_node *parse_cond(struct ps *ps)
 	}
 	struct expr_node *n = new_node(EN_COND, 0, a, b);
 	n->c = c;
+	if (c->depth >= n->depth)
+		n->depth = c->depth + 1;
 	return n;
 }
 
-static struct expr_node *parse_assign(struct ps *ps)
+static struct expr_node *parse_cond(struct ps *ps)
+{
+	return nest_in(ps) ? nest_out(ps, cond(ps)) : NULL;
+}
+
+static struct expr_node *assign(struct ps *ps)
 {
 	struct expr_node *left = parse_cond(ps);
 	const struct tok *t = peek(ps, 0);
@@ -883,6 +928,11 @@ static struct expr_node *parse_assign(struct ps *ps)
 	return new_node(EN_ASSIGN, op, left, right);
 }
 
+static struct expr_node *parse_assign(struct ps *ps)
+{
+	return nest_in(ps) ? nest_out(ps, assign(ps)) : NULL;
+}
+
 static struct expr_node *parse_expr(struct ps *ps)
 {
 	struct expr_node *left = parse_assign(ps);
@@ -893,7 +943,7 @@ static struct expr_node *parse_expr(struct ps *ps)
 			free_node(left);
 			return NULL;
 		}
-		left = new_node(EN_BINARY, ',', left, right);
+		left = depth_ok(ps, new_node(EN_BINARY, ',', left, right));
 	}
 	return left;
 }

@@ -44,6 +44,8 @@ struct expr_node {
 	struct expr_tname *type;
 	int hist;                /* EN_HISTORY: index as the history callback wants */
 	bool rel;
+	int depth;               /* nodes on the longest path down, for the
+	                            parser's nesting limit */
 };
 
 struct expr {

@@ -37,6 +37,15 @@ static struct unw *frame_unw(struct qz_module *m)
 	return m->unw;
 }
 
+/* libc's __restore_rt: mov $15,%rax; syscall (rt_sigreturn), the code a
+ * signal handler returns into; gdb recognises it by these bytes too. */
+static bool frame_is_sigtramp(struct qz *q, uint64_t pc)
+{
+	static const uint8_t code[9] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+	uint8_t buf[9];
+	return qz_read(q, pc, buf, sizeof buf) == 0 && memcmp(buf, code, sizeof buf) == 0;
+}
+
 /* Fill the symbolic parts of a frame from its pc. */
 static void frame_resolve(struct qz *q, struct frame *f)
 {
@@ -47,6 +56,7 @@ static void frame_resolve(struct qz *q, struct frame *f)
 	f->file = NULL;
 	f->line = 0;
 	f->line_start = false;
+	f->sigtramp = frame_is_sigtramp(q, f->pc);
 	if (!f->mod)
 		return;
 	uint64_t link = look - f->mod->bias;
@@ -299,6 +309,8 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 
 bool frame_shows_addr(const struct frame *f)
 {
+	if (f->sigtramp)
+		return false;
 	if (f->level > f->set_first)
 		return false;
 	return f->level > 0 || !f->line_start || !f->file;
@@ -314,6 +326,20 @@ size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
 	return di_vars_at(f->func, pc, out, max);
 }
 
+/* Whether the call before return address ra went to callee's function.
+ * A frame reached by a tail call returns to a call of another function,
+ * whose call site says nothing of ours (gdb checks DW_AT_call_origin). */
+static bool frame_calls(struct qz *q, uint64_t ra, const struct frame *callee)
+{
+	uint8_t code[5];
+	if (qz_read(q, ra - 5, code, 5) < 0 || code[0] != 0xe8)
+		return true;   /* an indirect call: its target is not known */
+	int32_t rel;
+	memcpy(&rel, code + 1, 4);
+	uint64_t target = ra + (uint64_t)(int64_t)rel;
+	return target == callee->func->lo + callee->mod->bias;
+}
+
 /* DW_OP_entry_value: the register's value when f's function was entered,
  * from the call site in its caller (DW_TAG_call_site at the return
  * address), evaluated in the caller's frame. */
@@ -325,13 +351,30 @@ static int frame_entry_reg(void *arg, int reg, uint64_t *val)
 	const struct frame *c = frame_get(q, real->set_real + 1);
 	if (!c || !c->mod || !c->mod->di || c->exact_pc)
 		return -1;
+	if (!frame_calls(q, c->pc, real))
+		return -1;
 	const struct di_callsite *cs = di_callsite_at(c->mod->di, c->pc - c->mod->bias);
 	for (size_t i = 0; cs && i < cs->nparams; i++) {
 		if (cs->params[i].reg != reg)
 			continue;
 		struct di_ctx cctx;
+		struct di_regs regs = c->regs;
 		char err[128];
-		frame_di_ctx_plain(q, c, &cctx);
+		/* Registers the unwinder could not recover in the caller are
+		 * taken as unchanged since the call, as gdb does for call-site
+		 * values (DW_OP_breg4 means rsi as it was passed). */
+		for (int r = 0; r < DI_NREGS; r++) {
+			for (int l = c->level - 1; !regs.valid[r] && l >= 0; l--) {
+				if (q->frames[l].regs.valid[r]) {
+					regs.r[r] = q->frames[l].regs.r[r];
+					regs.valid[r] = true;
+				}
+			}
+		}
+		/* The caller may itself need its entry values (recursion:
+		 * depth(n - 1) passes DW_OP_entry_value(rdi) - 1). */
+		frame_di_ctx(q, c, &cctx);
+		cctx.regs = &regs;
 		return di_eval_value(&cs->params[i].value, &cctx, val, err, sizeof err) == 0 ? 0 : -1;
 	}
 	return -1;
@@ -344,6 +387,17 @@ void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
 		ctx->entry_reg = frame_entry_reg;
 		ctx->entry_arg = (void *)f;
 	}
+}
+
+/* xmm registers are caller-saved: known in the innermost frame only. */
+static int frame_read_xmm(void *arg, int n, uint8_t *buf)
+{
+	struct qz *q = arg;
+	struct user_fpregs_struct fp;
+	if (n < 0 || n > 15 || proc_fpregs(q->proc, &fp) < 0)
+		return -1;
+	memcpy(buf, (const uint8_t *)fp.xmm_space + 16 * n, 16);
+	return 0;
 }
 
 /* The context without entry values (for evaluating in a caller). */
@@ -360,6 +414,8 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 	ctx->func = f->func;
 	ctx->read_mem = qz_read_cb;
 	ctx->arg = q;
+	if (f->level == 0)
+		ctx->read_xmm = frame_read_xmm;
 }
 
 const char *frame_file_name(struct qz *q, const char *file)
@@ -383,11 +439,17 @@ static int frame_param_entry(const struct frame *f, const struct di_var *v,
 			     const struct di_ctx *ctx, uint8_t *buf, size_t size)
 {
 	struct di_ctx at_entry = *ctx;
+	struct di_regs any = *ctx->regs;
 	struct di_loc loc;
 	char err[128];
 	uint64_t val;
 	if (f->inl || !ctx->entry_reg || size > 8)
 		return -1;
+	/* Only which register holds it at entry matters, not its value now
+	 * (an outer frame's argument registers are not recoverable). */
+	for (int r = 0; r < DI_NREGS; r++)
+		any.valid[r] = true;
+	at_entry.regs = &any;
 	at_entry.pc = f->func->lo + ctx->bias;
 	if (di_locate(v, &at_entry, &loc, err, sizeof err) < 0 || loc.kind != DI_LOC_REG ||
 	    ctx->entry_reg(ctx->entry_arg, loc.reg, &val))
@@ -433,6 +495,9 @@ static void frame_describe_arg(struct qz *q, const struct frame *f, const struct
 	} else if (has_entry) {
 		sbuf_printf(out, "%s@entry=", name);
 		frame_print_arg(q, v, ent, size, out);
+	} else if (r == 1 && t && (t->kind == DI_STRUCT || t->kind == DI_UNION ||
+				   t->kind == DI_ARRAY)) {
+		sbuf_printf(out, "%s=...", name);   /* gdb never opens them here */
 	} else if (r == 1) {
 		sbuf_printf(out, "%s=<optimized out>", name);
 	} else {
@@ -456,6 +521,10 @@ static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf
 void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 		    struct sbuf *out)
 {
+	if (f->sigtramp) {
+		sbuf_add(out, "<signal handler called>");
+		return;
+	}
 	if (with_addr)
 		sbuf_printf(out, "0x%016llx in ", (unsigned long long)f->pc);
 	if (f->func) {
@@ -469,7 +538,7 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 	if (f->file)
 		sbuf_printf(out, " at %s:%d", frame_file_name(q, f->file), f->line);
 	else if (f->mod && f->mod != &q->exe)
-		sbuf_printf(out, " from %s", f->mod->path);
+		sbuf_printf(out, " from %s", f->mod->name ? f->mod->name : f->mod->path);
 }
 
 void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)

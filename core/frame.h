@@ -34,6 +34,7 @@ struct frame {
 	 * one machine frame share registers and CFA; inl is the inlined call
 	 * (NULL for the function's own frame, the last of the set). */
 	const struct di_inline *inl;
+	bool sigtramp;                /* the signal trampoline a handler returns to */
 	int set_first, set_real;      /* levels of the set's first and own frame */
 	struct qz *q;                 /* the session, for entry-value lookups */
 };

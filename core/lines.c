@@ -208,25 +208,36 @@ static const char *file_of(struct loader *ld, Dwarf_Line line)
 {
 	Dwarf_Unsigned fno = 0;
 	Dwarf_Error e = NULL;
-	if (dwarf_line_srcfileno(line, &fno, &e) != DW_DLV_OK || fno > 100000)
-		fno = 0;
-	if (fno < ld->nfcache && ld->fcache[fno])
+	/* Names come from the file table load_files read: libdwarf
+	 * 20210528's dwarf_linesrc follows wild pointers on some corrupt line
+	 * programs (files added by DW_LNE_define_file). */
+	if (dwarf_line_srcfileno(line, &fno, &e) == DW_DLV_OK &&
+	    fno < ld->nfcache && ld->fcache[fno])
 		return ld->fcache[fno];
-	char *src = NULL;
-	const char *name = "??";
-	if (dwarf_linesrc(line, &src, &e) == DW_DLV_OK) {
-		name = lines_intern(ld->lt, src);
-		dwarf_dealloc(ld->dbg, src, DW_DLA_STRING);
-		cu_add_file(ld->cu, name);
+	return "??";
+}
+
+/* The unit's file table by line file number (the first is number base:
+ * 1 before DWARF 5, 0 since). */
+static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
+{
+	char **files = NULL;
+	Dwarf_Signed n = 0;
+	Dwarf_Error e = NULL;
+	ld->nfcache = 0;
+	if (dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
+		return;
+	if (base < 0 || base > 1)
+		base = 0;
+	ld->fcache = xrealloc(ld->fcache, (size_t)(n + 1) * sizeof(*ld->fcache));
+	ld->nfcache = (size_t)(n + base);
+	ld->fcache[0] = NULL;
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		ld->fcache[base + i] = lines_intern(ld->lt, files[i]);
+		cu_add_file(ld->cu, ld->fcache[base + i]);
+		dwarf_dealloc(ld->dbg, files[i], DW_DLA_STRING);
 	}
-	if (fno >= ld->nfcache) {
-		ld->fcache = xrealloc(ld->fcache, (fno + 1) * sizeof(*ld->fcache));
-		memset(ld->fcache + ld->nfcache, 0,
-		       (fno + 1 - ld->nfcache) * sizeof(*ld->fcache));
-		ld->nfcache = fno + 1;
-	}
-	ld->fcache[fno] = name;
-	return name;
+	dwarf_dealloc(ld->dbg, files, DW_DLA_LIST);
 }
 
 /* Set each row's end to the next greater address of its sequence, then keep
@@ -290,8 +301,16 @@ static void load_rows(struct loader *ld, Dwarf_Die cu)
 	Dwarf_Signed n = 0;
 	Dwarf_Error e = NULL;
 
-	if (dwarf_srclines_b(cu, &version, &tables, &ctx, &e) != DW_DLV_OK)
+	Dwarf_Signed base = 0, nfiles, end;
+	int r = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
+	if (r == DW_DLV_OK)
+		dwarf_srclines_files_indexes(ctx, &base, &nfiles, &end, &e);
+	load_files(ld, cu, base);
+	if (r != DW_DLV_OK)
 		return;
+	ld->sm_file = NULL;
+	ld->sm_line = 0;
+	ld->sm_disc = false;
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) == DW_DLV_OK) {
 		size_t seq_start = ld->nrows;
 		for (Dwarf_Signed i = 0; i < n; i++)

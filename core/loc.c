@@ -166,8 +166,10 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 {
 	const struct di_inline *ins[64];
 	size_t k = di_inline_instances(m->di, name, ins, 64);
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		loc_push(q, m, ins[i]->entry_pc, out, n);
+		(*out)[*n - 1].func = ins[i]->name;   /* not a call inlined into it */
+	}
 	qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
@@ -181,7 +183,7 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 			loc_inlined(q, m, name, out, n);
 		return 0;
 	}
-	if (m->di && loc_skip) {   /* a function that exists only inlined */
+	if (m->di) {   /* a function that exists only inlined */
 		loc_inlined(q, m, name, out, n);
 		if (*n)
 			return 0;

@@ -35,6 +35,7 @@ static void qz_module_free(struct qz_module *m)
 	if (m->unw)
 		unw_close(m->unw);
 	free(m->path);
+	free(m->name);
 	memset(m, 0, sizeof *m);
 }
 
@@ -148,8 +149,15 @@ bool qz_running(const struct qz *q)
 
 int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len)
 {
-	if (!qz_running(q))   /* before run: the file's contents, as gdb */
-		return q->exe.img && img_read(q->exe.img, addr, buf, len) ? 0 : -1;
+	if (!qz_running(q)) {   /* no process: the file's contents, as gdb */
+		if (!q->exe.img)
+			return -1;
+		/* After a run the sections stay where the run had them (gdb). */
+		uint64_t bias = q->exe.bias;
+		if (addr < bias)
+			return -1;
+		return img_read(q->exe.img, addr - bias, buf, len) ? 0 : -1;
+	}
 	if (proc_read(q->proc, addr, buf, len) < 0)
 		return -1;
 	bp_mask(&q->bps, addr, buf, len);
@@ -227,6 +235,40 @@ static void qz_map_add(struct qz *q, uint64_t lo, uint64_t hi, uint64_t off,
 		m->hi = hi;
 }
 
+/* The dynamic linker's list of loaded objects (r_debug.r_map, found
+ * through DT_DEBUG in the program's dynamic section): the names it uses,
+ * which gdb shows, and which /proc/PID/maps canonicalises. */
+static void qz_read_link_map(struct qz *q)
+{
+	const struct img_sym *dyn = img_sym_named(q->exe.img, "_DYNAMIC");
+	uint64_t d[2], rdebug = 0, lm = 0;
+	if (!dyn)
+		return;
+	for (uint64_t a = dyn->addr + q->exe.bias; !rdebug; a += 16) {
+		if (qz_read(q, a, d, sizeof d) < 0 || d[0] == 0)
+			return;
+		if (d[0] == 21)   /* DT_DEBUG */
+			rdebug = d[1];
+	}
+	if (qz_read(q, rdebug + 8, &lm, 8) < 0)
+		return;
+	for (int n = 0; lm && n < 512; n++) {
+		uint64_t e[4];   /* l_addr, l_name, l_ld, l_next */
+		char name[512] = "";
+		if (qz_read(q, lm, e, sizeof e) < 0)
+			return;
+		for (size_t i = 0; i + 1 < sizeof name; i++)
+			if (qz_read(q, e[1] + i, &name[i], 1) < 0 || !name[i])
+				break;
+		for (size_t i = 0; name[0] && i < q->nlibs; i++) {
+			struct qz_module *m = &q->libs[i];
+			if (m->bias == e[0] && !m->name)
+				m->name = xstrdup(name);
+		}
+		lm = e[3];
+	}
+}
+
 void qz_refresh_modules(struct qz *q)
 {
 	char path[64], line[4096];
@@ -248,6 +290,7 @@ void qz_refresh_modules(struct qz *q)
 	}
 	fclose(f);
 	q->libs_stale = false;
+	qz_read_link_map(q);
 }
 
 static struct qz_module *qz_module_find(struct qz *q, uint64_t addr)

@@ -23,6 +23,8 @@
 /* One loaded ELF object: the program or a shared library. */
 struct qz_module {
 	char *path;
+	char *name;               /* as the dynamic linker names it (link_map
+	                             l_name, "/lib/.../libc.so.6"), or NULL */
 	struct img *img;
 	struct lines *lines;      /* NULL for libraries (no debug info yet) */
 	struct di_info *di;       /* NULL for libraries */

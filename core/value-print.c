@@ -409,9 +409,17 @@ static struct val element(const struct val *v, const struct di_type *et,
 	struct val e = *v;
 	e.type = et;
 	e.bytes = v->bytes + i * esz;
+	e.unavail = v->unavail ? v->unavail + i * esz : NULL;
 	e.size = (size_t)esz;
 	e.addr = v->addr + i * esz;
 	return e;
+}
+
+/* Elements i and j hold the same bytes, optimized out in the same bits. */
+static bool same_element(const struct val *v, uint64_t esz, uint64_t i, uint64_t j)
+{
+	return !memcmp(v->bytes + i * esz, v->bytes + j * esz, esz) &&
+	       (!v->unavail || !memcmp(v->unavail + i * esz, v->unavail + j * esz, esz));
 }
 
 static void pr_elements(struct pr *c, const struct val *v,
@@ -424,8 +432,7 @@ static void pr_elements(struct pr *c, const struct val *v,
 		if (i)
 			sbuf_add(c->out, ", ");
 		uint64_t reps = 1;
-		while (i + reps < n && memcmp(v->bytes + i * esz,
-					      v->bytes + (i + reps) * esz, esz) == 0)
+		while (i + reps < n && same_element(v, esz, i, i + reps))
 			reps++;
 		struct val e = element(v, et, esz, i);
 		pr_any(c, &e);
@@ -450,7 +457,8 @@ static void pr_array(struct pr *c, const struct val *v, const struct di_type *t)
 	uint64_t n = val_array_len(t);
 	if (esz && n > v->size / esz)
 		n = v->size / esz;
-	bool text = (c->fmt == 0 || c->fmt == 's') && val_type_is_char(et);
+	bool text = (c->fmt == 0 || c->fmt == 's') && val_type_is_char(et) &&
+		    !val_unavailable(v);   /* else element by element, as gdb */
 	if (!n || !esz) {
 		/* Unknown length (a flexible array member): gdb shows it as a
 		 * pointer to its first element. */
@@ -521,10 +529,14 @@ static void pr_func(struct pr *c, const struct val *v)
 	pr_address(c, v->addr);
 }
 
+/* Inside an aggregate gdb checks scalars only: a struct or array that is
+ * optimized out in part or in whole shows its members one by one. */
 static void pr_any(struct pr *c, const struct val *v)
 {
 	const struct di_type *t = val_type_strip(v->type);
-	if (v->optimized_out) {
+	bool aggregate = t && (t->kind == DI_STRUCT || t->kind == DI_UNION ||
+			       t->kind == DI_ARRAY);
+	if (v->optimized_out || (!aggregate && val_unavailable(v))) {
 		sbuf_add(c->out, "<optimized out>");
 		return;
 	}
@@ -573,12 +585,12 @@ void val_print(struct sbuf *out, const struct val *v, const struct val_print *p)
 		: p->max_elements == 0 ? 200 : UINT_MAX;
 	const struct di_type *t = val_type_strip(v->type);
 	sbuf_add(out, "");
-	if (v->optimized_out) {
-		sbuf_add(out, "<optimized out>");
-		return;
-	}
 	if (p->frame_arg && is_aggregate(t)) {
 		sbuf_add(out, "...");
+		return;
+	}
+	if (val_entirely_unavailable(v)) {
+		sbuf_add(out, "<optimized out>");
 		return;
 	}
 	if (p->top && !p->frame_arg && (c.fmt == 0 || c.fmt == 's') && t &&

@@ -219,7 +219,9 @@ bool val_type_is_char(const struct di_type *t)
 void val_free(struct val *v)
 {
 	free(v->bytes);
+	free(v->unavail);
 	v->bytes = NULL;
+	v->unavail = NULL;
 	v->size = 0;
 }
 
@@ -229,7 +231,79 @@ struct val val_copy(const struct val *v)
 	r.bytes = xmalloc(v->size);
 	if (v->size)
 		memcpy(r.bytes, v->bytes, v->size);
+	if (v->unavail) {
+		r.unavail = xmalloc(v->size);
+		memcpy(r.unavail, v->unavail, v->size);
+	}
 	return r;
+}
+
+static size_t value_size(const struct di_type *t);
+
+static bool bit_unavail(const struct val *v, uint64_t i)
+{
+	return v->unavail && i / 8 < v->size && (v->unavail[i / 8] >> (i % 8)) & 1;
+}
+
+/* How many of bits [from, from + n) of v are optimized out. */
+static uint64_t count_unavail(const struct val *v, uint64_t from, uint64_t n)
+{
+	uint64_t k = 0;
+	for (uint64_t i = 0; v->unavail && i < n; i++)
+		k += bit_unavail(v, from + i);
+	return k;
+}
+
+bool val_unavailable(const struct val *v)
+{
+	return v->optimized_out || count_unavail(v, 0, 8 * (uint64_t)v->size) > 0;
+}
+
+bool val_entirely_unavailable(const struct val *v)
+{
+	return v->optimized_out ||
+	       (v->size && count_unavail(v, 0, 8 * (uint64_t)v->size) == 8 * (uint64_t)v->size);
+}
+
+/* r takes the mask of v's bytes from byte offset on (r->size bytes). */
+static void slice_unavail(struct val *r, const struct val *v, uint64_t offset)
+{
+	if (!v->unavail || !count_unavail(v, 8 * offset, 8 * (uint64_t)r->size))
+		return;
+	r->unavail = xcalloc(1, r->size);
+	for (size_t i = 0; i < r->size; i++)
+		r->unavail[i] = offset + i < v->size ? v->unavail[offset + i] : 0xff;
+}
+
+int val_from_var(const struct di_var *v, const struct di_ctx *ctx,
+		 struct val *out, char *err, size_t errlen)
+{
+	size_t size = value_size(v->type);
+	struct di_loc loc;
+	if (di_locate(v, ctx, &loc, err, errlen) < 0)
+		return -1;
+	struct val r = { .type = v->type, .where = VAL_RVALUE, .size = size };
+	r.bytes = xcalloc(1, size ? size : 1);
+	r.unavail = xcalloc(1, size ? size : 1);
+	int rc = di_read_var_bits(v, ctx, r.bytes, r.unavail, size, err, errlen);
+	if (rc < 0) {
+		val_free(&r);
+		return -1;
+	}
+	r.optimized_out = rc == 1;
+	if (rc == 1 || !count_unavail(&r, 0, 8 * (uint64_t)size)) {
+		free(r.unavail);
+		r.unavail = NULL;
+	}
+	if (loc.kind == DI_LOC_MEM) {
+		r.where = VAL_MEM;
+		r.addr = loc.addr;
+	} else if (loc.kind == DI_LOC_REG) {
+		r.where = VAL_REG;
+		r.reg = loc.reg;
+	}
+	*out = r;
+	return 0;
 }
 
 /* The size a value of t carries: what sizeof says, except that void and
@@ -408,7 +482,8 @@ static struct val member_bits(const struct val *v, const struct di_member *m)
 		neg = true;
 	}
 	store_le(r.bytes, r.size, x, neg);
-	r.optimized_out = v->optimized_out;
+	r.optimized_out = v->optimized_out ||
+		count_unavail(v, m->offset * 8 + (uint64_t)m->bit_offset, (uint64_t)m->bit_size);
 	return r;
 }
 
@@ -426,6 +501,7 @@ struct val val_member(const struct val *v, const struct di_member *m)
 		r.addr = v->addr + m->offset;
 	}
 	r.optimized_out = v->optimized_out;
+	slice_unavail(&r, v, m->offset);
 	return r;
 }
 

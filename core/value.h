@@ -20,6 +20,9 @@ struct val {
 	uint64_t addr;                /* VAL_MEM: where it lives */
 	int reg;                      /* VAL_REG: DWARF register number */
 	bool optimized_out;
+	/* One bit per bit of bytes, set where the value is optimized out (a
+	 * variable in pieces, some without a location); NULL: none is. */
+	uint8_t *unavail;
 };
 
 /* Built-in C types by name: "int", "unsigned int", "long", "unsigned long",
@@ -31,6 +34,14 @@ const struct di_type *val_builtin(const char *name);
 const struct di_type *val_pointer_to(const struct di_type *t);
 
 void val_free(struct val *v);
+/* The value of variable v where ctx says (a frame, or none for statics):
+ * its bytes, its place (memory or register, for & and assignment) and the
+ * bits that are optimized out. 0, or -1 with err. */
+int val_from_var(const struct di_var *v, const struct di_ctx *ctx,
+		 struct val *out, char *err, size_t errlen);
+/* Whether some bit of v is optimized out; entirely: every bit is. */
+bool val_unavailable(const struct val *v);
+bool val_entirely_unavailable(const struct val *v);
 struct val val_copy(const struct val *v);
 struct val val_from_int(const struct di_type *t, int64_t x);
 struct val val_from_double(const struct di_type *t, double x);

@@ -100,3 +100,22 @@ if [ $have_qz = 1 ]; then
 	q=$(per "$q_full" "$q_base")
 fi
 report stepi us/step "$q" "$(per "$g_full" "$g_base")"
+
+# 3. startup-large: launch to the first prompt with all symbols usable, on the
+# program of bench/gen.sh (200 units, >100 000 lines, gcc -g -O0, built once
+# into $B/large/prog): `break` on a function of the last unit and `info line`
+# on one of a middle unit, in batch mode; best of RUNS, in milliseconds.
+ms() {
+	[ -n "$1" ] && awk -v t="$1" 'BEGIN { printf "%.1f\n", t / 1000000 }'
+}
+LARGE=$B/large/prog
+if sh bench/gen.sh "$B/large" >"$LOG/gen-large.out" 2>&1; then
+	set -- -ex 'break u199_f17' -ex 'info line u100_f7'
+	g=$(best gdb-startup 'Breakpoint 1 at' "$bad" gdb "$@" "$LARGE")
+	q=""
+	[ $have_qz = 1 ] && q=$(best qz-startup 'Breakpoint 1 at' "$bad" qz "$@" "$LARGE")
+	report startup-large ms "$(ms "$q")" "$(ms "$g")"
+else
+	echo "bench: large program build failed (see $LOG/gen-large.out)"
+	report startup-large ms "" ""
+fi

@@ -1044,8 +1044,28 @@ static void test_eval(void)
 
 	static const uint8_t holes[] = { DW_OP_reg0, DW_OP_piece, 4, DW_OP_piece, 4 };
 	r = eval_ops(holes, sizeof holes, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval missing piece -> optimized out",
+	static const uint8_t holes_mask[] = { 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	check(r == 0 && loc.kind == DI_LOC_PIECES && loc.partial && loc.value_len == 8 &&
+	      !memcmp(loc.unavail, holes_mask, 8), "eval missing piece -> those bytes optimized out",
 	      "r=%d kind=%d", r, loc.kind);
+
+	static const uint8_t no_loc[] = { DW_OP_piece, 4, DW_OP_piece, 4 };
+	r = eval_ops(no_loc, sizeof no_loc, &regs, NULL, &loc, err);
+	check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval only missing pieces -> optimized out",
+	      "r=%d kind=%d", r, loc.kind);
+
+	/* ready:1 missing, mode:3 = 5 from the low bits of rax, level:4 = 0xf
+	 * from bits 4.. of a literal, then 24 missing bits */
+	regs.r[0] = 0x1005;
+	static const uint8_t bits[] = { DW_OP_bit_piece, 1, 0, DW_OP_reg0, DW_OP_bit_piece, 3, 0,
+		DW_OP_const1u, 0xf0, DW_OP_stack_value, DW_OP_bit_piece, 4, 4,
+		DW_OP_bit_piece, 24, 0 };
+	r = eval_ops(bits, sizeof bits, &regs, NULL, &loc, err);
+	check(r == 0 && loc.kind == DI_LOC_PIECES && loc.value_len == 4 &&
+	      loc.value[0] == 0xfa && loc.unavail[0] == 0x01 && loc.unavail[1] == 0xff,
+	      "eval DW_OP_bit_piece", "r=%d kind=%d v=%02x u=%02x %s", r, loc.kind,
+	      loc.value[0], loc.unavail[0], err);
+	regs.r[0] = 0x1000;
 
 	static const uint8_t entry[] = { DW_OP_lit1, DW_OP_entry_value, 1, DW_OP_reg5,
 		DW_OP_plus, DW_OP_stack_value };

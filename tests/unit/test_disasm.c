@@ -351,17 +351,17 @@ static void check_bytes(const char *name, const char *hex, uint64_t addr,
 
 static void test_cases(void)
 {
-	check_bytes("disasm call rel32", "e8fb000000", 0x1000, "callq", 5,
+	check_bytes("disasm call rel32", "e8fb000000", 0x1000, "call", 5,
 		    true, false, false, false, true, 0x1100);
-	check_bytes("disasm call indirect", "ff15e22f0000", 0x1000, "callq", 6,
+	check_bytes("disasm call indirect", "ff15e22f0000", 0x1000, "call", 6,
 		    true, false, false, false, false, 0);
-	check_bytes("disasm ret", "c3", 0x1000, "retq", 1,
+	check_bytes("disasm ret", "c3", 0x1000, "ret", 1,
 		    false, true, false, false, false, 0);
 	check_bytes("disasm jrcxz", "e3fe", 0x2000, "jrcxz", 2,
 		    false, false, true, true, true, 0x2000);
 	check_bytes("disasm loop", "e2fe", 0x2000, "loop", 2,
 		    false, false, true, true, true, 0x2000);
-	check_bytes("disasm jmp indirect", "ffe0", 0x2000, "jmpq", 2,
+	check_bytes("disasm jmp indirect", "ffe0", 0x2000, "jmp", 2,
 		    false, false, true, false, false, 0);
 	check_bytes("disasm jne rel8", "75f0", 0x2000, "jne", 2,
 		    false, false, true, true, true, 0x1ff2);

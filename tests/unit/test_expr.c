@@ -565,7 +565,7 @@ static void test_pointers(void)
 	er("*d", "Attempt to take contents of a non-pointer value.");
 	er("&1", "Attempt to take address of value not located in memory.");
 	er("&$rax", "Attempt to take address of value not located in memory.");
-	er("&r", "Attempt to take address of value not located in memory.");
+	er("&r", "Address requested for identifier \"r\" which is in register $rbx");   /* gdb */
 	er("&bt.a", "Attempt to take address of value not located in memory.");
 	er("np * 2", "Argument to arithmetic operation not a number or boolean.");
 	er("np + np", "Argument to arithmetic operation not a number or boolean.");
