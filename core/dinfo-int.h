@@ -25,21 +25,91 @@ struct di_smap {
 
 struct di_arena_blk;
 
+/* How a DIE's abbreviation has a flag attribute. */
+enum di_flag_form {
+	DI_FLAG_NO,                /* absent: false */
+	DI_FLAG_YES,               /* DW_FORM_flag_present: true */
+	DI_FLAG_READ               /* another form: read the DIE's value */
+};
+
+/* What an abbreviation says about the attributes di_open looks for, so
+ * that absent ones are not searched for DIE by DIE (each search walks all
+ * of a DIE's attributes). */
+struct di_abbrev {
+	bool known;
+	uint8_t declaration, external;   /* enum di_flag_form */
+	bool origin;               /* DW_AT_abstract_origin or DW_AT_specification */
+};
+
 /* What one compilation unit contributes to reading its DIEs. */
 struct di_cu {
 	Dwarf_Off off;             /* of the CU DIE */
 	int version;
 	const char *name;          /* DW_AT_name as recorded (may be relative) */
 	const char *path;          /* that name made absolute */
-	const char **files;        /* decl_file table, interned absolute */
+	const char **files;        /* decl_file table, interned absolute; read on
+	                              first use */
 	size_t nfiles;
+	bool files_read;
 	int file_base;             /* decl_file of files[0]: 1 before DWARF 5 */
 	uint64_t base;             /* CU base address for DWARF 4 ranges */
+	struct di_range *ranges;   /* the unit's code */
+	size_t nranges;
+	bool has_inlines;          /* its abbreviations have
+	                              DW_TAG_inlined_subroutine */
+	bool inlines_xcu;          /* ... whose origins may be in another unit */
+	bool expanded;             /* every function of it has been expanded
+	                              (GNU C nested functions are found so) */
+	struct di_abbrev *abbrevs; /* by abbreviation code, filled as met */
+	size_t nabbrevs;
+};
+
+/* What a function has besides its public struct: where its DIE is, whether
+ * the DIE has been read in full, and its call sites. */
+struct di_fstate {
+	Dwarf_Off off;
+	struct di_cu *cu;
+	bool expanded;
+	struct di_callsite *calls; /* DW_TAG_call_site, by return_pc */
+	size_t ncalls;
+	struct di_static *as_static;  /* the function as a variable, once asked */
+	int next_named;            /* index of the next function of the same
+	                              name in address order, -1 at the end */
+};
+
+/* A GNU C nested function: found only when its parent is expanded. */
+struct di_nested {
+	struct di_func f;
+	struct di_fstate s;
+};
+
+enum di_static_kind {        /* also the order of preference among equals */
+	DI_ST_VAR, DI_ST_FUNC, DI_ST_ENUM
 };
 
 struct di_static {
 	struct di_var var;
 	const struct di_cu *cu;    /* for file statics */
+	enum di_static_kind kind;
+	uint64_t seq;              /* creation order: the first of equals wins */
+	Dwarf_Off off;             /* DI_ST_VAR: its DIE */
+	bool expanded;             /* var has type and location */
+	struct di_static *next;    /* another static of the same name */
+};
+
+/* A unit with an abstract instance of a function (DW_AT_inline, no code
+ * of its own): its inlined calls are there. */
+struct di_origin {
+	struct di_cu *cu;
+	struct di_origin *next;    /* another unit with one of the same name */
+};
+
+/* A named type known by its DIE; the type is read when first asked for. */
+struct di_tname {
+	const char *key;           /* "struct node", "node_t", "int" */
+	const struct di_type *type;   /* NULL until read */
+	Dwarf_Off off;
+	bool declaration;
 };
 
 struct di_func_range {
@@ -47,28 +117,47 @@ struct di_func_range {
 	const struct di_func *f;
 };
 
+struct di_callsite_vec {
+	struct di_callsite *v;
+	size_t n, cap;
+};
+
+/* The index di_open builds from the top-level DIEs of every unit, and
+ * what has been read in full since. Lookups take a const di_info but
+ * expand it: it is never const in fact (di_open made it). */
 struct di_info {
-	Dwarf_Debug dbg;           /* only while di_open reads */
+	Dwarf_Debug dbg;           /* open until di_close: DIEs are read lazily */
 	struct di_arena_blk *arena;
-	struct di_func *funcs;
-	size_t nfuncs, capfuncs;
+	struct di_func *funcs;     /* top-level functions, by lo */
+	struct di_fstate *fst;     /* fst[i] goes with funcs[i] */
+	size_t nfuncs, capfuncs, capfst;
+	struct di_smap func_names; /* name -> 1 + index of its first function */
+	struct di_nested **nested;
+	size_t nnested, capnested;
 	struct di_func_range *franges;
-	size_t nfranges;
-	struct di_static *statics;
-	size_t nstatics, capstatics;
+	size_t nfranges, capfranges;
+	struct di_smap statics;    /* name -> struct di_static chain */
+	uint64_t nstatics;
+	Dwarf_Off *enum_offs;      /* top-level enum types, read for their
+	                              enumerators on the first static lookup */
+	size_t nenum_offs, capenum_offs;
+	bool enums_read;
 	struct di_cu **cus;
 	size_t ncus, capcus;
+	struct di_omap cu_by_off;
 	struct di_cu *last_cu;     /* cu_of's cache: DIEs come CU by CU */
 	struct di_omap types;      /* DIE offset -> struct di_type */
-	struct di_smap named;      /* "struct node", "node_t", "int" -> type */
+	struct di_smap named;      /* "struct node", "node_t", "int" -> di_tname */
+	struct di_tname **bases;   /* named base types, for other spellings */
+	size_t nbases, capbases;
 	struct di_smap paths;      /* interned file names */
 	struct di_type **alltypes; /* creation order, for size fix-ups */
 	size_t nalltypes, capalltypes;
-	const struct di_inline **inlines; /* every inlined call at any depth,
-	                                     by entry_pc, for lookups by name */
-	size_t ninlines, capinlines;
-	struct di_callsite *calls; /* DW_TAG_call_site, by return_pc */
-	size_t ncalls, capcalls;
+	size_t nfixed;             /* alltypes before this are fixed up */
+	int type_depth;            /* nesting of type reads in progress */
+	struct di_smap origins;    /* function name -> struct di_origin chain */
+	bool xcu_expanded;         /* units with inlines_xcu are expanded */
+	struct di_callsite_vec *calls;  /* of the function being expanded */
 };
 
 /* Arena: zeroed memory that lives until di_close. */
@@ -104,7 +193,12 @@ const struct di_type *di_void_type(void);
 /* Read a type DIE met while walking (so that named types are known even
  * if nothing refers to them); false if die is not a type. */
 bool di_type_visit(struct di_info *di, Dwarf_Die die);
-void di_types_finish(struct di_info *di);
+/* Note a top-level DIE's name if it is a named type (di_open's index),
+ * without reading it. */
+void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag, bool declaration);
+
+/* dinfo.c: the enumerators of an enum type just read become statics. */
+void di_add_enumerators(struct di_info *di, const struct di_type *t);
 
 /* dinfo-loc.c: the location description(s) of attribute at of die, with
  * ops re-encoded as standalone DWARF bytes (DW_OP_addrx/constx resolved). */

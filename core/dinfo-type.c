@@ -1,11 +1,13 @@
 /* dinfo-type: DWARF type DIEs as struct di_type, memoised by DIE offset so
  * that recursive types (struct node { struct node *next; }) terminate:
  * a type is entered in the memo before its targets and members are read.
- * Named types are also indexed by C spelling for di_type_named. */
+ * Types are read when first referred to or asked for by name: di_open
+ * only notes the names of the top-level type DIEs (di_type_index). */
 #include "dinfo-int.h"
 #include "util.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,17 +42,89 @@ static struct di_type *new_type(struct di_info *di, Dwarf_Off off,
 	return t;
 }
 
-/* Index t under its C spelling; a complete struct beats a declaration. */
-static void register_name(struct di_info *di, const struct di_type *t,
+/* The index key of a type name: "struct node", "node_t"; in buf if it
+ * fits, else allocated (free it when it is not buf). */
+static char *type_key(char *buf, size_t len, const char *prefix, const char *name)
+{
+	int n = prefix ? snprintf(buf, len, "%s %s", prefix, name) :
+			 snprintf(buf, len, "%s", name);
+	if (n >= 0 && (size_t)n < len)
+		return buf;
+	return prefix ? xasprintf("%s %s", prefix, name) : xstrdup(name);
+}
+
+/* Note that key names the type at off; a complete type beats a
+ * declaration, otherwise the first one stays. */
+static struct di_tname *note_name(struct di_info *di, const char *key, Dwarf_Off off,
+				  bool declaration, bool base)
+{
+	struct di_tname *tn = di_smap_get(&di->named, key);
+	if (tn) {
+		if (tn->declaration && !declaration) {
+			tn->off = off;
+			tn->type = NULL;
+			tn->declaration = false;
+		}
+		return tn;
+	}
+	tn = di_alloc(di, sizeof(*tn));
+	tn->key = di_strdup(di, key);
+	tn->off = off;
+	tn->declaration = declaration;
+	di_smap_put(&di->named, tn->key, tn);
+	if (base) {
+		XGROW(di->bases, di->capbases, di->nbases + 1);
+		di->bases[di->nbases++] = tn;
+	}
+	return tn;
+}
+
+/* Index t, just read from off, under its C spelling. */
+static void register_name(struct di_info *di, const struct di_type *t, Dwarf_Off off,
 			  const char *prefix)
 {
+	char buf[256];
 	if (!t->name)
 		return;
-	char *key = prefix ? xasprintf("%s %s", prefix, t->name) : xstrdup(t->name);
-	const struct di_type *old = di_smap_get(&di->named, key);
-	if (!old || (old->declaration && !t->declaration))
-		di_smap_put(&di->named, di_strdup(di, key), (void *)t);
-	free(key);
+	char *key = type_key(buf, sizeof buf, prefix, t->name);
+	struct di_tname *tn = note_name(di, key, off, t->declaration, t->kind == DI_BASE);
+	if (tn->off == off)
+		tn->type = t;
+	if (key != buf)
+		free(key);
+}
+
+static const char *tag_prefix(Dwarf_Half tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type: return "struct";
+	case DW_TAG_union_type: return "union";
+	case DW_TAG_enumeration_type: return "enum";
+	default: return NULL;
+	}
+}
+
+void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag, bool declaration)
+{
+	char *name = NULL, buf[256];
+	Dwarf_Off off = 0;
+	Dwarf_Error e = NULL;
+	const char *prefix = tag_prefix(tag);
+	bool decl = prefix && declaration;
+	if (!prefix && tag != DW_TAG_typedef && tag != DW_TAG_base_type)
+		return;
+	dwarf_dieoffset(die, &off, &e);
+	if (tag == DW_TAG_enumeration_type && !decl) {
+		XGROW(di->enum_offs, di->capenum_offs, di->nenum_offs + 1);
+		di->enum_offs[di->nenum_offs++] = off;
+	}
+	if (dwarf_diename(die, &name, &e) != DW_DLV_OK)
+		return;
+	char *key = type_key(buf, sizeof buf, prefix, name);
+	note_name(di, key, off, decl, tag == DW_TAG_base_type);
+	if (key != buf)
+		free(key);
 }
 
 const struct di_type *di_type_of(struct di_info *di, Dwarf_Die die)
@@ -180,6 +254,7 @@ static void read_enum(struct di_info *di, Dwarf_Die die, struct di_type *t)
 	t->enums = n ? di_memdup(di, es, n * sizeof(*es)) : NULL;
 	t->nenums = n;
 	free(es);
+	di_add_enumerators(di, t);
 }
 
 static uint64_t subrange_count(Dwarf_Die die)
@@ -239,13 +314,13 @@ static struct di_type *read_simple(struct di_info *di, Dwarf_Die die,
 	if (kind == DI_BASE) {
 		if (!di_attr_u64(die, DW_AT_encoding, &enc))
 			t->encoding = (int)enc;
-		register_name(di, t, NULL);
+		register_name(di, t, off, NULL);
 		return t;
 	}
 	if (kind == DI_PTR && !t->size)
 		t->size = 8;
 	if (kind == DI_TYPEDEF)
-		register_name(di, t, NULL);
+		register_name(di, t, off, NULL);
 	if (kind != DI_VOID)
 		t->target = di_type_of(di, die);
 	else if (!t->size)
@@ -268,6 +343,29 @@ static enum di_kind simple_kind(Dwarf_Half tag)
 	}
 }
 
+/* A struct, union or enum only declared here ("struct foo;") is the
+ * definition another unit gives, as gdb resolves opaque types; NULL if
+ * die is no such declaration or no definition is known. */
+static const struct di_type *opaque_definition(struct di_info *di, Dwarf_Die die,
+					       Dwarf_Half tag, Dwarf_Off off)
+{
+	char *name = NULL, buf[256];
+	Dwarf_Error e = NULL;
+	if (!di_attr_flag(die, DW_AT_declaration) ||
+	    dwarf_diename(die, &name, &e) != DW_DLV_OK)
+		return NULL;
+	char *key = type_key(buf, sizeof buf, tag_prefix(tag), name);
+	const struct di_tname *tn = di_smap_get(&di->named, key);
+	if (key != buf)
+		free(key);
+	if (!tn || tn->declaration || tn->off == off)
+		return NULL;
+	const struct di_type *full = tn->type ? tn->type : di_type_at(di, tn->off);
+	enum di_kind want = tag == DW_TAG_union_type ? DI_UNION :
+			    tag == DW_TAG_enumeration_type ? DI_ENUM : DI_STRUCT;
+	return full->kind == want && !full->declaration ? full : NULL;
+}
+
 static const struct di_type *read_type(struct di_info *di, Dwarf_Die die, Dwarf_Off off)
 {
 	Dwarf_Half tag = di_tag(die);
@@ -284,13 +382,21 @@ static const struct di_type *read_type(struct di_info *di, Dwarf_Die die, Dwarf_
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
+		if ((same = opaque_definition(di, die, tag, off))) {
+			di_omap_put(&di->types, off, (void *)same);
+			return same;
+		}
 		t = new_type(di, off, tag == DW_TAG_union_type ? DI_UNION : DI_STRUCT, die);
-		register_name(di, t, tag == DW_TAG_union_type ? "union" : "struct");
+		register_name(di, t, off, tag_prefix(tag));
 		read_struct(di, die, t);
 		return t;
 	case DW_TAG_enumeration_type:
+		if ((same = opaque_definition(di, die, tag, off))) {
+			di_omap_put(&di->types, off, (void *)same);
+			return same;
+		}
 		t = new_type(di, off, DI_ENUM, die);
-		register_name(di, t, "enum");
+		register_name(di, t, off, "enum");
 		read_enum(di, die, t);
 		return t;
 	case DW_TAG_array_type:
@@ -308,6 +414,19 @@ static const struct di_type *read_type(struct di_info *di, Dwarf_Die die, Dwarf_
 	}
 }
 
+static void fix_types(struct di_info *di);
+
+/* Every type is read through here: when the outermost read is done, the
+ * sizes of the types it made are fixed up. */
+static const struct di_type *read_type_at(struct di_info *di, Dwarf_Die die, Dwarf_Off off)
+{
+	di->type_depth++;
+	const struct di_type *t = read_type(di, die, off);
+	if (--di->type_depth == 0)
+		fix_types(di);
+	return t;
+}
+
 const struct di_type *di_type_at(struct di_info *di, Dwarf_Off off)
 {
 	const struct di_type *t = di_omap_get(&di->types, off);
@@ -316,7 +435,7 @@ const struct di_type *di_type_at(struct di_info *di, Dwarf_Off off)
 	Dwarf_Die die = di_offdie(di, off);
 	if (!die)
 		return &void_type;
-	t = read_type(di, die, off);
+	t = read_type_at(di, die, off);
 	dwarf_dealloc_die(die);
 	return t ? t : &void_type;
 }
@@ -346,7 +465,7 @@ bool di_type_visit(struct di_info *di, Dwarf_Die die)
 		return false;
 	dwarf_dieoffset(die, &off, &e);
 	if (!di_omap_get(&di->types, off))
-		read_type(di, die, off);
+		read_type_at(di, die, off);
 	return true;
 }
 
@@ -370,32 +489,16 @@ static bool fix_size(struct di_type *t)
 	return true;
 }
 
-/* A struct only declared in one unit ("struct foo;") takes the definition
- * another unit gives, as gdb resolves opaque types. */
-static void complete_opaque(struct di_info *di, struct di_type *t)
-{
-	const char *prefix = t->kind == DI_STRUCT ? "struct" :
-			     t->kind == DI_UNION ? "union" : "enum";
-	if (!t->declaration || !t->name ||
-	    (t->kind != DI_STRUCT && t->kind != DI_UNION && t->kind != DI_ENUM))
-		return;
-	char *key = xasprintf("%s %s", prefix, t->name);
-	const struct di_type *full = di_smap_get(&di->named, key);
-	if (full && !full->declaration && full->kind == t->kind)
-		*t = *full;
-	free(key);
-}
-
-void di_types_finish(struct di_info *di)
+/* The types made since the last fix-up are complete now. */
+static void fix_types(struct di_info *di)
 {
 	bool changed = true;
-	for (size_t i = 0; i < di->nalltypes; i++)
-		complete_opaque(di, di->alltypes[i]);
 	for (int pass = 0; changed && pass < MAX_FIXUP_PASSES; pass++) {
 		changed = false;
-		for (size_t i = 0; i < di->nalltypes; i++)
+		for (size_t i = di->nfixed; i < di->nalltypes; i++)
 			changed |= fix_size(di->alltypes[i]);
 	}
+	di->nfixed = di->nalltypes;
 }
 
 const struct di_type *di_type_strip(const struct di_type *t)
@@ -453,17 +556,19 @@ static bool same_spelling(const struct spelling *a, const struct spelling *b)
 	       !strcmp(a->other, b->other);
 }
 
-static const struct di_type *base_by_spelling(const struct di_info *di, const char *name)
+static const struct di_type *named_type(struct di_info *di, const struct di_tname *tn)
+{
+	return tn->type ? tn->type : di_type_at(di, tn->off);
+}
+
+static const struct di_type *base_by_spelling(struct di_info *di, const char *name)
 {
 	struct spelling want, have;
 	spell(name, &want);
-	for (size_t i = 0; i < di->nalltypes; i++) {
-		const struct di_type *t = di->alltypes[i];
-		if (t->kind != DI_BASE || !t->name)
-			continue;
-		spell(t->name, &have);
+	for (size_t i = 0; i < di->nbases; i++) {
+		spell(di->bases[i]->key, &have);
 		if (same_spelling(&want, &have))
-			return t;
+			return named_type(di, di->bases[i]);
 	}
 	return NULL;
 }
@@ -485,14 +590,18 @@ static char *squeeze(const char *s)
 	return sbuf_take(&b);
 }
 
-const struct di_type *di_type_named(const struct di_info *di, const char *name)
+const struct di_type *di_type_named(const struct di_info *cdi, const char *name)
 {
+	struct di_info *di = (struct di_info *)cdi;   /* see struct di_info */
 	char *key = squeeze(name);
 	const struct di_type *t = NULL;
+	const struct di_tname *tn;
 	if (!strcmp(key, "void"))
 		t = &void_type;
-	else if (!(t = di_smap_get(&di->named, key)) && !str_starts(key, "struct ") &&
-		 !str_starts(key, "union ") && !str_starts(key, "enum "))
+	else if ((tn = di_smap_get(&di->named, key)))
+		t = named_type(di, tn);
+	else if (!str_starts(key, "struct ") && !str_starts(key, "union ") &&
+		 !str_starts(key, "enum "))
 		t = base_by_spelling(di, key);
 	free(key);
 	return t;

@@ -1,7 +1,11 @@
-/* dinfo: read every DIE of an ELF file once with libdwarf into plain
- * structs (functions, scopes, variables, types) kept in one arena, so that
- * nothing of libdwarf outlives di_open. Types live in dinfo-type.c, location
- * expressions and their evaluation in dinfo-loc.c. */
+/* dinfo: the DIEs of an ELF file, read with libdwarf into plain structs
+ * (functions, scopes, variables, types) kept in one arena. di_open only
+ * indexes the top-level DIEs of each unit (functions with their ranges,
+ * global variables, type names); a function's parameters, scopes, inlined
+ * calls and call sites are read when it is first looked up, a variable's
+ * type and location likewise, so that start-up stays fast on large
+ * programs. Types live in dinfo-type.c, location expressions and their
+ * evaluation in dinfo-loc.c. */
 #include "dinfo-int.h"
 #include "dwcu.h"
 #include "util.h"
@@ -355,22 +359,51 @@ const char *di_die_name(struct di_info *di, Dwarf_Die die)
 
 /* ---- compilation units ---- */
 
-static void cu_read_files(struct di_info *di, struct di_cu *cu, Dwarf_Die cudie)
+static void cu_read_files(struct di_info *di, struct di_cu *cu)
 {
 	char **files = NULL;
 	Dwarf_Signed n = 0;
 	Dwarf_Error e = NULL;
-	if (dwarf_srcfiles(cudie, &files, &n, &e) != DW_DLV_OK)
+	Dwarf_Die cudie = di_offdie(di, cu->off);
+	cu->files_read = true;
+	if (!cudie)
 		return;
-	cu->files = di_alloc(di, (size_t)n * sizeof(*cu->files));
-	cu->nfiles = (size_t)n;
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		cu->files[i] = di_intern_path(di, files[i]);
-		dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
+	if (dwarf_srcfiles(cudie, &files, &n, &e) == DW_DLV_OK) {
+		cu->files = di_alloc(di, (size_t)n * sizeof(*cu->files));
+		cu->nfiles = (size_t)n;
+		for (Dwarf_Signed i = 0; i < n; i++) {
+			cu->files[i] = di_intern_path(di, files[i]);
+			dwarf_dealloc(di->dbg, files[i], DW_DLA_STRING);
+		}
+		dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
 	}
-	dwarf_dealloc(di->dbg, files, DW_DLA_LIST);
+	dwarf_dealloc_die(cudie);
 }
 
+struct range_vec {
+	struct di_range *r;
+	size_t n, cap;
+};
+
+static void range_add(void *arg, uint64_t lo, uint64_t hi)
+{
+	struct range_vec *v = arg;
+	XGROW(v->r, v->cap, v->n + 1);
+	v->r[v->n++] = (struct di_range){ lo, hi };
+}
+
+static size_t ranges_of(struct di_info *di, Dwarf_Die die, uint64_t base,
+			struct di_range **out)
+{
+	struct range_vec v = {0};
+	dwcu_ranges(di->dbg, die, base, range_add, &v);
+	*out = v.n ? di_memdup(di, v.r, v.n * sizeof(*v.r)) : NULL;
+	free(v.r);
+	return v.n;
+}
+
+/* A unit not known yet may have inlined calls: has_inlines is only
+ * cleared by di_open's look at its abbreviations. */
 static struct di_cu *cu_load(struct di_info *di, Dwarf_Die cudie, Dwarf_Off off)
 {
 	struct di_cu *cu = di_alloc(di, sizeof(*cu));
@@ -380,6 +413,7 @@ static struct di_cu *cu_load(struct di_info *di, Dwarf_Die cudie, Dwarf_Off off)
 	char *name = NULL, *dir = NULL;
 
 	cu->off = off;
+	cu->has_inlines = cu->inlines_xcu = true;
 	dwarf_get_version_of_die(cudie, &ver, &offsz);
 	cu->version = ver;
 	cu->file_base = ver >= 5 ? 0 : 1;
@@ -397,9 +431,10 @@ static struct di_cu *cu_load(struct di_info *di, Dwarf_Die cudie, Dwarf_Off off)
 	}
 	if (a)
 		dwarf_dealloc_attribute(a);
-	cu_read_files(di, cu, cudie);
+	cu->nranges = ranges_of(di, cudie, cu->base, &cu->ranges);
 	XGROW(di->cus, di->capcus, di->ncus + 1);
 	di->cus[di->ncus++] = cu;
+	di_omap_put(&di->cu_by_off, off, cu);
 	return cu;
 }
 
@@ -412,9 +447,9 @@ static struct di_cu *cu_of(struct di_info *di, Dwarf_Die die)
 		return di->last_cu;
 	if (di->last_cu && di->last_cu->off == off)
 		return di->last_cu;
-	for (size_t i = di->ncus; i-- > 0;)
-		if (di->cus[i]->off == off)
-			return di->last_cu = di->cus[i];
+	struct di_cu *cu = di_omap_get(&di->cu_by_off, off);
+	if (cu)
+		return di->last_cu = cu;
 	Dwarf_Die cudie = di_offdie(di, off);
 	if (!cudie)
 		return NULL;
@@ -431,6 +466,8 @@ static const char *file_attr(struct di_info *di, Dwarf_Die die, Dwarf_Half at)
 	struct di_cu *cu;
 	if (di_attr_u64(die, at, &idx) || !(cu = cu_of(di, die)))
 		return NULL;
+	if (!cu->files_read)
+		cu_read_files(di, cu);
 	idx -= (uint64_t)cu->file_base;
 	return idx < cu->nfiles ? cu->files[idx] : NULL;
 }
@@ -474,106 +511,12 @@ static void describe(struct di_info *di, Dwarf_Die die, struct die_desc *d)
 		dwarf_dealloc_die(cur);
 }
 
-static void add_range(struct di_range **r, size_t *n, size_t *cap,
-		      uint64_t lo, uint64_t hi)
-{
-	/* Empty ranges and code the linker threw away (address 0). */
-	if (lo >= hi || lo == 0)
-		return;
-	XGROW(*r, *cap, *n + 1);
-	(*r)[(*n)++] = (struct di_range){ lo, hi };
-}
-
-static void ranges_v5(Dwarf_Attribute a, struct di_range **r, size_t *n, size_t *cap)
-{
-	Dwarf_Half form = attr_form(a);
-	Dwarf_Unsigned val = 0, count = 0, goff = 0;
-	Dwarf_Off off = 0;
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Error e = NULL;
-
-	if (form == DW_FORM_rnglistx) {
-		if (dwarf_formudata(a, &val, &e) != DW_DLV_OK)
-			return;
-	} else if (dwarf_global_formref(a, &off, &e) == DW_DLV_OK) {
-		val = off;
-	} else {
-		return;
-	}
-	if (dwarf_rnglists_get_rle_head(a, form, val, &head, &count, &goff, &e) != DW_DLV_OK)
-		return;
-	for (Dwarf_Unsigned i = 0; i < count; i++) {
-		unsigned len = 0, code = 0;
-		Dwarf_Unsigned r1, r2, lo = 0, hi = 0;
-		Dwarf_Bool unavail = 0;
-		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &r1, &r2,
-						      &unavail, &lo, &hi, &e) != DW_DLV_OK)
-			break;
-		if (!unavail && (code == DW_RLE_offset_pair || code == DW_RLE_start_end ||
-				 code == DW_RLE_start_length || code == DW_RLE_startx_endx ||
-				 code == DW_RLE_startx_length))
-			add_range(r, n, cap, lo, hi);
-	}
-	dwarf_dealloc_rnglists_head(head);
-}
-
-static void ranges_v4(struct di_info *di, Dwarf_Die die, Dwarf_Attribute a,
-		      struct di_range **r, size_t *n, size_t *cap)
-{
-	Dwarf_Off off = 0, real = 0;
-	Dwarf_Ranges *rl = NULL;
-	Dwarf_Signed cnt = 0;
-	Dwarf_Unsigned bytes = 0;
-	Dwarf_Error e = NULL;
-	struct di_cu *cu = cu_of(di, die);
-	uint64_t base = cu ? cu->base : 0;
-
-	if (dwarf_global_formref(a, &off, &e) != DW_DLV_OK ||
-	    dwarf_get_ranges_b(di->dbg, off, die, &real, &rl, &cnt, &bytes, &e) != DW_DLV_OK)
-		return;
-	for (Dwarf_Signed i = 0; i < cnt; i++) {
-		if (rl[i].dwr_type == DW_RANGES_END)
-			break;
-		if (rl[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
-			base = rl[i].dwr_addr2;
-		else
-			add_range(r, n, cap, base + rl[i].dwr_addr1, base + rl[i].dwr_addr2);
-	}
-	dwarf_ranges_dealloc(di->dbg, rl, cnt);
-}
-
 /* The pc ranges of a DIE, from low_pc/high_pc or DW_AT_ranges, copied to
  * the arena. */
 static size_t read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **out)
 {
-	struct di_range *r = NULL;
-	size_t n = 0, cap = 0;
-	Dwarf_Addr lo = 0, hi = 0;
-	Dwarf_Half form = 0;
-	enum Dwarf_Form_Class cls;
-	Dwarf_Error e = NULL;
-
-	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK) {
-		if (dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
-			if (cls == DW_FORM_CLASS_CONSTANT)
-				hi += lo;
-			add_range(&r, &n, &cap, lo, hi);
-		}
-	} else {
-		Dwarf_Attribute a = get_attr(die, DW_AT_ranges);
-		struct di_cu *cu = a ? cu_of(di, die) : NULL;
-		if (a && cu && cu->version >= 5) {
-			if (dwcu_list_ok(di->dbg, die, a, false))
-				ranges_v5(a, &r, &n, &cap);
-		}
-		else if (a)
-			ranges_v4(di, die, a, &r, &n, &cap);
-		if (a)
-			dwarf_dealloc_attribute(a);
-	}
-	*out = n ? di_memdup(di, r, n * sizeof(*r)) : NULL;
-	free(r);
-	return n;
+	struct di_cu *cu = cu_of(di, die);
+	return ranges_of(di, die, cu ? cu->base : 0, out);
 }
 
 static bool form_is_addr(Dwarf_Half form)
@@ -757,7 +700,7 @@ static struct di_var *finish_params(struct di_info *di, Dwarf_Die die,
 
 /* ---- functions and scopes ---- */
 
-static void parse_func(struct di_info *di, Dwarf_Die die);
+static void add_nested(struct di_info *di, Dwarf_Die die);
 
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
 			struct inline_vec *inl, struct di_scope *s, int depth);
@@ -879,27 +822,11 @@ static void add_callsite(struct di_info *di, Dwarf_Die die)
 			cs.nparams++;
 	}
 	cs.params = cs.nparams ? di_memdup(di, ps, cs.nparams * sizeof ps[0]) : NULL;
-	XGROW(di->calls, di->capcalls, di->ncalls + 1);
-	di->calls[di->ncalls++] = cs;
-}
-
-static int cmp_callsite(const void *a, const void *b)
-{
-	const struct di_callsite *x = a, *y = b;
-	return x->return_pc < y->return_pc ? -1 : x->return_pc > y->return_pc;
-}
-
-const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc)
-{
-	size_t lo = 0, hi = di->ncalls;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (di->calls[mid].return_pc < return_pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < di->ncalls && di->calls[lo].return_pc == return_pc ? &di->calls[lo] : NULL;
+	struct di_callsite_vec *calls = di->calls;
+	if (!calls)
+		return;
+	XGROW(calls->v, calls->cap, calls->n + 1);
+	calls->v[calls->n++] = cs;
 }
 
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
@@ -921,7 +848,7 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_block(di, c, &kids, inl, depth);
 			break;
 		case DW_TAG_subprogram:      /* GNU C nested function */
-			parse_func(di, c);
+			add_nested(di, c);
 			break;
 		case DW_TAG_inlined_subroutine:
 			add_inline(di, c, inl, depth);
@@ -990,88 +917,121 @@ static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
 	return t;
 }
 
-static void parse_func(struct di_info *di, Dwarf_Die die)
-{
-	struct di_func f = {0};
-	struct die_desc d;
-	struct var_vec params = {0};
-	struct inline_vec inl = {0};
-	struct di_locexpr *fb = NULL;
-	size_t nfb = 0;
+/* ---- what di_open reads of a DIE ---- */
 
-	if (di_attr_flag(die, DW_AT_declaration))
-		return;
-	f.nranges = read_ranges(di, die, &f.ranges);
-	if (!f.nranges)      /* abstract instance or discarded code */
-		return;
-	describe(di, die, &d);
-	f.name = d.name;
-	f.ret = d.has_type ? d.type : NULL;
-	f.decl_file = d.decl_file;
-	f.decl_line = d.decl_line;
-	f.external = d.external;
-	struct di_cu *cu = cu_of(di, die);
-	f.cu_name = cu ? cu->name : NULL;
-	func_entry(die, &f);
-	if (!di_parse_locs(di, die, DW_AT_frame_base, &fb, &nfb) && nfb)
-		f.frame_base = fb[0];
-	f.body.ranges = f.ranges;
-	f.body.nranges = f.nranges;
-	parse_scope(di, die, &params, &inl, &f.body, 0);
-	f.params = finish_params(di, die, &params, &f.nparams);
-	f.type = func_type(di, die, &f);
-	f.inlines = vec_finish(di, inl.v, inl.n, sizeof(*inl.v));
-	f.ninlines = inl.n;
-	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
-	di->funcs[di->nfuncs++] = f;
-}
-
-static void parse_global(struct di_info *di, struct di_cu *cu, Dwarf_Die die)
+static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
 {
-	/* "extern int x;": the definition has its own DIE somewhere. */
-	if (di_attr_flag(die, DW_AT_declaration))
+	Dwarf_Off off = 0;
+	Dwarf_Unsigned count = 0, len = 0, nattr = 0;
+	Dwarf_Abbrev ab = NULL;
+	Dwarf_Error e = NULL;
+	*a = (struct di_abbrev){ true, DI_FLAG_READ, DI_FLAG_READ, true };
+	if (dwarf_die_abbrev_global_offset(die, &off, &count, &e) != DW_DLV_OK ||
+	    dwarf_get_abbrev(di->dbg, off, &ab, &len, &nattr, &e) != DW_DLV_OK)
 		return;
-	XGROW(di->statics, di->capstatics, di->nstatics + 1);
-	struct di_static *s = &di->statics[di->nstatics++];
-	parse_var(di, die, false, &s->var);
-	s->var.is_static = true;
-	s->cu = cu;
-}
-
-static void parse_cu(struct di_info *di, Dwarf_Die cudie)
-{
-	struct di_cu *cu = cu_of(di, cudie);
-	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
-		switch (di_tag(c)) {
-		case DW_TAG_subprogram:
-			parse_func(di, c);
-			break;
-		case DW_TAG_variable:
-			parse_global(di, cu, c);
-			break;
-		default:
-			di_type_visit(di, c);
-			break;
-		}
+	struct di_abbrev got = { .known = true };
+	bool ok = true;
+	for (Dwarf_Unsigned i = 0; ok && i < nattr; i++) {
+		Dwarf_Unsigned at = 0, form = 0;
+		Dwarf_Signed implicit = 0;
+		Dwarf_Off aoff = 0;
+		ok = dwarf_get_abbrev_entry_b(ab, i, 1, &at, &form, &implicit, &aoff,
+					      &e) == DW_DLV_OK;
+		uint8_t how = form == DW_FORM_flag_present ? DI_FLAG_YES : DI_FLAG_READ;
+		if (at == DW_AT_declaration)
+			got.declaration = how;
+		else if (at == DW_AT_external)
+			got.external = how;
+		else if (at == DW_AT_abstract_origin || at == DW_AT_specification)
+			got.origin = true;
 	}
+	dwarf_dealloc(di->dbg, ab, DW_DLA_ABBREV);
+	if (ok)
+		*a = got;
 }
 
-static void parse_one_cu(void *arg, Dwarf_Die cu)
+/* The abbreviation facts of a DIE of cu, read once per code. */
+static const struct di_abbrev *abbrev_of(struct di_info *di, struct di_cu *cu,
+					 Dwarf_Die die)
 {
-	struct di_info *di = arg;
-	if (dwcu_tree_ok(di->dbg, cu))
-		parse_cu(di, cu);
+	static const struct di_abbrev unknown = { true, DI_FLAG_READ, DI_FLAG_READ, true };
+	int code = dwarf_die_abbrev_code(die);
+	if (code <= 0 || code > 100000)
+		return &unknown;
+	if ((size_t)code >= cu->nabbrevs) {
+		size_t n = (size_t)code * 2;
+		cu->abbrevs = xrealloc(cu->abbrevs, n * sizeof(*cu->abbrevs));
+		memset(cu->abbrevs + cu->nabbrevs, 0, (n - cu->nabbrevs) * sizeof(*cu->abbrevs));
+		cu->nabbrevs = n;
+	}
+	struct di_abbrev *a = &cu->abbrevs[code];
+	if (!a->known)
+		read_abbrev(di, die, a);
+	return a;
 }
 
-static void parse_all(struct di_info *di)
+static bool flag_of(Dwarf_Die die, Dwarf_Half at, uint8_t how)
 {
-	dwcu_each(di->dbg, parse_one_cu, di);
+	return how == DI_FLAG_YES || (how == DI_FLAG_READ && di_attr_flag(die, at));
 }
 
-/* ---- finishing ---- */
+/* Name and external flag of a function or variable, following its
+ * origin/specification as describe does, without reading its type. */
+static void name_and_external(struct di_info *di, Dwarf_Die die, const struct di_abbrev *ab,
+			      const char **name, bool *external)
+{
+	char *n = NULL;
+	Dwarf_Error e = NULL;
+	*name = dwarf_diename(die, &n, &e) == DW_DLV_OK ? di_strdup(di, n) : NULL;
+	*external = flag_of(die, DW_AT_external, ab->external);
+	Dwarf_Die cur = ab->origin ? origin_die(di, die) : NULL;
+	for (int depth = 1; cur && depth < MAX_REF_DEPTH; depth++) {
+		if (!*name && dwarf_diename(cur, &n, &e) == DW_DLV_OK)
+			*name = di_strdup(di, n);
+		*external |= di_attr_flag(cur, DW_AT_external);
+		Dwarf_Die next = origin_die(di, cur);
+		dwarf_dealloc_die(cur);
+		cur = next;
+	}
+	if (cur)
+		dwarf_dealloc_die(cur);
+}
 
-static const struct di_static *find_static(const struct di_info *di,
-					   const char *name, const char *cu_file);
+/* What di_open notes of a function (not a declaration): name, ranges,
+ * entry, unit. False if die has no code (an abstract instance, or code the
+ * linker discarded). */
+static bool func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
+		      const struct di_abbrev *ab, struct di_func *f)
+{
+	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Half form = 0;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Error e = NULL;
+	memset(f, 0, sizeof(*f));
+	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK &&
+	    dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		if (lo >= hi || lo == 0)    /* as dwcu_ranges */
+			return false;
+		f->ranges = di_alloc(di, sizeof(*f->ranges));
+		f->ranges[0] = (struct di_range){ lo, hi };
+		f->nranges = 1;
+		f->lo = lo;
+		f->hi = hi;
+	} else {
+		f->nranges = ranges_of(di, die, cu ? cu->base : 0, &f->ranges);
+		if (!f->nranges)
+			return false;
+		func_entry(die, f);
+	}
+	name_and_external(di, die, ab, &f->name, &f->external);
+	f->cu_name = cu ? cu->name : NULL;
+	return true;
+}
+
+static const struct di_static *find_static(struct di_info *di, const char *name,
+					   const char *cu_file);
 
 static void resolve_externs(struct di_info *di, struct di_scope *s)
 {
@@ -1091,59 +1051,78 @@ static void resolve_externs(struct di_info *di, struct di_scope *s)
 		resolve_externs(di, &s->children[i]);
 }
 
-static struct di_static *new_static(struct di_info *di, const char *name,
-				     const struct di_type *type)
+/* Point the inlined calls at their function and resolve their "extern"
+ * locals as resolve_externs does for functions. */
+static void link_inlines(struct di_info *di, struct di_inline *v, size_t n,
+			 const struct di_func *f)
 {
-	XGROW(di->statics, di->capstatics, di->nstatics + 1);
-	struct di_static *s = &di->statics[di->nstatics++];
-	memset(s, 0, sizeof(*s));
-	s->var.name = name;
-	s->var.type = type;
-	s->var.is_static = true;
-	return s;
-}
-
-/* Functions (at their entry, DW_OP_addr) and enumerators (constants) as
- * statics, so that print mul, print &mul, print BLUE find them. */
-static void add_code_names(struct di_info *di)
-{
-	for (size_t i = 0; i < di->nfuncs; i++) {
-		const struct di_func *f = &di->funcs[i];
-		if (!f->name)
-			continue;
-		struct di_locexpr *le = di_alloc(di, sizeof(*le));
-		uint8_t *ops = di_alloc(di, 9);
-		ops[0] = DW_OP_addr;
-		for (int b = 0; b < 8; b++)
-			ops[1 + b] = (uint8_t)(f->lo >> (8 * b));
-		*le = (struct di_locexpr){ .ops = ops, .len = 9, .always = true };
-		struct di_static *s = new_static(di, f->name, f->type);
-		s->var.locs = le;
-		s->var.nlocs = 1;
-		s->var.external = f->external;
-		s->var.decl_file = f->decl_file;
-		s->var.decl_line = f->decl_line;
-		for (size_t c = 0; c < di->ncus && !s->cu; c++)
-			if (di->cus[c]->name == f->cu_name)
-				s->cu = di->cus[c];
-	}
-	for (size_t i = 0; i < di->nalltypes; i++) {
-		const struct di_type *t = di->alltypes[i];
-		if (t->kind != DI_ENUM)
-			continue;
-		for (size_t j = 0; j < t->nenums; j++) {
-			struct di_static *s = new_static(di, t->enums[j].name, t);
-			s->var.has_const = true;
-			s->var.const_value = t->enums[j].value;
-			s->var.external = true;
-		}
+	for (size_t i = 0; i < n; i++) {
+		v[i].func = f;
+		resolve_externs(di, &v[i].body);
+		link_inlines(di, v[i].children, v[i].nchildren, f);
 	}
 }
 
-static int cmp_func(const void *a, const void *b)
+static int cmp_callsite(const void *a, const void *b)
 {
-	const struct di_func *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	const struct di_callsite *x = a, *y = b;
+	return x->return_pc < y->return_pc ? -1 : x->return_pc > y->return_pc;
+}
+
+/* Read the rest of a function noted by func_note: return type,
+ * declaration, frame base, parameters, scopes, inlined calls, call sites. */
+static void func_read(struct di_info *di, Dwarf_Die die, struct di_func *f,
+		      struct di_fstate *st)
+{
+	struct die_desc d;
+	struct var_vec params = {0};
+	struct inline_vec inl = {0};
+	struct di_callsite_vec calls = {0}, *outer = di->calls;
+	struct di_locexpr *fb = NULL;
+	size_t nfb = 0;
+
+	describe(di, die, &d);
+	f->ret = d.has_type ? d.type : NULL;
+	f->decl_file = d.decl_file;
+	f->decl_line = d.decl_line;
+	if (!di_parse_locs(di, die, DW_AT_frame_base, &fb, &nfb) && nfb)
+		f->frame_base = fb[0];
+	f->body.ranges = f->ranges;
+	f->body.nranges = f->nranges;
+	di->calls = &calls;
+	parse_scope(di, die, &params, &inl, &f->body, 0);
+	di->calls = outer;
+	f->params = finish_params(di, die, &params, &f->nparams);
+	f->type = func_type(di, die, f);
+	f->inlines = vec_finish(di, inl.v, inl.n, sizeof(*inl.v));
+	f->ninlines = inl.n;
+	if (calls.n)
+		qsort(calls.v, calls.n, sizeof(*calls.v), cmp_callsite);
+	st->calls = vec_finish(di, calls.v, calls.n, sizeof(*calls.v));
+	st->ncalls = calls.n;
+	link_inlines(di, f->inlines, f->ninlines, f);
+	resolve_externs(di, &f->body);
+}
+
+static struct di_fstate *fstate_of(const struct di_info *di, const struct di_func *f)
+{
+	uintptr_t p = (uintptr_t)f, lo = (uintptr_t)di->funcs;
+	if (di->nfuncs && p >= lo && p < (uintptr_t)(di->funcs + di->nfuncs))
+		return &di->fst[f - di->funcs];
+	return &((struct di_nested *)(uintptr_t)f)->s;   /* f is its first member */
+}
+
+static void func_expand(struct di_info *di, const struct di_func *f)
+{
+	struct di_fstate *st = fstate_of(di, f);
+	if (st->expanded)
+		return;
+	st->expanded = true;
+	Dwarf_Die die = di_offdie(di, st->off);
+	if (!die)
+		return;
+	func_read(di, die, (struct di_func *)(uintptr_t)f, st);
+	dwarf_dealloc_die(die);
 }
 
 static int cmp_frange(const void *a, const void *b)
@@ -1152,53 +1131,178 @@ static int cmp_frange(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static void index_funcs(struct di_info *di)
+static void add_franges(struct di_info *di, const struct di_func *f)
 {
-	size_t n = 0;
-	if (di->ncalls)
-		qsort(di->calls, di->ncalls, sizeof(*di->calls), cmp_callsite);
-	if (!di->nfuncs)
-		return;
-	qsort(di->funcs, di->nfuncs, sizeof(*di->funcs), cmp_func);
-	for (size_t i = 0; i < di->nfuncs; i++)
-		n += di->funcs[i].nranges;
-	di->franges = xmalloc(n * sizeof(*di->franges));
-	for (size_t i = 0; i < di->nfuncs; i++)
-		for (size_t j = 0; j < di->funcs[i].nranges; j++)
-			di->franges[di->nfranges++] = (struct di_func_range){
-				di->funcs[i].ranges[j].lo, di->funcs[i].ranges[j].hi,
-				&di->funcs[i] };
-	qsort(di->franges, di->nfranges, sizeof(*di->franges), cmp_frange);
+	XGROW(di->franges, di->capfranges, di->nfranges + f->nranges);
+	for (size_t j = 0; j < f->nranges; j++)
+		di->franges[di->nfranges++] = (struct di_func_range){
+			f->ranges[j].lo, f->ranges[j].hi, f };
 }
 
-/* Point every inlined call at its function (known only once the functions
- * are sorted), list them all for di_inline_instances, and resolve their
- * "extern" locals as resolve_externs does for functions. */
-static void link_inlines(struct di_info *di, struct di_inline *v, size_t n,
-			 const struct di_func *f)
+/* A GNU C nested function, met while expanding its parent: read in full
+ * at once, in the arena so that its address stays. */
+static void add_nested(struct di_info *di, Dwarf_Die die)
 {
-	for (size_t i = 0; i < n; i++) {
-		v[i].func = f;
-		resolve_externs(di, &v[i].body);
-		XGROW(di->inlines, di->capinlines, di->ninlines + 1);
-		di->inlines[di->ninlines++] = &v[i];
-		link_inlines(di, v[i].children, v[i].nchildren, f);
+	static const struct di_abbrev any = { true, DI_FLAG_READ, DI_FLAG_READ, true };
+	struct di_func f;
+	struct di_cu *cu = cu_of(di, die);
+	if (di_attr_flag(die, DW_AT_declaration) || !func_note(di, die, cu, &any, &f))
+		return;
+	struct di_nested *n = di_alloc(di, sizeof(*n));
+	n->f = f;
+	n->s.off = die_offset(die);
+	n->s.cu = cu;
+	n->s.expanded = true;
+	n->s.next_named = -1;
+	XGROW(di->nested, di->capnested, di->nnested + 1);
+	di->nested[di->nnested++] = n;
+	add_franges(di, &n->f);
+	qsort(di->franges, di->nfranges, sizeof(*di->franges), cmp_frange);
+	func_read(di, die, &n->f, &n->s);
+}
+
+/* Expand every function of cu (finding its nested functions). */
+static void cu_expand(struct di_info *di, struct di_cu *cu)
+{
+	if (cu->expanded)
+		return;
+	cu->expanded = true;
+	for (size_t i = 0; i < di->nfuncs; i++)
+		if (di->fst[i].cu == cu)
+			func_expand(di, &di->funcs[i]);
+}
+
+/* ---- the index di_open builds ---- */
+
+static struct di_static *new_static(struct di_info *di, enum di_static_kind kind,
+				    const char *name)
+{
+	struct di_static *s = di_alloc(di, sizeof(*s));
+	s->kind = kind;
+	s->seq = di->nstatics++;
+	s->var.name = name;
+	s->var.is_static = true;
+	if (name) {
+		s->next = di_smap_get(&di->statics, name);
+		di_smap_put(&di->statics, name, s);
+	}
+	return s;
+}
+
+/* An abstract instance in cu: a function inlined there. */
+static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+			 const struct di_abbrev *ab)
+{
+	const char *name;
+	bool external;
+	name_and_external(di, die, ab, &name, &external);
+	struct di_origin *head = name ? di_smap_get(&di->origins, name) : NULL;
+	if (!name || (head && head->cu == cu))
+		return;
+	struct di_origin *o = di_alloc(di, sizeof(*o));
+	o->cu = cu;
+	o->next = head;
+	di_smap_put(&di->origins, name, o);
+}
+
+static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+		       const struct di_abbrev *ab)
+{
+	struct di_func f;
+	if (!func_note(di, die, cu, ab, &f)) {
+		if (cu->has_inlines)
+			index_origin(di, cu, die, ab);
+		return;
+	}
+	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
+	XGROW(di->fst, di->capfst, di->nfuncs + 1);
+	di->funcs[di->nfuncs] = f;
+	di->fst[di->nfuncs++] = (struct di_fstate){ .off = die_offset(die), .cu = cu,
+						    .next_named = -1 };
+}
+
+static void index_var(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
+		      const struct di_abbrev *ab)
+{
+	const char *name;
+	bool external;
+	name_and_external(di, die, ab, &name, &external);
+	struct di_static *s = new_static(di, DI_ST_VAR, name);
+	s->var.external = external;
+	s->off = die_offset(die);
+	s->cu = cu;
+}
+
+static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
+{
+	struct di_info *di = arg;
+	/* A unit whose DIE tree libdwarf would choke on is left out whole:
+	 * nothing of it is indexed, so nothing of it is read later. */
+	if (!dwcu_tree_ok(di->dbg, cudie))
+		return;
+	struct di_cu *cu = cu_of(di, cudie);
+	if (!cu)
+		return;
+	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
+	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
+		Dwarf_Half tag = di_tag(c);
+		const struct di_abbrev *ab = abbrev_of(di, cu, c);
+		/* Declarations ("extern int x;", prototypes): the definition
+		 * has its own DIE somewhere. */
+		bool decl = flag_of(c, DW_AT_declaration, ab->declaration);
+		if (tag == DW_TAG_subprogram && !decl)
+			index_func(di, cu, c, ab);
+		else if (tag == DW_TAG_variable && !decl)
+			index_var(di, cu, c, ab);
+		else if (tag != DW_TAG_subprogram && tag != DW_TAG_variable)
+			di_type_index(di, c, tag, decl);
 	}
 }
 
-static int cmp_inline(const void *a, const void *b)
+static const struct di_func *sort_base;
+
+static int cmp_func_idx(const void *a, const void *b)
 {
-	const struct di_inline *x = *(const struct di_inline *const *)a;
-	const struct di_inline *y = *(const struct di_inline *const *)b;
-	return x->entry_pc < y->entry_pc ? -1 : x->entry_pc > y->entry_pc;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t lx = sort_base[x].lo, ly = sort_base[y].lo;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
-static void index_inlines(struct di_info *di)
+/* Sort the functions by address, index their ranges and their names. */
+static void index_funcs(struct di_info *di)
 {
-	for (size_t i = 0; i < di->nfuncs; i++)
-		link_inlines(di, di->funcs[i].inlines, di->funcs[i].ninlines, &di->funcs[i]);
-	if (di->ninlines)
-		qsort(di->inlines, di->ninlines, sizeof(*di->inlines), cmp_inline);
+	size_t n = di->nfuncs;
+	if (!n)
+		return;
+	size_t *ord = xmalloc(n * sizeof(*ord));
+	for (size_t i = 0; i < n; i++)
+		ord[i] = i;
+	sort_base = di->funcs;
+	qsort(ord, n, sizeof(*ord), cmp_func_idx);
+	struct di_func *funcs = xmalloc(n * sizeof(*funcs));
+	struct di_fstate *fst = xmalloc(n * sizeof(*fst));
+	for (size_t i = 0; i < n; i++) {
+		funcs[i] = di->funcs[ord[i]];
+		fst[i] = di->fst[ord[i]];
+	}
+	free(ord);
+	free(di->funcs);
+	free(di->fst);
+	di->funcs = funcs;
+	di->fst = fst;
+	di->capfuncs = di->capfst = n;
+	for (size_t i = 0; i < n; i++)
+		add_franges(di, &funcs[i]);
+	qsort(di->franges, di->nfranges, sizeof(*di->franges), cmp_frange);
+	for (size_t i = n; i-- > 0;) {   /* chains in address order */
+		if (!funcs[i].name)
+			continue;
+		uintptr_t next = (uintptr_t)di_smap_get(&di->func_names, funcs[i].name);
+		fst[i].next_named = (int)next - 1;
+		di_smap_put(&di->func_names, funcs[i].name, (void *)(uintptr_t)(i + 1));
+	}
 }
 
 static int check_elf(const char *path, char *err, size_t errlen)
@@ -1233,17 +1337,11 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 		free(di);
 		return NULL;
 	}
-	if (res == DW_DLV_OK) {
-		parse_all(di);
-		dwarf_finish(di->dbg, &e);
+	if (res == DW_DLV_OK)
+		dwcu_each(di->dbg, index_cu, di);
+	else
 		di->dbg = NULL;
-	}
-	di_types_finish(di);
 	index_funcs(di);
-	index_inlines(di);
-	add_code_names(di);
-	for (size_t i = 0; i < di->nfuncs; i++)
-		resolve_externs(di, &di->funcs[i].body);
 	return di;
 }
 
@@ -1251,29 +1349,41 @@ void di_close(struct di_info *di)
 {
 	if (!di)
 		return;
+	if (di->dbg) {
+		Dwarf_Error e = NULL;
+		dwarf_finish(di->dbg, &e);
+	}
+	for (size_t i = 0; i < di->ncus; i++)   /* units live in the arena */
+		free(di->cus[i]->abbrevs);
 	for (struct di_arena_blk *b = di->arena, *next; b; b = next) {
 		next = b->next;
 		free(b);
 	}
+	struct di_omap *omaps[] = { &di->types, &di->cu_by_off };
+	struct di_smap *smaps[] = { &di->named, &di->paths, &di->statics, &di->func_names,
+				    &di->origins };
+	for (size_t i = 0; i < ARRAY_LEN(omaps); i++) {
+		free(omaps[i]->keys);
+		free(omaps[i]->vals);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(smaps); i++) {
+		free(smaps[i]->keys);
+		free(smaps[i]->vals);
+	}
 	free(di->funcs);
-	free(di->calls);
+	free(di->fst);
+	free(di->nested);
 	free(di->franges);
-	free(di->statics);
+	free(di->enum_offs);
 	free(di->cus);
-	free(di->types.keys);
-	free(di->types.vals);
-	free(di->named.keys);
-	free(di->named.vals);
-	free(di->paths.keys);
-	free(di->paths.vals);
+	free(di->bases);
 	free(di->alltypes);
-	free(di->inlines);
 	free(di);
 }
 
 /* ---- lookups ---- */
 
-const struct di_func *di_func_at(const struct di_info *di, uint64_t pc)
+static const struct di_func *func_at(const struct di_info *di, uint64_t pc)
 {
 	size_t lo = 0, hi = di->nfranges;
 	while (lo < hi) {
@@ -1291,25 +1401,95 @@ const struct di_func *di_func_at(const struct di_info *di, uint64_t pc)
 	return NULL;
 }
 
-const struct di_func *di_func_named(const struct di_info *di, const char *name)
+/* pc is in no function known: if a unit not yet expanded covers it, a
+ * nested function of it may. */
+static bool expand_cu_at(struct di_info *di, uint64_t pc)
 {
-	const struct di_func *found = NULL;
-	for (size_t i = 0; i < di->nfuncs; i++) {
-		const struct di_func *f = &di->funcs[i];
-		if (!f->name || strcmp(f->name, name))
-			continue;
-		if (f->external)
-			return f;
-		if (!found)
-			found = f;
+	bool any = false;
+	for (size_t i = 0; i < di->ncus; i++) {
+		struct di_cu *cu = di->cus[i];
+		if (!cu->expanded && ranges_cover(cu->ranges, cu->nranges, pc)) {
+			cu_expand(di, cu);
+			any = true;
+		}
 	}
-	return found;
+	return any;
+}
+
+const struct di_func *di_func_at(const struct di_info *cdi, uint64_t pc)
+{
+	struct di_info *di = (struct di_info *)cdi;   /* see struct di_info */
+	const struct di_func *f = func_at(di, pc);
+	if (!f && expand_cu_at(di, pc))
+		f = func_at(di, pc);
+	if (f)
+		func_expand(di, f);
+	return f;
+}
+
+/* An external function before a static one, then the lowest address. */
+static bool better_func(const struct di_func *f, const struct di_func *best)
+{
+	if (!best || f->external != best->external)
+		return !best || f->external;
+	return f->lo < best->lo;
+}
+
+const struct di_func *di_func_named(const struct di_info *cdi, const char *name)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	const struct di_func *best = NULL;
+	uintptr_t first = (uintptr_t)di_smap_get(&di->func_names, name);
+	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
+		if (better_func(&di->funcs[i], best))
+			best = &di->funcs[i];
+	for (size_t i = 0; i < di->nnested; i++) {
+		const struct di_func *f = &di->nested[i]->f;
+		if (f->name && !strcmp(f->name, name) && better_func(f, best))
+			best = f;
+	}
+	if (best)
+		func_expand(di, best);
+	return best;
 }
 
 const struct di_func *di_funcs(const struct di_info *di, size_t *n)
 {
 	*n = di->nfuncs;
 	return di->funcs;
+}
+
+const struct di_func *di_func_expand(const struct di_info *di, const struct di_func *f)
+{
+	func_expand((struct di_info *)di, f);
+	return f;
+}
+
+static const struct di_callsite *callsite_in(const struct di_info *di,
+					    const struct di_func *f, uint64_t return_pc)
+{
+	const struct di_fstate *st = fstate_of(di, f);
+	size_t lo = 0, hi = st->ncalls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->calls[mid].return_pc < return_pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->ncalls && st->calls[lo].return_pc == return_pc ? &st->calls[lo] : NULL;
+}
+
+/* The call sites are read with the function that makes the call: the one
+ * at return_pc, or before it if the call was its last instruction. */
+const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc)
+{
+	const struct di_func *f = di_func_at(di, return_pc);
+	const struct di_callsite *cs = f ? callsite_in(di, f, return_pc) : NULL;
+	const struct di_func *before = cs || !return_pc ? NULL : di_func_at(di, return_pc - 1);
+	if (before && before != f)
+		cs = callsite_in(di, before, return_pc);
+	return cs;
 }
 
 static bool cu_matches(const struct di_cu *cu, const char *file)
@@ -1336,20 +1516,108 @@ static int static_rank(const struct di_static *s, const char *cu_file)
 	return s->var.external ? r + 1 : -1;
 }
 
-static const struct di_static *find_static(const struct di_info *di,
-					   const char *name, const char *cu_file)
+static void static_expand(struct di_info *di, struct di_static *s)
+{
+	if (s->expanded)
+		return;
+	s->expanded = true;
+	Dwarf_Die die = s->kind == DI_ST_VAR ? di_offdie(di, s->off) : NULL;
+	if (!die)
+		return;
+	parse_var(di, die, false, &s->var);
+	s->var.is_static = true;
+	dwarf_dealloc_die(die);
+}
+
+/* A function as a variable at its entry (DW_OP_addr), so that print mul
+ * and print &mul find it. */
+static struct di_static *func_static(struct di_info *di, const struct di_func *f,
+				     uint64_t seq)
+{
+	struct di_fstate *st = fstate_of(di, f);
+	if (st->as_static)
+		return st->as_static;
+	func_expand(di, f);
+	struct di_static *s = di_alloc(di, sizeof(*s));
+	struct di_locexpr *le = di_alloc(di, sizeof(*le));
+	uint8_t *ops = di_alloc(di, 9);
+	ops[0] = DW_OP_addr;
+	for (int b = 0; b < 8; b++)
+		ops[1 + b] = (uint8_t)(f->lo >> (8 * b));
+	*le = (struct di_locexpr){ .ops = ops, .len = 9, .always = true };
+	s->kind = DI_ST_FUNC;
+	s->seq = seq;
+	s->expanded = true;
+	s->cu = st->cu;
+	s->var = (struct di_var){ .name = f->name, .type = f->type, .is_static = true,
+				  .external = f->external, .locs = le, .nlocs = 1,
+				  .decl_file = f->decl_file, .decl_line = f->decl_line };
+	return st->as_static = s;
+}
+
+void di_add_enumerators(struct di_info *di, const struct di_type *t)
+{
+	for (size_t j = 0; j < t->nenums; j++) {
+		struct di_static *s = new_static(di, DI_ST_ENUM, t->enums[j].name);
+		s->var.type = t;
+		s->var.has_const = true;
+		s->var.const_value = t->enums[j].value;
+		s->var.external = true;
+		s->expanded = true;
+	}
+}
+
+/* Enumerators are statics too (print BLUE): read every top-level enum
+ * type once, which makes its enumerators statics. */
+static void read_enums(struct di_info *di)
+{
+	di->enums_read = true;
+	for (size_t i = 0; i < di->nenum_offs; i++)
+		di_type_at(di, di->enum_offs[i]);
+}
+
+/* Of candidates of equal rank, a variable beats a function beats an
+ * enumerator, then the first made. */
+static bool better_static(const struct di_static *s, int r,
+			  const struct di_static *best, int best_r)
+{
+	if (r != best_r)
+		return r > best_r;
+	if (s->kind != best->kind)
+		return s->kind < best->kind;
+	return s->seq < best->seq;
+}
+
+static void rank_static(const struct di_static *s, const char *cu_file,
+			const struct di_static **best, int *best_r)
+{
+	int r = static_rank(s, cu_file);
+	if (r >= 0 && (!*best || better_static(s, r, *best, *best_r))) {
+		*best = s;
+		*best_r = r;
+	}
+}
+
+static const struct di_static *find_static(struct di_info *di, const char *name,
+					   const char *cu_file)
 {
 	const struct di_static *best = NULL;
-	int best_rank = -1;
-	for (size_t i = 0; i < di->nstatics; i++) {
-		const struct di_static *s = &di->statics[i];
-		if (!s->var.name || strcmp(s->var.name, name))
-			continue;
-		int r = static_rank(s, cu_file);
-		if (r > best_rank) {
-			best = s;
-			best_rank = r;
-		}
+	int best_r = -1;
+	if (!di->enums_read)
+		read_enums(di);
+	for (struct di_static *s = di_smap_get(&di->statics, name); s; s = s->next) {
+		static_expand(di, s);
+		rank_static(s, cu_file, &best, &best_r);
+	}
+	uintptr_t first = (uintptr_t)di_smap_get(&di->func_names, name);
+	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
+		rank_static(func_static(di, &di->funcs[i], (uint64_t)i), cu_file,
+			    &best, &best_r);
+	for (size_t i = 0; i < di->nnested; i++) {
+		const struct di_func *f = &di->nested[i]->f;
+		if (f->name && !strcmp(f->name, name))
+			rank_static(func_static(di, f, di->nfuncs + i), cu_file,
+				    &best, &best_r);
 	}
 	return best;
 }
@@ -1357,7 +1625,7 @@ static const struct di_static *find_static(const struct di_info *di,
 const struct di_var *di_static_named(const struct di_info *di, const char *name,
 				     const char *cu_file)
 {
-	const struct di_static *s = find_static(di, name, cu_file);
+	const struct di_static *s = find_static((struct di_info *)di, name, cu_file);
 	return s ? &s->var : NULL;
 }
 
@@ -1428,12 +1696,56 @@ size_t di_inline_chain(const struct di_func *f, uint64_t pc,
 	return n;
 }
 
-size_t di_inline_instances(const struct di_info *di, const char *name,
+struct inline_list {
+	const struct di_inline **v;
+	size_t n, cap;
+};
+
+static void match_inlines(const struct di_inline *v, size_t n, const char *name,
+			  struct inline_list *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].name && !strcmp(v[i].name, name)) {
+			XGROW(out->v, out->cap, out->n + 1);
+			out->v[out->n++] = &v[i];
+		}
+		match_inlines(v[i].children, v[i].nchildren, name, out);
+	}
+}
+
+static int cmp_inline(const void *a, const void *b)
+{
+	const struct di_inline *x = *(const struct di_inline *const *)a;
+	const struct di_inline *y = *(const struct di_inline *const *)b;
+	return x->entry_pc < y->entry_pc ? -1 : x->entry_pc > y->entry_pc;
+}
+
+/* The inlined calls of name are in the units that have its abstract
+ * instance, or whose inlined calls refer to other units: expand those
+ * (none at -O0), then look through every expanded function. */
+size_t di_inline_instances(const struct di_info *cdi, const char *name,
 			   const struct di_inline **out, size_t max)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < di->ninlines && n < max; i++)
-		if (di->inlines[i]->name && !strcmp(di->inlines[i]->name, name))
-			out[n++] = di->inlines[i];
+	struct di_info *di = (struct di_info *)cdi;
+	struct inline_list l = {0};
+	if (!di->xcu_expanded) {
+		di->xcu_expanded = true;
+		for (size_t i = 0; i < di->ncus; i++)
+			if (di->cus[i]->has_inlines && di->cus[i]->inlines_xcu)
+				cu_expand(di, di->cus[i]);
+	}
+	for (struct di_origin *o = di_smap_get(&di->origins, name); o; o = o->next)
+		cu_expand(di, o->cu);
+	for (size_t i = 0; i < di->nfuncs; i++)
+		if (di->fst[i].expanded)
+			match_inlines(di->funcs[i].inlines, di->funcs[i].ninlines, name, &l);
+	for (size_t i = 0; i < di->nnested; i++)
+		match_inlines(di->nested[i]->f.inlines, di->nested[i]->f.ninlines, name, &l);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_inline);
+	size_t n = l.n < max ? l.n : max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = l.v[i];
+	free(l.v);
 	return n;
 }

@@ -147,17 +147,27 @@ struct di_func {
 
 struct di_info;
 
-/* Read all DIEs of the file eagerly (fine for a user's program). A file
- * without .debug_info gives an empty, usable object; NULL plus err only for
- * unreadable files. */
+/* Index the file's DIEs: only the top level of each unit is read here;
+ * a function's parameters, scopes, inlined calls and call sites, a
+ * variable's type and location and a type are read on first use (lookups
+ * below take a const di_info but fill it in). The libdwarf handle stays
+ * open until di_close. A file without .debug_info gives an empty, usable
+ * object; NULL plus err only for unreadable files. */
 struct di_info *di_open(const char *path, char *err, size_t errlen);
 void di_close(struct di_info *di);
 
 /* The function whose ranges contain pc (concrete out-of-line instances;
- * inlined subroutines are not separate functions here). */
+ * inlined subroutines are not separate functions here). di_func_at and
+ * di_func_named return functions read in full. */
 const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
 const struct di_func *di_func_named(const struct di_info *di, const char *name);
+/* Every top-level function, by address, as di_open indexed it: only name,
+ * lo, hi, ranges, external and cu_name are filled in until di_func_expand
+ * (or di_func_at/di_func_named) reads the rest. GNU C nested functions are
+ * not listed. */
 const struct di_func *di_funcs(const struct di_info *di, size_t *n);
+/* Read the rest of f (from di_funcs) if not done yet; returns f. */
+const struct di_func *di_func_expand(const struct di_info *di, const struct di_func *f);
 
 /* A variable with static storage by name: a global, or a file static of
  * cu_file when given (NULL: any, globals preferred). Functions and

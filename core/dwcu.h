@@ -1,18 +1,35 @@
-/* dwcu: walking every compilation unit of a libdwarf handle, shared by the
- * line table reader and the DIE reader. */
+/* dwcu: walking every compilation unit of a libdwarf handle and reading
+ * what both the line table reader and the DIE reader need of a unit (its
+ * address ranges, its abbreviations). */
 #ifndef QZ_DWCU_H
 #define QZ_DWCU_H
 
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
 
-typedef void (*dwcu_fn)(void *arg, Dwarf_Die cu);
+/* abbrev: offset of the unit's abbreviation table in .debug_abbrev. */
+typedef void (*dwcu_fn)(void *arg, Dwarf_Die cu, Dwarf_Off abbrev);
 
 /* Call fn on each CU's top DIE, in .debug_info order. */
 void dwcu_each(Dwarf_Debug dbg, dwcu_fn fn, void *arg);
+
+/* Whether the unit with the abbreviation table at abbrev can have inlined
+ * calls (DW_TAG_inlined_subroutine), and *cross_unit whether their abstract
+ * origins may be in another unit (a DW_AT_abstract_origin that is not a
+ * unit-relative reference). Both true when the table is unreadable. */
+bool dwcu_inlined_calls(Dwarf_Debug dbg, Dwarf_Off abbrev, bool *cross_unit);
+
+/* Call add on each pc range of die: low_pc/high_pc, or DW_AT_ranges (DWARF
+ * 4 .debug_ranges relative to base, the unit's base address, or DWARF 5
+ * .debug_rnglists). Empty ranges and ranges at address 0 (code the linker
+ * discarded) are left out. Returns the number of ranges given to add. */
+typedef void (*dwcu_range_fn)(void *arg, uint64_t lo, uint64_t hi);
+size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
+		   dwcu_range_fn add, void *arg);
 
 /* Check the ELF file at path for what libdwarf 20210528 does not survive:
  * section headers or contents past the end of the file (it allocates

@@ -41,6 +41,7 @@ struct fde_list {
 struct unw {
 	int fd;
 	Dwarf_Debug dbg;      /* NULL for a file without any CFI */
+	bool loaded;          /* the lists are read on the first lookup */
 	struct fde_list eh, dbgframe;
 };
 
@@ -114,6 +115,7 @@ static void load_lists(struct unw *u)
 {
 	Dwarf_Error err = NULL;
 	struct fde_list *eh = &u->eh, *df = &u->dbgframe;
+	u->loaded = true;
 	if (dwarf_get_fde_list_eh(u->dbg, &eh->cies, &eh->ncies, &eh->fdes,
 				  &eh->nfdes, &err) == DW_DLV_OK)
 		index_list(u->dbg, eh);
@@ -184,7 +186,6 @@ struct unw *unw_open(const char *path, char *err, size_t errlen)
 		return u;
 	}
 	set_frame_conventions(u->dbg);
-	load_lists(u);
 	return u;
 }
 
@@ -227,10 +228,14 @@ static const struct fde_ent *list_find(const struct fde_list *l, uint64_t pc)
 	return NULL;
 }
 
+/* The FDE lists are read when first needed, not at unw_open, to keep
+ * start-up fast on large programs: u is never const in fact. */
 static const struct fde_ent *fde_find(const struct unw *u, uint64_t pc)
 {
 	if (!u->dbg)
 		return NULL;
+	if (!u->loaded)
+		load_lists((struct unw *)(uintptr_t)u);
 	const struct fde_ent *e = list_find(&u->eh, pc);
 	return e ? e : list_find(&u->dbgframe, pc);
 }

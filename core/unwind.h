@@ -11,8 +11,9 @@
 
 struct unw;
 
-/* Read the CFI of an ELF file (from the file itself: .eh_frame; plus
- * .debug_frame if present). A file without CFI gives an empty object. */
+/* Open the CFI of an ELF file (from the file itself: .eh_frame; plus
+ * .debug_frame if present); the FDE lists are read on the first lookup. A
+ * file without CFI gives an empty object. */
 struct unw *unw_open(const char *path, char *err, size_t errlen);
 void unw_close(struct unw *u);
 

@@ -666,7 +666,7 @@ static void test_inline_basic_O2(struct di_info *di, const char *bin)
 	size_t top = 0, inl = 0, nf;
 	const struct di_func *fs = di_funcs(di, &nf);
 	for (size_t i = 0; i < nf; i++)
-		top += fs[i].ninlines;
+		top += di_func_expand(di, &fs[i])->ninlines;
 	for (size_t i = 0; m && i < m->ninlines; i++)
 		inl += !strcmp(m->inlines[i].name, "push") || !strcmp(m->inlines[i].name, "sum_list");
 	check(m && m->ninlines >= 2 && inl >= 2 && !di_func_named(di, "square") &&
@@ -692,8 +692,10 @@ static void test_inline_basic_O0(void)
 	size_t n = 0, inl = 0;
 	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
 	const struct di_inline *ins[4];
-	for (size_t i = 0; i < n; i++)
-		inl += fs[i].ninlines + (fs[i].inlines != NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct di_func *f = di_func_expand(di, &fs[i]);
+		inl += f->ninlines + (f->inlines != NULL);
+	}
 	check(di && n >= 6 && !inl && !di_inline_instances(di, "push", ins, 4) &&
 	      !di_inline_chain(di_func_named(di, "main"), di_func_named(di, "main")->lo + 8, ins, 4),
 	      "-O0 has no inlined calls", "%zu", inl);
@@ -818,6 +820,113 @@ static void test_inline_tree(struct di_info *di, const char *opt)
 	check(nd == 1 && d->call_line == 27 && d->nparams == 2 && param_named(d, "used") &&
 	      param_named(d, "gone") && mids[0]->call_line == 22 &&
 	      mids[1]->call_line == 24, name, "nd=%zu", nd);
+}
+
+/* ---- the lazy index on a program of two units written here ---- */
+
+static const char lazy_a[] =
+	"struct opaque;\n"
+	"struct opaque *get(void);\n"
+	"enum tone { LOW = 3, HIGH = 9 };\n"
+	"extern int shared;\n"
+	"static int twice(int x) { return 2 * x; }\n"
+	"static inline __attribute__((always_inline)) int bump(int x) { return x + 1; }\n"
+	"int outer(int n)\n"
+	"{\n"
+	"	int nested(int k) { return k + n; }\n"
+	"	return nested(twice(n));\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct opaque *o = get();\n"
+	"	return bump(outer(shared)) + (o != 0) + LOW;\n"
+	"}\n";
+
+static const char lazy_b[] =
+	"struct opaque { int a; long b; };\n"
+	"static struct opaque one = { 1, 2 };\n"
+	"int shared = 5;\n"
+	"static int twice(int x) { return x + x; }\n"
+	"static inline __attribute__((always_inline)) int bump(int x) { return x + 2; }\n"
+	"struct opaque *get(void) { return bump(twice(1)) ? &one : 0; }\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* What di_open leaves for later must come out as an eager read would
+ * have it: functions from di_funcs once expanded, a nested function found
+ * by its address, an opaque struct completed from the other unit, the
+ * enumerators and function statics. */
+static void test_lazy_units(struct di_info *di, const char *bin)
+{
+	size_t n, bad = 0;
+	const struct di_func *fs = di_funcs(di, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct di_func *f = di_func_expand(di, &fs[i]);
+		bad += !f->name || !f->decl_line || !f->decl_file || di_func_at(di, f->lo) != f ||
+		       (!strcmp(f->name, "outer") && (f->nparams != 1 || !f->ret));
+	}
+	check(n == 5 && !bad, "lazy: di_funcs expanded", "n=%zu bad=%zu", n, bad);
+	const struct di_func *nf = di_func_at(di, nm_addr(bin, "nested.0"));
+	check(nf && nf->name && !strcmp(nf->name, "nested") && nf->nparams == 1 &&
+	      di_func_named(di, "nested") == nf, "lazy: nested function by address",
+	      "nf=%p", (const void *)nf);
+	const struct di_func *m = di_func_named(di, "main");
+	const struct di_var *vs[8];
+	size_t k = m ? di_vars_at(m, m->hi - 1, vs, 8) : 0;
+	const struct di_type *o = k ? di_type_strip(vs[0]->type) : NULL;
+	const struct di_type *so = di_type_named(di, "struct opaque");
+	check(k == 1 && o->kind == DI_PTR && o->target->nmembers == 2 &&
+	      !o->target->declaration && so && so->nmembers == 2 && !so->declaration,
+	      "lazy: opaque struct completed from another unit",
+	      "k=%zu so=%p", k, (const void *)so);
+	const struct di_var *hi = di_static_named(di, "HIGH", NULL);
+	const struct di_var *ta = di_static_named(di, "twice", "a.c");
+	const struct di_var *tb = di_static_named(di, "twice", "b.c");
+	check(hi && hi->has_const && hi->const_value == 9 && ta && tb && ta != tb &&
+	      ta->type && ta->type->kind == DI_FUNC && !di_static_named(di, "one", "a.c") &&
+	      di_static_named(di, "one", "b.c"), "lazy: enumerators and function statics",
+	      "hi=%p ta=%p tb=%p", (const void *)hi, (const void *)ta, (const void *)tb);
+	const struct di_inline *ins[4];
+	size_t ni = di_inline_instances(di, "bump", ins, 4);
+	check(ni == 2 && ins[0]->func != ins[1]->func && !di_inline_instances(di, "twice", ins, 4),
+	      "lazy: inlined calls in both units", "ni=%zu", ni);
+}
+
+static void test_lazy(void)
+{
+	char dir[] = "/tmp/qz-test-lazy-XXXXXX";
+	if (!mkdtemp(dir)) {
+		printf("FAIL lazy: mkdtemp\n");
+		return;
+	}
+	char *a = xasprintf("%s/a.c", dir), *b = xasprintf("%s/b.c", dir);
+	char *bin = xasprintf("%s/lazy", dir);
+	write_file(a, lazy_a);
+	write_file(b, lazy_b);
+	char *cmd = xasprintf("cd %s && gcc -g -O0 -o lazy a.c b.c", dir);
+	char err[256] = "";
+	if (system(cmd))
+		printf("# %s failed\n", cmd);
+	struct di_info *di = di_open(bin, err, sizeof err);
+	check(di != NULL, "di_open lazy fixture", "%s", err);
+	if (di)
+		test_lazy_units(di, bin);
+	di_close(di);
+	free(cmd);
+	cmd = xasprintf("rm -rf %s", dir);
+	if (system(cmd))
+		printf("# cannot remove %s\n", dir);
+	free(cmd);
+	free(a);
+	free(b);
+	free(bin);
 }
 
 static void test_inline_fixture(void)
@@ -1268,6 +1377,7 @@ int main(void)
 	test_basic_O2();
 	test_inline_basic_O0();
 	test_inline_fixture();
+	test_lazy();
 	test_eval();
 	test_types();
 	test_bad_files();

@@ -325,7 +325,7 @@ static void test_bad_files(void)
 
 int main(void)
 {
-	static const char *fixtures[] = { "basic", "crash", "loop", "io", "sig" };
+	static const char *fixtures[] = { "basic", "crash", "loop", "io", "sig", "multi" };
 	for (size_t i = 0; i < ARRAY_LEN(fixtures); i++) {
 		char bin[128];
 		snprintf(bin, sizeof bin, "tests/build/%s-O0", fixtures[i]);
