@@ -36,9 +36,10 @@ static bool regs_read(struct qz *q, struct regs_xs *xs)
 /* Where component c lives in the XSAVE area, or NULL if absent. */
 static const uint8_t *regs_comp(const struct regs_xs *xs, int c, size_t need)
 {
-	static const uint8_t zero[64];
+	static const uint8_t zero[1024];   /* the largest component read */
 	unsigned a, b, cx, d;
-	if (!__get_cpuid_count(0xd, (unsigned)c, &a, &b, &cx, &d) || !a || b + need > xs->len)
+	if (need > 1024 || !__get_cpuid_count(0xd, (unsigned)c, &a, &b, &cx, &d) || !a ||
+	    b + need > xs->len)
 		return NULL;
 	return (xs->bv >> c) & 1 ? xs->buf + b : zero;   /* init state is zero */
 }

@@ -66,8 +66,12 @@ expect_rc() {
 
 # no_leftover NAME BIN: no process of that binary is alive.
 no_leftover() {
-	sleep 0.2
 	_comm=$(basename "$2" | cut -c1-15)
+	_i=0   # a killed process may take a moment to be reaped
+	while [ $_i -lt 20 ] && pgrep -x "$_comm" >/dev/null 2>&1; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 	if pgrep -x "$_comm" >/dev/null 2>&1; then
 		fail "$1" "process of $2 still alive"
 		pkill -9 -x "$_comm"
