@@ -368,7 +368,7 @@ static void cu_read_files(struct di_info *di, struct di_cu *cu)
 	cu->files_read = true;
 	if (!cudie)
 		return;
-	if (dwarf_srcfiles(cudie, &files, &n, &e) == DW_DLV_OK) {
+	if (dwcu_files_ok(&di->sane, cudie) && dwarf_srcfiles(cudie, &files, &n, &e) == DW_DLV_OK) {
 		cu->files = di_alloc(di, (size_t)n * sizeof(*cu->files));
 		cu->nfiles = (size_t)n;
 		for (Dwarf_Signed i = 0; i < n; i++) {
@@ -1326,14 +1326,17 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 {
 	Dwarf_Error e = NULL;
 
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, err, errlen) < 0)
+	struct dwcu_lines sane = {0};
+	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, &sane, err, errlen) < 0)
 		return NULL;
 	struct di_info *di = xcalloc(1, sizeof(*di));
+	di->sane = sane;
 	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
 				  NULL, NULL, &di->dbg, NULL, 0, NULL, &e);
 	if (res == DW_DLV_ERROR) {
 		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
 		dwarf_dealloc(di->dbg, e, DW_DLA_ERROR);
+		dwcu_lines_free(&di->sane);
 		free(di);
 		return NULL;
 	}
@@ -1353,6 +1356,7 @@ void di_close(struct di_info *di)
 		Dwarf_Error e = NULL;
 		dwarf_finish(di->dbg, &e);
 	}
+	dwcu_lines_free(&di->sane);
 	for (size_t i = 0; i < di->ncus; i++)   /* units live in the arena */
 		free(di->cus[i]->abbrevs);
 	for (struct di_arena_blk *b = di->arena, *next; b; b = next) {

@@ -1,6 +1,7 @@
 /* dwcu: compilation unit iteration, unit abbreviations and DIE ranges, and
  * the sanity checks libdwarf needs before it walks units. */
 #include "dwcu.h"
+#include "util.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -279,7 +281,173 @@ static int64_t bad_lists(Elf *elf, size_t shstr, const char **which)
 	return -1;
 }
 
-int dwcu_check_file(const char *path, char *err, size_t errlen)
+/* A bounds-checked reader of raw section bytes. */
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static void rd_skip(struct rd *r, uint64_t n)
+{
+	if ((uint64_t)(r->end - r->p) < n) {
+		r->bad = true;
+		r->p = r->end;
+	} else {
+		r->p += n;
+	}
+}
+
+static uint64_t rd_n(struct rd *r, int n)
+{
+	const uint8_t *p = r->p;
+	rd_skip(r, (uint64_t)n);
+	return r->bad ? 0 : get_le(p, n);
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; r->p < r->end; shift += 7) {
+		uint8_t c = *r->p++;
+		if (shift < 64)
+			v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+/* One attribute value of a line table header entry; constants returned. */
+static uint64_t rd_form(struct rd *r, uint64_t form, int offsz)
+{
+	const uint8_t *z;
+	switch (form) {
+	case DW_FORM_string:
+		z = memchr(r->p, 0, (size_t)(r->end - r->p));
+		rd_skip(r, z ? (uint64_t)(z - r->p) + 1 : UINT64_MAX);
+		return 0;
+	case DW_FORM_line_strp: case DW_FORM_strp: case DW_FORM_sec_offset:
+		return rd_n(r, offsz);
+	case DW_FORM_strx: case DW_FORM_udata: return rd_uleb(r);
+	case DW_FORM_strx1: case DW_FORM_data1: return rd_n(r, 1);
+	case DW_FORM_strx2: case DW_FORM_data2: return rd_n(r, 2);
+	case DW_FORM_strx3: return rd_n(r, 3);
+	case DW_FORM_strx4: case DW_FORM_data4: return rd_n(r, 4);
+	case DW_FORM_data8: return rd_n(r, 8);
+	case DW_FORM_data16: rd_skip(r, 16); return 0;
+	case DW_FORM_block: rd_skip(r, rd_uleb(r)); return 0;
+	default: r->bad = true; return 0;
+	}
+}
+
+/* A DWARF 5 entry format: up to 8 (content type, form) pairs. */
+static unsigned rd_formats(struct rd *r, uint64_t f[8][2])
+{
+	unsigned n = (unsigned)rd_n(r, 1);
+	if (n > 8)
+		r->bad = true;
+	for (unsigned i = 0; i < n && !r->bad; i++) {
+		f[i][0] = rd_uleb(r);
+		f[i][1] = rd_uleb(r);
+	}
+	return n;
+}
+
+/* DWARF 5 directory and file tables: each file's directory in range. */
+static bool files_v5(struct rd *r, int offsz)
+{
+	uint64_t f[8][2];
+	unsigned n = rd_formats(r, f);
+	uint64_t ndirs = rd_uleb(r);
+	if (!n && ndirs)
+		return false;
+	for (uint64_t i = 0; i < ndirs && !r->bad; i++)
+		for (unsigned k = 0; k < n; k++)
+			rd_form(r, f[k][1], offsz);
+	n = rd_formats(r, f);
+	uint64_t nfiles = rd_uleb(r);
+	if (!n && nfiles)
+		return false;
+	for (uint64_t i = 0; i < nfiles && !r->bad; i++) {
+		for (unsigned k = 0; k < n; k++) {
+			uint64_t v = rd_form(r, f[k][1], offsz);
+			if (f[k][0] == DW_LNCT_directory_index && v >= ndirs)
+				return false;
+		}
+	}
+	return !r->bad;
+}
+
+/* Whether the header of the line table at off is sane; *next gets the
+ * offset of the following table (unchanged if the length is bad). */
+static bool line_header_ok(const uint8_t *d, size_t size, size_t off, size_t *next)
+{
+	struct rd r = { d + off, d + size, false };
+	int offsz = 4;
+	uint64_t len = rd_n(&r, 4);
+	if (len == 0xffffffff) {
+		len = rd_n(&r, 8);
+		offsz = 8;
+	}
+	if (r.bad || len > (uint64_t)(r.end - r.p))
+		return false;
+	r.end = r.p + len;
+	*next = (size_t)(r.end - d);
+	unsigned ver = (unsigned)rd_n(&r, 2);
+	if (ver < 5)
+		return ver >= 2;   /* libdwarf checks directories itself */
+	rd_skip(&r, 2 + (uint64_t)offsz + 5);   /* sizes, header_length, .. line_range */
+	unsigned opcode_base = (unsigned)rd_n(&r, 1);
+	rd_skip(&r, opcode_base ? opcode_base - 1 : 0);
+	return ver == 5 && !r.bad && files_v5(&r, offsz);
+}
+
+/* The sane line tables of .debug_line (data), walked in order. */
+static void index_lines(Elf_Data *data, struct dwcu_lines *lines)
+{
+	size_t cap = 0, off = 0, next = 0;
+	const uint8_t *d = data->d_buf;
+	while (d && off < data->d_size) {
+		bool ok = line_header_ok(d, data->d_size, off, &next);
+		if (next <= off)
+			break;
+		if (ok) {
+			XGROW(lines->ok, cap, lines->n + 1);
+			lines->ok[lines->n++] = off;
+		}
+		off = next;
+	}
+}
+
+void dwcu_lines_free(struct dwcu_lines *lines)
+{
+	free(lines->ok);
+	lines->ok = NULL;
+	lines->n = 0;
+}
+
+/* Find .debug_line (decompressed if need be) and index it. */
+static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
+{
+	Elf_Scn *strscn = elf_getscn(elf, shstr);
+	Elf_Data *names = strscn ? elf_rawdata(strscn, NULL) : NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !scn_is(names, &sh, ".debug_line"))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (data)
+			index_lines(data, lines);
+		return;
+	}
+}
+
+int dwcu_check_file(const char *path, struct dwcu_lines *lines,
+		    char *err, size_t errlen)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY);
@@ -301,6 +469,8 @@ int dwcu_check_file(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: corrupt %s header at 0x%llx",
 			 path, which, (unsigned long long)bad);
 		rc = -1;
+	} else if (lines) {
+		find_lines(elf, shstr, lines);
 	}
 	if (elf)
 		elf_end(elf);
@@ -505,4 +675,24 @@ bool dwcu_tree_ok(Dwarf_Debug dbg, Dwarf_Die cu)
 	while (n)
 		dwarf_dealloc_die(st[--n]);
 	return ok;
+}
+
+bool dwcu_files_ok(const struct dwcu_lines *lines, Dwarf_Die cu)
+{
+	Dwarf_Attribute a = NULL;
+	Dwarf_Off off = 0;
+	Dwarf_Error e = NULL;
+	if (dwarf_attr(cu, DW_AT_stmt_list, &a, &e) != DW_DLV_OK)
+		return true;
+	bool ok = dwarf_global_formref(a, &off, &e) == DW_DLV_OK;
+	dwarf_dealloc_attribute(a);
+	size_t lo = 0, hi = ok ? lines->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (lines->ok[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lines->n && lines->ok[lo] == off;
 }

@@ -31,12 +31,23 @@ typedef void (*dwcu_range_fn)(void *arg, uint64_t lo, uint64_t hi);
 size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
 		   dwcu_range_fn add, void *arg);
 
+/* Offsets of the line tables in .debug_line whose header libdwarf reads
+ * safely, ascending (it reads past its directory table on a DWARF 5 file
+ * entry whose directory is one too many). */
+struct dwcu_lines {
+	uint64_t *ok;
+	size_t n;
+};
+
 /* Check the ELF file at path for what libdwarf 20210528 does not survive:
  * section headers or contents past the end of the file (it allocates
  * what they claim), bad table headers in .debug_rnglists or
  * .debug_loclists (it frees memory twice). 0, or -1 with err
- * ("PATH: corrupt .debug_rnglists header at 0x10"). */
-int dwcu_check_file(const char *path, char *err, size_t errlen);
+ * ("PATH: corrupt .debug_rnglists header at 0x10"). When lines is not
+ * NULL it gets the sane line tables (free them with dwcu_lines_free). */
+int dwcu_check_file(const char *path, struct dwcu_lines *lines,
+		    char *err, size_t errlen);
+void dwcu_lines_free(struct dwcu_lines *lines);
 
 /* Whether the DWARF 5 location list (loc) or range list that attribute a
  * of die refers to lies whole inside its table and ends there: libdwarf
@@ -48,5 +59,9 @@ bool dwcu_list_ok(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute a, bool loc);
  * ends: every DW_AT_sibling points forward (libdwarf 20210528 loops on
  * one pointing at itself) and DIEs nest at most 500 deep. */
 bool dwcu_tree_ok(Dwarf_Debug dbg, Dwarf_Die cu);
+
+/* Whether dwarf_srcfiles may be asked for the CU's files: it has no line
+ * table or one of lines. */
+bool dwcu_files_ok(const struct dwcu_lines *lines, Dwarf_Die cu);
 
 #endif

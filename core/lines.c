@@ -42,6 +42,7 @@ struct lrange {
 
 struct lines {
 	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
+	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
 	struct lcu *cus;
 	size_t ncus, capcus;
 	struct lrange *ranges;    /* by lo */
@@ -225,7 +226,7 @@ static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
 	Dwarf_Signed n = 0;
 	Dwarf_Error e = NULL;
 	ld->nfcache = 0;
-	if (dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
+	if (!dwcu_files_ok(&ld->lt->sane, cu) || dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
 		return;
 	if (base < 0 || base > 1)
 		base = 0;
@@ -391,7 +392,7 @@ static void note_cu(void *arg, Dwarf_Die die, Dwarf_Off abbrev)
 	struct lcu *cu = &lt->cus[lt->ncus];
 	memset(cu, 0, sizeof(*cu));
 	dwarf_dieoffset(die, &cu->off, &e);
-	if (dwarf_srcfiles(die, &files, &n, &e) == DW_DLV_OK) {
+	if (dwcu_files_ok(&lt->sane, die) && dwarf_srcfiles(die, &files, &n, &e) == DW_DLV_OK) {
 		for (Dwarf_Signed i = 0; i < n; i++) {
 			cu_add_file(cu, lines_intern(lt, files[i]));
 			dwarf_dealloc(lt->dbg, files[i], DW_DLA_STRING);
@@ -431,14 +432,17 @@ struct lines *lines_open(const char *path, char *err, size_t errlen)
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error e = NULL;
 
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, err, errlen) < 0)
+	struct dwcu_lines sane = {0};
+	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, &sane, err, errlen) < 0)
 		return NULL;
 	struct lines *lt = xcalloc(1, sizeof(*lt));
+	lt->sane = sane;
 	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
 				  NULL, NULL, &dbg, NULL, 0, NULL, &e);
 	if (res == DW_DLV_ERROR) {
 		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
 		dwarf_dealloc(dbg, e, DW_DLA_ERROR);
+		dwcu_lines_free(&lt->sane);
 		free(lt);
 		return NULL;
 	}
@@ -458,6 +462,7 @@ void lines_close(struct lines *lt)
 		Dwarf_Error e = NULL;
 		dwarf_finish(lt->dbg, &e);
 	}
+	dwcu_lines_free(&lt->sane);
 	for (size_t i = 0; i < lt->ncus; i++) {
 		free(lt->cus[i].files);
 		free(lt->cus[i].rows);

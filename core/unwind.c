@@ -165,7 +165,7 @@ struct unw *unw_open(const char *path, char *err, size_t errlen)
 		free(u);
 		return NULL;
 	}
-	if (dwcu_check_file(path, err, errlen) < 0) {
+	if (dwcu_check_file(path, NULL, err, errlen) < 0) {
 		close(u->fd);
 		free(u);
 		return NULL;
