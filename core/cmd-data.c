@@ -143,23 +143,13 @@ int cmd_info_registers(struct qz *q, const char *a)
 	return 0;
 }
 
-static bool cmd_scope_covers(const struct di_scope *s, uint64_t pc)
-{
-	if (!s->nranges)
-		return true;
-	for (size_t i = 0; i < s->nranges; i++)
-		if (pc >= s->ranges[i].lo && pc < s->ranges[i].hi)
-			return true;
-	return false;
-}
-
 /* Locals as gdb lists them: innermost block first, each block's in
  * declaration order. */
 static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
 			     const struct di_var **out, size_t *n, size_t max)
 {
 	for (size_t i = 0; i < s->nchildren; i++) {
-		if (s->children[i].nranges && cmd_scope_covers(&s->children[i], pc)) {
+		if (di_scope_covers(&s->children[i], pc)) {
 			cmd_scope_locals(&s->children[i], pc, out, n, max);
 			break;
 		}
@@ -197,15 +187,7 @@ static void cmd_var_line(struct qz *q, const struct frame *f, const struct di_va
 int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
 		   struct sbuf *out)
 {
-	int save = q->sel_frame;
-	q->sel_frame = f->level;   /* names resolve in that frame */
-	struct sbuf b = {0};
-	int n = cmd_vars_into(q, f, params, indent, &b);
-	q->sel_frame = save;
-	if (b.s)
-		sbuf_add(out, b.s);
-	sbuf_free(&b);
-	return n;
+	return cmd_vars_into(q, f, params, indent, out);
 }
 
 static int cmd_vars(struct qz *q, bool params)

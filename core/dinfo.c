@@ -529,25 +529,32 @@ static bool form_is_addr(Dwarf_Half form)
 /* DW_AT_entry_pc is an address, or since DWARF 5 it may be a constant:
  * an offset from base, the entity's lowest address. The form decides,
  * since asking libdwarf the wrong way costs an error object. */
-static int read_entry_pc(Dwarf_Die die, uint64_t base, uint64_t *out)
+/* An address-class attribute (DW_FORM_addr, addrx...); -1 if absent or
+ * of another class. */
+static int attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out)
 {
-	Dwarf_Attribute a = get_attr(die, DW_AT_entry_pc);
+	Dwarf_Attribute a = get_attr(die, at);
 	Dwarf_Addr addr = 0;
 	Dwarf_Error e = NULL;
 	int r = -1;
 	if (!a)
 		return -1;
-	if (form_is_addr(attr_form(a))) {
-		if (dwarf_formaddr(a, &addr, &e) == DW_DLV_OK) {
-			*out = addr;
-			r = 0;
-		}
-	} else if (!di_attr_u64(die, DW_AT_entry_pc, out)) {
-		*out += base;
+	if (form_is_addr(attr_form(a)) && dwarf_formaddr(a, &addr, &e) == DW_DLV_OK) {
+		*out = addr;
 		r = 0;
 	}
 	dwarf_dealloc_attribute(a);
 	return r;
+}
+
+static int read_entry_pc(Dwarf_Die die, uint64_t base, uint64_t *out)
+{
+	if (!attr_addr(die, DW_AT_entry_pc, out))
+		return 0;
+	if (di_attr_u64(die, DW_AT_entry_pc, out))
+		return -1;
+	*out += base;
+	return 0;
 }
 
 static bool ranges_cover(const struct di_range *r, size_t n, uint64_t pc)
@@ -730,7 +737,7 @@ static void add_block(struct di_info *di, Dwarf_Die die, struct scope_vec *kids,
 static void inline_site(struct di_info *di, Dwarf_Die die, struct di_inline *in)
 {
 	struct die_desc d;
-	uint64_t line, entry;
+	uint64_t line;
 	describe(di, die, &d);      /* name and declaration of the origin */
 	in->name = d.name;
 	in->decl_file = d.decl_file;
@@ -742,8 +749,7 @@ static void inline_site(struct di_info *di, Dwarf_Die die, struct di_inline *in)
 	 * listed (BLOCK_ENTRY_PC), not DW_AT_entry_pc, which gcc may put
 	 * before the code or inside a later range: breakpoints go where
 	 * gdb's go. */
-	(void)entry;
-	in->entry_pc = in->nranges ? in->ranges[0].lo : lowest_pc(in->ranges, in->nranges);
+	in->entry_pc = in->nranges ? in->ranges[0].lo : 0;
 }
 
 /* A DW_TAG_inlined_subroutine: a scope of its own, with parameters like a
@@ -785,21 +791,6 @@ static bool callsite_param(struct di_info *di, Dwarf_Die die, struct di_callpara
 	p->reg = loc[0].ops[0] - DW_OP_reg0;
 	p->value = val[0];
 	return true;
-}
-
-/* An address-class attribute (DW_FORM_addr or addrx). */
-static int attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out)
-{
-	Dwarf_Attribute a;
-	Dwarf_Addr v;
-	Dwarf_Error e = NULL;
-	if (dwarf_attr(die, at, &a, &e) != DW_DLV_OK)
-		return -1;
-	int r = dwarf_formaddr(a, &v, &e) == DW_DLV_OK ? 0 : -1;
-	dwarf_dealloc_attribute(a);
-	if (!r)
-		*out = v;
-	return r;
 }
 
 /* Call sites let entry values (DW_OP_entry_value) of a callee's
@@ -1633,7 +1624,7 @@ const struct di_var *di_static_named(const struct di_info *di, const char *name,
 	return s ? &s->var : NULL;
 }
 
-static bool scope_covers(const struct di_scope *s, uint64_t pc)
+bool di_scope_covers(const struct di_scope *s, uint64_t pc)
 {
 	return ranges_cover(s->ranges, s->nranges, pc);
 }
@@ -1647,11 +1638,11 @@ static size_t scope_vars_at(const struct di_scope *body, const struct di_var *pa
 	size_t depth = 0, n = 0;
 	const struct di_scope *s = body;
 
-	while (s && depth < ARRAY_LEN(chain) && scope_covers(s, pc)) {
+	while (s && depth < ARRAY_LEN(chain) && di_scope_covers(s, pc)) {
 		chain[depth++] = s;
 		const struct di_scope *inner = NULL;
 		for (size_t i = 0; i < s->nchildren && !inner; i++)
-			if (scope_covers(&s->children[i], pc))
+			if (di_scope_covers(&s->children[i], pc))
 				inner = &s->children[i];
 		s = inner;
 	}
@@ -1679,7 +1670,7 @@ static const struct di_inline *inline_covering(const struct di_inline *v, size_t
 					       uint64_t pc)
 {
 	for (size_t i = 0; i < n; i++)
-		if (scope_covers(&v[i].body, pc))
+		if (di_scope_covers(&v[i].body, pc))
 			return &v[i];
 	return NULL;
 }

@@ -199,6 +199,10 @@ size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,
 /* A named type: "int", "struct node", "node_t", "enum color", ... */
 const struct di_type *di_type_named(const struct di_info *di, const char *name);
 
+/* Whether one of the scope's ranges holds pc (a scope without ranges, a
+ * block without code, holds none). */
+bool di_scope_covers(const struct di_scope *s, uint64_t pc);
+
 /* Strip typedefs and const/volatile. */
 const struct di_type *di_type_strip(const struct di_type *t);
 

@@ -133,22 +133,11 @@ static int eval_write_mem(void *arg, uint64_t addr, const void *buf, size_t len)
 static int eval_write_reg(void *arg, int reg, const void *buf, size_t len)
 {
 	struct qz *q = arg;
-	static const size_t offs[DI_NREGS] = {
-		offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rdx),
-		offsetof(struct user_regs_struct, rcx), offsetof(struct user_regs_struct, rbx),
-		offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
-		offsetof(struct user_regs_struct, rbp), offsetof(struct user_regs_struct, rsp),
-		offsetof(struct user_regs_struct, r8), offsetof(struct user_regs_struct, r9),
-		offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
-		offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
-		offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
-		offsetof(struct user_regs_struct, rip),
-	};
 	if (!qz_running(q) || reg < 0 || reg >= DI_NREGS || len > 8 || q->sel_frame != 0)
 		return -1;
 	uint64_t v = 0;
 	memcpy(&v, buf, len);
-	memcpy((char *)proc_regs(q->proc) + offs[reg], &v, 8);
+	*frame_user_reg(proc_regs(q->proc), reg) = v;
 	proc_regs_dirty(q->proc);
 	frame_invalidate(q);
 	return 0;

@@ -769,36 +769,35 @@ static struct expr_node *type_node(enum expr_kind kind, struct expr_tname *tn,
 	return n;
 }
 
-static struct expr_node *parse_cast(struct ps *ps)
+/* "(type) operand" or "{type} operand", the opening bracket at hand: the
+ * type name and the operand, both or neither. */
+static struct expr_tname *parse_typed(struct ps *ps, int close,
+				      struct expr_node **operand)
 {
 	ps->i++;
 	struct expr_tname *tn = parse_typename(ps);
-	if (!tn || !expect(ps, ')')) {
+	*operand = tn && expect(ps, close) ? parse_unary(ps) : NULL;
+	if (!*operand) {
 		free_tname(tn);
 		return NULL;
 	}
-	struct expr_node *operand = parse_unary(ps);
-	if (!operand) {
-		free_tname(tn);
-		return NULL;
-	}
-	return type_node(EN_CAST, tn, operand);
+	return tn;
+}
+
+static struct expr_node *parse_cast(struct ps *ps)
+{
+	struct expr_node *operand;
+	struct expr_tname *tn = parse_typed(ps, ')', &operand);
+	return tn ? type_node(EN_CAST, tn, operand) : NULL;
 }
 
 /* gdb's {type} addr: the object of that type at addr. */
 static struct expr_node *parse_brace(struct ps *ps)
 {
-	ps->i++;
-	struct expr_tname *tn = parse_typename(ps);
-	if (!tn || !expect(ps, '}')) {
-		free_tname(tn);
+	struct expr_node *operand;
+	struct expr_tname *tn = parse_typed(ps, '}', &operand);
+	if (!tn)
 		return NULL;
-	}
-	struct expr_node *operand = parse_unary(ps);
-	if (!operand) {
-		free_tname(tn);
-		return NULL;
-	}
 	tn->nptr++;
 	return new_node(EN_UNARY, '*', type_node(EN_CAST, tn, operand), NULL);
 }

@@ -1,6 +1,7 @@
 /* frame: unwinding the stopped process and describing frames. */
 #include "frame.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +12,25 @@
 
 enum { FRAME_MAX = 4096, FRAME_INLINE_MAX = 16 };
 
-static void frame_regs_from_user(const struct user_regs_struct *u, struct di_regs *r)
+#define FRAME_U(f) offsetof(struct user_regs_struct, f)
+/* Where DWARF register n lives in ptrace's user_regs_struct. */
+static const size_t frame_user_off[DI_NREGS] = {
+	FRAME_U(rax), FRAME_U(rdx), FRAME_U(rcx), FRAME_U(rbx), FRAME_U(rsi),
+	FRAME_U(rdi), FRAME_U(rbp), FRAME_U(rsp), FRAME_U(r8), FRAME_U(r9),
+	FRAME_U(r10), FRAME_U(r11), FRAME_U(r12), FRAME_U(r13), FRAME_U(r14),
+	FRAME_U(r15), FRAME_U(rip),
+};
+#undef FRAME_U
+
+uint64_t *frame_user_reg(struct user_regs_struct *u, int dwarf)
 {
-	const uint64_t v[DI_NREGS] = {
-		u->rax, u->rdx, u->rcx, u->rbx, u->rsi, u->rdi, u->rbp, u->rsp,
-		u->r8, u->r9, u->r10, u->r11, u->r12, u->r13, u->r14, u->r15, u->rip,
-	};
+	return (uint64_t *)((char *)u + frame_user_off[dwarf]);
+}
+
+static void frame_regs_from_user(struct user_regs_struct *u, struct di_regs *r)
+{
 	for (int i = 0; i < DI_NREGS; i++) {
-		r->r[i] = v[i];
+		r->r[i] = *frame_user_reg(u, i);
 		r->valid[i] = true;
 	}
 }
@@ -167,14 +179,24 @@ static size_t frame_skipped(struct qz *q, const struct di_inline *const *chain,
 	return k > un ? k - un : 0;
 }
 
-int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
-		       const char **call_file)
+/* The inlined calls at runtime pc, innermost first (none outside a
+ * module with debug info); *link gets pc's link-time address. */
+static size_t frame_chain_at(struct qz *q, uint64_t pc, const struct di_inline **chain,
+			     uint64_t *link)
 {
 	struct qz_module *m = qz_module_at(q, pc);
 	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	*link = m ? pc - m->bias : pc;
+	return f ? di_inline_chain(f, *link, chain, FRAME_INLINE_MAX) : 0;
+}
+
+int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
+		       const char **call_file)
+{
 	const struct di_inline *chain[FRAME_INLINE_MAX];
-	size_t n = f ? di_inline_chain(f, pc - m->bias, chain, FRAME_INLINE_MAX) : 0;
-	size_t k = frame_skipped(q, chain, n, pc - m->bias);
+	uint64_t link;
+	size_t n = frame_chain_at(q, pc, chain, &link);
+	size_t k = frame_skipped(q, chain, n, link);
 	*skipped = (int)k;
 	*call_line = k ? chain[k - 1]->call_line : 0;
 	*call_file = k ? chain[k - 1]->call_file : NULL;
@@ -183,11 +205,10 @@ int frame_inline_state(struct qz *q, uint64_t pc, int *skipped, int *call_line,
 
 void frame_unskip_for(struct qz *q, uint64_t pc, const char *func)
 {
-	struct qz_module *m = qz_module_at(q, pc);
-	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
 	const struct di_inline *chain[FRAME_INLINE_MAX];
-	size_t n = f ? di_inline_chain(f, pc - m->bias, chain, FRAME_INLINE_MAX) : 0;
-	size_t k = frame_skipped_count(chain, n, pc - m->bias);
+	uint64_t link;
+	size_t n = frame_chain_at(q, pc, chain, &link);
+	size_t k = frame_skipped_count(chain, n, link);
 	size_t keep = k;   /* how many stay hidden */
 	for (size_t j = 0; j < k; j++) {
 		if (!func || (chain[j]->name && strcmp(chain[j]->name, func) == 0)) {
@@ -218,7 +239,8 @@ static struct frame *frame_push_set(struct qz *q, const struct di_regs *regs,
 		n = di_inline_chain(base.func, look, all, FRAME_INLINE_MAX);
 	}
 	int first = (int)q->nframes;
-	size_t skip = first == 0 ? frame_skipped(q, all, n, pc - base.mod->bias) : 0;
+	/* n > 0 means a function with debug info, so a module */
+	size_t skip = first == 0 && n ? frame_skipped(q, all, n, pc - base.mod->bias) : 0;
 	if (skip) {   /* shown as the caller at the call site */
 		base.file = all[skip - 1]->call_file;
 		base.line = all[skip - 1]->call_line;

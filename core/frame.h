@@ -12,6 +12,10 @@
 
 struct qz;
 struct qz_module;
+struct user_regs_struct;
+
+/* DWARF register dwarf (0-16) in ptrace's register block. */
+uint64_t *frame_user_reg(struct user_regs_struct *u, int dwarf);
 
 /* inline_unskip value that shows every inlined call */
 #define FRAME_INLINE_ALL 1000

@@ -78,18 +78,10 @@ static void loc_push(struct qz *q, struct qz_module *m, uint64_t link,
 	loc_describe(q, m, a);
 }
 
-static bool loc_scope_covers(const struct di_scope *s, uint64_t pc)
-{
-	for (size_t i = 0; i < s->nranges; i++)
-		if (pc >= s->ranges[i].lo && pc < s->ranges[i].hi)
-			return true;
-	return s->nranges == 0;
-}
-
 static const struct di_scope *loc_innermost(const struct di_scope *s, uint64_t pc)
 {
 	for (size_t i = 0; i < s->nchildren; i++)
-		if (s->children[i].nranges && loc_scope_covers(&s->children[i], pc))
+		if (di_scope_covers(&s->children[i], pc))
 			return loc_innermost(&s->children[i], pc);
 	return s;
 }

@@ -28,6 +28,13 @@ expect "disassemble without debug info" '^Dump of assembler code for function ma
 qz -ex 'break basic.c:20' $B/basic-nodebug
 expect "line break needs line info" '^error: No symbol table is loaded\.  Use the "file" command\.$'
 
+# A pc in no module at all (jumped through a bad pointer): clear errors,
+# no crash of qzdb.
+qz -ex 'break main' -ex 'run' -ex 'set var $pc = 0x1000' -ex 'next' -ex 'step' -ex 'bt 1' -ex 'kill' $B/basic-O0
+expect "next where no function is" '^error: Cannot find bounds of current function$'
+expect "bt from nowhere" '^#0  0x0000000000001000 in \?\? \(\)$'
+expect "still in control after it" '^\[Inferior 1 \(process [0-9]+\) killed\]$'
+
 qz -ex 'frobnicate' $B/basic-O0
 expect "unknown command" '^error: Undefined command: "frobnicate"\.  Try "help"\.$'
 expect_rc "unknown command exit 1" 1
