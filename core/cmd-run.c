@@ -90,7 +90,7 @@ static int cmd_start_prog(struct qz *q, const char *a)
 		return qz_error(q, "No executable file specified.");
 	if (*a)
 		cmd_set_prog_args(q, a);
-	return run_start(q, false);
+	return run_start(q);
 }
 
 int cmd_run_prog(struct qz *q, const char *a)

@@ -221,7 +221,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 	}
 	if (st->ev == PROC_SIGNAL) {
 		if (!run_signal_stops(q, st->sig))
-			return RUN_TARGET + 10;   /* resume again, see callers */
+			return RUN_AGAIN;
 		run_report_signal(q, st->sig);
 		return RUN_STOPPED;
 	}
@@ -231,7 +231,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 	struct bp_site *s = bp_site_at(&q->bps, pc);
 	if (!s || !s->inserted) {   /* the program's own SIGTRAP */
 		if (!run_signal_stops(q, SIGTRAP))
-			return RUN_TARGET + 10;
+			return RUN_AGAIN;
 		run_report_signal(q, SIGTRAP);
 		return RUN_STOPPED;
 	}
@@ -245,7 +245,7 @@ enum run_ev run_step_insn(struct qz *q)
 		struct proc_stop st;
 		run_resume(q, true, &st);
 		enum run_ev ev = run_classify(q, &st, true);
-		if (ev != RUN_TARGET + 10)
+		if (ev != RUN_AGAIN)
 			return ev;
 	}
 }
@@ -256,7 +256,7 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 		struct proc_stop st;
 		run_resume(q, false, &st);
 		enum run_ev ev = run_classify(q, &st, false);
-		if (ev == RUN_TARGET + 10)
+		if (ev == RUN_AGAIN)
 			continue;
 		if (ev != RUN_TARGET)
 			return ev;
@@ -299,7 +299,7 @@ void run_kill(struct qz *q)
 	qz_process_gone(q);
 }
 
-int run_start(struct qz *q, bool at_main)
+int run_start(struct qz *q)
 {
 	char err[512];
 	if (q->proc)
@@ -317,12 +317,7 @@ int run_start(struct qz *q, bool at_main)
 	q->list_file = NULL;
 	run_stopped(q);
 	run_relocate(q);
-	struct run_target t = {0};
-	if (at_main) {
-		const struct di_func *f = q->exe.di ? di_func_named(q->exe.di, "main") : NULL;
-		(void)f;
-	}
-	run_until_target(q, &t);
+	run_until_target(q, NULL);
 	return 0;
 }
 

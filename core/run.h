@@ -14,7 +14,8 @@ enum run_ev {
 	RUN_TARGET,    /* an internal stop was reached */
 	RUN_STOPPED,   /* a stop the user must see was reported (breakpoint,
 	                  signal, exit): the command ends */
-	RUN_ERROR      /* could not resume; error set */
+	RUN_ERROR,     /* could not resume; error set */
+	RUN_AGAIN      /* inside run.c: a signal let through, resume again */
 };
 
 /* An internal stop: pc == addr with rsp >= min_sp (0: any frame). */
@@ -24,8 +25,9 @@ struct run_target {
 	int n;
 };
 
-/* Start (or restart) the program and continue to the first stop. */
-int run_start(struct qz *q, bool at_main);
+/* Start (or restart) the program and continue to the first stop (start
+ * plants its temporary breakpoint on main before calling this). */
+int run_start(struct qz *q);
 /* Single-step one instruction: RUN_STEPPED or RUN_STOPPED (exit/signal). */
 enum run_ev run_step_insn(struct qz *q);
 /* Continue until a user breakpoint, signal, exit or one of the targets. */
