@@ -317,6 +317,7 @@ int run_start(struct qz *q)
 	q->list_file = NULL;
 	run_stopped(q);
 	run_relocate(q);
+	qz_hooks_start(q);
 	run_until_target(q, NULL);
 	return 0;
 }

@@ -54,6 +54,9 @@ void qz_free(struct qz *q)
 		bp_remove_all(&q->bps, q->proc);
 		proc_kill(q->proc);
 	}
+	for (int i = q->nhooks - 1; i >= 0; i--)
+		if (q->hooks[i]->fini)
+			q->hooks[i]->fini(q);
 	frame_invalidate(q);
 	free(q->frames);
 	qz_libs_free(q);
@@ -351,6 +354,28 @@ void qz_process_gone(struct qz *q)
 	resume_reset(q);
 	q->sel_frame = 0;
 	q->stop_sig = 0;
+	qz_hooks_gone(q);
+}
+
+void qz_add_hooks(struct qz *q, const struct qz_hooks *h)
+{
+	if (q->nhooks >= QZ_MAX_HOOKS)
+		abort();   /* a fixed set of modules registers: a programming error */
+	q->hooks[q->nhooks++] = h;
+}
+
+void qz_hooks_start(struct qz *q)
+{
+	for (int i = 0; i < q->nhooks; i++)
+		if (q->hooks[i]->on_start)
+			q->hooks[i]->on_start(q);
+}
+
+void qz_hooks_gone(struct qz *q)
+{
+	for (int i = 0; i < q->nhooks; i++)
+		if (q->hooks[i]->on_gone)
+			q->hooks[i]->on_gone(q);
 }
 
 int qz_history_add(struct qz *q, struct val *v)

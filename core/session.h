@@ -54,6 +54,23 @@ struct qz_display {
 	bool enabled;
 };
 
+struct qz;
+
+/* A module outside core (alter/, ckpt/, slice/) that keeps state which
+ * must follow the process: a checkpoint saves it and a rollback restores
+ * it; a new process or a dead one resets it. Any hook may be NULL. */
+struct qz_hooks {
+	const char *name;
+	void *(*save)(struct qz *q);             /* copy my state (checkpoint) */
+	void (*restore)(struct qz *q, const void *saved);
+	void (*free_saved)(void *saved);
+	void (*on_start)(struct qz *q);          /* a new process was started */
+	void (*on_gone)(struct qz *q);           /* the process is gone */
+	void (*fini)(struct qz *q);              /* the session ends */
+};
+
+#define QZ_MAX_HOOKS 8
+
 struct qz {
 	char *prog;                   /* path of the program */
 	char **args;                  /* its arguments (without argv[0]) */
@@ -112,6 +129,13 @@ struct qz {
 	int scratch_state;            /* 0 not tried, 1 mapped, -1 unavailable */
 	size_t scratch_used;
 
+	/* State owned by the modules outside core, opaque here. */
+	struct alter_state *alter;
+	struct ckpt_state *ckpt;
+	struct slice_state *slice;
+	const struct qz_hooks *hooks[QZ_MAX_HOOKS];
+	int nhooks;
+
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
@@ -148,6 +172,11 @@ void qz_refresh_modules(struct qz *q);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);
+
+/* Register a module's hooks (once per session). */
+void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
+void qz_hooks_start(struct qz *q);
+void qz_hooks_gone(struct qz *q);
 
 /* Add v to the value history; returns its number. Takes ownership. */
 int qz_history_add(struct qz *q, struct val *v);
