@@ -250,6 +250,19 @@ enum run_ev run_step_insn(struct qz *q)
 	}
 }
 
+/* Let the modules outside core act on a trap at a site they planted. */
+static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
+{
+	for (int i = 0; i < q->nhooks; i++) {
+		if (!q->hooks[i]->on_trap)
+			continue;
+		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
+		if (ev != RUN_TARGET)
+			return ev;
+	}
+	return RUN_TARGET;
+}
+
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
 	for (;;) {
@@ -261,6 +274,11 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 		if (ev != RUN_TARGET)
 			return ev;
 		uint64_t pc = proc_pc(q->proc);
+		ev = run_hooks_trap(q, pc);
+		if (ev == RUN_AGAIN)
+			continue;
+		if (ev != RUN_TARGET)
+			return ev;
 		if (run_user_bp(q, pc))
 			return RUN_STOPPED;
 		if (run_target_hit(q, t, pc))

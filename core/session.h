@@ -67,6 +67,11 @@ struct qz_hooks {
 	void (*on_start)(struct qz *q);          /* a new process was started */
 	void (*on_gone)(struct qz *q);           /* the process is gone */
 	void (*fini)(struct qz *q);              /* the session ends */
+	/* The process stopped at an int3 site (pc is its address): a module
+	 * that planted one there (bp_site_add) acts on it and returns a
+	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
+	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
+	int (*on_trap)(struct qz *q, uint64_t pc);
 };
 
 #define QZ_MAX_HOOKS 8
