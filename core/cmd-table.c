@@ -94,6 +94,13 @@ const struct cmd_def cmd_table[] = {
 	{"help", "h", "help [COMMAND]", 0, cmd_help, "Describe commands.", NULL},
 	{"echo", NULL, "echo TEXT", 0, cmd_echo, "Print TEXT (\\n for a newline).", NULL},
 
+	{"save", NULL, "save SUBCOMMAND", CMD_PREFIX, NULL,
+	 "Save things to a file: save session FILE.", NULL},
+	{"save session", NULL, "save session FILE", 0, cmd_save_session,
+	 "Write the commands so far and what they printed to FILE (a .qzs session).",
+	 "The file can be annotated with # comments and replayed with\n"
+	 "qzdb --replay FILE [--step] [--check]."},
+
 	{"info", "i inf", "info SUBCOMMAND", CMD_PREFIX, cmd_info,
 	 "Show things about the program being debugged.", NULL},
 	{"info breakpoints", "b break", NULL, 0, cmd_info_breakpoints,

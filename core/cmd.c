@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "qzs.h"
 #include "session.h"
 #include "util.h"
 
@@ -172,11 +173,13 @@ int cmd_run(struct qz *q, const char *line)
 	sbuf_reset(&q->err);
 	char *trimmed = str_trim(line);
 	int stops = q->stops_shown;
+	qzs_cmd_begin(q, trimmed);
 	int r = cmd_run_line(q, trimmed);
 	free(trimmed);
 	if (r < 0 && q->err.len)
-		q->sink.write(q->sink.arg, QZ_OUT_ERROR, q->err.s);
+		qz_emit(q, QZ_OUT_ERROR, q->err.s);
 	if (q->stops_shown != stops && q->ndisplays && r != CMD_QUIT)
 		cmd_show_displays(q);   /* the command ended at a new stop */
+	qzs_cmd_end(q);
 	return r < 0 ? CMD_FAIL : r;
 }

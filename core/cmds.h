@@ -7,6 +7,9 @@
 
 struct qz;
 
+/* qzs.c */
+int cmd_save_session(struct qz *q, const char *a);
+
 /* cmd-run.c */
 int cmd_run_prog(struct qz *q, const char *a);
 int cmd_start(struct qz *q, const char *a);

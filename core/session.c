@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "qzs.h"
 #include "resume.h"
 
 struct qz *qz_new(struct qz_sink sink)
@@ -57,6 +58,7 @@ void qz_free(struct qz *q)
 	for (int i = q->nhooks - 1; i >= 0; i--)
 		if (q->hooks[i]->fini)
 			q->hooks[i]->fini(q);
+	qzs_free_log(q);
 	frame_invalidate(q);
 	free(q->frames);
 	qz_libs_free(q);
@@ -105,6 +107,13 @@ int qz_load(struct qz *q, const char *prog, char **args, size_t nargs)
 	return 0;
 }
 
+void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text)
+{
+	qzs_capture(q, kind, text);
+	if (!q->quiet)
+		q->sink.write(q->sink.arg, kind, text);
+}
+
 void qz_printf(struct qz *q, const char *fmt, ...)
 {
 	struct sbuf b = {0};
@@ -113,13 +122,13 @@ void qz_printf(struct qz *q, const char *fmt, ...)
 	sbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	if (b.s)
-		q->sink.write(q->sink.arg, QZ_OUT_TEXT, b.s);
+		qz_emit(q, QZ_OUT_TEXT, b.s);
 	sbuf_free(&b);
 }
 
 void qz_puts(struct qz *q, const char *s)
 {
-	q->sink.write(q->sink.arg, QZ_OUT_TEXT, s);
+	qz_emit(q, QZ_OUT_TEXT, s);
 }
 
 int qz_error(struct qz *q, const char *fmt, ...)
@@ -141,7 +150,7 @@ void qz_warn(struct qz *q, const char *fmt, ...)
 	sbuf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	sbuf_addc(&b, '\n');
-	q->sink.write(q->sink.arg, QZ_OUT_WARN, b.s);
+	qz_emit(q, QZ_OUT_WARN, b.s);
 	sbuf_free(&b);
 }
 

@@ -141,6 +141,10 @@ struct qz {
 	const struct qz_hooks *hooks[QZ_MAX_HOOKS];
 	int nhooks;
 
+	struct qzs_log *qzs;          /* the transcript (qzs.c) */
+	bool replaying;               /* running a session file's commands */
+	bool quiet;                   /* output goes to the transcript only */
+
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
@@ -151,7 +155,9 @@ void qz_free(struct qz *q);
 /* Load the program's ELF and debug info; -1 with an error printed. */
 int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);
 
-/* Output: every command writes through these. */
+/* Output: every command writes through these; qz_emit is the one place
+ * text reaches the sink (and the transcript). */
+void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text);
 void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void qz_puts(struct qz *q, const char *s);
 /* Record an error message for the running command; returns -1 so a handler

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "qzs.h"
 #include "session.h"
 
 #define QZDB_VERSION "0.1.0"
@@ -22,6 +24,9 @@ struct opts {
 	const char *prog;
 	char **args;
 	size_t nargs;
+	const char *record_session;   /* --record-session FILE */
+	const char *replay;           /* --replay FILE */
+	bool step, check, force;      /* replay options */
 };
 
 static void usage(FILE *f)
@@ -29,6 +34,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: qzdb [options] PROGRAM [ARGS...]\n"
 		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
+		"       qzdb --replay SESSION.qzs [--step] [--check] [--force]\n"
 		"\n"
 		"A debugger for C programs on x86-64 Linux.\n"
 		"\n"
@@ -38,6 +44,13 @@ static void usage(FILE *f)
 		"  -ex CMD        run the command CMD (repeatable)\n"
 		"  -x FILE        run the commands in FILE\n"
 		"  --no-tui       use the plain command line\n"
+		"  --record-session FILE  write the session (commands and output) to FILE\n"
+		"  --replay FILE  run the commands of a session file again\n"
+		"  --step         with --replay: wait for a key before each command\n"
+		"                 (space or Enter: run it, b: back one step, q: stop)\n"
+		"  --check        with --replay: stop with status 1 at the first\n"
+		"                 command whose output differs from the saved one\n"
+		"  --force        with --replay: replay even if the program changed\n"
 		"  --help         show this help\n"
 		"  --version      show the version\n");
 }
@@ -69,6 +82,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x")) &&
 			   i + 1 < argc) {
 			o->cmds[o->ncmds++] = a[1] == 'x' ? xasprintf("\1%s", argv[++i]) : argv[++i];
+		} else if (!strcmp(a, "--record-session") && i + 1 < argc) {
+			o->record_session = argv[++i];
+		} else if (!strcmp(a, "--replay") && i + 1 < argc) {
+			o->replay = argv[++i];
+		} else if (!strcmp(a, "--step")) {
+			o->step = true;
+		} else if (!strcmp(a, "--check")) {
+			o->check = true;
+		} else if (!strcmp(a, "--force")) {
+			o->force = true;
 		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nx") || !strcmp(a, "-q")) {
 			/* the plain command line is all there is for now */
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -85,6 +108,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage(stderr);
 			return -1;
 		}
+	}
+	if (o->replay) {
+		if (i < argc) {
+			fprintf(stderr, "qzdb: --replay takes the program from the session file\n");
+			return -1;
+		}
+		return 0;
+	}
+	if ((o->step || o->check || o->force) && !o->replay) {
+		fprintf(stderr, "qzdb: --step, --check and --force go with --replay\n");
+		return -1;
 	}
 	if (i >= argc) {
 		fprintf(stderr, "qzdb: no program given\n");
@@ -183,12 +217,72 @@ static int run_interactive(struct qz *q, const struct opts *o)
 	return EXIT_OK;
 }
 
+/* --step: one key before each command; a line when stdin is not a tty. */
+static int replay_wait_key(void *arg)
+{
+	(void)arg;
+	fputs("-- space or Enter: run, b: back, q: stop --", stderr);
+	fflush(stderr);
+	int c;
+	if (isatty(STDIN_FILENO)) {
+		struct termios old, raw;
+		tcgetattr(STDIN_FILENO, &old);
+		raw = old;
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+		c = getchar();
+		tcsetattr(STDIN_FILENO, TCSANOW, &old);
+	} else {
+		c = getchar();
+		for (int d = c; d != '\n' && d != EOF;)
+			d = getchar();
+	}
+	fputs("\n", stderr);
+	return c == EOF ? 'q' : c;
+}
+
+static int run_replay(const struct opts *o)
+{
+	char err[1024];
+	struct qzs_file *f = qzs_parse(o->replay, err, sizeof err);
+	if (!f) {
+		fprintf(stderr, "error: %s\n", err);
+		return EXIT_CMD_FAILED;
+	}
+	char *prog = qzs_program_path(f);
+	if (!o->force && qzs_check_program(f, prog, err, sizeof err) < 0) {
+		fprintf(stderr, "error: %s\n", err);
+		free(prog);
+		qzs_file_free(f);
+		return EXIT_CMD_FAILED;
+	}
+	struct qz_sink sink = {sink_write, NULL};
+	struct qz *q = qz_new(sink);
+	int rc = EXIT_CMD_FAILED;
+	if (qz_load(q, prog, f->args, f->nargs) < 0) {
+		fprintf(stderr, "error: %s\n", q->err.s);
+	} else {
+		struct qzs_replay r = { .check = o->check,
+					.wait_key = o->step ? replay_wait_key : NULL };
+		signal(SIGINT, SIG_IGN);
+		rc = qzs_replay_run(q, f, &r) ? EXIT_CMD_FAILED : EXIT_OK;
+	}
+	qz_free(q);
+	free(prog);
+	qzs_file_free(f);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	if (parse_opts(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	signal(SIGPIPE, SIG_IGN);
+	if (o.replay) {
+		free(o.cmds);
+		return run_replay(&o);
+	}
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
 	int rc;
@@ -197,6 +291,9 @@ int main(int argc, char **argv)
 		rc = EXIT_CMD_FAILED;
 		if (!o.batch)
 			rc = run_interactive(q, &o) == EXIT_OK ? EXIT_CMD_FAILED : rc;
+	} else if (o.record_session && qzs_record_to(q, o.record_session) < 0) {
+		fprintf(stderr, "error: %s\n", q->err.s);
+		rc = EXIT_CMD_FAILED;
 	} else {
 		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
 	}

@@ -1,0 +1,255 @@
+/* qzs-parse: reading a session file. A session file is data from anyone
+ * (a teacher, a bug report), so the parser is strict: every malformed or
+ * truncated file is refused with the line that is wrong. */
+#define _GNU_SOURCE
+#include "qzs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "image.h"
+
+#define QZS_MAX_SIZE (64u << 20)     /* a transcript is text: refuse huge files */
+
+struct qzs_parser {
+	struct qzs_file *f;
+	struct sbuf comment;          /* comments since the last command */
+	bool have_version, ended;
+	int lineno;
+	char *err;
+	size_t errlen;
+};
+
+static int qzs_fail(struct qzs_parser *p, const char *fmt, const char *arg)
+{
+	int n = snprintf(p->err, p->errlen, "%s:%d: ", p->f->path, p->lineno);
+	if (n >= 0 && (size_t)n < p->errlen)
+		snprintf(p->err + n, p->errlen - (size_t)n, fmt, arg);
+	return -1;
+}
+
+static int qzs_header(struct qzs_parser *p, const char *line)
+{
+	struct qzs_file *f = p->f;
+	const char *v = strchr(line, ' ');
+	size_t klen = v ? (size_t)(v - line) : strlen(line);
+	v = v ? v + 1 : "";
+	if (f->n && strncmp(line, "end", klen))
+		return qzs_fail(p, "header field \"%s\" after the first command", line);
+	if (!strncmp(line, "version", klen) && klen == 7) {
+		long ver = strtol(v, NULL, 10);
+		if (ver < 1)
+			return qzs_fail(p, "bad format version \"%s\"", v);
+		if (ver > QZS_VERSION)
+			return qzs_fail(p, "format version %s is newer than this qzdb reads (1)", v);
+		p->have_version = true;
+	} else if (!strncmp(line, "program", klen) && klen == 7 && *v) {
+		free(f->program);
+		f->program = xstrdup(v);
+	} else if (!strncmp(line, "arg", klen) && klen == 3) {
+		XGROW(f->args, f->nargs, f->nargs + 1);
+		f->args[f->nargs - 1] = xstrdup(v);
+	} else if (!strncmp(line, "build-id", klen) && klen == 8 && *v) {
+		free(f->build_id);
+		f->build_id = xstrdup(v);
+	} else if (!strncmp(line, "size", klen) && klen == 4) {
+		char *end;
+		f->size = strtoll(v, &end, 10);
+		if (!*v || *end || f->size < 0)
+			return qzs_fail(p, "bad program size \"%s\"", v);
+	} else if (!strncmp(line, "stdin", klen) && klen == 5) {
+		/* informational: the transcript's own `run <FILE` commands redirect */
+	} else if (!strncmp(line, "end", klen) && klen == 3) {
+		p->ended = true;
+	} else {
+		return qzs_fail(p, "unknown header field \"%s\"", line);
+	}
+	return 0;
+}
+
+static char *qzs_take_comment(struct qzs_parser *p)
+{
+	if (!p->comment.len)
+		return NULL;
+	return sbuf_take(&p->comment);
+}
+
+static void qzs_command(struct qzs_parser *p, const char *cmd)
+{
+	struct qzs_file *f = p->f;
+	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof *f->entries);
+	struct qzs_entry *e = &f->entries[f->n++];
+	e->lineno = p->lineno;
+	e->cmd = xstrdup(cmd);
+	e->comment = qzs_take_comment(p);
+	e->output = xstrdup("");
+}
+
+static int qzs_output(struct qzs_parser *p, const char *line)
+{
+	struct qzs_file *f = p->f;
+	if (!f->n)
+		return qzs_fail(p, "text before the first command: \"%s\"", line);
+	struct qzs_entry *e = &f->entries[f->n - 1];
+	if (line[0] == '\\')
+		line++;
+	char *o = xasprintf("%s%s\n", e->output, line);
+	free(e->output);
+	e->output = o;
+	return 0;
+}
+
+static int qzs_line(struct qzs_parser *p, const char *line)
+{
+	if (p->lineno == 1)
+		return strcmp(line, "# qzdb session") ?
+			qzs_fail(p, "not a qzdb session file (the first line must be \"%s\")",
+				 "# qzdb session") : 0;
+	if (p->ended)
+		return qzs_fail(p, "text after the end marker: \"%s\"", line);
+	if (str_starts(line, "#@ "))
+		return qzs_header(p, line + 3);
+	if (qzs_is_comment(line)) {
+		sbuf_add(&p->comment, line[1] == ' ' ? line + 2 : line + 1);
+		sbuf_addc(&p->comment, '\n');
+		return 0;
+	}
+	if (str_starts(line, "(qzdb) ")) {
+		if (!p->have_version || !p->f->program)
+			return qzs_fail(p, "command before the header's %s",
+					p->have_version ? "program" : "version");
+		qzs_command(p, line + 7);
+		return 0;
+	}
+	if (!*line && !p->f->n)
+		return 0;
+	return qzs_output(p, line);
+}
+
+static int qzs_lines(struct qzs_parser *p, const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		p->lineno++;
+		if (memchr(s, '\0', n))
+			return qzs_fail(p, "%s", "binary data (a NUL byte)");
+		char *line = xstrndup(s, n);
+		int r = qzs_line(p, line);
+		free(line);
+		if (r < 0)
+			return r;
+		s += n + (nl != NULL);
+	}
+	if (!p->ended)
+		return qzs_fail(p, "%s", "truncated: the file ends without its \"#@ end\" line");
+	return 0;
+}
+
+struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
+				char *err, size_t errlen)
+{
+	struct qzs_file *f = xcalloc(1, sizeof *f);
+	f->path = xstrdup(path);
+	f->size = -1;
+	struct qzs_parser p = { .f = f, .err = err, .errlen = errlen };
+	int r = qzs_lines(&p, text, len);
+	if (r == 0 && !p.have_version) {
+		p.lineno = 1;
+		r = qzs_fail(&p, "%s", "no \"#@ version\" line in the header");
+	}
+	if (r == 0 && !f->program) {
+		p.lineno = 1;
+		r = qzs_fail(&p, "%s", "no \"#@ program\" line in the header");
+	}
+	if (r == 0) {
+		f->trailer = qzs_take_comment(&p);
+		return f;
+	}
+	sbuf_free(&p.comment);
+	qzs_file_free(f);
+	return NULL;
+}
+
+struct qzs_file *qzs_parse(const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s.", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > QZS_MAX_SIZE) {
+		snprintf(err, errlen, "%s: not a regular file of at most 64 MiB.", path);
+		fclose(fp);
+		return NULL;
+	}
+	char *text = xmalloc((size_t)st.st_size + 1);
+	size_t len = fread(text, 1, (size_t)st.st_size, fp);
+	fclose(fp);
+	struct qzs_file *f = qzs_parse_text(text, len, path, err, errlen);
+	free(text);
+	return f;
+}
+
+void qzs_file_free(struct qzs_file *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->entries[i].cmd);
+		free(f->entries[i].comment);
+		free(f->entries[i].output);
+	}
+	for (size_t i = 0; i < f->nargs; i++)
+		free(f->args[i]);
+	free(f->args);
+	free(f->entries);
+	free(f->program);
+	free(f->build_id);
+	free(f->trailer);
+	free(f->path);
+	free(f);
+}
+
+char *qzs_program_path(const struct qzs_file *f)
+{
+	if (f->program[0] == '/')
+		return xstrdup(f->program);
+	const char *slash = strrchr(f->path, '/');
+	if (!slash)
+		return xstrdup(f->program);
+	return xasprintf("%.*s/%s", (int)(slash - f->path), f->path, f->program);
+}
+
+int qzs_check_program(const struct qzs_file *f, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s: %s.", path, strerror(errno));
+		return -1;
+	}
+	if (f->size >= 0 && st.st_size != f->size) {
+		snprintf(err, errlen, "%s is %lld bytes, the session was recorded with %lld "
+			 "(use --force to replay anyway).", path, (long long)st.st_size, f->size);
+		return -1;
+	}
+	if (!f->build_id)
+		return 0;
+	char e[256];
+	struct img *im = img_open(path, e, sizeof e);
+	const char *id = im ? img_build_id(im) : NULL;
+	int r = 0;
+	if (!id || strcmp(id, f->build_id)) {
+		snprintf(err, errlen, "%s has build-id %s, the session was recorded with %s "
+			 "(use --force to replay anyway).", path, id ? id : "(none)", f->build_id);
+		r = -1;
+	}
+	if (im)
+		img_close(im);
+	return r;
+}

@@ -1,0 +1,255 @@
+/* qzs: session files. The transcript is kept in memory for every session
+ * (it is small: commands and what qzdb printed, not the program's output),
+ * so `save session` can write it at any time. A file is a header of
+ * "#@ key value" lines, then "(qzdb) COMMAND" lines each followed by its
+ * output; other "#" lines are comments, kept as captions for the command
+ * that follows. An output line that could be mistaken for one of those
+ * starts with a backslash, which the parser removes. */
+#define _GNU_SOURCE
+#include "qzs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "image.h"
+
+struct qzs_item {
+	char *cmd;
+	struct sbuf out;
+};
+
+struct qzs_log {
+	struct qzs_item *items;
+	size_t n, cap;
+	int depth;          /* cmd_run nesting: only the outermost is an item */
+	FILE *rec;          /* --record-session, or NULL */
+	size_t rec_done;    /* items written to rec so far */
+};
+
+static struct qzs_log *qzs_log(struct qz *q)
+{
+	if (!q->qzs)
+		q->qzs = xcalloc(1, sizeof *q->qzs);
+	return q->qzs;
+}
+
+void qzs_free_log(struct qz *q)
+{
+	struct qzs_log *l = q->qzs;
+	if (!l)
+		return;
+	if (l->rec) {
+		fputs("#@ end\n", l->rec);
+		fclose(l->rec);
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].cmd);
+		sbuf_free(&l->items[i].out);
+	}
+	free(l->items);
+	free(l);
+	q->qzs = NULL;
+}
+
+void qzs_cmd_begin(struct qz *q, const char *line)
+{
+	struct qzs_log *l = qzs_log(q);
+	if (l->depth++ > 0)
+		return;
+	XGROW(l->items, l->cap, l->n + 1);
+	struct qzs_item *it = &l->items[l->n++];
+	memset(it, 0, sizeof *it);
+	it->cmd = xstrdup(line);
+	sbuf_add(&it->out, "");
+}
+
+const char *qzs_last_output(struct qz *q)
+{
+	struct qzs_log *l = q->qzs;
+	return l && l->n && l->items[l->n - 1].out.s ? l->items[l->n - 1].out.s : "";
+}
+
+void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text)
+{
+	struct qzs_log *l = q->qzs;
+	if (!l || l->depth == 0 || !l->n)
+		return;
+	struct sbuf *o = &l->items[l->n - 1].out;
+	if (kind == QZ_OUT_ERROR) {
+		sbuf_printf(o, "error: %s\n", text);
+		return;
+	}
+	sbuf_add(o, text);
+}
+
+/* An output line that the parser would read as a command, a comment or an
+ * escaped line gets a backslash in front. Backtrace lines ("#0  main ...")
+ * are output as they are: a comment is "#" not followed by a digit. */
+bool qzs_is_comment(const char *line)
+{
+	return line[0] == '#' && !isdigit((unsigned char)line[1]);
+}
+
+static void qzs_write_output(FILE *f, const char *out)
+{
+	const char *s = out;
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		if (str_starts(s, "(qzdb) ") || qzs_is_comment(s) || *s == '\\')
+			fputc('\\', f);
+		fwrite(s, 1, n, f);
+		fputc('\n', f);
+		s += n;
+		if (*s == '\n')
+			s++;
+	}
+}
+
+static void qzs_write_item(FILE *f, const struct qzs_item *it)
+{
+	fprintf(f, "(qzdb) %s\n", it->cmd);
+	qzs_write_output(f, it->out.s ? it->out.s : "");
+}
+
+/* The program's path as the file should name it: relative to the file's
+ * directory when both are under the current directory's tree. */
+static char *qzs_rel_program(const char *prog, const char *file)
+{
+	char dir[PATH_MAX], *slash;
+	if (!realpath(file, dir)) {
+		char *copy = xstrdup(file);
+		slash = strrchr(copy, '/');
+		if (slash)
+			*slash = 0;
+		if (!slash || !realpath(slash == copy ? "/" : copy, dir)) {
+			free(copy);
+			return xstrdup(prog);
+		}
+		free(copy);
+	} else if ((slash = strrchr(dir, '/'))) {
+		*slash = 0;
+	}
+	/* Walk up from the file's directory until it prefixes the program. */
+	struct sbuf up = {0};
+	sbuf_add(&up, "");
+	for (;;) {
+		size_t n = strlen(dir);
+		if (!strncmp(prog, dir, n) && (prog[n] == '/' || n == 1)) {
+			char *r = xasprintf("%s%s", up.s, prog + n + (n > 1));
+			sbuf_free(&up);
+			return r;
+		}
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = 0;
+		sbuf_add(&up, "../");
+	}
+	sbuf_free(&up);
+	return xstrdup(prog);
+}
+
+static void qzs_write_header(struct qz *q, FILE *f, const char *path)
+{
+	fprintf(f, "# qzdb session\n#@ version %d\n", QZS_VERSION);
+	if (q->prog) {
+		char *rel = qzs_rel_program(q->prog, path);
+		fprintf(f, "#@ program %s\n", rel);
+		free(rel);
+		struct stat st;
+		if (stat(q->prog, &st) == 0)
+			fprintf(f, "#@ size %lld\n", (long long)st.st_size);
+	}
+	const char *id = q->exe.img ? img_build_id(q->exe.img) : NULL;
+	if (id)
+		fprintf(f, "#@ build-id %s\n", id);
+	for (size_t i = 0; i < q->nargs; i++)
+		fprintf(f, "#@ arg %s\n", q->args[i]);
+	if (q->stdin_path)
+		fprintf(f, "#@ stdin %s\n", q->stdin_path);
+}
+
+static void qzs_flush_rec(struct qzs_log *l)
+{
+	if (!l->rec)
+		return;
+	for (; l->rec_done < l->n; l->rec_done++)
+		qzs_write_item(l->rec, &l->items[l->rec_done]);
+	fflush(l->rec);
+}
+
+void qzs_cmd_end(struct qz *q)
+{
+	struct qzs_log *l = qzs_log(q);
+	if (l->depth > 0 && --l->depth == 0)
+		qzs_flush_rec(l);
+}
+
+int qzs_record_to(struct qz *q, const char *path)
+{
+	struct qzs_log *l = qzs_log(q);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return qz_error(q, "%s: %s.", path, strerror(errno));
+	qzs_write_header(q, f, path);
+	if (l->rec)
+		fclose(l->rec);
+	l->rec = f;
+	l->rec_done = 0;
+	qzs_flush_rec(l);
+	return 0;
+}
+
+/* save session FILE: the transcript so far, without this command. */
+int cmd_save_session(struct qz *q, const char *a)
+{
+	char *path = str_trim(a);
+	if (!*path) {
+		free(path);
+		return qz_error(q, "Argument required (file name).");
+	}
+	if (!qzs_may_write(q, path)) {
+		int r = qz_error(q, "A replayed session may only write files under the current directory, not \"%s\".", path);
+		free(path);
+		return r;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		int r = qz_error(q, "%s: %s.", path, strerror(errno));
+		free(path);
+		return r;
+	}
+	struct qzs_log *l = qzs_log(q);
+	qzs_write_header(q, f, path);
+	for (size_t i = 0; i + 1 < l->n; i++)
+		qzs_write_item(f, &l->items[i]);
+	fputs("#@ end\n", f);
+	int bad = ferror(f);
+	bad |= fclose(f);
+	if (bad) {
+		int r = qz_error(q, "%s: could not write the file.", path);
+		free(path);
+		return r;
+	}
+	qz_printf(q, "Saved %zu commands to %s.\n", l->n ? l->n - 1 : 0, path);
+	free(path);
+	return 0;
+}
+
+bool qzs_may_write(const struct qz *q, const char *path)
+{
+	if (!q->replaying)
+		return true;
+	if (!*path || path[0] == '/' || path[0] == '~')
+		return false;
+	for (const char *s = path; *s; s = strchr(s, '/') ? strchr(s, '/') + 1 : "")
+		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
+			return false;
+	return true;
+}

@@ -1,0 +1,103 @@
+#!/bin/sh
+# Session files: --record-session, save session, --replay with --check and
+# --step, comments as captions, and a replayed file treated as data
+# (malformed files, a changed program, commands that would write outside
+# the current directory).
+. tests/lib.sh
+BIN=$B/bug_nullp-O0
+S=$B/sess
+rm -rf $S
+mkdir -p $S
+
+qz --record-session $S/rec.qzs -ex 'break find_entry' -ex 'run' -ex 'bt' \
+	-ex 'print *table@2' -ex 'continue' -ex 'info breakpoints' $BIN
+OUT=$(cat $S/rec.qzs)
+expect "record: header" '^# qzdb session$'
+expect "record: version" '^#@ version 1$'
+expect "record: program relative to the file" '^#@ program \.\./bug_nullp-O0$'
+expect "record: build-id" '^#@ build-id [0-9a-f]{40}$'
+expect "record: command line" '^\(qzdb\) print \*table@2$'
+expect "record: its output" '^\$1 = \{\{key = 0x[0-9a-f]+ "alpha", value = 1\}'
+expect "record: backtrace lines are output" '^#1  0x[0-9a-f]+ in main \(\) at'
+expect "record: end marker" '^#@ end$'
+
+OUT=$(timeout 60 ./qzdb --replay $S/rec.qzs --check 2>&1); RC=$?
+expect_rc "replay --check of an unchanged session" 0
+expect "replay shows the commands" '^\(qzdb\) continue$'
+expect "replay shows the output" 'Breakpoint 1, find_entry \(key=0x[0-9a-f]+ "gamma"\)'
+no_leftover "replay leaves no process" $BIN
+
+sed 's/value = 2}}/value = 5}}/' $S/rec.qzs > $S/changed.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/changed.qzs --check 2>&1); RC=$?
+expect_rc "replay --check stops at a difference" 1
+expect "difference names the line and command" 'changed\.qzs:15: the output of `print \*table@2` differs\.'
+expect "difference shows the saved output" 'value = 5\}\}$'
+expect_not "nothing runs after the difference" '^\(qzdb\) continue$'
+
+# Comments are captions; output lines keep process ids out of the check.
+awk '/^\(qzdb\) bt$/ { print "# The stack shows who called find_entry."; print "#"; }
+     /^\(qzdb\) continue$/ { print "# Go on to the next lookup." } { print }' \
+	$S/rec.qzs > $S/annotated.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/annotated.qzs --check 2>&1); RC=$?
+expect_rc "annotated session still checks" 0
+expect "caption shown before its command" '^# The stack shows who called find_entry\.$'
+
+qz -ex 'break find_entry' -ex 'run' -ex 'finish' -ex "save session $S/saved.qzs" $BIN
+expect "save session reports" "^Saved 3 commands to $S/saved\.qzs\.$"
+OUT=$(grep -c '^(qzdb) ' $S/saved.qzs)
+[ "$OUT" = 3 ] && pass "save session writes the commands so far" || fail "save session writes the commands so far" "$OUT commands"
+OUT=$(timeout 60 ./qzdb --replay $S/saved.qzs --check 2>&1); RC=$?
+expect_rc "saved session replays and checks" 0
+expect "finish value replayed" '^Value returned is \$1 = '
+
+OUT=$(printf '\n\nq\n' | timeout 60 ./qzdb --replay $S/rec.qzs --step 2>&1); RC=$?
+expect_rc "step mode stops on q" 0
+expect "step mode ran the first commands" '^Breakpoint 1, find_entry'
+expect_not "step mode stopped before bt" '^#0  find_entry'
+expect "step mode prompts" 'space or Enter: run, b: back, q: stop'
+OUT=$(printf '\nb\nq\n' | timeout 60 ./qzdb --replay $S/rec.qzs --step 2>&1)
+expect "back without a checkpoint says so" 'Cannot go back|back one step'
+
+# Malformed files: a clear error naming the line, nothing run.
+bad() {
+	printf "$2" > $S/bad.qzs
+	OUT=$(timeout 60 ./qzdb --replay $S/bad.qzs 2>&1); RC=$?
+	expect_rc "$1: status" 1
+	expect "$1: message" "$3"
+}
+bad "not a session file" 'hello\n' '^error: .*bad\.qzs:1: not a qzdb session file'
+bad "unknown header field" '# qzdb session\n#@ version 1\n#@ colour red\n' 'bad\.qzs:3: unknown header field "colour red"'
+bad "newer format" '# qzdb session\n#@ version 7\n' 'bad\.qzs:2: format version 7 is newer'
+bad "output before a command" '# qzdb session\n#@ version 1\n#@ program ../bug_nullp-O0\nstray text\n' 'bad\.qzs:4: text before the first command'
+bad "truncated file" '# qzdb session\n#@ version 1\n#@ program ../bug_nullp-O0\n(qzdb) info breakpoints\nNo breakpoints or watchpoints.\n' 'bad\.qzs:5: truncated'
+bad "no program" '# qzdb session\n#@ version 1\n(qzdb) run\n' 'bad\.qzs:3: command before the header.s program'
+bad "binary data" '# qzdb session\n#@ version 1\n\000\n' 'bad\.qzs:3: binary data'
+OUT=$(timeout 60 ./qzdb --replay $S/missing.qzs 2>&1); RC=$?
+expect_rc "missing session file" 1
+expect "missing session file message" 'missing\.qzs: No such file or directory'
+
+# A different program is refused unless --force.
+sed 's/^#@ build-id .*/#@ build-id 0000000000000000000000000000000000000000/' $S/rec.qzs > $S/other.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/other.qzs --check 2>&1); RC=$?
+expect_rc "changed build-id refused" 1
+expect "changed build-id message" 'has build-id [0-9a-f]+, the session was recorded with 0000'
+OUT=$(timeout 60 ./qzdb --replay $S/other.qzs --check --force 2>&1); RC=$?
+expect_rc "--force replays anyway" 0
+
+# A replayed file is data: no shell, no writes outside the current directory.
+head -5 $S/rec.qzs > $S/evil.qzs
+printf '(qzdb) run >/tmp/qzdb-evil-out\n(qzdb) save session /tmp/qzdb-evil.qzs\n(qzdb) save session ../qzdb-evil.qzs\n(qzdb) shell touch /tmp/qzdb-evil-shell\n#@ end\n' >> $S/evil.qzs
+rm -f /tmp/qzdb-evil-out /tmp/qzdb-evil.qzs /tmp/qzdb-evil-shell ../qzdb-evil.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/evil.qzs 2>&1); RC=$?
+expect "replay refuses an absolute output redirection" 'may only write files under the current directory, not "/tmp/qzdb-evil-out"'
+expect "replay refuses save outside" 'may only write files under the current directory, not "\.\./qzdb-evil\.qzs"'
+expect "replay refuses shell" 'a session file may not run `shell touch'
+expect_rc "refused command fails the replay" 1
+if [ -e /tmp/qzdb-evil-out ] || [ -e /tmp/qzdb-evil.qzs ] || [ -e /tmp/qzdb-evil-shell ] || [ -e ../qzdb-evil.qzs ]; then
+	fail "nothing written outside" "a file was created"
+else
+	pass "nothing written outside"
+fi
+
+OUT=$(timeout 10 ./qzdb --check $BIN 2>&1); RC=$?
+expect_rc "--check without --replay is a usage error" 2
