@@ -68,7 +68,7 @@ FUZZ_DIR     := tests/build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ     := $(patsubst core/%.c,$(FUZZ_DIR)/%.o,$(wildcard core/*.c))
-FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_qzs
 
 $(FUZZ_DIR)/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(FUZZ_DIR)
@@ -80,7 +80,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: deps fuzz-build
-	@rc=0; for h in expr elf; do \
+	@rc=0; for h in expr elf qzs; do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$h; \
 		echo "fuzz: $$h for $(FUZZ_SECONDS)s"; \
 		$(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
