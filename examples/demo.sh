@@ -1,12 +1,13 @@
 #!/bin/sh
-# make demo: build the bundled example and open qzdb on it. With no
-# terminal (CI, a pipe) it runs a short scripted session instead.
+# make demo: build the bundled examples and open qzdb on one of them. With
+# no terminal (CI, a pipe) it replays that example's walkthrough session
+# instead. The examples are built with the source directory mapped to ".",
+# so their build-ids match the ones the session files were recorded with.
 cd "$(dirname "$0")/.."
-mkdir -p examples/build
-gcc -g -O0 -o examples/build/nullp examples/nullp.c || exit 1
+sh examples/build.sh || exit 1
 if [ -t 0 ] && [ -t 1 ]; then
-	echo "qzdb on examples/nullp.c: try 'run', 'bt', 'break note_directory if name == 0', 'help'."
+	echo "qzdb on examples/nullp.c: try 'run', 'bt', 'frame 1', 'help'."
+	echo "The walkthrough: ./qzdb --replay examples/nullp.qzs --step"
 	exec ./qzdb examples/build/nullp
 fi
-exec ./qzdb --batch -ex 'break note_directory' -ex 'run' -ex 'bt' \
-	-ex 'delete' -ex 'continue' -ex 'bt' examples/build/nullp
+exec ./qzdb --replay examples/nullp.qzs

@@ -1,51 +1,37 @@
-/* nullp: a directory walker that crashes on a NULL name.
+/* nullp: looks up four keys in a table and sums their values; it
+ * crashes with a NULL pointer dereference on the third key.
  *
- * note_directory() records each directory's name and modification time.
- * One entry of the table has no name; the length computation dereferences
- * it. Run it under qzdb (make demo) and find where the NULL comes from:
- *
- *   (qzdb) run
- *   (qzdb) bt
- *   (qzdb) frame 1
- *   (qzdb) break note_directory if name == 0
- *   (qzdb) run
- */
+ * Where does the NULL come from, and which condition should have kept the
+ * program from using it? Walk through it with
+ *     qzdb --replay examples/nullp.qzs --step
+ * (make demo opens qzdb on this program). */
 #include <stdio.h>
 #include <string.h>
 
-struct dir {
-	const char *name;
-	int mtime;
+struct entry {
+	const char *key;
+	int value;
 };
 
-static struct dir table[] = {
-	{"usr", 1000},
-	{"bin", 1200},
-	{"lib", 1300},
-	{NULL, 1400},     /* the bug: a hole in the table */
-	{"var", 1500},
-};
+struct entry table[] = { { "alpha", 1 }, { "beta", 2 }, { "gamma", 3 } };
+const char *keys[] = { "alpha", "gamma", "delta", "beta" };
 
-static long total_len;
-static int newest;
-
-static size_t name_length(const char *name)
+static struct entry *find_entry(const char *key)
 {
-	return strlen(name);
-}
-
-void note_directory(const char *name, int mtime)
-{
-	total_len += (long)name_length(name);
-	if (mtime > newest)
-		newest = mtime;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(table[i].key, key) == 0)
+			return &table[i];
+	return NULL;
 }
 
 int main(void)
 {
-	int n = (int)(sizeof table / sizeof table[0]);
-	for (int i = 0; i < n; i++)
-		note_directory(table[i].name, table[i].mtime);
-	printf("%d directories, %ld bytes of names, newest %d\n", n, total_len, newest);
+	int sum = 0;
+	for (int k = 0; k < 4; k++) {
+		struct entry *e = find_entry(keys[k]);
+		if (strlen(keys[k]) > 4)
+			sum += e->value;
+	}
+	printf("sum %d\n", sum);
 	return 0;
 }
