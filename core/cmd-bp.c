@@ -298,7 +298,7 @@ static struct cmd_bp_cols cmd_bp_widths(const struct qz *q, bool watch_only)
 		int n = (int)strlen(watch_type_name(b));
 		if (n > c.type)
 			c.type = n;
-		if (!b->watch)
+		if (watch_located(b))
 			c.addr = 18;
 	}
 	return c;

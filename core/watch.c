@@ -47,6 +47,8 @@ struct watch {
 	struct val old;
 	bool have_old;
 	bool was_enabled;         /* enabled at the last sync: else re-read */
+	bool located;             /* evaluated in a live process: gdb then
+	                             widens info breakpoints' Address column */
 	uint8_t slots;            /* debug registers in use, bit i = DRi */
 };
 
@@ -203,6 +205,7 @@ static void watch_set_ranges(struct qz *q, struct watch *w, const struct val *v)
 	w->direct = lvalue && (w->location || w->nranges == 1);
 	w->in_reg = !w->location && (ws->touch_reg || v->where == VAL_REG);
 	w->type = v->type;
+	w->located |= qz_running(q);
 }
 
 /* Select the frame w's locals live in for the evaluation; false if it is
@@ -885,6 +888,11 @@ const char *watch_type_name(const struct bp *b)
 	case BP_KIND_SWATCH: return "watchpoint";
 	default: return "breakpoint";
 	}
+}
+
+bool watch_located(const struct bp *b)
+{
+	return !b->watch || b->watch->located;
 }
 
 void watch_what(const struct bp *b, struct sbuf *out)

@@ -50,10 +50,12 @@ bool watch_soft_active(struct qz *q);
  * int3 site (so the stop must be classified, not resumed). */
 bool watch_hit_pending(struct qz *q);
 
-/* `info breakpoints`: the Type column name, the longest one in use, and
- * the What column of a watchpoint row. */
+/* `info breakpoints`: the Type column name and the What column of a
+ * watchpoint row. */
 const char *watch_type_name(const struct bp *b);
 void watch_what(const struct bp *b, struct sbuf *out);
+/* Whether b has a runtime address (a watchpoint once its process ran). */
+bool watch_located(const struct bp *b);
 /* Free a watchpoint's data (from bp_free). */
 void watch_free(struct watch *w);
 
