@@ -209,7 +209,7 @@ static void watch_set_ranges(struct qz *q, struct watch *w, const struct val *v)
 }
 
 /* Select the frame w's locals live in for the evaluation; false if it is
- * not on the stack. */
+ * not on the stack any more. */
 static bool watch_select(struct qz *q, const struct watch *w, int *saved)
 {
 	*saved = q->sel_frame;
@@ -219,10 +219,9 @@ static bool watch_select(struct qz *q, const struct watch *w, int *saved)
 		const struct frame *f = frame_get(q, n);
 		if (!f)
 			break;
-		const struct frame *next = frame_get(q, f->set_real + 1);
-		(void)next;   /* computing the caller gives f its CFA */
-		f = frame_get(q, n);
-		if (f && f->has_cfa && f->cfa == w->cfa) {
+		frame_get(q, f->set_real + 1);   /* unwinding the caller gives f its CFA */
+		f = frame_get(q, n);             /* (the frame array may have moved) */
+		if (f->has_cfa && f->cfa == w->cfa) {
 			q->sel_frame = n;
 			return true;
 		}
@@ -230,21 +229,25 @@ static bool watch_select(struct qz *q, const struct watch *w, int *saved)
 	return false;
 }
 
+static int watch_read_direct(struct qz *q, const struct watch *w, struct val *out)
+{
+	uint64_t len = w->ranges[0].len;
+	uint8_t *b = xmalloc(len ? len : 1);
+	int r = qz_read(q, w->ranges[0].addr, b, len);
+	if (r == 0)
+		*out = val_from_bytes(w->type, b, len);
+	free(b);
+	return r < 0 ? -1 : 0;
+}
+
 /* The current value of w. 0, or -1 (no value now: out of scope, memory
- * unreadable). Re-records the ranges when the expression is evaluated. */
+ * unreadable). An evaluated expression records its ranges again; *moved
+ * says they changed (a pointer it goes through was written). */
 static int watch_value(struct qz *q, struct watch *w, struct val *out, bool *moved)
 {
 	*moved = false;
-	if (w->direct) {
-		uint8_t *b = xmalloc(w->ranges[0].len ? w->ranges[0].len : 1);
-		if (qz_read(q, w->ranges[0].addr, b, w->ranges[0].len) < 0) {
-			free(b);
-			return -1;
-		}
-		*out = val_from_bytes(w->type, b, w->ranges[0].len);
-		free(b);
-		return 0;
-	}
+	if (w->direct)
+		return watch_read_direct(q, w, out);
 	int saved;
 	if (!watch_select(q, w, &saved))
 		return -1;
@@ -255,10 +258,11 @@ static int watch_value(struct qz *q, struct watch *w, struct val *out, bool *mov
 		return -1;
 	}
 	size_t n = w->nranges;
-	struct watch_range old[8];
-	memcpy(old, w->ranges, (n < 8 ? n : 8) * sizeof *old);
+	struct watch_range *before = xmalloc((n ? n : 1) * sizeof *before);
+	memcpy(before, w->ranges, n * sizeof *before);
 	watch_set_ranges(q, w, out);
-	*moved = n != w->nranges || n > 8 || memcmp(old, w->ranges, n * sizeof *old) != 0;
+	*moved = n != w->nranges || memcmp(before, w->ranges, n * sizeof *before) != 0;
+	free(before);
 	return 0;
 }
 
