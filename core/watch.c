@@ -47,7 +47,7 @@ struct watch {
 	struct val old;
 	bool have_old;
 	bool was_enabled;         /* enabled at the last sync: else re-read */
-	bool located;             /* evaluated in a live process: gdb then
+	bool located;             /* has memory in the live process: gdb then
 	                             widens info breakpoints' Address column */
 	uint8_t slots;            /* debug registers in use, bit i = DRi */
 };
@@ -205,7 +205,7 @@ static void watch_set_ranges(struct qz *q, struct watch *w, const struct val *v)
 	w->direct = lvalue && (w->location || w->nranges == 1);
 	w->in_reg = !w->location && (ws->touch_reg || v->where == VAL_REG);
 	w->type = v->type;
-	w->located |= qz_running(q);
+	w->located |= qz_running(q) && w->nranges > 0;
 }
 
 /* Select the frame w's locals live in for the evaluation; false if it is
@@ -680,10 +680,13 @@ static void watch_on_gone(struct qz *q)
 	ws->nscopes = 0;
 	for (size_t i = 0; i < q->bps.n;) {
 		struct bp *b = &q->bps.bps[i];
-		if (b->watch && b->watch->cfa)
+		if (b->watch && b->watch->cfa) {
 			bp_delete(&q->bps, NULL, b->num);
-		else
-			i++;
+			continue;
+		}
+		if (b->watch)
+			b->watch->located = false;
+		i++;
 	}
 }
 

@@ -122,3 +122,11 @@ run
 watch total
 $(rep 10 next)
 E
+# -O2: a local in a register can only be watched in software
+diff_case "watch-reg-local-O2" $B/watchme-O2 <<-E
+break 40
+run
+watch i
+info watchpoints
+$(rep 4 continue)
+E
