@@ -117,6 +117,19 @@ expect "condition row" '^	stop only if ticks > 10$'
 qz -ex 'break main' -ex run -ex 'watch ticks' -ex 'ignore 2 3' -ex c $BIN 9
 expect "ignore" '^New value = 10$'
 
+# detach clears the debug registers (one left armed would kill the program
+# with SIGTRAP at its next write of ticks)
+rm -f $B/spin-watch.out
+qz -ex 'break tick' -ex "run 1 >$B/spin-watch.out" -ex 'watch ticks' -ex 'detach' $B/spin-O0
+expect "detach with a watchpoint" '^\[Inferior 1 \(process [0-9]+\) detached\]$'
+i=0
+while [ $i -lt 100 ] && ! grep -q 'done' $B/spin-watch.out 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
+if grep -q '^done 3$' $B/spin-watch.out; then
+	pass "detached program runs on without debug registers"
+else
+	fail "detached program runs on without debug registers" "$(tr '\n' ' ' <$B/spin-watch.out 2>/dev/null)"
+fi
+
 # bad input
 qz -ex 'watch 3' $BIN
 expect "constant" "^error: Cannot watch constant value \`3'\\.\$"
