@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -494,6 +495,7 @@ static const char *watch_title(int kind)
 	}
 }
 
+/* "Old value = 3"; v NULL: the memory could not be read. */
 static void watch_print_val(struct qz *q, struct sbuf *out, const char *label,
 			    const struct val *v)
 {
@@ -502,7 +504,10 @@ static void watch_print_val(struct qz *q, struct sbuf *out, const char *label,
 		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,
 	};
 	sbuf_printf(out, "%s = ", label);
-	val_print(out, v, &vp);
+	if (v)
+		val_print(out, v, &vp);
+	else
+		sbuf_add(out, "<unreadable>");
 	sbuf_addc(out, '\n');
 }
 
@@ -532,30 +537,33 @@ static bool watch_stops(struct qz *q, struct bp *b)
 static bool watch_check(struct qz *q, struct bp *b, struct sbuf *out, bool *resync)
 {
 	struct watch *w = b->watch;
-	struct val v;
+	struct val v = {0};
 	bool moved;
-	if (watch_value(q, w, &v, &moved) < 0)
-		return false;
+	bool readable = watch_value(q, w, &v, &moved) == 0;
 	*resync |= moved;
-	bool changed = !w->have_old || !watch_same(&w->old, &v);
+	if (!readable && !w->have_old)
+		return false;   /* unreadable before and after: no change */
+	bool changed = !readable || !w->have_old || !watch_same(&w->old, &v);
 	bool report = b->kind == BP_KIND_RWATCH ? !changed
 		    : b->kind == BP_KIND_AWATCH ? true : changed;
-	if (!report || !watch_stops(q, b)) {
-		watch_set_old(w, &v);
-		return false;
-	}
-	sbuf_printf(out, "\n%s %d: %s\n\n", watch_title(b->kind), b->num, w->text);
-	if (changed && b->kind != BP_KIND_RWATCH) {
-		if (w->have_old)
-			watch_print_val(q, out, "Old value", &w->old);
-		else
-			sbuf_add(out, "Old value = <unreadable>\n");
-		watch_print_val(q, out, "New value", &v);
+	if (report && watch_stops(q, b)) {
+		sbuf_printf(out, "\n%s %d: %s\n\n", watch_title(b->kind), b->num, w->text);
+		if (changed && b->kind != BP_KIND_RWATCH) {
+			watch_print_val(q, out, "Old value", w->have_old ? &w->old : NULL);
+			watch_print_val(q, out, "New value", readable ? &v : NULL);
+		} else {
+			watch_print_val(q, out, "Value", &v);
+		}
 	} else {
-		watch_print_val(q, out, "Value", &v);
+		report = false;
 	}
-	watch_set_old(w, &v);
-	return true;
+	if (readable) {
+		watch_set_old(w, &v);
+	} else {
+		val_free(&w->old);
+		w->have_old = false;
+	}
+	return report;
 }
 
 /* After a data breakpoint fired in an instruction run out of line (a
@@ -745,6 +753,26 @@ static void watch_scope(struct qz *q, struct watch *w)
 	}
 }
 
+/* The expression reads memory that cannot be read now (*p with p NULL):
+ * as gdb, watch what it touched (p, and where *p was looked for) and
+ * report the value as unreadable until it can be read. */
+static int watch_unreadable(struct qz *q, struct watch *w)
+{
+	struct watch_state *ws = q->watch;
+	if (!qz_running(q) || w->location || ws->ntouch == 0 ||
+	    !str_starts(q->err.s ? q->err.s : "", "Cannot access memory"))
+		return -1;
+	sbuf_reset(&q->err);
+	w->nranges = 0;
+	for (size_t i = 0; i < ws->ntouch; i++)
+		if (ws->touch[i].r.len)
+			watch_add_range(w, ws->touch[i].r.addr, ws->touch[i].r.len);
+	w->direct = false;
+	w->in_reg = ws->touch_reg;
+	w->located = true;
+	return 0;
+}
+
 /* Parse and evaluate the watched expression into w. */
 static int watch_prepare(struct qz *q, struct watch *w, const char *text)
 {
@@ -753,8 +781,13 @@ static int watch_prepare(struct qz *q, struct watch *w, const char *text)
 	if (!w->expr)
 		return qz_error(q, "%s", err);
 	struct val v;
-	if (watch_eval(q, w, &v, true) < 0)
-		return -1;
+	if (watch_eval(q, w, &v, true) < 0) {
+		if (watch_unreadable(q, w) < 0)
+			return -1;
+		if (q->watch->touch_local)
+			watch_scope(q, w);
+		return 0;
+	}
 	if (w->location && v.where != VAL_MEM) {
 		val_free(&v);
 		return qz_error(q, "Attempt to take address of value not located in memory.");
@@ -770,6 +803,37 @@ static int watch_prepare(struct qz *q, struct watch *w, const char *text)
 		watch_set_old(w, &v);
 	else
 		val_free(&v);
+	return 0;
+}
+
+/* How many debug registers w needs (more than WATCH_NREGS: too many). */
+static int watch_need(const struct watch *w)
+{
+	uint64_t pa[WATCH_NREGS];
+	uint8_t pl[WATCH_NREGS];
+	int n = 0;
+	for (size_t i = 0; i < w->nranges && n <= WATCH_NREGS; i++)
+		n += watch_pieces(w->ranges[i].addr, w->ranges[i].len, pa, pl, WATCH_NREGS);
+	return n;
+}
+
+/* Not enough free debug registers for b: a write watch goes on in
+ * software, said so; a read or access watch cannot. */
+static int watch_no_room(struct qz *q, struct bp *b, int used)
+{
+	int need = watch_need(b->watch);
+	char why[128];
+	if (need > WATCH_NREGS)
+		snprintf(why, sizeof why, "it needs more than the %d debug registers", WATCH_NREGS);
+	else
+		snprintf(why, sizeof why, "it needs %d debug register%s, %d of %d are in use",
+			 need, need == 1 ? "" : "s", used, WATCH_NREGS);
+	if (b->kind != BP_KIND_WATCH)
+		return qz_error(q, "Cannot set a hardware read/access watchpoint on %s: %s.",
+				b->watch->text, why);
+	qz_printf(q, "Not enough free debug registers for %s (%s): using a software watchpoint "
+		  "(the program single-steps, slowly).\n", b->watch->text, why);
+	b->kind = BP_KIND_SWATCH;
 	return 0;
 }
 
@@ -791,22 +855,14 @@ static int watch_pick_kind(struct qz *q, struct bp *b, int kind)
 	/* Try it with the registers the others hold. */
 	int used = 0;
 	watch_assign(q);
-	uint64_t dr7 = ws->dr7;
 	for (int i = 0; i < WATCH_NREGS; i++)
-		used += (int)((dr7 >> (2 * i)) & 1);
+		used += (int)((ws->dr7 >> (2 * i)) & 1);
 	struct watch_state probe = *ws;
 	b->kind = kind;
 	if (watch_take_slots(&probe, b, &used))
 		return 0;
 	b->watch->slots = 0;
-	if (rw)
-		return qz_error(q, "No free debug register for this read/access "
-				"watchpoint (all %d are in use or it is too large).", WATCH_NREGS);
-	qz_printf(q, "No free debug register (all %d are in use or the value is too "
-		  "large): using a software watchpoint (the program single-steps).\n",
-		  WATCH_NREGS);
-	b->kind = BP_KIND_SWATCH;
-	return 0;
+	return watch_no_room(q, b, used);
 }
 
 static int watch_create(struct qz *q, const char *args, int kind)

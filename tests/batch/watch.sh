@@ -91,12 +91,22 @@ expect "software stop" "$HIT:41\$"
 expect "software info row" '^2 +watchpoint +keep y {22}total$'
 
 qz -ex 'break main' -ex run -ex 'watch pair' -ex 'watch wide' -ex 'watch total' -ex 'watch pt.y' -ex 'rwatch reads' -ex c -ex c -ex c -ex c -ex c $BIN
-expect "out of registers: said so" '^No free debug register \(all 4 are in use'
+expect "out of registers: said so" '^Not enough free debug registers for pt.y \(it needs 1 debug register, 4 of 4 are in use\): using a software watchpoint'
 expect "out of registers: software" '^Watchpoint 5: pt.y$'
-expect "out of registers: rwatch refused" '^error: No free debug register for this read/access watchpoint'
+expect "out of registers: rwatch refused" '^error: Cannot set a hardware read/access watchpoint on reads: it needs 1 debug register, 4 of 4 are in use\.$'
 expect "out of registers: software hit" '^Watchpoint 5: pt.y$'
 expect "out of registers: hardware still hit" '^New value = 13$'
 expect_rc "out of registers: exit status" 1
+
+qz -ex 'break main' -ex run -ex 'watch pair[0]@5' -ex c $BIN
+expect "too large: said so" '^Not enough free debug registers for pair\[0\]@5 \(it needs more than the 4 debug registers\): using a software watchpoint'
+expect "too large: software" '^Watchpoint 2: pair\[0\]@5$'
+expect "too large: hit" '^New value = \{0, 0, 0, 0, 4294967296\}$'
+
+qz -ex 'break main' -ex run -ex 'watch *(int *)0' -ex c $BIN
+expect "unreadable now: set anyway, as gdb" '^Hardware watchpoint 2: \*\(int \*\)0$'
+expect "unreadable now: runs on" 'exited normally'
+expect_rc "unreadable now: exit status" 0
 
 qz -ex 'watch ticks' -ex 'info breakpoints' -ex run -ex c -ex run -ex c -ex 'info breakpoints' $BIN
 expect "before run: hardware" '^Hardware watchpoint 1: ticks$'
