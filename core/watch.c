@@ -634,7 +634,7 @@ int watch_classify(struct qz *q, bool step)
 static int watch_on_trap(struct qz *q, uint64_t pc)
 {
 	uint64_t sp = proc_regs(q->proc)->rsp;
-	bool gone = false;
+	bool gone = false, stop = false;
 	for (size_t i = 0; i < q->bps.n;) {
 		struct bp *b = &q->bps.bps[i];
 		struct watch *w = b->watch;
@@ -642,14 +642,21 @@ static int watch_on_trap(struct qz *q, uint64_t pc)
 			i++;
 			continue;
 		}
-		qz_printf(q, "\nWatchpoint %d deleted because the program has left the "
-			  "block in\nwhich its expression is valid.\n", b->num);
+		/* gdb words it differently, and goes on, for a disabled one */
+		if (b->enabled)
+			qz_printf(q, "\nWatchpoint %d deleted because the program has left the "
+				  "block in\nwhich its expression is valid.\n", b->num);
+		else
+			qz_printf(q, "Watchpoint %d deleted because the program has left the "
+				  "block\nin which its expression is valid.\n", b->num);
+		stop |= b->enabled;
 		bp_delete(&q->bps, q->proc, b->num);
 		gone = true;
 	}
-	if (!gone)
+	if (gone)
+		watch_sync(q);
+	if (!stop)
 		return RUN_TARGET;
-	watch_sync(q);
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -708,8 +715,38 @@ static void watch_fini(struct qz *q)
 	q->watch = NULL;
 }
 
+/* A checkpoint keeps nothing of ours; a rollback restores memory, so the
+ * values seen last belong to another moment: the restored ones become
+ * the values the next change is measured from. */
+static void *watch_save(struct qz *q)
+{
+	(void)q;
+	return xcalloc(1, 1);
+}
+
+static void watch_restore(struct qz *q, const void *saved)
+{
+	(void)saved;
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct watch *w = q->bps.bps[i].watch;
+		struct val v;
+		bool moved;
+		if (w && q->bps.bps[i].enabled && watch_value(q, w, &v, &moved) == 0)
+			watch_set_old(w, &v);
+	}
+	watch_sync(q);
+}
+
+static void watch_free_saved(void *saved)
+{
+	free(saved);
+}
+
 static const struct qz_hooks watch_hooks = {
 	.name = "watch",
+	.save = watch_save,
+	.restore = watch_restore,
+	.free_saved = watch_free_saved,
 	.on_start = watch_on_start,
 	.on_gone = watch_on_gone,
 	.fini = watch_fini,

@@ -130,3 +130,19 @@ watch i
 info watchpoints
 $(rep 4 continue)
 E
+# a disabled watchpoint on a local: deleted at the frame exit without a stop
+diff_case "watch-local-disabled-O0" $B/watchme-O0 <<-E
+break bump
+run
+watch acc
+disable 2
+continue
+info breakpoints
+E
+diff_case "watch-local-deleted-O0" $B/watchme-O0 <<-E
+break bump
+run
+watch acc
+delete 2
+continue
+E
