@@ -591,6 +591,21 @@ static int watch_silent(struct qz *q, bool step)
 	return s && s->inserted ? RUN_TARGET : RUN_AGAIN;
 }
 
+static int watch_on_trap(struct qz *q, uint64_t pc);
+
+/* A single-step (next, step, a software watchpoint) arrived where the
+ * frame of a watchpoint's locals returns to: its scope ended as if the
+ * stop planted there had been hit. */
+static bool watch_scope_stepped(struct qz *q)
+{
+	struct watch_state *ws = q->watch;
+	uint64_t pc = proc_pc(q->proc);
+	for (size_t i = 0; i < ws->nscopes; i++)
+		if (ws->scopes[i] == pc)
+			return watch_on_trap(q, pc) == RUN_STOPPED;
+	return false;
+}
+
 int watch_classify(struct qz *q, bool step)
 {
 	struct watch_state *ws = q->watch;
@@ -602,6 +617,8 @@ int watch_classify(struct qz *q, bool step)
 		if (dr6 & 0xf)
 			watch_poke_dr(proc_pid(q->proc), 6, 0);
 	}
+	if (step && watch_scope_stepped(q))
+		return RUN_STOPPED;
 	bool soft = step && watch_soft_active(q);
 	if (!(dr6 & 0xf) && !soft)
 		return -1;

@@ -146,3 +146,11 @@ watch acc
 delete 2
 continue
 E
+# next out of the frame of a watched local
+diff_case "watch-local-next-O0" $B/watchme-O0 <<-E
+break bump
+run
+watch acc
+$(rep 6 next)
+info watchpoints
+E
