@@ -7,6 +7,7 @@
 #include "expr.h"
 #include "proc.h"
 #include "util.h"
+#include "watch.h"
 
 static const uint8_t INT3 = 0xcc;
 
@@ -25,6 +26,7 @@ static void bp_free(struct bp *b)
 	free(b->spec);
 	free(b->cond);
 	expr_free(b->cond_expr);
+	watch_free(b->watch);
 }
 
 void bp_table_free(struct bp_table *t)

@@ -32,6 +32,18 @@ struct bp {
 	int ignore;             /* crossings still to ignore */
 	struct bp_loc *locs;
 	size_t nlocs;
+	/* Watchpoints (core/watch.c) live in the same table: no locations,
+	 * their expression and debug registers in watch. */
+	int kind;               /* BP_KIND_* */
+	struct watch *watch;    /* NULL for breakpoints */
+};
+
+enum bp_kind {
+	BP_KIND_BREAK,          /* break, tbreak */
+	BP_KIND_WATCH,          /* watch on a debug register */
+	BP_KIND_RWATCH,         /* rwatch: reported when read */
+	BP_KIND_AWATCH,         /* awatch: read or written */
+	BP_KIND_SWATCH,         /* software watch: single-stepping */
 };
 
 struct bp_site {

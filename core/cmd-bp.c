@@ -10,6 +10,7 @@
 #include "frame.h"
 #include "loc.h"
 #include "session.h"
+#include "watch.h"
 
 /* Split "LOCATION if COND" at a standalone "if". */
 static char *cmd_bp_split(const char *a, char **cond)
@@ -148,19 +149,26 @@ static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, stru
 
 static void cmd_bp_do_delete(struct qz *q, struct bp *b)
 {
+	bool w = b->watch != NULL;
 	bp_delete(&q->bps, q->proc, b->num);
+	if (w)
+		watch_sync(q);
 }
 
 static void cmd_bp_do_disable(struct qz *q, struct bp *b)
 {
 	b->enabled = false;
 	bp_sync(&q->bps, q->proc);
+	if (b->watch)
+		watch_sync(q);
 }
 
 static void cmd_bp_do_enable(struct qz *q, struct bp *b)
 {
 	b->enabled = true;
 	bp_sync(&q->bps, q->proc);
+	if (b->watch)
+		watch_sync(q);
 }
 
 int cmd_delete(struct qz *q, const char *a)
@@ -242,11 +250,21 @@ static void cmd_bp_what(struct qz *q, const struct bp_loc *l, struct sbuf *b)
 		sbuf_printf(b, "<%s>", l->func);
 }
 
-static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
+/* Column widths of `info breakpoints`: gdb widens Type for the longer
+ * watchpoint names and narrows Address when no row has one. */
+struct cmd_bp_cols {
+	int type, addr;
+};
+
+static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out,
+		       const struct cmd_bp_cols *c)
 {
-	sbuf_printf(out, "%-7d %-14s %-4s %-3s ", b->num, "breakpoint",
+	sbuf_printf(out, "%-7d %-*s %-4s %-3s ", b->num, c->type, watch_type_name(b),
 		    b->temp ? "del" : "keep", b->enabled ? "y" : "n");
-	if (b->nlocs == 1) {
+	if (b->watch) {
+		sbuf_printf(out, "%-*s ", c->addr, "");
+		watch_what(b, out);
+	} else if (b->nlocs == 1) {
 		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
 		cmd_bp_what(q, &b->locs[0], out);
 	} else {
@@ -270,18 +288,50 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
 	}
 }
 
+static struct cmd_bp_cols cmd_bp_widths(const struct qz *q, bool watch_only)
+{
+	struct cmd_bp_cols c = {14, 10};
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const struct bp *b = &q->bps.bps[i];
+		if (watch_only && !b->watch)
+			continue;
+		int n = (int)strlen(watch_type_name(b));
+		if (n > c.type)
+			c.type = n;
+		if (watch_located(b))
+			c.addr = 18;
+	}
+	return c;
+}
+
+static int cmd_bp_list(struct qz *q, bool watch_only)
+{
+	struct cmd_bp_cols c = cmd_bp_widths(q, watch_only);
+	struct sbuf out = {0};
+	sbuf_printf(&out, "Num     %-*s Disp Enb %-*s What\n", c.type, "Type", c.addr, "Address");
+	size_t shown = 0;
+	for (size_t i = 0; i < q->bps.n; i++) {
+		if (watch_only && !q->bps.bps[i].watch)
+			continue;
+		cmd_bp_row(q, &q->bps.bps[i], &out, &c);
+		shown++;
+	}
+	if (shown)
+		qz_puts(q, out.s);
+	else
+		qz_puts(q, watch_only ? "No watchpoints.\n" : "No breakpoints or watchpoints.\n");
+	sbuf_free(&out);
+	return 0;
+}
+
 int cmd_info_breakpoints(struct qz *q, const char *a)
 {
 	(void)a;
-	if (q->bps.n == 0) {
-		qz_puts(q, "No breakpoints or watchpoints.\n");
-		return 0;
-	}
-	struct sbuf out = {0};
-	sbuf_add(&out, "Num     Type           Disp Enb Address            What\n");
-	for (size_t i = 0; i < q->bps.n; i++)
-		cmd_bp_row(q, &q->bps.bps[i], &out);
-	qz_puts(q, out.s);
-	sbuf_free(&out);
-	return 0;
+	return cmd_bp_list(q, false);
+}
+
+int cmd_info_watchpoints(struct qz *q, const char *a)
+{
+	(void)a;
+	return cmd_bp_list(q, true);
 }

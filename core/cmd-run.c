@@ -12,6 +12,7 @@
 #include "qzs.h"
 #include "session.h"
 #include "step.h"
+#include "watch.h"
 
 /* A repeat count argument: empty means 1. */
 static int cmd_count(struct qz *q, const char *a, int *n)
@@ -206,6 +207,7 @@ int cmd_detach(struct qz *q, const char *a)
 	(void)a;
 	int pid = proc_pid(q->proc);
 	bp_remove_all(&q->bps, q->proc);
+	watch_disarm(q);   /* a debug register left set would trap it */
 	int sig = q->stop_sig;
 	q->stop_sig = 0;
 	if (sig) /* hand a pending signal back so the program sees it */

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
+#include "watch.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -58,6 +59,20 @@ const struct cmd_def cmd_table[] = {
 	{"ignore", NULL, "ignore N COUNT", 0, cmd_ignore,
 	 "Ignore the next COUNT crossings of breakpoint N.", NULL},
 
+	/* watchpoints (core/watch.c) */
+	{"watch", NULL, "watch [-l|-location] EXPR [if CONDITION]", 0, cmd_watch,
+	 "Stop when the value of EXPR changes.",
+	 "Uses the x86 debug registers (4 of them, 1 to 8 bytes each); when none\n"
+	 "is free, a software watchpoint single-steps the program. With -location\n"
+	 "the address EXPR has now is watched, whatever EXPR means later. A\n"
+	 "watchpoint on local variables is deleted when their frame returns."},
+	{"rwatch", NULL, "rwatch EXPR [if CONDITION]", 0, cmd_rwatch,
+	 "Stop when EXPR is read.",
+	 "x86 cannot watch reads alone: an access that changed the value counts\n"
+	 "as a write and is not reported, as in gdb."},
+	{"awatch", NULL, "awatch EXPR [if CONDITION]", 0, cmd_awatch,
+	 "Stop when EXPR is read or written.", NULL},
+
 	/* stack */
 	{"backtrace", "bt where", "backtrace [N] [full]", S, cmd_backtrace,
 	 "Print the call stack (the innermost N frames).", NULL},
@@ -105,6 +120,8 @@ const struct cmd_def cmd_table[] = {
 	 "Show things about the program being debugged.", NULL},
 	{"info breakpoints", "b break", NULL, 0, cmd_info_breakpoints,
 	 "List breakpoints with their conditions and hit counts.", NULL},
+	{"info watchpoints", NULL, NULL, 0, cmd_info_watchpoints,
+	 "List watchpoints with their conditions and hit counts.", NULL},
 	{"info line", NULL, "info line [LOCATION]", 0, cmd_info_line,
 	 "Show where the code of a source line starts and ends.", NULL},
 	{"info source", NULL, NULL, 0, cmd_info_source,
@@ -138,11 +155,16 @@ const struct cmd_def cmd_table[] = {
 	 "Printing settings.", NULL},
 	{"set cpu-pinning", NULL, "set cpu-pinning on|off", 0, cmd_set_cpu_pinning,
 	 "Pin qzdb and the program to one CPU while tracing (faster stops).", NULL},
+	{"set can-use-hw-watchpoints", NULL, "set can-use-hw-watchpoints 0|1", 0,
+	 cmd_set_can_use_hw_watchpoints,
+	 "0: watchpoints are software ones (single-stepping), never debug registers.", NULL},
 	{"set confirm", NULL, NULL, CMD_HIDDEN, cmd_set_confirm, "Ask before killing.", NULL},
 	{"set pagination", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"set width", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"set height", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"show", NULL, "show SETTING", CMD_PREFIX, cmd_show, "Show a setting.", NULL},
 	{"show args", NULL, NULL, 0, cmd_show_args, "Arguments for the next run.", NULL},
+	{"show can-use-hw-watchpoints", NULL, NULL, 0, cmd_show_can_use_hw_watchpoints,
+	 "Whether watchpoints may use the debug registers.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

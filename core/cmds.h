@@ -34,6 +34,7 @@ int cmd_enable(struct qz *q, const char *a);
 int cmd_condition(struct qz *q, const char *a);
 int cmd_ignore(struct qz *q, const char *a);
 int cmd_info_breakpoints(struct qz *q, const char *a);
+int cmd_info_watchpoints(struct qz *q, const char *a);
 
 /* cmd-stack.c */
 int cmd_backtrace(struct qz *q, const char *a);

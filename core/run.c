@@ -14,6 +14,7 @@
 #include "resume.h"
 #include "session.h"
 #include "unwind.h"
+#include "watch.h"
 
 static void run_stopped(struct qz *q)
 {
@@ -96,7 +97,7 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 		s = bp_site_at(&q->bps, addr);
 		if (s)
 			bp_site_lift(&q->bps, p, s);
-		if (step || st->ev != PROC_TRAP)
+		if (step || st->ev != PROC_TRAP || watch_hit_pending(q))
 			return;
 		sig = 0;
 		/* The step may have landed on another planted site: report it as a
@@ -225,6 +226,9 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		run_report_signal(q, st->sig);
 		return RUN_STOPPED;
 	}
+	int wev = watch_classify(q, step);   /* a watchpoint's trap */
+	if (wev >= 0)
+		return (enum run_ev)wev;
 	if (step)
 		return RUN_STEPPED;
 	uint64_t pc = proc_pc(q->proc) - 1;
@@ -267,10 +271,18 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
 	for (;;) {
 		struct proc_stop st;
-		run_resume(q, false, &st);
-		enum run_ev ev = run_classify(q, &st, false);
+		/* Software watchpoints compare after every instruction. */
+		bool sw = watch_soft_active(q);
+		run_resume(q, sw, &st);
+		enum run_ev ev = run_classify(q, &st, sw);
 		if (ev == RUN_AGAIN)
 			continue;
+		if (ev == RUN_STEPPED) {   /* single-stepped: arrived at a site? */
+			struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
+			if (!s || !s->inserted)
+				continue;
+			ev = RUN_TARGET;
+		}
 		if (ev != RUN_TARGET)
 			return ev;
 		uint64_t pc = proc_pc(q->proc);

@@ -148,6 +148,7 @@ struct qz {
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
+	struct watch_state *watch;    /* watchpoints' registers (core/watch.c) */
 };
 
 struct qz *qz_new(struct qz_sink sink);

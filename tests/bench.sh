@@ -119,3 +119,5 @@ else
 	echo "bench: large program build failed (see $LOG/gen-large.out)"
 	report startup-large ms "" ""
 fi
+. tests/bench/watch.sh   # 4. watch-hit: hardware watchpoint hits
+

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "qzs.h"
 #include "session.h"
+#include "watch.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -285,6 +286,7 @@ int main(int argc, char **argv)
 	}
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
+	watch_init(q);
 	int rc;
 	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);

@@ -33,6 +33,9 @@
 #   SIGNAL SIG / KILLED SIG / EXIT normally / EXIT code N
 #   RET $N = value                "Value returned is ..." after finish
 #   FRAME #N func file:line [pc]  bt lines
+#   WATCH text                    "Hardware watchpoint 2: total" (set or hit)
+#   VAL text                      "Old value = 3", "New value = 7", "Value = 3"
+#   WATCHGONE N                   a watchpoint deleted when its frame exited
 #   RAW text                      info line / info breakpoints output lines
 #                                 (trailing blanks removed), some error messages
 # Stops outside the binary's own source files (libc, PLT, no line info) end
@@ -204,6 +207,11 @@ extract() {
 	}
 	/^Value returned is / { s = $0; sub(/^Value returned is /, "", s); out("RET " s); next }
 	/^Run till exit from / { next }
+	# watchpoints (set and hit: the same words), their values, scope exits
+	/^(Hardware (read |access \(read\/write\) )?watchpoint|Watchpoint) [0-9]+: / { out("WATCH " $0); next }
+	/^(Old value|New value|Value) = / { out("VAL " $0); next }
+	/^Watchpoint [0-9]+ deleted because the program has left the block/ { out("WATCHGONE " $2); next }
+	/^which its expression is valid\.$/ { next }
 	/^(Temporary breakpoint|Breakpoint) [0-9]+ at / {
 		kind = ($1 == "Temporary") ? "TBPSET" : "BPSET"
 		s = $0; sub(/^(Temporary breakpoint|Breakpoint) /, "", s)
@@ -238,7 +246,7 @@ extract() {
 		next
 	}
 	/^Line [0-9]+ of "/ || /^No line number information/ || /^Line number [0-9]+ is out of range/ || /^Num +Type/ ||
-	/^[0-9]+(\.[0-9]+)? +(breakpoint|hw watchpoint|watchpoint)/ || /^[0-9]+\.[0-9]+ +[yn] / ||
+	/^[0-9]+(\.[0-9]+)? +(breakpoint|hw watchpoint|watchpoint|read watchpoint|acc watchpoint)/ || /^[0-9]+\.[0-9]+ +[yn] / ||
 	/^\t(breakpoint already hit|stop only if|ignore next)/ || /^No breakpoints or watchpoints/ ||
 	/^No line [0-9]+ in / || /^Function ".*" not defined/ || /^No symbol table is loaded/ {
 		s = $0; sub(/[ \t]+$/, "", s); out("RAW " s); next
