@@ -10,6 +10,20 @@
 
 struct proc;
 struct expr;
+struct sbuf;
+struct bp;
+
+/* What a table entry is: a plain breakpoint, or one owned by a module
+ * outside core (alter/: switch, suppress, call breakpoints). */
+enum bp_kind { BP_KIND_BREAK, BP_KIND_SWITCH, BP_KIND_SUPPRESS, BP_KIND_CALL };
+
+/* How core handles an entry a module owns: such entries have no user
+ * locations (the module plants its own sites), so deleting one must tell
+ * the module, and info breakpoints asks it for the row. */
+struct bp_ext_ops {
+	void (*free)(struct bp *b);                     /* the entry is deleted */
+	void (*row)(const struct bp *b, struct sbuf *out); /* from Type onwards */
+};
 
 struct bp_loc {
 	uint64_t link_addr;     /* link-time address in its module */
@@ -32,6 +46,9 @@ struct bp {
 	int ignore;             /* crossings still to ignore */
 	struct bp_loc *locs;
 	size_t nlocs;
+	enum bp_kind kind;
+	void *ext;              /* the owning module's data (kind != BREAK) */
+	const struct bp_ext_ops *ext_ops;
 };
 
 struct bp_site {

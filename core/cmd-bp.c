@@ -67,6 +67,11 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 	struct loc_addr *locs = NULL;
 	size_t n = 0;
 	int r = -1;
+	int mod = cond ? qz_hooks_break(q, spec, cond, temp) : 0;
+	if (mod) {   /* a module took it: `break FUNC if argN==V`, ... */
+		r = mod > 0 ? 0 : -1;
+		goto out;
+	}
 	if (!*spec) {
 		const struct frame *f = qz_running(q) ? frame_get(q, q->sel_frame) : NULL;
 		if (!f) {
@@ -244,6 +249,11 @@ static void cmd_bp_what(struct qz *q, const struct bp_loc *l, struct sbuf *b)
 
 static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
 {
+	if (b->ext_ops && b->ext_ops->row) {   /* switch, suppress, ... */
+		sbuf_printf(out, "%-7d ", b->num);
+		b->ext_ops->row(b, out);
+		return;
+	}
 	sbuf_printf(out, "%-7d %-14s %-4s %-3s ", b->num, "breakpoint",
 		    b->temp ? "del" : "keep", b->enabled ? "y" : "n");
 	if (b->nlocs == 1) {

@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
+#include "../alter/cmd-alter.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -94,6 +95,22 @@ const struct cmd_def cmd_table[] = {
 	{"help", "h", "help [COMMAND]", 0, cmd_help, "Describe commands.", NULL},
 	{"echo", NULL, "echo TEXT", 0, cmd_echo, "Print TEXT (\\n for a newline).", NULL},
 
+	/* alter/: switch, suppress, instances */
+	{"switch", NULL, "switch FILE:LINE [all|once|N]", 0, cmd_switch,
+	 "Invert the branch on a line: every instance, the next one, or the N-th.",
+	 "The line's condition is evaluated as usual, then control goes to the\n"
+	 "line's other exit (so `if (a && b)` and loop tests switch as a whole).\n"
+	 "The line must have exactly two exits. Shown by info breakpoints;\n"
+	 "delete, disable and enable work on it."},
+	{"suppress", NULL, "suppress FILE:LINE [all|once|N]", 0, cmd_suppress,
+	 "Skip the statement on a line (a call with its argument set-up).",
+	 "For the selected instances the pc moves to where the next statement\n"
+	 "starts; the stack stays balanced."},
+	{"instance", NULL, "instance FILE:LINE [watch]", 0, cmd_instance,
+	 "Show how many times a statement has started executing in this run.",
+	 "Counts are exact for lines a switch, suppression or watch covers from\n"
+	 "the start of the run; `watch` starts counting (one trap per execution)."},
+	/* end alter/ */
 	{"info", "i inf", "info SUBCOMMAND", CMD_PREFIX, cmd_info,
 	 "Show things about the program being debugged.", NULL},
 	{"info breakpoints", "b break", NULL, 0, cmd_info_breakpoints,
@@ -131,6 +148,10 @@ const struct cmd_def cmd_table[] = {
 	 "Printing settings.", NULL},
 	{"set cpu-pinning", NULL, "set cpu-pinning on|off", 0, cmd_set_cpu_pinning,
 	 "Pin qzdb and the program to one CPU while tracing (faster stops).", NULL},
+	/* alter/: switch, suppress, instances */
+	{"set alter-verbose", NULL, "set alter-verbose on|off", 0, cmd_set_alter_verbose,
+	 "Whether a switch or suppression prints a line when it fires.", NULL},
+	/* end alter/ */
 	{"set confirm", NULL, NULL, CMD_HIDDEN, cmd_set_confirm, "Ask before killing.", NULL},
 	{"set pagination", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"set width", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
