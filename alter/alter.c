@@ -115,12 +115,22 @@ static void alter_fired(struct qz *q, struct alter_alt *a, uint64_t to)
 	frame_invalidate(q);
 }
 
-/* The line's lower-addressed exit is its "true" one: compilers place an
- * if's then-block after the condition and a loop's body before its test. */
-static const char *alter_truth(const struct lcode *lc, uint64_t exit)
+/* Which exit is "true": the one that goes to the nearest following line
+ * (an if's then-block, a loop's body come right after the test in the
+ * source); when neither follows, the out-of-line one (higher address,
+ * where -O2 puts a then-block). Only for the message. */
+static uint64_t alter_truth_key(struct qz *q, const struct lcode *lc, uint64_t exit)
+{
+	const struct lines_row *r = lines_at(q->exe.lines, exit);
+	if (r && r->line > lc->line)
+		return (uint64_t)(r->line - lc->line) << 32 | (exit & 0xffffffffu);
+	return (uint64_t)1 << 62 | (~exit & 0xffffffffu);
+}
+
+static const char *alter_truth(struct qz *q, const struct lcode *lc, uint64_t exit)
 {
 	uint64_t other = lc->exits[0] == exit ? lc->exits[1] : lc->exits[0];
-	return exit < other ? "true" : "false";
+	return alter_truth_key(q, lc, exit) < alter_truth_key(q, lc, other) ? "true" : "false";
 }
 
 static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64_t succ)
@@ -133,8 +143,8 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	alter_fired(q, a, other);
 	if (q->alter->verbose)
 		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
-			  lc->line, (unsigned long long)ln->count, alter_truth(lc, succ),
-			  alter_truth(lc, other));
+			  lc->line, (unsigned long long)ln->count, alter_truth(q, lc, succ),
+			  alter_truth(q, lc, other));
 	return RUN_AGAIN;
 }
 

@@ -36,6 +36,7 @@ struct alter_call {
 	uint64_t addr, size;      /* ADDR, SIZE */
 	uint64_t dr_at[DREG_MAX];
 	int dr_len[DREG_MAX], ndr;
+	int slot;                 /* first debug register it has, -1 if none */
 	uint64_t link;            /* entry, link-time in the program */
 	bool absolute;            /* link is a runtime address (a library) */
 	uint64_t entry;           /* planted runtime entry, 0 if none */
@@ -69,7 +70,8 @@ static uint64_t call_site_of(struct qz *q, uint64_t ret)
 	return 0;
 }
 
-/* "Breakpoint 2, free (arg1=0x4052a0) called from " + the frame + line. */
+/* The header of a stop, "Breakpoint 2, free (arg1=0x4052a0) WHAT"; the
+ * frame and source line follow once (call_show_frame). */
 static void call_report(struct qz *q, struct alter_call *c, int nargs, const char *what)
 {
 	struct bp *b = bp_find(&q->bps, c->num);
@@ -79,6 +81,10 @@ static void call_report(struct qz *q, struct alter_call *c, int nargs, const cha
 	for (int i = 0; i < nargs; i++)
 		qz_printf(q, "%sarg%d=0x%llx", i ? ", " : "", i + 1, (unsigned long long)c->args[i]);
 	qz_printf(q, ") %s", what);
+}
+
+static void call_show_frame(struct qz *q)
+{
 	frame_invalidate(q);
 	q->sel_frame = 0;
 	const struct frame *f = frame_get(q, 0);
@@ -105,16 +111,73 @@ static enum run_ev call_stop_at_site(struct qz *q, struct alter_call *c)
 		c->skip_ret = ret;
 	}
 	call_report(q, c, c->argn, site ? "called from " : "entered, called from an unknown site: ");
+	call_show_frame(q);
 	return RUN_STOPPED;
 }
 
-static void call_disarm(struct qz *q, struct alter_call *c)
+/* The debug registers serve every watched call in progress: give each its
+ * slots, in order; a call that finds none left is not watched (said once). */
+static void call_rearm(struct qz *q)
 {
-	if (c->ndr)
-		dreg_disarm(proc_pid(q->proc));
+	struct alter_state *st = q->alter;
+	uint64_t at[DREG_MAX];
+	int len[DREG_MAX], n = 0;
+	enum dreg_kind kind[DREG_MAX];
+	for (size_t i = 0; i < st->ncalls; i++) {
+		struct alter_call *c = st->calls[i];
+		c->slot = -1;
+		if (!c->active || !c->ndr || c->hit)
+			continue;
+		if (n + c->ndr > DREG_MAX) {
+			qz_warn(q, "Breakpoint %d: no debug register left for this call.", c->num);
+			continue;
+		}
+		c->slot = n;
+		for (int k = 0; k < c->ndr; k++, n++) {
+			at[n] = c->dr_at[k];
+			len[n] = c->dr_len[k];
+			kind[n] = c->what == CALL_WRITE ? DREG_WRITE : DREG_ACCESS;
+		}
+	}
+	if (dreg_arm(proc_pid(q->proc), at, len, kind, n) < 0)
+		qz_warn(q, "Cannot set the debug registers.");
+}
+
+/* Debug register hits (DR6 bits) to the calls whose slots they are. */
+static void call_take_hits(struct qz *q, unsigned bits)
+{
+	struct alter_state *st = q->alter;
+	for (size_t i = 0; bits && i < st->ncalls; i++) {
+		struct alter_call *c = st->calls[i];
+		unsigned mine = c->slot < 0 ? 0 : ((1u << c->ndr) - 1) << c->slot;
+		if (!c->active || c->hit || !(bits & mine))
+			continue;
+		uint8_t now[64];
+		if (c->what == CALL_READ && qz_read(q, c->addr, now, c->size) == 0 &&
+		    memcmp(now, c->snap, c->size) != 0) {
+			memcpy(c->snap, now, c->size);   /* a write, not a read */
+			continue;
+		}
+		c->hit = true;
+	}
+}
+
+static bool call_any_dr(struct qz *q)
+{
+	struct alter_state *st = q->alter;
+	for (size_t i = 0; st && i < st->ncalls; i++)
+		if (st->calls[i]->active && st->calls[i]->ndr)
+			return true;
+	return false;
+}
+
+static void call_end(struct qz *q, struct alter_call *c)
+{
 	if (c->active)
 		bp_site_del(&q->bps, q->proc, c->ret_addr);
 	c->active = false;
+	if (c->ndr)
+		call_rearm(q);
 }
 
 /* ret or memory: let the call run, decide when it returns. */
@@ -130,14 +193,9 @@ static enum run_ev call_watch(struct qz *q, struct alter_call *c)
 		return RUN_TARGET;
 	c->active = true;
 	if (c->ndr) {
-		enum dreg_kind k = c->what == CALL_WRITE ? DREG_WRITE : DREG_ACCESS;
-		dreg_take_hits(proc_pid(q->proc));
 		if (c->what == CALL_READ)
 			qz_read(q, c->addr, c->snap, c->size);
-		if (dreg_arm(proc_pid(q->proc), c->dr_at, c->dr_len, c->ndr, k) < 0) {
-			qz_warn(q, "Breakpoint %d: cannot arm the debug registers.", c->num);
-			call_disarm(q, c);
-		}
+		call_rearm(q);
 	}
 	return RUN_TARGET;
 }
@@ -164,40 +222,70 @@ static const char *call_verb(enum call_what w)
 	return w == CALL_WRITE ? "wrote" : w == CALL_READ ? "read" : "accessed";
 }
 
-static enum run_ev call_return(struct qz *q, struct alter_call *c)
+/* " in the call at bug_stack.c:18" (the stop is after the call, which may
+ * be on the next line). */
+static void call_where(struct qz *q, struct alter_call *c, char *buf, size_t len)
 {
-	if (c->ndr && dreg_take_hits(proc_pid(q->proc)))
-		c->hit = true;   /* a hit the stepping over a site hid */
-	call_disarm(q, c);
-	uint64_t rax = proc_regs(q->proc)->rax;
-	char what[160];
-	if (c->what == CALL_RET) {
-		if (rax != c->value)
-			return RUN_TARGET;
-		snprintf(what, sizeof what, "returned 0x%llx to ", (unsigned long long)rax);
-		call_report(q, c, 1, what);
-		return RUN_STOPPED;
-	}
-	if (!c->hit)
-		return RUN_TARGET;
-	snprintf(what, sizeof what, "%s 0x%llx (%llu byte%s), returned to ", call_verb(c->what),
-		 (unsigned long long)c->addr, (unsigned long long)c->size, c->size == 1 ? "" : "s");
-	call_report(q, c, 2, what);
-	return RUN_STOPPED;
+	uint64_t site = call_site_of(q, c->ret_addr);
+	struct qz_module *m = site ? qz_module_at(q, site) : NULL;
+	const struct lines_row *r = m && m->lines ? lines_at(m->lines, site - m->bias) : NULL;
+	if (r)
+		snprintf(buf, len, " in the call at %s:%d", str_basename(r->file), r->line);
+	else
+		buf[0] = 0;
 }
 
+/* The watched call returned: report it (header only) if it matched. */
+static bool call_return(struct qz *q, struct alter_call *c)
+{
+	call_end(q, c);
+	uint64_t rax = proc_regs(q->proc)->rax;
+	char what[320], where[160];
+	call_where(q, c, where, sizeof where);
+	if (c->what == CALL_RET) {
+		if (rax != c->value)
+			return false;
+		snprintf(what, sizeof what, "returned 0x%llx%s", (unsigned long long)rax,
+			 where);
+		call_report(q, c, 1, what);
+		return true;
+	}
+	if (!c->hit)
+		return false;
+	snprintf(what, sizeof what, "%s 0x%llx (%llu byte%s)%s", call_verb(c->what),
+		 (unsigned long long)c->addr, (unsigned long long)c->size, c->size == 1 ? "" : "s",
+		 where);
+	call_report(q, c, 2, what);
+	return true;
+}
+
+/* Returns first (every watched call returning here decides, several may
+ * report), then entries (watches are set up before an argN stop). */
 int alter_call_trap(struct qz *q, uint64_t pc)
 {
 	struct alter_state *st = q->alter;
-	for (size_t i = 0; st && i < st->ncalls; i++) {
+	if (!st || !st->ncalls)
+		return RUN_TARGET;
+	uint64_t sp = proc_regs(q->proc)->rsp;
+	if (call_any_dr(q))
+		call_take_hits(q, dreg_take_hits(proc_pid(q->proc)));
+	bool stopped = false;
+	for (size_t i = 0; i < st->ncalls; i++) {
 		struct alter_call *c = st->calls[i];
-		struct bp *b = bp_find(&q->bps, c->num);
-		if (c->active && pc == c->ret_addr && proc_regs(q->proc)->rsp == c->ret_sp) {
-			enum run_ev ev = call_return(q, c);
-			if (ev != RUN_TARGET)
-				return ev;
-		}
-		if (c->entry == pc && b && b->enabled) {
+		if (c->active && pc == c->ret_addr && sp == c->ret_sp)
+			stopped |= call_return(q, c);
+	}
+	if (stopped) {
+		qz_puts(q, "; now at ");
+		call_show_frame(q);
+		return RUN_STOPPED;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < st->ncalls; i++) {
+			struct alter_call *c = st->calls[i];
+			struct bp *b = bp_find(&q->bps, c->num);
+			if (c->entry != pc || !b || !b->enabled || (c->what == CALL_ARG) != pass)
+				continue;
 			enum run_ev ev = call_entry(q, c);
 			if (ev != RUN_TARGET)
 				return ev;
@@ -208,25 +296,13 @@ int alter_call_trap(struct qz *q, uint64_t pc)
 
 int alter_call_sigtrap(struct qz *q)
 {
-	struct alter_state *st = q->alter;
-	bool any = false;
-	for (size_t i = 0; st && i < st->ncalls; i++)
-		any |= st->calls[i]->active && st->calls[i]->ndr;
-	if (!any || !dreg_take_hits(proc_pid(q->proc)))
+	if (!call_any_dr(q))
 		return RUN_TARGET;
-	for (size_t i = 0; i < st->ncalls; i++) {
-		struct alter_call *c = st->calls[i];
-		if (!c->active || !c->ndr)
-			continue;
-		uint8_t now[64];
-		if (c->what == CALL_READ && qz_read(q, c->addr, now, c->size) == 0 &&
-		    memcmp(now, c->snap, c->size) != 0) {
-			memcpy(c->snap, now, c->size);   /* a write, not a read */
-			continue;
-		}
-		c->hit = true;
-		dreg_disarm(proc_pid(q->proc));   /* decided: no more traps */
-	}
+	unsigned bits = dreg_take_hits(proc_pid(q->proc));
+	if (!bits)
+		return RUN_TARGET;
+	call_take_hits(q, bits);
+	call_rearm(q);   /* decided calls need no more traps */
 	return RUN_AGAIN;
 }
 
@@ -289,7 +365,12 @@ static void call_delete(struct bp *b)
 	struct alter_call *c = b->ext;
 	struct qz *q = c->q;
 	if (qz_running(q)) {
-		call_disarm(q, c);
+		call_unlist(q, c);
+		if (c->active)
+			bp_site_del(&q->bps, q->proc, c->ret_addr);
+		c->active = false;
+		if (c->ndr)
+			call_rearm(q);
 		if (c->entry)
 			bp_site_del(&q->bps, q->proc, c->entry);
 	}
@@ -390,11 +471,20 @@ static int call_parse(struct qz *q, struct alter_call *c, int kind, const char *
 	return call_mem_operand(q, c, rest);
 }
 
-/* The function's entry: where a call lands (no prologue skipping). */
+/* The function's entry: where a call lands (no prologue skipping). A
+ * library function's PLT slot in the program is known before the library
+ * is loaded and stays valid across runs. */
 static int call_resolve(struct qz *q, struct alter_call *c, const char *spec)
 {
 	struct loc_addr *locs = NULL;
 	size_t n = 0;
+	char *plt = xasprintf("%s@plt", spec);
+	const struct img_sym *sym = q->exe.img ? img_sym_named(q->exe.img, plt) : NULL;
+	free(plt);
+	if (sym && sym->addr) {   /* the program's calls go through its PLT slot */
+		c->link = sym->addr;
+		return 0;
+	}
 	if (loc_resolve_ex(q, spec, false, &locs, &n) < 0)
 		return -1;
 	c->absolute = locs[0].mod != &q->exe;

@@ -34,14 +34,15 @@ static unsigned long dreg_len_bits(int len)
 	return len == 1 ? 0 : len == 2 ? 1 : len == 8 ? 2 : 3;
 }
 
-int dreg_arm(pid_t pid, const uint64_t *at, const int *len, int n, enum dreg_kind kind)
+int dreg_arm(pid_t pid, const uint64_t *at, const int *len, const enum dreg_kind *kind,
+	     int n)
 {
 	unsigned long dr7 = 0;
 	for (int i = 0; i < n; i++) {
 		if (ptrace(PTRACE_POKEUSER, pid, dreg_off(i), at[i]) < 0)
 			return -1;
 		dr7 |= 1ul << (i * 2);
-		dr7 |= ((unsigned long)kind | dreg_len_bits(len[i]) << 2) << (16 + i * 4);
+		dr7 |= ((unsigned long)kind[i] | dreg_len_bits(len[i]) << 2) << (16 + i * 4);
 	}
 	ptrace(PTRACE_POKEUSER, pid, dreg_off(6), 0);
 	return ptrace(PTRACE_POKEUSER, pid, dreg_off(7), dr7) < 0 ? -1 : 0;
