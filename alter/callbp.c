@@ -34,6 +34,10 @@ struct alter_call {
 	int argn;                 /* 1-6 for CALL_ARG */
 	uint64_t value;           /* V */
 	uint64_t addr, size;      /* ADDR, SIZE */
+	/* Without a process V/ADDR are evaluated at the first call of each run
+	 * (a global's address is only known once the program is loaded). */
+	char *vtext;
+	bool deferred, evaluated;
 	uint64_t dr_at[DREG_MAX];
 	int dr_len[DREG_MAX], ndr;
 	int slot;                 /* first debug register it has, -1 if none */
@@ -200,8 +204,31 @@ static enum run_ev call_watch(struct qz *q, struct alter_call *c)
 	return RUN_TARGET;
 }
 
+static int call_parse(struct qz *q, struct alter_call *c, const char *rest);
+
+/* The first call of a run evaluates a deferred V or ADDR; false (with a
+ * warning, the breakpoint disabled) if it cannot be evaluated. */
+static bool call_values(struct qz *q, struct alter_call *c)
+{
+	if (!c->deferred || c->evaluated)
+		return true;
+	if (call_parse(q, c, c->vtext) == 0) {
+		c->evaluated = true;
+		return true;
+	}
+	qz_warn(q, "Breakpoint %d: cannot evaluate \"%s\": %s; disabled.", c->num, c->vtext,
+		q->err.s ? q->err.s : "");
+	sbuf_reset(&q->err);
+	struct bp *b = bp_find(&q->bps, c->num);
+	if (b)
+		b->enabled = false;
+	return false;
+}
+
 static enum run_ev call_entry(struct qz *q, struct alter_call *c)
 {
+	if (!call_values(q, c))
+		return RUN_TARGET;
 	struct user_regs_struct *r = proc_regs(q->proc);
 	uint64_t ret = 0;
 	qz_read(q, r->rsp, &ret, 8);
@@ -320,6 +347,7 @@ void alter_call_start(struct qz *q)
 		st->calls[i]->entry = 0;
 		st->calls[i]->active = false;
 		st->calls[i]->skip_sp = 0;
+		st->calls[i]->evaluated = false;
 		call_plant(q, st->calls[i]);
 	}
 }
@@ -337,6 +365,7 @@ static void call_free(struct alter_call *c)
 {
 	free(c->func);
 	free(c->cond);
+	free(c->vtext);
 	free(c);
 }
 
@@ -463,13 +492,13 @@ static int call_mem_operand(struct qz *q, struct alter_call *c, const char *rest
 	return 0;
 }
 
-static int call_parse(struct qz *q, struct alter_call *c, int kind, const char *rest)
+static int call_parse(struct qz *q, struct alter_call *c, const char *rest)
 {
-	c->what = (enum call_what)kind;
-	if (kind == CALL_ARG || kind == CALL_RET)
+	if (c->what == CALL_ARG || c->what == CALL_RET)
 		return call_eval(q, rest, &c->value);
 	return call_mem_operand(q, c, rest);
 }
+
 
 /* The function's entry: where a call lands (no prologue skipping). A
  * library function's PLT slot in the program is known before the library
@@ -526,7 +555,10 @@ int alter_call_break(struct qz *q, const char *spec, const char *cond, bool temp
 	c->argn = argn;
 	c->func = xstrdup(spec);
 	c->cond = xstrdup(cond);
-	if (call_resolve(q, c, spec) < 0 || call_parse(q, c, kind, rest) < 0) {
+	c->what = (enum call_what)kind;
+	c->vtext = xstrdup(rest);
+	c->deferred = !qz_running(q);
+	if (call_resolve(q, c, spec) < 0 || call_parse(q, c, rest) < 0) {
 		call_free(c);
 		return -1;
 	}
