@@ -129,7 +129,9 @@ static uint64_t alter_truth_key(struct qz *q, const struct lcode *lc, uint64_t e
 
 static const char *alter_truth(struct qz *q, const struct lcode *lc, uint64_t exit)
 {
-	uint64_t other = lc->exits[0] == exit ? lc->exits[1] : lc->exits[0];
+	uint64_t other = lc->dexits[0] == exit ? lc->dexits[1] : lc->dexits[0];
+	if (lc->dexits_inside)   /* arms of one line: the first is "true" */
+		return exit < other ? "true" : "false";
 	return alter_truth_key(q, lc, exit) < alter_truth_key(q, lc, other) ? "true" : "false";
 }
 
@@ -139,7 +141,7 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	if (!a)
 		return RUN_TARGET;
 	const struct lcode *lc = &ln->code;
-	uint64_t other = lc->exits[0] == succ ? lc->exits[1] : lc->exits[0];
+	uint64_t other = lc->dexits[0] == succ ? lc->dexits[1] : lc->dexits[0];
 	alter_fired(q, a, other);
 	if (q->alter->verbose)
 		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
@@ -195,7 +197,7 @@ static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct l
 	uint64_t succ = lcode_successor(s, proc_regs(q->proc)->eflags);
 	if ((s->roles & LC_MARK) && ln->entry_users && alter_is_entry(&ln->code, succ))
 		ln->pending = succ;
-	if ((s->roles & LC_DECIDE) && ln->switch_users && !lcode_inside(&ln->code, succ)) {
+	if ((s->roles & LC_DECIDE) && ln->switch_users && lcode_is_dexit(&ln->code, succ)) {
 		if (!ln->entry_users)
 			ln->count++;
 		return alter_switch_fire(q, ln, succ);

@@ -75,11 +75,14 @@ static int cmd_alter_switchable(struct qz *q, struct alter_line *ln)
 	char *ex = lcode_exits_text(&q->exe, lc);
 	int r = 0;
 	size_t n = lc->nexits + lc->exit_ret + lc->exit_indirect;
-	if (lc->exit_indirect)
+	if (lc->ndexits == 2)
+		r = 0;
+	else if (lc->exit_indirect)
 		r = qz_error(q, "%s:%d leaves through a jump table; a switch needs exactly two "
 			     "exits, it has: %s.", base, lc->line, ex);
 	else if (n < 2)
-		r = qz_error(q, "%s:%d has no branch to switch (its code has one way out: %s).",
+		r = qz_error(q, "%s:%d has no branch to switch (its code has one way out: %s, "
+			     "and no condition with two outcomes).",
 			     base, lc->line, ex);
 	else if (n > 2)
 		r = qz_error(q, "%s:%d has %zu exits, a switch needs exactly two: %s.",

@@ -48,14 +48,20 @@ static void lcode_add_range(struct lcode *lc, uint64_t lo, uint64_t hi)
 	lc->nranges++;
 }
 
-/* Every row of the line inside function f, merged into ranges. */
-static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lcode *lc)
+/* Every row of the line inside function f, merged into ranges. strict:
+ * leave out rows that a later row at the same address overrides (a stray
+ * row of an optimised line); not strict: keep them (a call site whose
+ * inlined body's first row shares its address). */
+static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lcode *lc,
+			 bool strict)
 {
 	size_t n;
 	const struct lines_row *rows = lines_rows(m->lines, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct lines_row *r = &rows[i];
 		if (r->file != lc->file || r->line != lc->line || r->end <= r->addr)
+			continue;
+		if (strict && i + 1 < n && rows[i + 1].addr == r->addr)
 			continue;
 		if (lcode_in_func(f, r->addr))
 			lcode_add_range(lc, r->addr, r->end);
@@ -144,6 +150,16 @@ static int lcode_insn(struct qz *q, struct lcode *lc, const struct dis_insn *d,
 	return 0;
 }
 
+static void lcode_note(struct lcode *lc, const struct dis_insn *d, const uint8_t *code)
+{
+	lc->insns = xrealloc(lc->insns, (lc->ninsns + 1) * sizeof *lc->insns);
+	struct lc_insn *in = &lc->insns[lc->ninsns++];
+	in->addr = d->addr;
+	in->next = d->addr + d->len;
+	in->cc = d->is_jump && d->has_target ? lcode_cc(code, d->len) : -4;
+	in->target = d->target;
+}
+
 static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 {
 	for (size_t i = 0; i < lc->nranges; i++) {
@@ -156,14 +172,116 @@ static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 						lc->line, (unsigned long long)a);
 			if (lcode_insn(q, lc, &d, code) < 0)
 				return -1;
+			lcode_note(lc, &d, code);
 			a += d.len;
 		}
 	}
 	return 0;
 }
 
+bool lcode_is_dexit(const struct lcode *lc, uint64_t addr)
+{
+	return lc->ndexits == 2 && (lc->dexits[0] == addr || lc->dexits[1] == addr);
+}
+
+static const struct lc_insn *lcode_insn_at(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->ninsns; i++)
+		if (lc->insns[i].addr == addr)
+			return &lc->insns[i];
+	return NULL;
+}
+
+/* Is addr a block leader: a range start, a branch target or the
+ * instruction after a branch? */
+static bool lcode_leader(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nranges; i++)
+		if (lc->ranges[i][0] == addr)
+			return true;
+	for (size_t i = 0; i < lc->ninsns; i++) {
+		const struct lc_insn *in = &lc->insns[i];
+		if (in->cc > -4 && (in->target == addr || in->next == addr))
+			return true;
+	}
+	return false;
+}
+
+/* The jcc ending the block that starts at addr, or NULL if the block ends
+ * otherwise (or addr is outside the line). */
+static const struct lc_insn *lcode_block_jcc(const struct lcode *lc, uint64_t addr)
+{
+	const struct lc_insn *in = lcode_insn_at(lc, addr);
+	while (in) {
+		if (in->cc > -4)
+			return in->cc >= 0 ? in : NULL;
+		if (lcode_leader(lc, in->next))
+			return NULL;
+		in = lcode_insn_at(lc, in->next);
+	}
+	return NULL;
+}
+
+static void lcode_add_dexit(struct lcode *lc, uint64_t addr)
+{
+	if (lcode_is_dexit(lc, addr) || (lc->ndexits && lc->dexits[0] == addr))
+		return;
+	if (lc->ndexits < 2)
+		lc->dexits[lc->ndexits] = addr;
+	lc->ndexits++;
+}
+
+/* A one-exit line: its condition is the jcc blocks reachable from its
+ * entry through jcc blocks; their other successors are its outcomes. */
+static void lcode_region(struct lcode *lc)
+{
+	uint64_t work[64], seen[64];
+	size_t nw = 0, ns = 0;
+	if (lc->nranges != 1 || !lcode_block_jcc(lc, lc->ranges[0][0]))
+		return;
+	work[nw++] = seen[ns++] = lc->ranges[0][0];
+	while (nw) {
+		const struct lc_insn *j = lcode_block_jcc(lc, work[--nw]);
+		uint64_t succ[2] = { j->target, j->next };
+		lcode_site_get(lc, j->addr)->roles |= LC_DECIDE;
+		for (int k = 0; k < 2; k++) {
+			bool known = false;
+			for (size_t i = 0; i < ns; i++)
+				known |= seen[i] == succ[k];
+			if (known)
+				continue;
+			if (lcode_block_jcc(lc, succ[k]) && ns < 64 && nw < 64)
+				work[nw++] = seen[ns++] = succ[k];
+			else
+				lcode_add_dexit(lc, succ[k]);
+		}
+	}
+	lc->dexits_inside = true;
+	if (lc->ndexits != 2)
+		lc->ndexits = 0;
+}
+
+/* The decision: the line's two exits, or its condition's two outcomes. */
+static void lcode_decision(struct lcode *lc)
+{
+	bool plain = lc->nexits == 2 && !lc->exit_ret && !lc->exit_indirect && !lc->fallout;
+	if (plain) {
+		lc->dexits[0] = lc->exits[0];
+		lc->dexits[1] = lc->exits[1];
+		lc->ndexits = 2;
+		return;
+	}
+	for (size_t i = 0; i < lc->nsites; i++)
+		lc->sites[i].roles &= ~LC_DECIDE;
+	if (lc->nexits + lc->exit_ret + lc->exit_indirect == 1)
+		lcode_region(lc);
+	if (lc->ndexits != 2)
+		for (size_t i = 0; i < lc->nsites; i++)
+			lc->sites[i].roles &= ~LC_DECIDE;
+}
+
 /* Roles: range starts are entries; a branch to an entry is a mark; a
- * branch with a successor outside is a decision. */
+ * branch with a successor outside is a decision (lcode_decision refines). */
 static void lcode_roles(struct lcode *lc)
 {
 	for (size_t i = 0; i < lc->nsites; i++) {
@@ -197,7 +315,9 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 	const struct di_func *f = m->di ? di_func_at(m->di, first) : NULL;
 	if (!f)
 		return qz_error(q, "Line %d is not inside a function with debug info.", line);
-	lcode_ranges(m, f, lc);
+	lcode_ranges(m, f, lc, true);
+	if (!lc->nranges)
+		lcode_ranges(m, f, lc, false);
 	if (!lc->nranges || lcode_decode(q, m, lc) < 0) {
 		if (!lc->nranges)
 			qz_error(q, "Line %d of \"%s\" has no code.", line, str_basename(file));
@@ -205,6 +325,7 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 		return -1;
 	}
 	lcode_roles(lc);
+	lcode_decision(lc);
 	return 0;
 }
 
@@ -212,8 +333,11 @@ void lcode_free(struct lcode *lc)
 {
 	free(lc->ranges);
 	free(lc->sites);
+	free(lc->insns);
 	lc->ranges = NULL;
 	lc->sites = NULL;
+	lc->insns = NULL;
+	lc->ninsns = 0;
 	lc->nranges = lc->nsites = 0;
 }
 

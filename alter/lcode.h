@@ -43,6 +43,21 @@ struct lcode {
 	bool exit_indirect;        /* an indirect jump (jump table) leaves it */
 	uint64_t fallout;          /* a non-branch instruction that falls out of
 	                              the line (0 if none) */
+	/* The decision a switch inverts: its two outcomes. The line's two exits;
+	 * or, for a line with one exit (`x = c ? a : b;`, `if (c) x++;` on one
+	 * line), the two ways out of its condition: the jcc blocks reachable
+	 * from the entry. ndexits is 2 only when that is well defined. */
+	uint64_t dexits[2];
+	int ndexits;
+	bool dexits_inside;        /* the outcomes are arms inside the line */
+	struct lc_insn *insns;     /* every instruction of the ranges */
+	size_t ninsns;
+};
+
+struct lc_insn {
+	uint64_t addr, next;
+	int cc;                    /* as lc_site.cc; -4 for anything else */
+	uint64_t target;
 };
 
 /* Analyse FILE:LINE in module m (which has line info). 0, or -1 with the
@@ -52,6 +67,7 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 void lcode_free(struct lcode *lc);
 bool lcode_inside(const struct lcode *lc, uint64_t addr);
 struct lc_site *lcode_site(struct lcode *lc, uint64_t addr);
+bool lcode_is_dexit(const struct lcode *lc, uint64_t addr);
 /* Where a branch site goes with these flags (RFLAGS). */
 uint64_t lcode_successor(const struct lc_site *s, uint64_t rflags);
 /* "0x1223 (line 30), 0x122d (line 27)" for messages; caller frees. */

@@ -165,7 +165,7 @@ n=$(printf '%s\n' "$OUT" | grep -c '^Switched bug_nullp.c:29 #3')
 
 # ---- bad input: clear errors, nothing altered ----
 qz -ex "switch bug_nullp.c:$((L29 + 1))" -ex 'info breakpoints' -ex run $BIN
-expect "switch no branch" "^error: bug_nullp.c:$((L29 + 1)) has no branch to switch \(its code has one way out: 0x[0-9a-f]+ \(line 27\)\)\.$"
+expect "switch no branch" "^error: bug_nullp.c:$((L29 + 1)) has no branch to switch \(its code has one way out: 0x[0-9a-f]+ \(line 27\), and no condition with two outcomes\)\.$"
 expect_rc "switch no branch status" 1
 qz -ex "suppress bug_nullp.c:$L32" -ex "suppress bug_nullp.c:$((L32 - 1))" $BIN
 expect "suppress no code" "^error: Line $((L32 - 1)) of \"bug_nullp.c\" has no code \(not a statement\)\.$"
@@ -192,3 +192,28 @@ expect "line past the end" '^error: Line 9999 of "bug_nullp.c" has no code'
 expect "no location" '^error: Give a location: FILE:LINE\.$'
 expect "instance usage" '^error: Usage: instance FILE:LINE \[watch\]$'
 no_leftover "alter no leftover" $BIN
+
+# ---- branch shapes: ?:, &&, one-line if, while; a jump table refused ----
+C=alter_cases.c
+for O in O0 O2; do
+	BIN=$B/alter_cases-$O
+	qz -ex "switch $C:$(line $C TERNARY) all" -ex run $BIN
+	expect "ternary-$O switched as a whole" '^pick -1 both 1 one 1 w 4 class 13$'
+done
+BIN=$B/alter_cases-O0
+qz -ex "switch $C:$(line $C ANDAND) all" -ex run $BIN
+expect "andand switched as a whole" '^pick 1 both 2 one 1 w 4 class 13$'
+expect "andand fires once per test" "^Switched $C:$(line $C ANDAND) #3: "
+expect_not "andand no fourth" "^Switched $C:$(line $C ANDAND) #4"
+qz -ex "switch $C:$(line $C ONELINE) 1" -ex run $BIN
+expect "one-line if switched" '^pick 1 both 1 one 2 w 4 class 13$'
+expect "one-line if message" "^Switched $C:$(line $C ONELINE) #1: false -> true$"
+qz -ex "switch $C:$(line $C WHILE) 1" -ex run $BIN
+expect "while test switched" '^pick 1 both 1 one 1 w 0 class 13$'
+expect "while message" "^Switched $C:$(line $C WHILE) #1: true -> false$"
+qz -ex "switch $C:$(line $C JUMPTABLE)" -ex 'info breakpoints' $BIN
+expect "jump table refused" "^error: $C:$(line $C JUMPTABLE) leaves through a jump table; a switch needs exactly two exits, it has: 0x[0-9a-f]+ \(line [0-9]+\), an indirect jump \(a jump table\)\.$"
+expect "jump table nothing added" '^No breakpoints or watchpoints\.$'
+# -O2 turns the one-line if into sete: no branch, said so
+qz -ex "switch $C:$(line $C ONELINE)" $B/alter_cases-O2
+expect "one-line if -O2 branchless" "^error: $C:$(line $C ONELINE) has no branch to switch"
