@@ -217,3 +217,11 @@ expect "jump table nothing added" '^No breakpoints or watchpoints\.$'
 # -O2 turns the one-line if into sete: no branch, said so
 qz -ex "switch $C:$(line $C ONELINE)" $B/alter_cases-O2
 expect "one-line if -O2 branchless" "^error: $C:$(line $C ONELINE) has no branch to switch"
+
+# `next` over a switched line: the step that reaches the jump switches it
+BIN=$B/bug_nullp-O0
+qz -ex "switch bug_nullp.c:$L29 1" -ex "break $L29" -ex run -ex next -ex 'print k' $BIN
+expect "next switches" "^Switched bug_nullp.c:$L29 #1: true -> false$"
+expect "next lands on the loop increment" '^27		for \(int k = 0; k < 4; k\+\+\) \{$'
+expect "next still in the first iteration" '^\$1 = 0$'
+no_leftover "alter no leftover at the end" $BIN
