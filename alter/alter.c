@@ -283,7 +283,8 @@ static void alter_on_gone(struct qz *q)
 	struct alter_state *st = q->alter;
 	if (!st)
 		return;
-	alter_report_missed(q);
+	if (q->stop == QZ_STOP_EXITED || q->stop == QZ_STOP_KILLED)   /* ran to its end */
+		alter_report_missed(q);
 	for (size_t i = 0; i < st->nlines; i++)
 		st->lines[i]->nplanted = 0;   /* the sites went with the process */
 	alter_call_gone(q);
@@ -531,4 +532,13 @@ int alter_watch(struct qz *q, struct alter_line *ln)
 	ln->entry_users++;
 	alter_line_sync(q, ln);
 	return 0;
+}
+
+int alter_instance_watch(struct qz *q, const char *file, int line)
+{
+	const char *path = q->exe.lines ? lines_file(q->exe.lines, file) : NULL;
+	if (!path)
+		return qz_error(q, "No source file named %s.", file);
+	struct alter_line *ln = alter_line_get(q, path, line);
+	return ln ? alter_watch(q, ln) : -1;
 }

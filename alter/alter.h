@@ -20,4 +20,9 @@ void alter_init(struct qz *q);
  * for a line that does not exist. */
 int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count);
 
+/* Start counting FILE:LINE (as `instance FILE:LINE watch`), for modules
+ * that select statement instances (sbreak, recording). 0, or -1 with the
+ * session's error set. The count is exact if no process runs yet. */
+int alter_instance_watch(struct qz *q, const char *file, int line);
+
 #endif

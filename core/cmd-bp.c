@@ -207,9 +207,23 @@ static struct bp *cmd_bp_arg(struct qz *q, const char **a)
 	return b;
 }
 
+/* condition and ignore apply to plain breakpoints only: a module's entry
+ * (switch, suppress, call breakpoint) selects by its own rules. */
+static struct bp *cmd_bp_plain_arg(struct qz *q, const char **a)
+{
+	struct bp *b = cmd_bp_arg(q, a);
+	if (b && b->kind != BP_KIND_BREAK) {
+		qz_error(q, "Breakpoint %d is a %s entry; condition and ignore do not apply to it.",
+			 b->num, b->kind == BP_KIND_SWITCH ? "switch" :
+			 b->kind == BP_KIND_SUPPRESS ? "suppress" : "call-condition");
+		return NULL;
+	}
+	return b;
+}
+
 int cmd_condition(struct qz *q, const char *a)
 {
-	struct bp *b = cmd_bp_arg(q, &a);
+	struct bp *b = cmd_bp_plain_arg(q, &a);
 	if (!b)
 		return -1;
 	if (cmd_bp_set_cond(q, b, a) < 0)
@@ -221,7 +235,7 @@ int cmd_condition(struct qz *q, const char *a)
 
 int cmd_ignore(struct qz *q, const char *a)
 {
-	struct bp *b = cmd_bp_arg(q, &a);
+	struct bp *b = cmd_bp_plain_arg(q, &a);
 	int64_t n;
 	if (!b)
 		return -1;

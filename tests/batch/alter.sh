@@ -225,3 +225,5 @@ expect "next switches" "^Switched bug_nullp.c:$L29 #1: true -> false$"
 expect "next lands on the loop increment" '^27		for \(int k = 0; k < 4; k\+\+\) \{$'
 expect "next still in the first iteration" '^\$1 = 0$'
 no_leftover "alter no leftover at the end" $BIN
+qz -ex "switch bug_nullp.c:$L29 3" -ex 'condition 1 k == 2' -ex 'ignore 1 2' $BIN
+expect "condition on a switch refused" '^error: Breakpoint 1 is a switch entry; condition and ignore do not apply to it\.$'
