@@ -127,10 +127,8 @@ static int cmd_alter_suppressible(struct qz *q, struct alter_line *ln)
 				"optimised code); suppress needs one statement in one block.",
 				base, lc->line, lc->nranges);
 	for (uint64_t a = lc->ranges[0][0]; a < lc->ranges[0][1];) {
-		uint8_t code[16];
 		struct dis_insn d;
-		if (!img_read(q->exe.img, a, code, sizeof code) ||
-		    !dis_decode(code, sizeof code, a, &d))
+		if (!lcode_fetch(&q->exe, a, lc->ranges[0][1], &d))
 			return qz_error(q, "Cannot decode %s:%d at 0x%llx.", base, lc->line,
 					(unsigned long long)a);
 		if (cmd_alter_moves_sp(&d))

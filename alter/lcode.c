@@ -12,6 +12,18 @@
 #include "lines.h"
 #include "session.h"
 
+bool lcode_fetch(struct qz_module *m, uint64_t a, uint64_t hi, struct dis_insn *d)
+{
+	uint8_t code[16];
+	size_t n = sizeof code;
+	if (!img_read(m->img, a, code, n)) {   /* near the end of its section */
+		n = hi - a < n ? (size_t)(hi - a) : n;
+		if (!img_read(m->img, a, code, n))
+			return false;
+	}
+	return dis_decode(code, n, a, d);
+}
+
 static uint64_t lcode_func_of(void *arg, uint64_t addr)
 {
 	const struct di_func *f = arg ? di_func_at(arg, addr) : NULL;
@@ -150,6 +162,33 @@ static int lcode_insn(struct qz *q, struct lcode *lc, const struct dis_insn *d,
 	return 0;
 }
 
+/* A gcc jump table in the line (`cmp $K,...; ja default; lea T(%rip);
+ * ... jmp *reg`, entries int32 offsets from T): its targets become exits,
+ * so the refusal can name them. */
+static void lcode_jump_table(struct qz_module *m, struct lcode *lc)
+{
+	uint64_t table = 0;
+	int64_t k = -1;
+	for (size_t i = 0; i < lc->nranges; i++) {
+		for (uint64_t a = lc->ranges[i][0]; a < lc->ranges[i][1];) {
+			struct dis_insn d;
+			if (!lcode_fetch(m, a, lc->ranges[i][1], &d))
+				return;
+			if (str_starts(d.mnemonic, "lea") && d.rip_relative)
+				table = d.rip_target;
+			if (str_starts(d.mnemonic, "cmp") && d.operands[0] == '$')
+				k = strtoll(d.operands + 1, NULL, 0);
+			a += d.len;
+		}
+	}
+	for (int64_t e = 0; table && e <= k && e < 256; e++) {
+		int32_t off;
+		if (!img_read(m->img, table + 4 * (uint64_t)e, &off, sizeof off))
+			return;
+		lcode_exit(lc, table + (uint64_t)(int64_t)off);
+	}
+}
+
 static void lcode_note(struct lcode *lc, const struct dis_insn *d, const uint8_t *code)
 {
 	lc->insns = xrealloc(lc->insns, (lc->ninsns + 1) * sizeof *lc->insns);
@@ -164,10 +203,10 @@ static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 {
 	for (size_t i = 0; i < lc->nranges; i++) {
 		for (uint64_t a = lc->ranges[i][0]; a < lc->ranges[i][1];) {
-			uint8_t code[16];
+			uint8_t code[16] = {0};
 			struct dis_insn d;
-			if (!img_read(m->img, a, code, sizeof code) ||
-			    !dis_decode(code, sizeof code, a, &d))
+			if (!lcode_fetch(m, a, lc->ranges[i][1], &d) ||
+			    !img_read(m->img, a, code, d.len))
 				return qz_error(q, "Cannot decode the code of line %d at 0x%llx.",
 						lc->line, (unsigned long long)a);
 			if (lcode_insn(q, lc, &d, code) < 0)
@@ -176,6 +215,8 @@ static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 			a += d.len;
 		}
 	}
+	if (lc->exit_indirect)
+		lcode_jump_table(m, lc);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 struct qz;
 struct qz_module;
+struct dis_insn;
 
 /* Roles of an instruction of the line that alter traps at. */
 enum lc_role {
@@ -65,6 +66,8 @@ struct lc_insn {
 int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 		struct lcode *lc);
 void lcode_free(struct lcode *lc);
+/* Decode the instruction at link-time a, which ends before hi. */
+bool lcode_fetch(struct qz_module *m, uint64_t a, uint64_t hi, struct dis_insn *d);
 bool lcode_inside(const struct lcode *lc, uint64_t addr);
 struct lc_site *lcode_site(struct lcode *lc, uint64_t addr);
 bool lcode_is_dexit(const struct lcode *lc, uint64_t addr);

@@ -212,7 +212,8 @@ qz -ex "switch $C:$(line $C WHILE) 1" -ex run $BIN
 expect "while test switched" '^pick 1 both 1 one 1 w 0 class 13$'
 expect "while message" "^Switched $C:$(line $C WHILE) #1: true -> false$"
 qz -ex "switch $C:$(line $C JUMPTABLE)" -ex 'info breakpoints' $BIN
-expect "jump table refused" "^error: $C:$(line $C JUMPTABLE) leaves through a jump table; a switch needs exactly two exits, it has: 0x[0-9a-f]+ \(line [0-9]+\), an indirect jump \(a jump table\)\.$"
+expect "jump table refused" "^error: $C:$(line $C JUMPTABLE) leaves through a jump table; a switch needs exactly two exits, it has: 0x[0-9a-f]+ \(line [0-9]+\)(, 0x[0-9a-f]+ \(line [0-9]+\)){6}, an indirect jump \(a jump table\)\.$"
+expect "jump table names the cases" "0x[0-9a-f]+ \(line $(line $C 'case 0:')\), .*0x[0-9a-f]+ \(line $(line $C 'case 5:')\)"
 expect "jump table nothing added" '^No breakpoints or watchpoints\.$'
 # -O2 turns the one-line if into sete: no branch, said so
 qz -ex "switch $C:$(line $C ONELINE)" $B/alter_cases-O2
