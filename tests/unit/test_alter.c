@@ -1,10 +1,14 @@
-/* test_alter: the pieces of alter/ that need no process: how a jcc site
- * follows RFLAGS (checked against the CPU's own setcc for every condition
- * code and flag combination) and how debug registers cover a range. */
+/* test_alter: how a jcc site follows RFLAGS (checked against the CPU's own
+ * setcc for every condition code and flag combination), how debug registers
+ * cover a range, and that alter's checkpoint hooks bring instance counts
+ * and fire counts back (as a rollback by ckpt/ would). */
 #include <stdint.h>
 #include <string.h>
 
+#include "cmd.h"
+#include "session.h"
 #include "unit.h"
+#include "../../alter/alter.h"
 #include "../../alter/dreg.h"
 #include "../../alter/lcode.h"
 
@@ -74,9 +78,68 @@ static void test_dreg_plan(void)
 	unit_check(dreg_plan(0x1000, 40, at, len) < 0, "dreg too large", "accepted");
 }
 
+static void unit_sink(void *arg, enum qz_out_kind kind, const char *text)
+{
+	(void)arg;
+	(void)kind;
+	(void)text;
+}
+
+static uint64_t unit_count(struct qz *q, const char *file, int line, int *exact)
+{
+	uint64_t n = 0;
+	*exact = alter_instance_of(q, file, line, &n);
+	return n;
+}
+
+static const struct qz_hooks *unit_alter_hooks(struct qz *q)
+{
+	for (int i = 0; i < q->nhooks; i++)
+		if (strcmp(q->hooks[i]->name, "alter") == 0)
+			return q->hooks[i];
+	return NULL;
+}
+
+/* Run bug_nullp to its printf with a switch on line 29's 3rd instance:
+ * save, run again (counts start over), restore: the 4 instances and the
+ * one firing are back. */
+static void test_save_restore(void)
+{
+	struct qz *q = qz_new((struct qz_sink){ unit_sink, NULL });
+	alter_init(q);
+	bool ok = qz_load(q, "tests/build/bug_nullp-O0", NULL, 0) == 0 &&
+		  cmd_run(q, "switch bug_nullp.c:29 3") == 0 &&
+		  cmd_run(q, "break bug_nullp.c:32") == 0 && cmd_run(q, "run") == 0;
+	int exact;
+	uint64_t n = unit_count(q, "bug_nullp.c", 29, &exact);
+	unit_check(ok && n == 4 && exact == 0, "alter counts a run", "ok=%d n=%llu exact=%d",
+		   ok, (unsigned long long)n, exact);
+	const struct qz_hooks *h = unit_alter_hooks(q);
+	void *saved = h ? h->save(q) : NULL;
+	ok = cmd_run(q, "run") == 0;
+	n = unit_count(q, "bug_nullp.c", 29, &exact);
+	unit_check(ok && n == 4, "alter rerun counts again", "n=%llu", (unsigned long long)n);
+	ok = cmd_run(q, "instance bug_nullp.c:30 watch") == 0 && cmd_run(q, "kill") == 0 &&
+	     cmd_run(q, "start") == 0;
+	n = unit_count(q, "bug_nullp.c", 29, &exact);
+	unit_check(ok && n == 0, "alter start resets counts", "n=%llu", (unsigned long long)n);
+	if (h)
+		h->restore(q, saved);
+	n = unit_count(q, "bug_nullp.c", 29, &exact);
+	unit_check(h && n == 4 && exact == 0, "alter restore brings the count back",
+		   "n=%llu exact=%d", (unsigned long long)n, exact);
+	unit_count(q, "bug_nullp.c", 30, &exact);
+	unit_check(exact == 1, "alter restore: a line covered after the save is not exact",
+		   "exact=%d", exact);
+	if (h)
+		h->free_saved(saved);
+	qz_free(q);
+}
+
 int main(void)
 {
 	test_conditions();
 	test_dreg_plan();
+	test_save_restore();
 	return 0;
 }
