@@ -45,7 +45,14 @@ const struct cmd_def cmd_table[] = {
 	{"break", "b br brea", "break [LOCATION] [if CONDITION]", 0, cmd_break,
 	 "Set a breakpoint at LOCATION: FILE:LINE, LINE, FUNCTION, FILE:FUNCTION or *ADDRESS.",
 	 "With a condition the program stops only when CONDITION (a C expression\n"
-	 "over locals, globals and $registers) is true."},
+	 "over locals, globals and $registers) is true.\n"
+	 "On a function, call conditions stop at the call site in the caller:\n"
+	 "  break FUNC if argN==V     argument N (1-6, System V registers) is V\n"
+	 "  break FUNC if ret==V      the call returned V\n"
+	 "  break FUNC if write|read|access ADDR [SIZE]\n"
+	 "                            the call (and what it calls) touched that memory\n"
+	 "V and ADDR are expressions, evaluated when the breakpoint is set (before\n"
+	 "`run`: at the first call)."},
 	{"tbreak", "tb", "tbreak [LOCATION] [if CONDITION]", 0, cmd_tbreak,
 	 "Set a temporary breakpoint: deleted when hit.", NULL},
 	{"delete", "d", "delete [N...]", 0, cmd_delete,
@@ -100,7 +107,8 @@ const struct cmd_def cmd_table[] = {
 	 "Invert the branch on a line: every instance, the next one, or the N-th.",
 	 "The line's condition is evaluated as usual, then control goes to the\n"
 	 "line's other exit (so `if (a && b)` and loop tests switch as a whole).\n"
-	 "The line must have exactly two exits. Shown by info breakpoints;\n"
+	 "The line must have exactly two exits, or (a `?:`, a one-line if) one\n"
+	 "exit and a condition with two outcomes. Shown by info breakpoints;\n"
 	 "delete, disable and enable work on it."},
 	{"suppress", NULL, "suppress FILE:LINE [all|once|N]", 0, cmd_suppress,
 	 "Skip the statement on a line (a call with its argument set-up).",
