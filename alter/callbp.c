@@ -25,6 +25,8 @@
 
 enum call_what { CALL_ARG, CALL_RET, CALL_WRITE, CALL_READ, CALL_ACCESS };
 
+#define CALL_STEP_MAX 65536   /* bytes a stepped write watch compares */
+
 struct alter_call {
 	struct qz *q;
 	int num;
@@ -48,6 +50,10 @@ struct alter_call {
 	bool active, hit;
 	uint64_t ret_addr, ret_sp, args[6];
 	uint8_t snap[64];         /* the memory at entry, for read */
+	/* write to a range too big for the debug registers: single-step the
+	 * call, comparing the range after each instruction with big */
+	bool stepped;
+	uint8_t *big;
 	/* after an argN stop the call runs again: not a new hit */
 	uint64_t skip_sp, skip_ret;
 };
@@ -184,6 +190,25 @@ static void call_end(struct qz *q, struct alter_call *c)
 		call_rearm(q);
 }
 
+/* Single-step the watched call until it writes the range (then let it
+ * run to its return, where the stop is reported) or returns. A write of
+ * the value already there is not seen. */
+static enum run_ev call_step(struct qz *q, struct alter_call *c)
+{
+	uint8_t *now = xmalloc(c->size);
+	enum run_ev ev = RUN_STEPPED;
+	if (qz_read(q, c->addr, c->big, c->size) < 0)
+		memset(c->big, 0, c->size);
+	while (c->active && !c->hit && ev == RUN_STEPPED) {
+		ev = run_step_insn(q);   /* reaching the return ends the watch */
+		if (ev == RUN_STEPPED && qz_read(q, c->addr, now, c->size) == 0 &&
+		    memcmp(now, c->big, c->size) != 0)
+			c->hit = true;
+	}
+	free(now);
+	return ev == RUN_STEPPED ? RUN_AGAIN : ev;
+}
+
 /* ret or memory: let the call run, decide when it returns. */
 static enum run_ev call_watch(struct qz *q, struct alter_call *c)
 {
@@ -201,7 +226,7 @@ static enum run_ev call_watch(struct qz *q, struct alter_call *c)
 			qz_read(q, c->addr, c->snap, c->size);
 		call_rearm(q);
 	}
-	return RUN_TARGET;
+	return c->stepped ? call_step(q, c) : RUN_TARGET;
 }
 
 static int call_parse(struct qz *q, struct alter_call *c, const char *rest);
@@ -366,6 +391,7 @@ static void call_free(struct alter_call *c)
 	free(c->func);
 	free(c->cond);
 	free(c->vtext);
+	free(c->big);
 	free(c);
 }
 
@@ -481,14 +507,21 @@ static int call_mem_operand(struct qz *q, struct alter_call *c, const char *rest
 	free(t);
 	if (r < 0)
 		return -1;
-	if (size == 0 || size > sizeof c->snap)
-		return qz_error(q, "SIZE must be 1 to %zu bytes.", sizeof c->snap);
+	if (size == 0 || size > CALL_STEP_MAX)
+		return qz_error(q, "SIZE must be 1 to %d bytes.", CALL_STEP_MAX);
 	c->size = size;
 	c->ndr = dreg_plan(c->addr, size, c->dr_at, c->dr_len);
-	if (c->ndr < 0)
+	if (c->ndr >= 0)
+		return 0;
+	c->ndr = 0;
+	if (c->what != CALL_WRITE)
 		return qz_error(q, "0x%llx (%llu bytes) needs more than the %d debug registers; "
-				"watch at most 32 aligned bytes.", (unsigned long long)c->addr,
-				(unsigned long long)size, DREG_MAX);
+				"%s watches at most 32 aligned bytes (write any size, by "
+				"single-stepping the call).", (unsigned long long)c->addr,
+				(unsigned long long)size, DREG_MAX, call_verb(c->what));
+	c->stepped = true;
+	free(c->big);
+	c->big = xmalloc(size);
 	return 0;
 }
 

@@ -112,8 +112,17 @@ qz -ex 'break main' -ex run -ex 'break strcpy if access names[2]+64 1' -ex conti
 expect "strcpy-access stop" '^Breakpoint 2, strcpy \(arg1=0x[0-9a-f]+, arg2=0x[0-9a-f]+\) accessed '
 expect "strcpy-access on the long name" '^\$1 = 0x[0-9a-f]+ "a-name-much-too-long'
 expect "strcpy-access announce (evaluated now)" '^Breakpoint 2 at 0x[0-9a-f]+: strcpy, stops at the call site if access names\[2\]\+64 1\.$'
-qz -ex 'break strcpy if write 0x7fffffffe000 64' $BIN
-expect "strcpy-write too big" '^error: 0x7fffffffe000 \(64 bytes\) needs more than the 4 debug registers'
+qz -ex 'break strcpy if read 0x7fffffffe000 64' $BIN
+expect "strcpy-read too big" '^error: 0x7fffffffe000 \(64 bytes\) needs more than the 4 debug registers; read watches at most 32 aligned bytes'
+qz -ex 'break strcpy if write 0x7fffffffe000 70000' $BIN
+expect "strcpy-write size limit" '^error: SIZE must be 1 to 65536 bytes\.$'
+# 48 bytes from the return-address slot: too many for the debug registers,
+# so the calls are single-stepped; only the long name's copy writes there
+qz -ex 'break greet' -ex run -ex 'delete 1' -ex 'break strcpy if write $rbp+8 48' -ex continue \
+   -ex 'print name' -ex continue $BIN
+expect "strcpy-write stepped stop" "^Breakpoint 2, strcpy \(arg1=0x7ffffff[0-9a-f]+, arg2=0x[0-9a-f]+\) wrote 0x7ffffff[0-9a-f]+ \(48 bytes\) in the call at bug_stack.c:$(line bug_stack.c 'strcpy(buf, name);'); now at greet "
+expect "strcpy-write stepped the long name" '^\$1 = 0x[0-9a-f]+ "a-name-much-too-long'
+expect "strcpy-write stepped short names ran" '^hello bob$'
 
 # ---- instances ----
 BIN=$B/bug_nullp-O0
