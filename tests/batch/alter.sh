@@ -77,8 +77,7 @@ expect "free-arg second from the backup" "^#1  0x[0-9a-f]+ in main \(\) at tests
 expect "free-arg pc is the call" '^\$[0-9]+ = 0x5555555551f[0-9a-f]$'
 expect "free-arg then the double free" 'double free detected'
 n=$(printf '%s\n' "$OUT" | grep -c '^Breakpoint 2, free')
-[ "$n" = 2 ] && pass "free-arg stops twice" || fail "free-arg stops twice" "$n stops"
-expect_not "free-arg call not rerun as a hit" '^Breakpoint 2, free .* called from .*bug_dfree.c:3[3-9]'
+[ "$n" = 2 ] && pass "free-arg stops twice (the rerun call is not a hit)" || fail "free-arg stops twice (the rerun call is not a hit)" "$n stops"
 
 # malloc if ret==X: X is the message that dangles (repeat), allocated in
 # msg_new for the 4th text
@@ -99,7 +98,6 @@ qz -ex 'break greet' -ex run -ex 'delete 1' -ex 'break strcpy if write $rbp+8 8'
    -ex 'print name' -ex continue $BIN
 expect "strcpy-write stop" "^Breakpoint 2, strcpy \(arg1=0x7ffffff[0-9a-f]+, arg2=0x[0-9a-f]+\) wrote 0x7ffffff[0-9a-f]+ \(8 bytes\) in the call at bug_stack.c:$(line bug_stack.c 'strcpy(buf, name);'); now at greet "
 expect "strcpy-write the long name" '^\$1 = 0x[0-9a-f]+ "a-name-much-too-long'
-expect_not "strcpy-write not for short names" '^hello (ann|bob)$.*\n.*Breakpoint 2'
 n=$(printf '%s\n' "$OUT" | grep -c '^Breakpoint 2, strcpy')
 [ "$n" = 1 ] && pass "strcpy-write stops once" || fail "strcpy-write stops once" "$n stops"
 expect "strcpy-write then the crash" "$crashed"
