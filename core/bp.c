@@ -22,6 +22,8 @@ void bp_free_locs(struct bp *b)
 
 static void bp_free(struct bp *b)
 {
+	if (b->ext_ops && b->ext_ops->free)
+		b->ext_ops->free(b);
 	bp_free_locs(b);
 	free(b->spec);
 	free(b->cond);

@@ -10,6 +10,29 @@
 
 struct proc;
 struct expr;
+struct sbuf;
+struct bp;
+
+/* What a table entry is: a plain breakpoint, a watchpoint, or one owned
+ * by a module outside core (alter/: switch, suppress, call breakpoints). */
+enum bp_kind {
+	BP_KIND_BREAK,          /* break, tbreak */
+	BP_KIND_WATCH,          /* watch on a debug register */
+	BP_KIND_RWATCH,         /* rwatch: reported when read */
+	BP_KIND_AWATCH,         /* awatch: read or written */
+	BP_KIND_SWATCH,         /* software watch: single-stepping */
+	BP_KIND_SWITCH,         /* alter/: switch */
+	BP_KIND_SUPPRESS,       /* alter/: suppress */
+	BP_KIND_CALL,           /* alter/: break FUNC if argN/ret/write... */
+};
+
+/* How core handles an entry a module owns: such entries have no user
+ * locations (the module plants its own sites), so deleting one must tell
+ * the module, and info breakpoints asks it for the row. */
+struct bp_ext_ops {
+	void (*free)(struct bp *b);                     /* the entry is deleted */
+	void (*row)(const struct bp *b, struct sbuf *out); /* from Type onwards */
+};
 
 struct bp_loc {
 	uint64_t link_addr;     /* link-time address in its module */
@@ -34,16 +57,10 @@ struct bp {
 	size_t nlocs;
 	/* Watchpoints (core/watch.c) live in the same table: no locations,
 	 * their expression and debug registers in watch. */
-	int kind;               /* BP_KIND_* */
-	struct watch *watch;    /* NULL for breakpoints */
-};
-
-enum bp_kind {
-	BP_KIND_BREAK,          /* break, tbreak */
-	BP_KIND_WATCH,          /* watch on a debug register */
-	BP_KIND_RWATCH,         /* rwatch: reported when read */
-	BP_KIND_AWATCH,         /* awatch: read or written */
-	BP_KIND_SWATCH,         /* software watch: single-stepping */
+	enum bp_kind kind;
+	struct watch *watch;    /* NULL but for watchpoints */
+	void *ext;              /* the owning module's data (switch, suppress, call) */
+	const struct bp_ext_ops *ext_ops;
 };
 
 struct bp_site {

@@ -68,6 +68,11 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 	struct loc_addr *locs = NULL;
 	size_t n = 0;
 	int r = -1;
+	int mod = cond ? qz_hooks_break(q, spec, cond, temp) : 0;
+	if (mod) {   /* a module took it: `break FUNC if argN==V`, ... */
+		r = mod > 0 ? 0 : -1;
+		goto out;
+	}
 	if (!*spec) {
 		const struct frame *f = qz_running(q) ? frame_get(q, q->sel_frame) : NULL;
 		if (!f) {
@@ -210,9 +215,23 @@ static struct bp *cmd_bp_arg(struct qz *q, const char **a)
 	return b;
 }
 
+/* condition and ignore apply to plain breakpoints only: a module's entry
+ * (switch, suppress, call breakpoint) selects by its own rules. */
+static struct bp *cmd_bp_plain_arg(struct qz *q, const char **a)
+{
+	struct bp *b = cmd_bp_arg(q, a);
+	if (b && b->ext_ops) {
+		qz_error(q, "Breakpoint %d is a %s entry; condition and ignore do not apply to it.",
+			 b->num, b->kind == BP_KIND_SWITCH ? "switch" :
+			 b->kind == BP_KIND_SUPPRESS ? "suppress" : "call-condition");
+		return NULL;
+	}
+	return b;
+}
+
 int cmd_condition(struct qz *q, const char *a)
 {
-	struct bp *b = cmd_bp_arg(q, &a);
+	struct bp *b = cmd_bp_plain_arg(q, &a);
 	if (!b)
 		return -1;
 	if (cmd_bp_set_cond(q, b, a) < 0)
@@ -224,7 +243,7 @@ int cmd_condition(struct qz *q, const char *a)
 
 int cmd_ignore(struct qz *q, const char *a)
 {
-	struct bp *b = cmd_bp_arg(q, &a);
+	struct bp *b = cmd_bp_plain_arg(q, &a);
 	int64_t n;
 	if (!b)
 		return -1;
@@ -259,6 +278,11 @@ struct cmd_bp_cols {
 static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out,
 		       const struct cmd_bp_cols *c)
 {
+	if (b->ext_ops && b->ext_ops->row) {   /* switch, suppress, ... */
+		sbuf_printf(out, "%-7d ", b->num);
+		b->ext_ops->row(b, out);
+		return;
+	}
 	sbuf_printf(out, "%-7d %-*s %-4s %-3s ", b->num, c->type, watch_type_name(b),
 		    b->temp ? "del" : "keep", b->enabled ? "y" : "n");
 	if (b->watch) {

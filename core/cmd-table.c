@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "cmds.h"
 #include "watch.h"
+#include "../alter/cmd-alter.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -45,7 +46,14 @@ const struct cmd_def cmd_table[] = {
 	{"break", "b br brea", "break [LOCATION] [if CONDITION]", 0, cmd_break,
 	 "Set a breakpoint at LOCATION: FILE:LINE, LINE, FUNCTION, FILE:FUNCTION or *ADDRESS.",
 	 "With a condition the program stops only when CONDITION (a C expression\n"
-	 "over locals, globals and $registers) is true."},
+	 "over locals, globals and $registers) is true.\n"
+	 "On a function, call conditions stop at the call site in the caller:\n"
+	 "  break FUNC if argN==V     argument N (1-6, System V registers) is V\n"
+	 "  break FUNC if ret==V      the call returned V\n"
+	 "  break FUNC if write|read|access ADDR [SIZE]\n"
+	 "                            the call (and what it calls) touched that memory\n"
+	 "V and ADDR are expressions, evaluated when the breakpoint is set (before\n"
+	 "`run`: at the first call)."},
 	{"tbreak", "tb", "tbreak [LOCATION] [if CONDITION]", 0, cmd_tbreak,
 	 "Set a temporary breakpoint: deleted when hit.", NULL},
 	{"delete", "d", "delete [N...]", 0, cmd_delete,
@@ -116,6 +124,23 @@ const struct cmd_def cmd_table[] = {
 	 "The file can be annotated with # comments and replayed with\n"
 	 "qzdb --replay FILE [--step] [--check]."},
 
+	/* alter/: switch, suppress, instances */
+	{"switch", NULL, "switch FILE:LINE [all|once|N]", 0, cmd_switch,
+	 "Invert the branch on a line: every instance, the next one, or the N-th.",
+	 "The line's condition is evaluated as usual, then control goes to the\n"
+	 "line's other exit (so `if (a && b)` and loop tests switch as a whole).\n"
+	 "The line must have exactly two exits, or (a `?:`, a one-line if) one\n"
+	 "exit and a condition with two outcomes. Shown by info breakpoints;\n"
+	 "delete, disable and enable work on it."},
+	{"suppress", NULL, "suppress FILE:LINE [all|once|N]", 0, cmd_suppress,
+	 "Skip the statement on a line (a call with its argument set-up).",
+	 "For the selected instances the pc moves to where the next statement\n"
+	 "starts; the stack stays balanced."},
+	{"instance", NULL, "instance FILE:LINE [watch]", 0, cmd_instance,
+	 "Show how many times a statement has started executing in this run.",
+	 "Counts are exact for lines a switch, suppression or watch covers from\n"
+	 "the start of the run; `watch` starts counting (one trap per execution)."},
+	/* end alter/ */
 	{"info", "i inf", "info SUBCOMMAND", CMD_PREFIX, cmd_info,
 	 "Show things about the program being debugged.", NULL},
 	{"info breakpoints", "b break", NULL, 0, cmd_info_breakpoints,
@@ -158,6 +183,10 @@ const struct cmd_def cmd_table[] = {
 	{"set can-use-hw-watchpoints", NULL, "set can-use-hw-watchpoints 0|1", 0,
 	 cmd_set_can_use_hw_watchpoints,
 	 "0: watchpoints are software ones (single-stepping), never debug registers.", NULL},
+	/* alter/: switch, suppress, instances */
+	{"set alter-verbose", NULL, "set alter-verbose on|off", 0, cmd_set_alter_verbose,
+	 "Whether a switch or suppression prints a line when it fires.", NULL},
+	/* end alter/ */
 	{"set confirm", NULL, NULL, CMD_HIDDEN, cmd_set_confirm, "Ask before killing.", NULL},
 	{"set pagination", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"set width", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},

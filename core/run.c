@@ -212,6 +212,49 @@ static bool run_target_hit(struct qz *q, const struct run_target *t, uint64_t pc
 	return false;
 }
 
+/* Let the modules outside core act on a trap at a site they planted. */
+static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
+{
+	for (int i = 0; i < q->nhooks; i++) {
+		if (!q->hooks[i]->on_trap)
+			continue;
+		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
+		if (ev != RUN_TARGET)
+			return ev;
+	}
+	return RUN_TARGET;
+}
+
+/* The hooks at the pc's site; when one moved the pc onto another planted
+ * site (a switch or suppression jumping to a statement with a site of its
+ * own), that site is reached without a trap: dispatch it too. */
+static enum run_ev run_hooks_at_pc(struct qz *q)
+{
+	for (int n = 0; n < 64; n++) {
+		uint64_t pc = proc_pc(q->proc);
+		enum run_ev ev = run_hooks_trap(q, pc);
+		if (ev != RUN_AGAIN || proc_pc(q->proc) == pc)
+			return ev;
+		struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
+		if (!s || !s->inserted)
+			return RUN_AGAIN;
+	}
+	return RUN_AGAIN;
+}
+
+/* A SIGTRAP at no site: a module's debug register may have fired. */
+static enum run_ev run_hooks_sigtrap(struct qz *q)
+{
+	for (int i = 0; i < q->nhooks; i++) {
+		if (!q->hooks[i]->on_sigtrap)
+			continue;
+		enum run_ev ev = q->hooks[i]->on_sigtrap(q);
+		if (ev != RUN_TARGET)
+			return ev;
+	}
+	return RUN_TARGET;
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
@@ -233,7 +276,10 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_STEPPED;
 	uint64_t pc = proc_pc(q->proc) - 1;
 	struct bp_site *s = bp_site_at(&q->bps, pc);
-	if (!s || !s->inserted) {   /* the program's own SIGTRAP */
+	if (!s || !s->inserted) {   /* a module's debug register, or the program's */
+		enum run_ev ev = run_hooks_sigtrap(q);
+		if (ev != RUN_TARGET)
+			return ev;
 		if (!run_signal_stops(q, SIGTRAP))
 			return RUN_AGAIN;
 		run_report_signal(q, SIGTRAP);
@@ -243,28 +289,28 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 	return RUN_TARGET;
 }
 
+/* A single-step that lands on a planted site reaches it as a trap would:
+ * the modules act there (a switch on the jump the step arrived at). */
+static enum run_ev run_step_landed(struct qz *q)
+{
+	struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
+	if (!s || !s->inserted || !q->nhooks)
+		return RUN_STEPPED;
+	enum run_ev ev = run_hooks_at_pc(q);
+	return ev == RUN_STOPPED ? RUN_STOPPED : RUN_STEPPED;
+}
+
 enum run_ev run_step_insn(struct qz *q)
 {
 	for (;;) {
 		struct proc_stop st;
 		run_resume(q, true, &st);
 		enum run_ev ev = run_classify(q, &st, true);
+		if (ev == RUN_STEPPED)
+			ev = run_step_landed(q);
 		if (ev != RUN_AGAIN)
 			return ev;
 	}
-}
-
-/* Let the modules outside core act on a trap at a site they planted. */
-static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
-{
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_trap)
-			continue;
-		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
-		if (ev != RUN_TARGET)
-			return ev;
-	}
-	return RUN_TARGET;
 }
 
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
@@ -285,12 +331,12 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 		}
 		if (ev != RUN_TARGET)
 			return ev;
-		uint64_t pc = proc_pc(q->proc);
-		ev = run_hooks_trap(q, pc);
+		ev = run_hooks_at_pc(q);
 		if (ev == RUN_AGAIN)
 			continue;
 		if (ev != RUN_TARGET)
 			return ev;
+		uint64_t pc = proc_pc(q->proc);
 		if (run_user_bp(q, pc))
 			return RUN_STOPPED;
 		if (run_target_hit(q, t, pc))

@@ -387,6 +387,18 @@ void qz_hooks_gone(struct qz *q)
 			q->hooks[i]->on_gone(q);
 }
 
+int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp)
+{
+	for (int i = 0; i < q->nhooks; i++) {
+		if (!q->hooks[i]->on_break)
+			continue;
+		int r = q->hooks[i]->on_break(q, spec, cond, temp);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 int qz_history_add(struct qz *q, struct val *v)
 {
 	XGROW(q->history, q->history_cap, q->nhistory + 1);

@@ -72,6 +72,12 @@ struct qz_hooks {
 	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
 	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
 	int (*on_trap)(struct qz *q, uint64_t pc);
+	/* `break SPEC if COND`: 0 if COND is not the module's form, 1 if the
+	 * module created the breakpoint, -1 with the error set. */
+	int (*on_break)(struct qz *q, const char *spec, const char *cond, bool temp);
+	/* A SIGTRAP stop at no int3 site (a debug register fired): a run_ev as
+	 * for on_trap. */
+	int (*on_sigtrap)(struct qz *q);
 };
 
 #define QZ_MAX_HOOKS 8
@@ -189,6 +195,8 @@ void qz_process_gone(struct qz *q);
 void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
 void qz_hooks_start(struct qz *q);
 void qz_hooks_gone(struct qz *q);
+/* Offer `break SPEC if COND` to the modules: as qz_hooks.on_break. */
+int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp);
 
 /* Add v to the value history; returns its number. Takes ownership. */
 int qz_history_add(struct qz *q, struct val *v);

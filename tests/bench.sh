@@ -120,4 +120,4 @@ else
 	report startup-large ms "" ""
 fi
 . tests/bench/watch.sh   # 4. watch-hit: hardware watchpoint hits
-
+sh tests/bench/alter.sh

@@ -13,6 +13,7 @@
 #include "qzs.h"
 #include "session.h"
 #include "watch.h"
+#include "../alter/alter.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -287,6 +288,7 @@ int main(int argc, char **argv)
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
 	watch_init(q);
+	alter_init(q);
 	int rc;
 	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);

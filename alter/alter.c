@@ -1,0 +1,544 @@
+/* alter: switch and suppress at run time, and instance counting. Each
+ * covered statement (struct alter_line) has int3 sites at its entries (for
+ * counting and suppressing) and at its deciding branches (for switching);
+ * on_trap counts the execution and, for the selected instance, moves the
+ * pc: to the other exit of the line (switch) or past the line (suppress). */
+#include "alter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alter-int.h"
+#include "callbp.h"
+#include "frame.h"
+#include "run.h"
+#include "session.h"
+
+struct alter_state *alter_state(struct qz *q)
+{
+	if (!q->alter) {
+		q->alter = xcalloc(1, sizeof *q->alter);
+		q->alter->verbose = true;
+	}
+	return q->alter;
+}
+
+struct alter_line *alter_line_get(struct qz *q, const char *file, int line)
+{
+	struct alter_state *st = alter_state(q);
+	for (size_t i = 0; i < st->nlines; i++)
+		if (st->lines[i]->code.file == file && st->lines[i]->code.line == line)
+			return st->lines[i];
+	struct lcode lc;
+	if (lcode_build(q, &q->exe, file, line, &lc) < 0)
+		return NULL;
+	struct alter_line *ln = xcalloc(1, sizeof *ln);
+	ln->code = lc;
+	XGROW(st->lines, st->lines_cap, st->nlines + 1);
+	st->lines[st->nlines++] = ln;
+	return ln;
+}
+
+static bool alter_planted(const struct alter_line *ln, uint64_t pc)
+{
+	for (size_t i = 0; i < ln->nplanted; i++)
+		if (ln->planted[i] == pc)
+			return true;
+	return false;
+}
+
+/* The roles whose sites the line's users need. */
+static int alter_line_roles(const struct alter_line *ln)
+{
+	return (ln->entry_users ? LC_ENTRY | LC_MARK : 0) |
+	       (ln->switch_users ? LC_DECIDE : 0);
+}
+
+void alter_line_sync(struct qz *q, struct alter_line *ln)
+{
+	bool live = qz_running(q);
+	for (size_t i = 0; i < ln->nplanted; i++)
+		if (live)
+			bp_site_del(&q->bps, q->proc, ln->planted[i]);
+	ln->nplanted = 0;
+	if (!live)
+		return;
+	int roles = alter_line_roles(ln);
+	ln->planted = xrealloc(ln->planted, (ln->code.nsites + 1) * sizeof *ln->planted);
+	for (size_t i = 0; i < ln->code.nsites; i++) {
+		if (!(ln->code.sites[i].roles & roles))
+			continue;
+		uint64_t a = ln->code.sites[i].addr + q->exe.bias;
+		bp_site_add(&q->bps, q->proc, a);
+		ln->planted[ln->nplanted++] = a;
+	}
+}
+
+struct alter_alt *alter_alt_of(struct qz *q, int num)
+{
+	struct bp *b = bp_find(&q->bps, num);
+	if (!b || (b->kind != BP_KIND_SWITCH && b->kind != BP_KIND_SUPPRESS))
+		return NULL;
+	return b->ext;
+}
+
+static bool alter_selected(struct alter_alt *a, uint64_t inst)
+{
+	if (a->sel == ALTER_ALL)
+		return true;
+	if (a->sel == ALTER_ONCE)
+		return !a->spent;
+	return inst == (uint64_t)a->sel;
+}
+
+/* The enabled alteration of this kind on ln selecting this instance. */
+static struct alter_alt *alter_pick(struct qz *q, struct alter_line *ln,
+				    enum bp_kind kind, uint64_t inst)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		struct alter_alt *a = b->ext;
+		if (b->kind == kind && b->enabled && a->ln == ln && alter_selected(a, inst))
+			return a;
+	}
+	return NULL;
+}
+
+static void alter_fired(struct qz *q, struct alter_alt *a, uint64_t to)
+{
+	a->fires++;
+	a->spent = true;
+	struct bp *b = bp_find(&q->bps, a->num);
+	if (b)
+		b->hits++;
+	proc_set_pc(q->proc, to + q->exe.bias);
+	frame_invalidate(q);
+}
+
+/* Which exit is "true": the one that goes to the nearest following line
+ * (an if's then-block, a loop's body come right after the test in the
+ * source); when neither follows, the out-of-line one (higher address,
+ * where -O2 puts a then-block). Only for the message. */
+static uint64_t alter_truth_key(struct qz *q, const struct lcode *lc, uint64_t exit)
+{
+	const struct lines_row *r = lines_at(q->exe.lines, exit);
+	if (r && r->line > lc->line)
+		return (uint64_t)(r->line - lc->line) << 32 | (exit & 0xffffffffu);
+	return (uint64_t)1 << 62 | (~exit & 0xffffffffu);
+}
+
+static const char *alter_truth(struct qz *q, const struct lcode *lc, uint64_t exit)
+{
+	uint64_t other = lc->dexits[0] == exit ? lc->dexits[1] : lc->dexits[0];
+	if (lc->dexits_inside)   /* arms of one line: the first is "true" */
+		return exit < other ? "true" : "false";
+	return alter_truth_key(q, lc, exit) < alter_truth_key(q, lc, other) ? "true" : "false";
+}
+
+static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64_t succ)
+{
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SWITCH, ln->count);
+	if (!a)
+		return RUN_TARGET;
+	const struct lcode *lc = &ln->code;
+	uint64_t other = lc->dexits[0] == succ ? lc->dexits[1] : lc->dexits[0];
+	alter_fired(q, a, other);
+	if (q->alter->verbose)
+		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
+			  lc->line, (unsigned long long)ln->count, alter_truth(q, lc, succ),
+			  alter_truth(q, lc, other));
+	return RUN_AGAIN;
+}
+
+static uint64_t alter_range_end(const struct lcode *lc, uint64_t lo)
+{
+	for (size_t i = 0; i < lc->nranges; i++)
+		if (lc->ranges[i][0] == lo)
+			return lc->ranges[i][1];
+	return 0;
+}
+
+static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint64_t at)
+{
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
+	uint64_t end = alter_range_end(&ln->code, at);
+	if (!a || !end)
+		return RUN_TARGET;
+	alter_fired(q, a, end);
+	if (q->alter->verbose)
+		qz_printf(q, "Suppressed %s:%d #%llu\n", str_basename(ln->code.file),
+			  ln->code.line, (unsigned long long)ln->count);
+	return RUN_AGAIN;
+}
+
+static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nranges; i++)
+		if (lc->ranges[i][0] == addr)
+			return true;
+	return false;
+}
+
+/* The process is at site s of ln (runtime pc = s->addr + bias). */
+static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct lc_site *s)
+{
+	if ((s->roles & LC_ENTRY) && ln->entry_users) {
+		if (ln->pending == s->addr) {
+			ln->pending = 0;
+		} else {
+			ln->count++;
+			enum run_ev ev = alter_suppress_fire(q, ln, s->addr);
+			if (ev != RUN_TARGET)
+				return ev;
+		}
+	}
+	if (s->cc == -2)
+		return RUN_TARGET;
+	uint64_t succ = lcode_successor(s, proc_regs(q->proc)->eflags);
+	if ((s->roles & LC_MARK) && ln->entry_users && alter_is_entry(&ln->code, succ))
+		ln->pending = succ;
+	if ((s->roles & LC_DECIDE) && ln->switch_users && lcode_is_dexit(&ln->code, succ)) {
+		if (!ln->entry_users)
+			ln->count++;
+		return alter_switch_fire(q, ln, succ);
+	}
+	return RUN_TARGET;
+}
+
+static int alter_on_trap(struct qz *q, uint64_t pc)
+{
+	struct alter_state *st = q->alter;
+	if (!st)
+		return RUN_TARGET;
+	for (size_t i = 0; i < st->nlines; i++) {
+		struct alter_line *ln = st->lines[i];
+		struct lc_site *s = lcode_site(&ln->code, pc - q->exe.bias);
+		if (!s || !alter_planted(ln, pc))
+			continue;
+		enum run_ev ev = alter_line_trap(q, ln, s);
+		if (ev != RUN_TARGET)
+			return ev;
+	}
+	return alter_call_trap(q, pc);
+}
+
+int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count)
+{
+	*count = 0;
+	const char *path = q->exe.lines ? lines_file(q->exe.lines, file) : NULL;
+	if (!path)
+		return qz_error(q, "No source file named %s.", file);
+	struct alter_state *st = alter_state(q);
+	for (size_t i = 0; i < st->nlines; i++) {
+		struct alter_line *ln = st->lines[i];
+		if (ln->code.file != path || ln->code.line != line)
+			continue;
+		*count = ln->count;
+		bool counted = ln->entry_users || ln->switch_users;
+		return counted && ln->exact ? 0 : 1;
+	}
+	return 1;
+}
+
+/* A new process: counts start from zero and are exact for every line
+ * covered now; the sites go into the new process. */
+static void alter_on_start(struct qz *q)
+{
+	struct alter_state *st = alter_state(q);
+	for (size_t i = 0; i < st->nlines; i++) {
+		struct alter_line *ln = st->lines[i];
+		ln->count = 0;
+		ln->pending = 0;
+		ln->nplanted = 0;
+		ln->exact = true;
+		alter_line_sync(q, ln);
+	}
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct alter_alt *a = q->bps.bps[i].ext;
+		if (q->bps.bps[i].kind == BP_KIND_SWITCH || q->bps.bps[i].kind == BP_KIND_SUPPRESS)
+			a->spent = false;
+	}
+	alter_call_start(q);
+}
+
+/* Instances asked for that the run never reached: say so. */
+static void alter_report_missed(struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		if (b->kind != BP_KIND_SWITCH && b->kind != BP_KIND_SUPPRESS)
+			continue;
+		struct alter_alt *a = b->ext;
+		if (a->sel <= 0 || !b->enabled || !a->ln->exact || a->ln->count >= (uint64_t)a->sel)
+			continue;
+		qz_warn(q, "%s %d at %s:%d: instance %d never occurred (the run had %llu).",
+			b->kind == BP_KIND_SWITCH ? "Switch" : "Suppression", b->num,
+			str_basename(a->ln->code.file), a->ln->code.line, a->sel,
+			(unsigned long long)a->ln->count);
+	}
+}
+
+static void alter_on_gone(struct qz *q)
+{
+	struct alter_state *st = q->alter;
+	if (!st)
+		return;
+	if (q->stop == QZ_STOP_EXITED || q->stop == QZ_STOP_KILLED)   /* ran to its end */
+		alter_report_missed(q);
+	for (size_t i = 0; i < st->nlines; i++)
+		st->lines[i]->nplanted = 0;   /* the sites went with the process */
+	alter_call_gone(q);
+}
+
+static void alter_fini(struct qz *q)
+{
+	struct alter_state *st = q->alter;
+	if (!st)
+		return;
+	/* Entries still in the table must not reach back into freed state. */
+	for (size_t i = 0; i < q->bps.n; i++)
+		if (q->bps.bps[i].kind != BP_KIND_BREAK)
+			q->bps.bps[i].ext_ops = NULL;
+	for (size_t i = 0; i < q->bps.n; i++)
+		if (q->bps.bps[i].kind != BP_KIND_BREAK)
+			alter_ext_free(q, &q->bps.bps[i]);
+	for (size_t i = 0; i < st->nlines; i++) {
+		lcode_free(&st->lines[i]->code);
+		free(st->lines[i]->planted);
+		free(st->lines[i]);
+	}
+	free(st->lines);
+	alter_call_fini(q);
+	free(st);
+	q->alter = NULL;
+}
+
+/* Checkpoints: the counts, the pending entry jumps and the fire counts. */
+struct alter_saved {
+	size_t nlines;
+	uint64_t *count, *pending;
+	bool *exact;
+	size_t nalts;
+	int *num, *fires;
+	bool *spent;
+};
+
+static void *alter_save(struct qz *q)
+{
+	struct alter_state *st = alter_state(q);
+	struct alter_saved *sv = xcalloc(1, sizeof *sv);
+	sv->nlines = st->nlines;
+	sv->count = xcalloc(st->nlines + 1, sizeof *sv->count);
+	sv->pending = xcalloc(st->nlines + 1, sizeof *sv->pending);
+	sv->exact = xcalloc(st->nlines + 1, sizeof *sv->exact);
+	for (size_t i = 0; i < st->nlines; i++) {
+		sv->count[i] = st->lines[i]->count;
+		sv->pending[i] = st->lines[i]->pending;
+		sv->exact[i] = st->lines[i]->exact;
+	}
+	sv->num = xcalloc(q->bps.n + 1, sizeof *sv->num);
+	sv->fires = xcalloc(q->bps.n + 1, sizeof *sv->fires);
+	sv->spent = xcalloc(q->bps.n + 1, sizeof *sv->spent);
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct alter_alt *a = alter_alt_of(q, q->bps.bps[i].num);
+		if (!a)
+			continue;
+		sv->num[sv->nalts] = a->num;
+		sv->fires[sv->nalts] = a->fires;
+		sv->spent[sv->nalts++] = a->spent;
+	}
+	return sv;
+}
+
+/* Lines covered after the checkpoint was taken were not counted before it:
+ * their counts are no longer exact. */
+static void alter_restore(struct qz *q, const void *saved)
+{
+	const struct alter_saved *sv = saved;
+	struct alter_state *st = alter_state(q);
+	for (size_t i = 0; i < st->nlines; i++) {
+		struct alter_line *ln = st->lines[i];
+		ln->count = i < sv->nlines ? sv->count[i] : 0;
+		ln->pending = i < sv->nlines ? sv->pending[i] : 0;
+		ln->exact = i < sv->nlines && sv->exact[i];
+	}
+	for (size_t i = 0; i < sv->nalts; i++) {
+		struct alter_alt *a = alter_alt_of(q, sv->num[i]);
+		if (a) {
+			a->fires = sv->fires[i];
+			a->spent = sv->spent[i];
+		}
+	}
+}
+
+static void alter_free_saved(void *saved)
+{
+	struct alter_saved *sv = saved;
+	if (!sv)
+		return;
+	free(sv->count);
+	free(sv->pending);
+	free(sv->exact);
+	free(sv->num);
+	free(sv->fires);
+	free(sv->spent);
+	free(sv);
+}
+
+static const struct qz_hooks alter_hooks = {
+	.name = "alter",
+	.save = alter_save,
+	.restore = alter_restore,
+	.free_saved = alter_free_saved,
+	.on_start = alter_on_start,
+	.on_gone = alter_on_gone,
+	.fini = alter_fini,
+	.on_trap = alter_on_trap,
+	.on_break = alter_call_break,
+	.on_sigtrap = alter_call_sigtrap,
+};
+
+void alter_init(struct qz *q)
+{
+	alter_state(q);
+	qz_add_hooks(q, &alter_hooks);
+}
+
+/* ---- switch and suppress entries in the breakpoint table ---- */
+
+static void alter_users(struct alter_alt *a, int delta)
+{
+	if (a->kind == BP_KIND_SWITCH)
+		a->ln->switch_users += delta;
+	else
+		a->ln->entry_users += delta;
+}
+
+/* The entry is deleted: its sites go unless another user needs them. */
+static void alter_ext_delete(struct bp *b)
+{
+	struct alter_alt *a = b->ext;
+	alter_users(a, -1);
+	alter_line_sync(a->q, a->ln);
+	free(a);
+	b->ext = NULL;
+}
+
+void alter_ext_free(struct qz *q, struct bp *b)
+{
+	(void)q;
+	if (b->kind == BP_KIND_CALL) {
+		alter_call_ext_free(b);
+		return;
+	}
+	free(b->ext);
+	b->ext = NULL;
+}
+
+static void alter_sel_text(int sel, struct sbuf *out)
+{
+	if (sel == ALTER_ALL)
+		sbuf_add(out, "every instance");
+	else if (sel == ALTER_ONCE)
+		sbuf_add(out, "once (the next instance)");
+	else
+		sbuf_printf(out, "instance %d", sel);
+}
+
+static void alter_ext_row(const struct bp *b, struct sbuf *out)
+{
+	const struct alter_alt *a = b->ext;
+	const struct lcode *lc = &a->ln->code;
+	uint64_t addr = lc->nranges ? lc->ranges[0][0] : 0;
+	if (qz_running(a->q))
+		addr += a->q->exe.bias;
+	sbuf_printf(out, "%-14s %-4s %-3s 0x%016llx at %s:%d ",
+		    b->kind == BP_KIND_SWITCH ? "switch" : "suppress", "keep",
+		    b->enabled ? "y" : "n", (unsigned long long)addr,
+		    str_basename(lc->file), lc->line);
+	alter_sel_text(a->sel, out);
+	sbuf_addc(out, '\n');
+	if (a->fires)
+		sbuf_printf(out, "\tfired %d time%s\n", a->fires, a->fires == 1 ? "" : "s");
+	if (a->ln->exact || !qz_running(a->q))
+		sbuf_printf(out, "\tinstances so far: %llu\n", (unsigned long long)a->ln->count);
+}
+
+static const struct bp_ext_ops alter_alt_ops = {
+	.free = alter_ext_delete,
+	.row = alter_ext_row,
+};
+
+/* A line covered from now on: counted exactly only if no process runs. */
+static void alter_cover(struct qz *q, struct alter_line *ln)
+{
+	if (!ln->entry_users && !ln->switch_users) {
+		ln->count = 0;
+		ln->pending = 0;
+		ln->exact = !qz_running(q);
+	}
+}
+
+/* Check that an instance N can still be selected on ln. */
+static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel)
+{
+	if (sel <= 0 || !qz_running(q))
+		return 0;
+	bool counted = ln->entry_users || ln->switch_users;
+	if (!counted || !ln->exact)
+		return qz_error(q, "The instance count of %s:%d is not known mid-run (it was not "
+				"counted from the start): use once or all, or arm it before `run`.",
+				str_basename(ln->code.file), ln->code.line);
+	if ((uint64_t)sel <= ln->count)
+		return qz_error(q, "Instance %d of %s:%d has already happened (now at #%llu).",
+				sel, str_basename(ln->code.file), ln->code.line,
+				(unsigned long long)ln->count);
+	return 0;
+}
+
+int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel)
+{
+	if (alter_check_sel(q, ln, sel) < 0)
+		return -1;
+	alter_cover(q, ln);
+	struct alter_alt *a = xcalloc(1, sizeof *a);
+	a->q = q;
+	a->kind = kind;
+	a->ln = ln;
+	a->sel = sel;
+	struct bp *b = bp_new(&q->bps);
+	b->kind = kind;
+	b->ext = a;
+	b->ext_ops = &alter_alt_ops;
+	b->spec = xasprintf("%s:%d", str_basename(ln->code.file), ln->code.line);
+	a->num = b->num;
+	alter_users(a, 1);
+	alter_line_sync(q, ln);
+	struct sbuf s = {0};
+	alter_sel_text(sel, &s);
+	qz_printf(q, "%s %d at %s:%d, %s.\n", kind == BP_KIND_SWITCH ? "Switch" : "Suppression",
+		  b->num, str_basename(ln->code.file), ln->code.line, s.s);
+	sbuf_free(&s);
+	return 0;
+}
+
+/* `instance FILE:LINE watch`: count the line from now on. */
+int alter_watch(struct qz *q, struct alter_line *ln)
+{
+	if (ln->watched)
+		return 0;
+	alter_cover(q, ln);
+	ln->watched = true;
+	ln->entry_users++;
+	alter_line_sync(q, ln);
+	return 0;
+}
+
+int alter_instance_watch(struct qz *q, const char *file, int line)
+{
+	const char *path = q->exe.lines ? lines_file(q->exe.lines, file) : NULL;
+	if (!path)
+		return qz_error(q, "No source file named %s.", file);
+	struct alter_line *ln = alter_line_get(q, path, line);
+	return ln ? alter_watch(q, ln) : -1;
+}

@@ -1,0 +1,194 @@
+/* cmd-alter: parsing and checking for switch, suppress and instance; the
+ * work is in alter.c. */
+#include "cmd-alter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alter.h"
+#include "alter-int.h"
+#include "disasm.h"
+#include "session.h"
+
+/* "FILE:LINE" or "LINE" (in the file list shows) to an interned path. */
+static int cmd_alter_loc(struct qz *q, const char *spec, const char **file, int *line)
+{
+	if (!q->exe.lines || lines_empty(q->exe.lines))
+		return qz_error(q, "No line information in %s.", q->prog ? q->prog : "the program");
+	const char *colon = strrchr(spec, ':');
+	int64_t n;
+	if (!str_to_i64(colon ? colon + 1 : spec, &n) || n <= 0 || n > 1000000)
+		return qz_error(q, "Expected FILE:LINE, got \"%s\".", spec);
+	*line = (int)n;
+	if (!colon) {
+		*file = q->list_file;
+		return *file ? 0 : qz_error(q, "No default source file: give FILE:LINE.");
+	}
+	char *name = xstrndup(spec, (size_t)(colon - spec));
+	*file = lines_file(q->exe.lines, name);
+	if (!*file)
+		qz_error(q, "No source file named %s.", name);
+	free(name);
+	return *file ? 0 : -1;
+}
+
+/* "all", "once" (the default) or an instance number N >= 1. */
+static int cmd_alter_sel(struct qz *q, const char *s, int *sel)
+{
+	int64_t n;
+	*sel = ALTER_ONCE;
+	if (!*s || strcmp(s, "once") == 0)
+		return 0;
+	if (strcmp(s, "all") == 0) {
+		*sel = ALTER_ALL;
+		return 0;
+	}
+	if (!str_to_i64(s, &n) || n < 1 || n > 1000000000)
+		return qz_error(q, "Expected all, once or an instance number >= 1, got \"%s\".", s);
+	*sel = (int)n;
+	return 0;
+}
+
+/* Split "LOC [REST]" and resolve LOC to a line record. */
+static struct alter_line *cmd_alter_line(struct qz *q, const char *args, char **rest)
+{
+	char *a = str_trim(args);
+	char *sp = strpbrk(a, " \t");
+	*rest = xstrdup(sp ? str_skip_space(sp) : "");
+	if (sp)
+		*sp = 0;
+	const char *file = NULL;
+	int line = 0;
+	struct alter_line *ln = NULL;
+	if (!*a)
+		qz_error(q, "Give a location: FILE:LINE.");
+	else if (cmd_alter_loc(q, a, &file, &line) == 0)
+		ln = alter_line_get(q, file, line);
+	free(a);
+	return ln;
+}
+
+static int cmd_alter_switchable(struct qz *q, struct alter_line *ln)
+{
+	const struct lcode *lc = &ln->code;
+	const char *base = str_basename(lc->file);
+	char *ex = lcode_exits_text(&q->exe, lc);
+	int r = 0;
+	size_t n = lc->nexits + lc->exit_ret + lc->exit_indirect;
+	if (lc->ndexits == 2)
+		r = 0;
+	else if (lc->exit_indirect)
+		r = qz_error(q, "%s:%d leaves through a jump table; a switch needs exactly two "
+			     "exits, it has: %s.", base, lc->line, ex);
+	else if (n < 2)
+		r = qz_error(q, "%s:%d has no branch to switch (its code has one way out: %s, "
+			     "and no condition with two outcomes).",
+			     base, lc->line, ex);
+	else if (n > 2)
+		r = qz_error(q, "%s:%d has %zu exits, a switch needs exactly two: %s.",
+			     base, lc->line, n, ex);
+	else if (lc->exit_ret || lc->fallout)
+		r = qz_error(q, "%s:%d leaves by %s, not by a branch alone; cannot switch it "
+			     "exactly (exits: %s).", base, lc->line,
+			     lc->exit_ret ? "a return" : "falling through", ex);
+	free(ex);
+	return r;
+}
+
+int cmd_switch(struct qz *q, const char *args)
+{
+	char *rest;
+	struct alter_line *ln = cmd_alter_line(q, args, &rest);
+	int sel, r = -1;
+	if (ln && cmd_alter_sel(q, rest, &sel) == 0 && cmd_alter_switchable(q, ln) == 0)
+		r = alter_arm(q, BP_KIND_SWITCH, ln, sel);
+	free(rest);
+	return r;
+}
+
+/* An instruction that moves the stack pointer other than a call (whose
+ * return balances it): skipping part of the line would unbalance it. */
+static bool cmd_alter_moves_sp(const struct dis_insn *d)
+{
+	static const char *const m[] = { "push", "pop", "leave", "ret", "enter" };
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+		if (str_starts(d->mnemonic, m[i]))
+			return true;
+	size_t n = strlen(d->operands);
+	return n >= 4 && strcmp(d->operands + n - 4, "%rsp") == 0;
+}
+
+static int cmd_alter_suppressible(struct qz *q, struct alter_line *ln)
+{
+	const struct lcode *lc = &ln->code;
+	const char *base = str_basename(lc->file);
+	if (lc->nranges != 1)
+		return qz_error(q, "%s:%d's code is in %zu separate blocks (a loop header, or "
+				"optimised code); suppress needs one statement in one block.",
+				base, lc->line, lc->nranges);
+	for (uint64_t a = lc->ranges[0][0]; a < lc->ranges[0][1];) {
+		struct dis_insn d;
+		if (!lcode_fetch(&q->exe, a, lc->ranges[0][1], &d))
+			return qz_error(q, "Cannot decode %s:%d at 0x%llx.", base, lc->line,
+					(unsigned long long)a);
+		if (cmd_alter_moves_sp(&d))
+			return qz_error(q, "%s:%d moves the stack pointer (%s %s); skipping it would "
+					"unbalance the stack.", base, lc->line, d.mnemonic, d.operands);
+		a += d.len;
+	}
+	return 0;
+}
+
+int cmd_suppress(struct qz *q, const char *args)
+{
+	char *rest;
+	struct alter_line *ln = cmd_alter_line(q, args, &rest);
+	int sel, r = -1;
+	if (ln && cmd_alter_sel(q, rest, &sel) == 0 && cmd_alter_suppressible(q, ln) == 0)
+		r = alter_arm(q, BP_KIND_SUPPRESS, ln, sel);
+	free(rest);
+	return r;
+}
+
+int cmd_instance(struct qz *q, const char *args)
+{
+	char *rest;
+	struct alter_line *ln = cmd_alter_line(q, args, &rest);
+	int r = -1;
+	if (!ln)
+		goto out;
+	const char *base = str_basename(ln->code.file);
+	if (strcmp(rest, "watch") == 0) {
+		alter_watch(q, ln);
+		qz_printf(q, "Counting instances of %s:%d%s.\n", base, ln->code.line,
+			  ln->exact ? "" : " from now on (the count will not be exact this run)");
+		r = 0;
+	} else if (*rest) {
+		qz_error(q, "Usage: instance FILE:LINE [watch]");
+	} else {
+		uint64_t n;
+		if (alter_instance_of(q, ln->code.file, ln->code.line, &n) == 0)
+			qz_printf(q, "%s:%d: instance %llu\n", base, ln->code.line,
+				  (unsigned long long)n);
+		else
+			qz_printf(q, "%s:%d: instance count not known (not counted from the start "
+				  "of the run; use `instance %s:%d watch` before `run`)\n",
+				  base, ln->code.line, base, ln->code.line);
+		r = 0;
+	}
+out:
+	free(rest);
+	return r;
+}
+
+int cmd_set_alter_verbose(struct qz *q, const char *args)
+{
+	struct alter_state *st = alter_state(q);
+	if (strcmp(args, "on") == 0 || strcmp(args, "1") == 0)
+		st->verbose = true;
+	else if (strcmp(args, "off") == 0 || strcmp(args, "0") == 0)
+		st->verbose = false;
+	else
+		return qz_error(q, "Expected on or off, got \"%s\".", args);
+	return 0;
+}

@@ -1,0 +1,423 @@
+/* lcode: a source line's machine code for switch, suppress and instance
+ * counting. The line's rows in the line table (all of them, in the function
+ * of its first address) give its ranges; a linear decode of the ranges gives
+ * the branches and the exits. */
+#include "lcode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dinfo.h"
+#include "disasm.h"
+#include "lines.h"
+#include "session.h"
+
+bool lcode_fetch(struct qz_module *m, uint64_t a, uint64_t hi, struct dis_insn *d)
+{
+	uint8_t code[16];
+	size_t n = sizeof code;
+	if (!img_read(m->img, a, code, n)) {   /* near the end of its section */
+		n = hi - a < n ? (size_t)(hi - a) : n;
+		if (!img_read(m->img, a, code, n))
+			return false;
+	}
+	return dis_decode(code, n, a, d);
+}
+
+static uint64_t lcode_func_of(void *arg, uint64_t addr)
+{
+	const struct di_func *f = arg ? di_func_at(arg, addr) : NULL;
+	return f ? f->lo : 0;
+}
+
+static bool lcode_in_func(const struct di_func *f, uint64_t addr)
+{
+	for (size_t i = 0; i < f->nranges; i++)
+		if (addr >= f->ranges[i].lo && addr < f->ranges[i].hi)
+			return true;
+	return addr >= f->lo && addr < f->hi;
+}
+
+bool lcode_inside(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nranges; i++)
+		if (addr >= lc->ranges[i][0] && addr < lc->ranges[i][1])
+			return true;
+	return false;
+}
+
+static void lcode_add_range(struct lcode *lc, uint64_t lo, uint64_t hi)
+{
+	size_t n = lc->nranges;
+	if (n && lc->ranges[n - 1][1] >= lo) {   /* rows come by address */
+		if (hi > lc->ranges[n - 1][1])
+			lc->ranges[n - 1][1] = hi;
+		return;
+	}
+	lc->ranges = xrealloc(lc->ranges, (n + 1) * sizeof *lc->ranges);
+	lc->ranges[n][0] = lo;
+	lc->ranges[n][1] = hi;
+	lc->nranges++;
+}
+
+/* Every row of the line inside function f, merged into ranges. strict:
+ * leave out rows that a later row at the same address overrides (a stray
+ * row of an optimised line); not strict: keep them (a call site whose
+ * inlined body's first row shares its address). */
+static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lcode *lc,
+			 bool strict)
+{
+	size_t n;
+	const struct lines_row *rows = lines_rows(m->lines, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lines_row *r = &rows[i];
+		if (r->file != lc->file || r->line != lc->line || r->end <= r->addr)
+			continue;
+		if (strict && i + 1 < n && rows[i + 1].addr == r->addr)
+			continue;
+		if (lcode_in_func(f, r->addr))
+			lcode_add_range(lc, r->addr, r->end);
+	}
+}
+
+struct lc_site *lcode_site(struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nsites; i++)
+		if (lc->sites[i].addr == addr)
+			return &lc->sites[i];
+	return NULL;
+}
+
+static struct lc_site *lcode_site_get(struct lcode *lc, uint64_t addr)
+{
+	struct lc_site *s = lcode_site(lc, addr);
+	if (s)
+		return s;
+	lc->sites = xrealloc(lc->sites, (lc->nsites + 1) * sizeof *lc->sites);
+	s = &lc->sites[lc->nsites++];
+	memset(s, 0, sizeof *s);
+	s->addr = addr;
+	s->cc = -2;
+	return s;
+}
+
+static void lcode_exit(struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nexits; i++)
+		if (lc->exits[i] == addr)
+			return;
+	if (lc->nexits < LC_MAX_EXITS)
+		lc->exits[lc->nexits++] = addr;
+}
+
+/* The condition code of a jcc's encoding, -1 for jmp, -3 for jrcxz/loop
+ * (not handled). Branch-hint and bnd prefixes are skipped. */
+static int lcode_cc(const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (b[i] == 0x2e || b[i] == 0x3e || b[i] == 0xf2))
+		i++;
+	if (i < len && b[i] >= 0x70 && b[i] <= 0x7f)
+		return b[i] & 0xf;
+	if (i + 1 < len && b[i] == 0x0f && b[i + 1] >= 0x80 && b[i + 1] <= 0x8f)
+		return b[i + 1] & 0xf;
+	if (i < len && (b[i] == 0xeb || b[i] == 0xe9))
+		return -1;
+	return -3;
+}
+
+/* One instruction: record the branch and the successors outside the line. */
+static int lcode_insn(struct qz *q, struct lcode *lc, const struct dis_insn *d,
+		      const uint8_t *code)
+{
+	uint64_t next = d->addr + d->len;
+	if (d->is_ret) {
+		lc->exit_ret = true;
+		return 0;
+	}
+	if (!d->is_jump) {
+		if (!lcode_inside(lc, next) && !lc->fallout &&
+		    strncmp(d->mnemonic, "ud2", 3) && strncmp(d->mnemonic, "hlt", 3))
+			lc->fallout = d->addr;
+		if (!lcode_inside(lc, next))
+			lcode_exit(lc, next);
+		return 0;
+	}
+	if (!d->has_target) {
+		lc->exit_indirect = true;
+		return 0;
+	}
+	int cc = lcode_cc(code, d->len);
+	if (cc == -3)
+		return qz_error(q, "Line %d uses a %s branch, which alter does not handle.",
+				lc->line, d->mnemonic);
+	struct lc_site *s = lcode_site_get(lc, d->addr);
+	s->cc = cc;
+	s->target = d->target;
+	s->next = next;
+	if (!lcode_inside(lc, d->target))
+		lcode_exit(lc, d->target);
+	if (cc >= 0 && !lcode_inside(lc, next))
+		lcode_exit(lc, next);
+	return 0;
+}
+
+/* A gcc jump table in the line (`cmp $K,...; ja default; lea T(%rip);
+ * ... jmp *reg`, entries int32 offsets from T): its targets become exits,
+ * so the refusal can name them. */
+static void lcode_jump_table(struct qz_module *m, struct lcode *lc)
+{
+	uint64_t table = 0;
+	int64_t k = -1;
+	for (size_t i = 0; i < lc->nranges; i++) {
+		for (uint64_t a = lc->ranges[i][0]; a < lc->ranges[i][1];) {
+			struct dis_insn d;
+			if (!lcode_fetch(m, a, lc->ranges[i][1], &d))
+				return;
+			if (str_starts(d.mnemonic, "lea") && d.rip_relative)
+				table = d.rip_target;
+			if (str_starts(d.mnemonic, "cmp") && d.operands[0] == '$')
+				k = strtoll(d.operands + 1, NULL, 0);
+			a += d.len;
+		}
+	}
+	for (int64_t e = 0; table && e <= k && e < 256; e++) {
+		int32_t off;
+		if (!img_read(m->img, table + 4 * (uint64_t)e, &off, sizeof off))
+			return;
+		lcode_exit(lc, table + (uint64_t)(int64_t)off);
+	}
+}
+
+static void lcode_note(struct lcode *lc, const struct dis_insn *d, const uint8_t *code)
+{
+	lc->insns = xrealloc(lc->insns, (lc->ninsns + 1) * sizeof *lc->insns);
+	struct lc_insn *in = &lc->insns[lc->ninsns++];
+	in->addr = d->addr;
+	in->next = d->addr + d->len;
+	in->cc = d->is_jump && d->has_target ? lcode_cc(code, d->len) : -4;
+	in->target = d->target;
+}
+
+static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
+{
+	for (size_t i = 0; i < lc->nranges; i++) {
+		for (uint64_t a = lc->ranges[i][0]; a < lc->ranges[i][1];) {
+			uint8_t code[16] = {0};
+			struct dis_insn d;
+			if (!lcode_fetch(m, a, lc->ranges[i][1], &d) ||
+			    !img_read(m->img, a, code, d.len))
+				return qz_error(q, "Cannot decode the code of line %d at 0x%llx.",
+						lc->line, (unsigned long long)a);
+			if (lcode_insn(q, lc, &d, code) < 0)
+				return -1;
+			lcode_note(lc, &d, code);
+			a += d.len;
+		}
+	}
+	if (lc->exit_indirect)
+		lcode_jump_table(m, lc);
+	return 0;
+}
+
+bool lcode_is_dexit(const struct lcode *lc, uint64_t addr)
+{
+	return lc->ndexits == 2 && (lc->dexits[0] == addr || lc->dexits[1] == addr);
+}
+
+static const struct lc_insn *lcode_insn_at(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->ninsns; i++)
+		if (lc->insns[i].addr == addr)
+			return &lc->insns[i];
+	return NULL;
+}
+
+/* Is addr a block leader: a range start, a branch target or the
+ * instruction after a branch? */
+static bool lcode_leader(const struct lcode *lc, uint64_t addr)
+{
+	for (size_t i = 0; i < lc->nranges; i++)
+		if (lc->ranges[i][0] == addr)
+			return true;
+	for (size_t i = 0; i < lc->ninsns; i++) {
+		const struct lc_insn *in = &lc->insns[i];
+		if (in->cc > -4 && (in->target == addr || in->next == addr))
+			return true;
+	}
+	return false;
+}
+
+/* The jcc ending the block that starts at addr, or NULL if the block ends
+ * otherwise (or addr is outside the line). */
+static const struct lc_insn *lcode_block_jcc(const struct lcode *lc, uint64_t addr)
+{
+	const struct lc_insn *in = lcode_insn_at(lc, addr);
+	while (in) {
+		if (in->cc > -4)
+			return in->cc >= 0 ? in : NULL;
+		if (lcode_leader(lc, in->next))
+			return NULL;
+		in = lcode_insn_at(lc, in->next);
+	}
+	return NULL;
+}
+
+static void lcode_add_dexit(struct lcode *lc, uint64_t addr)
+{
+	if (lcode_is_dexit(lc, addr) || (lc->ndexits && lc->dexits[0] == addr))
+		return;
+	if (lc->ndexits < 2)
+		lc->dexits[lc->ndexits] = addr;
+	lc->ndexits++;
+}
+
+/* A one-exit line: its condition is the jcc blocks reachable from its
+ * entry through jcc blocks; their other successors are its outcomes. */
+static void lcode_region(struct lcode *lc)
+{
+	uint64_t work[64], seen[64];
+	size_t nw = 0, ns = 0;
+	if (lc->nranges != 1 || !lcode_block_jcc(lc, lc->ranges[0][0]))
+		return;
+	work[nw++] = seen[ns++] = lc->ranges[0][0];
+	while (nw) {
+		const struct lc_insn *j = lcode_block_jcc(lc, work[--nw]);
+		uint64_t succ[2] = { j->target, j->next };
+		lcode_site_get(lc, j->addr)->roles |= LC_DECIDE;
+		for (int k = 0; k < 2; k++) {
+			bool known = false;
+			for (size_t i = 0; i < ns; i++)
+				known |= seen[i] == succ[k];
+			if (known)
+				continue;
+			if (lcode_block_jcc(lc, succ[k]) && ns < 64 && nw < 64)
+				work[nw++] = seen[ns++] = succ[k];
+			else
+				lcode_add_dexit(lc, succ[k]);
+		}
+	}
+	lc->dexits_inside = true;
+	if (lc->ndexits != 2)
+		lc->ndexits = 0;
+}
+
+/* The decision: the line's two exits, or its condition's two outcomes. */
+static void lcode_decision(struct lcode *lc)
+{
+	bool plain = lc->nexits == 2 && !lc->exit_ret && !lc->exit_indirect && !lc->fallout;
+	if (plain) {
+		lc->dexits[0] = lc->exits[0];
+		lc->dexits[1] = lc->exits[1];
+		lc->ndexits = 2;
+		return;
+	}
+	for (size_t i = 0; i < lc->nsites; i++)
+		lc->sites[i].roles &= ~LC_DECIDE;
+	if (lc->nexits + lc->exit_ret + lc->exit_indirect == 1)
+		lcode_region(lc);
+	if (lc->ndexits != 2)
+		for (size_t i = 0; i < lc->nsites; i++)
+			lc->sites[i].roles &= ~LC_DECIDE;
+}
+
+/* Roles: range starts are entries; a branch to an entry is a mark; a
+ * branch with a successor outside is a decision (lcode_decision refines). */
+static void lcode_roles(struct lcode *lc)
+{
+	for (size_t i = 0; i < lc->nsites; i++) {
+		struct lc_site *s = &lc->sites[i];
+		bool out = !lcode_inside(lc, s->target) ||
+			   (s->cc >= 0 && !lcode_inside(lc, s->next));
+		if (out)
+			s->roles |= LC_DECIDE;
+		for (size_t r = 0; r < lc->nranges; r++)
+			if (s->target == lc->ranges[r][0])
+				s->roles |= LC_MARK;
+	}
+	for (size_t r = 0; r < lc->nranges; r++)
+		lcode_site_get(lc, lc->ranges[r][0])->roles |= LC_ENTRY;
+}
+
+int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
+		struct lcode *lc)
+{
+	memset(lc, 0, sizeof *lc);
+	lc->file = file;
+	lc->line = line;
+	uint64_t *addrs = NULL;
+	int actual = line;
+	size_t k = lines_addrs_for(m->lines, file, line, lcode_func_of, m->di, &addrs, &actual);
+	uint64_t first = k ? addrs[0] : 0;
+	free(addrs);
+	if (!k || actual != line)
+		return qz_error(q, "Line %d of \"%s\" has no code (not a statement).",
+				line, str_basename(file));
+	const struct di_func *f = m->di ? di_func_at(m->di, first) : NULL;
+	if (!f)
+		return qz_error(q, "Line %d is not inside a function with debug info.", line);
+	lcode_ranges(m, f, lc, true);
+	if (!lc->nranges)
+		lcode_ranges(m, f, lc, false);
+	if (!lc->nranges || lcode_decode(q, m, lc) < 0) {
+		if (!lc->nranges)
+			qz_error(q, "Line %d of \"%s\" has no code.", line, str_basename(file));
+		lcode_free(lc);
+		return -1;
+	}
+	lcode_roles(lc);
+	lcode_decision(lc);
+	return 0;
+}
+
+void lcode_free(struct lcode *lc)
+{
+	free(lc->ranges);
+	free(lc->sites);
+	free(lc->insns);
+	lc->ranges = NULL;
+	lc->sites = NULL;
+	lc->insns = NULL;
+	lc->ninsns = 0;
+	lc->nranges = lc->nsites = 0;
+}
+
+static bool lcode_cond(int cc, uint64_t fl)
+{
+	bool cf = fl & 1, pf = fl & 4, zf = fl & 0x40, sf = fl & 0x80, of = fl & 0x800;
+	bool r;
+	switch (cc >> 1) {
+	case 0: r = of; break;
+	case 1: r = cf; break;
+	case 2: r = zf; break;
+	case 3: r = cf || zf; break;
+	case 4: r = sf; break;
+	case 5: r = pf; break;
+	case 6: r = sf != of; break;
+	default: r = zf || sf != of; break;
+	}
+	return cc & 1 ? !r : r;
+}
+
+uint64_t lcode_successor(const struct lc_site *s, uint64_t rflags)
+{
+	if (s->cc == -1)
+		return s->target;
+	return lcode_cond(s->cc, rflags) ? s->target : s->next;
+}
+
+char *lcode_exits_text(struct qz_module *m, const struct lcode *lc)
+{
+	struct sbuf b = {0};
+	for (size_t i = 0; i < lc->nexits; i++) {
+		const struct lines_row *r = lines_at(m->lines, lc->exits[i]);
+		sbuf_printf(&b, "%s0x%llx", i ? ", " : "", (unsigned long long)lc->exits[i]);
+		if (r)
+			sbuf_printf(&b, " (line %d)", r->line);
+	}
+	if (lc->exit_ret)
+		sbuf_printf(&b, "%sthe return", b.len ? ", " : "");
+	if (lc->exit_indirect)
+		sbuf_printf(&b, "%san indirect jump (a jump table)", b.len ? ", " : "");
+	return b.s ? sbuf_take(&b) : xstrdup("none");
+}

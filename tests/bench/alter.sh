@@ -1,0 +1,92 @@
+#!/bin/sh
+# Benchmark of switch and suppress (issue 6), called from tests/bench.sh.
+# On alter_loop-O0 (a loop whose `if` line and `total +=` line each run once
+# per iteration), per execution of the altered statement:
+#   alter-switch    `switch alter_loop.c:L all` vs gdb's manual way: a
+#                   breakpoint on L whose commands evaluate the condition and
+#                   `jump` to the other branch
+#   alter-suppress  `suppress alter_loop.c:L all` vs gdb: a breakpoint on L
+#                   whose commands `jump *END` (END: where line L's code ends)
+# cost = (time of that run - time of a plain run) / iterations.
+# gdb's manual switch (an `if` in breakpoint commands) costs milliseconds
+# per execution, so it runs GN iterations (default N/10), once; everything
+# else runs N (default 20000) iterations, best of RUNS. Also alter-none: a plain `run` under qzdb against the program run
+# directly (no alteration armed, no traps: the same speed).
+# Environment: QZDB, GDB, RUNS, N, GN.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+GDB=${GDB:-gdb}
+RUNS=${RUNS:-3}
+N=${N:-20000}
+GN=${GN:-$((N / 10))}
+BIN=$B/alter_loop-O0
+SRC=tests/fixtures/alter_loop.c
+LOG=$B/bench
+mkdir -p "$LOG"
+fixtures_build || { echo "bench: fixture build failed"; exit 1; }
+L_SW=$(grep -n 'SWITCH' $SRC | cut -d: -f1)
+L_SUP=$(grep -n 'SUPPRESS' $SRC | cut -d: -f1)
+
+# time_best RUNS CMD...: minimum wall time in ns over RUNS runs; empty if a
+# run fails or does not exit normally.
+time_best() {
+	_n=$1
+	shift
+	_best=""
+	while [ "$_n" -gt 0 ]; do
+		_t0=$(date +%s%N)
+		_out=$(timeout 600 "$@" 2>&1 </dev/null) || return 0
+		_t1=$(date +%s%N)
+		printf '%s\n' "$_out" | grep -q 'exited normally' || return 0
+		_d=$((_t1 - _t0))
+		if [ -z "$_best" ] || [ $_d -lt "$_best" ]; then _best=$_d; fi
+		_n=$((_n - 1))
+	done
+	echo "$_best"
+}
+
+# per FULL BASE ITER: microseconds per iteration, 2 decimals.
+per() {
+	[ -n "$1" ] && [ -n "$2" ] || return 0
+	awk -v f="$1" -v b="$2" -v n="$3" 'BEGIN { if (f > b) printf "%.2f\n", (f - b) / n / 1000 }'
+}
+
+report() {
+	_gn=${4:-$N}
+	_s=n/a
+	if [ -n "$2" ] && [ -n "$3" ]; then
+		_s=$(awk -v q="$2" -v g="$3" 'BEGIN { if (q > 0) printf "%.1fx\n", g / q; else print "n/a" }')
+	fi
+	echo "$1: qzdb ${2:-n/a} us/exec (N=$N), gdb ${3:-n/a} us/exec (N=$_gn, jump in commands), speedup $_s"
+}
+
+gdbrun() {
+	_runs=$1
+	shift
+	time_best "$_runs" "$GDB" -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
+		-ex 'set confirm off' "$@"
+}
+
+END=$(gdb -nx -batch -ex "info line alter_loop.c:$L_SUP" $BIN 2>/dev/null |
+	sed -n 's/.*and ends at 0x[0-9a-f]* <\([a-z_]*+[0-9]*\)>.*/\1/p')
+GS=$LOG/alter-switch.gdb
+printf 'break alter_loop.c:%s\ncommands\nsilent\nif (i %% 2 == 0)\njump %s\nelse\njump %s\nend\nend\nrun\n' \
+	"$L_SW" "$L_SUP" $((L_SW + 1)) >"$GS"
+GP=$LOG/alter-suppress.gdb
+printf 'break alter_loop.c:%s\ncommands\nsilent\njump *(%s)\nend\nrun\n' "$L_SUP" "$END" >"$GP"
+
+q_base=$(time_best "$RUNS" "$QZDB" --batch -ex run $BIN $N)
+q_sw=$(time_best "$RUNS" "$QZDB" --batch -ex "switch alter_loop.c:$L_SW all" \
+	-ex 'set alter-verbose off' -ex run $BIN $N)
+q_sup=$(time_best "$RUNS" "$QZDB" --batch -ex "suppress alter_loop.c:$L_SUP all" \
+	-ex 'set alter-verbose off' -ex run $BIN $N)
+g_base_gn=$(gdbrun "$RUNS" -ex run --args $BIN $GN)
+g_sw=$(gdbrun 1 -x "$GS" --args $BIN $GN)
+g_base=$(gdbrun "$RUNS" -ex run --args $BIN $N)
+g_sup=$(gdbrun "$RUNS" -x "$GP" --args $BIN $N)
+report alter-switch "$(per "$q_sw" "$q_base" $N)" "$(per "$g_sw" "$g_base_gn" $GN)" $GN
+report alter-suppress "$(per "$q_sup" "$q_base" $N)" "$(per "$g_sup" "$g_base" $N)"
+
+native=$(time_best "$RUNS" sh -c "$BIN $N && echo 'exited normally'")
+ms() { [ -n "$1" ] && awk -v t="$1" 'BEGIN { printf "%.1f\n", t / 1000000 }'; }
+echo "alter-none: qzdb run $(ms "$q_base") ms, native $(ms "$native") ms (N=$N, no alteration armed)"
