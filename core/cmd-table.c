@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
+#include "solib.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -38,7 +39,26 @@ const struct cmd_def cmd_table[] = {
 	{"detach", NULL, "detach", P, cmd_detach,
 	 "Detach from the program, removing every breakpoint; it runs on.", NULL},
 	{"quit", "q exit", "quit", 0, cmd_quit,
-	 "Kill the program (if any) and leave qzdb.", NULL},
+	 "Kill the program (if any) and leave qzdb.",
+	 "A process that was attached to is detached instead and runs on."},
+
+	/* shared libraries and attach (core/solib.c) */
+	{"attach", NULL, "attach PID", 0, cmd_attach,
+	 "Attach to the running process PID; it stops where it is.",
+	 "The program is read from /proc/PID/exe unless one is loaded, its\n"
+	 "libraries from the dynamic linker's link map. `detach` or `quit`\n"
+	 "leave it running; `kill` kills it."},
+	{"info sharedlibrary", "dll shared", NULL, 0, cmd_info_sharedlibrary,
+	 "The shared libraries loaded, with their code ranges.",
+	 "Syms Read \"Yes (*)\": the library has no line information (a\n"
+	 "stripped system library: its symbols, also those of its separate\n"
+	 "debug file, are read, but not that file's line tables)."},
+	{"set breakpoint", NULL, "set breakpoint pending on|off|auto", 0, cmd_set_breakpoint,
+	 "Whether `break` on an unknown function makes it pending.",
+	 "on: the breakpoint waits for a shared library that defines it and is\n"
+	 "placed when one loads (dlopen too); it goes back to pending when the\n"
+	 "library is unloaded. off and auto (the default, as gdb in batch mode)\n"
+	 "refuse it with an error."},
 
 	/* breakpoints */
 	{"break", "b br brea", "break [LOCATION] [if CONDITION]", 0, cmd_break,

@@ -146,6 +146,63 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	return p;
 }
 
+/* Why the kernel refused PTRACE_ATTACH with EPERM, in words a user can act
+ * on: Yama's ptrace_scope, or an owner or tracer that is not us. */
+static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
+{
+	int scope = 0;
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope > 0)
+		snprintf(err, errlen, "ptrace: Operation not permitted.\n"
+			 "/proc/sys/kernel/yama/ptrace_scope is %d: only a parent may trace "
+			 "its child%s (as root: echo 0 > /proc/sys/kernel/yama/ptrace_scope).",
+			 scope, scope >= 2 ? ", and only with CAP_SYS_PTRACE" : "");
+	else
+		snprintf(err, errlen, "ptrace: Operation not permitted.\n"
+			 "Process %d belongs to another user, is setuid, or is already "
+			 "traced (see TracerPid in /proc/%d/status).", pid, pid);
+}
+
+struct proc *proc_attach(pid_t pid, char *err, size_t errlen)
+{
+	int status;
+	if (pid <= 0 || ptrace(PTRACE_ATTACH, pid, 0, 0) < 0) {
+		if (pid > 0 && errno == EPERM)
+			proc_eperm_reason(pid, err, errlen);
+		else
+			snprintf(err, errlen, "ptrace: %s.", pid > 0 ? strerror(errno) :
+				 "No such process");
+		return NULL;
+	}
+	/* The SIGSTOP of the attach; another signal first stays pending in
+	 * the kernel's view only if we pass it on: keep waiting for ours. */
+	for (;;) {
+		if (proc_waitpid(pid, &status) < 0 || !WIFSTOPPED(status)) {
+			snprintf(err, errlen, "ptrace: process %d is gone.", pid);
+			return NULL;
+		}
+		if (WSTOPSIG(status) == SIGSTOP)
+			break;
+		ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(status));
+	}
+	struct proc *p = xcalloc(1, sizeof *p);
+	p->pid = pid;
+	p->alive = true;
+	/* No PTRACE_O_EXITKILL: an attached process outlives qzdb. */
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD);
+	if (proc_open_mem(p) < 0) {
+		snprintf(err, errlen, "cannot open /proc/%d/mem: %s", pid, strerror(errno));
+		proc_detach(p);
+		return NULL;
+	}
+	return p;
+}
+
 void proc_kill(struct proc *p)
 {
 	if (!p)

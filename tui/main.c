@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "session.h"
+#include "solib.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -22,6 +23,7 @@ struct opts {
 	const char *prog;
 	char **args;
 	size_t nargs;
+	const char *pid;         /* -p PID: attach to it */
 };
 
 static void usage(FILE *f)
@@ -29,6 +31,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: qzdb [options] PROGRAM [ARGS...]\n"
 		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
+		"       qzdb [options] -p PID [PROGRAM]\n"
 		"\n"
 		"A debugger for C programs on x86-64 Linux.\n"
 		"\n"
@@ -37,6 +40,8 @@ static void usage(FILE *f)
 		"                 exit status 0 if all succeeded, 1 if one failed\n"
 		"  -ex CMD        run the command CMD (repeatable)\n"
 		"  -x FILE        run the commands in FILE\n"
+		"  -p PID         attach to the running process PID (the program\n"
+		"                 is read from /proc/PID/exe if not given)\n"
 		"  --no-tui       use the plain command line\n"
 		"  --help         show this help\n"
 		"  --version      show the version\n");
@@ -69,6 +74,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x")) &&
 			   i + 1 < argc) {
 			o->cmds[o->ncmds++] = a[1] == 'x' ? xasprintf("\1%s", argv[++i]) : argv[++i];
+		} else if ((!strcmp(a, "-p") || !strcmp(a, "--pid")) && i + 1 < argc) {
+			o->pid = argv[++i];
 		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nx") || !strcmp(a, "-q")) {
 			/* the plain command line is all there is for now */
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -86,6 +93,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	if (i >= argc && o->pid)
+		return 0;   /* the program is the process's */
 	if (i >= argc) {
 		fprintf(stderr, "qzdb: no program given\n");
 		usage(stderr);
@@ -183,6 +192,22 @@ static int run_interactive(struct qz *q, const struct opts *o)
 	return EXIT_OK;
 }
 
+/* qzdb -p PID [PROGRAM]: attach first; without a process there is
+ * nothing for the commands to work on. */
+static int main_attach(struct qz *q, const struct opts *o)
+{
+	if (o->prog && qz_load(q, o->prog, NULL, 0) < 0) {
+		fprintf(stderr, "error: %s\n", q->err.s);
+		return EXIT_CMD_FAILED;
+	}
+	char *cmd = xasprintf("attach %s", o->pid);
+	int r = cmd_run(q, cmd);   /* prints its own error */
+	free(cmd);
+	if (r == CMD_FAIL)
+		return EXIT_CMD_FAILED;
+	return o->batch ? run_batch(q, o) : run_interactive(q, o);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -192,7 +217,10 @@ int main(int argc, char **argv)
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
 	int rc;
-	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
+	solib_init(q);
+	if (o.pid) {
+		rc = main_attach(q, &o);
+	} else if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 		rc = EXIT_CMD_FAILED;
 		if (!o.batch)
