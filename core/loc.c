@@ -115,10 +115,22 @@ static uint64_t loc_past_prologue(struct qz *q, struct qz_module *m, uint64_t ad
 	return addr < body ? body : addr;
 }
 
+/* The module whose line table has file: the program, else a loaded
+ * library built with -g (plugin.c:6). */
+static struct qz_module *loc_module_for_file(struct qz *q, const char *file)
+{
+	if (!file || (q->exe.lines && lines_file(q->exe.lines, file)))
+		return &q->exe;
+	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++)
+		if (q->libs[i].lines && q->libs[i].lo && lines_file(q->libs[i].lines, file))
+			return &q->libs[i];
+	return &q->exe;
+}
+
 static int loc_file_line(struct qz *q, const char *file, int line,
 			 struct loc_addr **out, size_t *n)
 {
-	struct qz_module *m = &q->exe;
+	struct qz_module *m = loc_module_for_file(q, file);
 	if (!m->lines || lines_empty(m->lines))
 		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	const char *path = file ? lines_file(m->lines, file) : q->list_file;
@@ -328,7 +340,8 @@ int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n
 		int r;
 		if (loc_is_number(colon + 1))
 			r = loc_file_line(q, file, atoi(colon + 1), out, n);
-		else if (q->exe.lines && !lines_file(q->exe.lines, file))
+		else if (q->exe.lines && loc_module_for_file(q, file) == &q->exe &&
+			 !lines_file(q->exe.lines, file))
 			r = qz_error(q, "No source file named %s.", file);
 		else
 			r = loc_function(q, colon + 1, out, n);

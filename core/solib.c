@@ -119,22 +119,29 @@ static void solib_note(struct qz *q, const char *name, uint64_t bias,
 
 /* A breakpoint location inside [lo, hi) loses its address: the library it
  * was in is gone. */
-static void solib_unplace(struct qz *q, uint64_t lo, uint64_t hi)
+static int solib_unplace(struct qz *q, uint64_t lo, uint64_t hi)
 {
+	int n = 0;
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		for (size_t j = 0; j < b->nlocs; j++)
-			if (b->locs[j].addr >= lo && b->locs[j].addr < hi)
+			if (b->locs[j].addr >= lo && b->locs[j].addr < hi) {
 				b->locs[j].addr = 0;
+				n++;
+			}
 	}
+	return n;
 }
 
 static void solib_drop_unseen(struct qz *q, const bool *seen, size_t nold)
 {
 	for (size_t i = nold; i-- > 0;) {
+		struct qz_module *m = &q->libs[i];
 		if (seen[i])
 			continue;
-		solib_unplace(q, q->libs[i].lo, q->libs[i].hi);
+		if (solib_unplace(q, m->lo, m->hi))
+			qz_warn(q, "Temporarily disabling breakpoints for unloaded shared "
+				"library \"%s\"", m->name ? m->name : m->path);
 		qz_module_drop(q, i);
 	}
 }
