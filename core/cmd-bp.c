@@ -260,12 +260,20 @@ static void cmd_bp_what(struct qz *q, const struct bp_loc *l, struct sbuf *b)
 		sbuf_printf(b, "<%s>", l->func);
 }
 
+static bool cmd_bp_any_placed(const struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++)
+		if (q->bps.bps[i].nlocs)
+			return true;
+	return false;
+}
+
 static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out)
 {
 	sbuf_printf(out, "%-7d %-14s %-4s %-3s ", b->num, "breakpoint",
 		    b->temp ? "del" : "keep", b->enabled ? "y" : "n");
-	if (b->nlocs == 0) {
-		sbuf_printf(out, "%-18s %s", "<PENDING>", b->spec);
+	if (b->nlocs == 0) {   /* gdb narrows the column when nothing is placed */
+		sbuf_printf(out, "%-*s %s", cmd_bp_any_placed(q) ? 18 : 10, "<PENDING>", b->spec);
 	} else if (b->nlocs == 1) {
 		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
 		cmd_bp_what(q, &b->locs[0], out);
@@ -298,7 +306,9 @@ int cmd_info_breakpoints(struct qz *q, const char *a)
 		return 0;
 	}
 	struct sbuf out = {0};
-	sbuf_add(&out, "Num     Type           Disp Enb Address            What\n");
+	sbuf_add(&out, cmd_bp_any_placed(q) ?
+		 "Num     Type           Disp Enb Address            What\n" :
+		 "Num     Type           Disp Enb Address    What\n");
 	for (size_t i = 0; i < q->bps.n; i++)
 		cmd_bp_row(q, &q->bps.bps[i], &out);
 	qz_puts(q, out.s);

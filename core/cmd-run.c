@@ -226,9 +226,10 @@ int cmd_attach(struct qz *q, const char *a)
 		return qz_error(q, "Illegal process-id: %s.", a);
 	if (q->proc)
 		return qz_error(q, "The program is already being debugged (kill or detach it first).");
-	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
-	if (!q->exe_loaded && access(exe, F_OK) < 0)
+	snprintf(exe, sizeof exe, "/proc/%d", (int)pid);
+	if (access(exe, F_OK) < 0)
 		return qz_error(q, "ptrace: No such process.");
+	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
 	if (!q->exe_loaded && qz_load(q, exe, NULL, 0) < 0)
 		return -1;
 	qz_printf(q, "Attaching to process %d\n", (int)pid);

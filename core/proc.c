@@ -146,26 +146,52 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	return p;
 }
 
+/* A field of /proc/PID/status ("TracerPid:", "Uid:"), -1 if unreadable. */
+static long proc_status_field(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, strlen(key)) == 0) {
+			v = strtol(line + strlen(key), NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* Why the kernel refused PTRACE_ATTACH with EPERM, in words a user can act
- * on: Yama's ptrace_scope, or an owner or tracer that is not us. */
+ * on: another tracer, Yama's ptrace_scope, another owner, or neither. */
 static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
 {
 	int scope = 0;
+	long tracer = proc_status_field(pid, "TracerPid:");
+	long uid = proc_status_field(pid, "Uid:");
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
 			scope = 0;
 		fclose(f);
 	}
-	if (scope > 0)
-		snprintf(err, errlen, "ptrace: Operation not permitted.\n"
-			 "/proc/sys/kernel/yama/ptrace_scope is %d: only a parent may trace "
-			 "its child%s (as root: echo 0 > /proc/sys/kernel/yama/ptrace_scope).",
-			 scope, scope >= 2 ? ", and only with CAP_SYS_PTRACE" : "");
+	const char *head = "ptrace: Operation not permitted.\n";
+	if (tracer > 0)
+		snprintf(err, errlen, "%sProcess %d is already traced by process %ld.",
+			 head, pid, tracer);
+	else if (scope > 0)
+		snprintf(err, errlen, "%s/proc/sys/kernel/yama/ptrace_scope is %d: only a "
+			 "parent may trace its child%s (as root: echo 0 > "
+			 "/proc/sys/kernel/yama/ptrace_scope).", head, scope,
+			 scope >= 2 ? ", and only with CAP_SYS_PTRACE" : "");
+	else if (uid >= 0 && (uid_t)uid != getuid() && getuid() != 0)
+		snprintf(err, errlen, "%sProcess %d belongs to user %ld, not to you.",
+			 head, pid, uid);
 	else
-		snprintf(err, errlen, "ptrace: Operation not permitted.\n"
-			 "Process %d belongs to another user, is setuid, or is already "
-			 "traced (see TracerPid in /proc/%d/status).", pid, pid);
+		snprintf(err, errlen, "%sThe kernel refused: qzdb lacks CAP_SYS_PTRACE "
+			 "for process %d (setuid program, other user namespace, or a "
+			 "container's security policy).", head, pid);
 }
 
 struct proc *proc_attach(pid_t pid, char *err, size_t errlen)

@@ -84,7 +84,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--version")) {
 			printf("qzdb %s\n", QZDB_VERSION);
 			exit(EXIT_OK);
-		} else if (!strcmp(a, "--")) {
+		} else if (!strcmp(a, "--") || !strcmp(a, "--args")) {   /* gdb's --args */
 			i++;
 			break;
 		} else {
