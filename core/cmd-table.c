@@ -59,6 +59,14 @@ const struct cmd_def cmd_table[] = {
 	 "placed when one loads (dlopen too); it goes back to pending when the\n"
 	 "library is unloaded. off and auto (the default, as gdb in batch mode)\n"
 	 "refuse it with an error."},
+	{"set debug-file-directory", NULL, "set debug-file-directory DIR", 0,
+	 cmd_set_debug_file_directory,
+	 "Where separate debug files are found (DIR/.build-id/xx/rest.debug).",
+	 "Default /usr/lib/debug (libc6-dbg). A library's separate debug file gives\n"
+	 "its full symbol table (libc's local functions such as _int_free); its\n"
+	 "line tables are not read yet. Applies to libraries loaded afterwards."},
+	{"show debug-file-directory", NULL, NULL, 0, cmd_show_debug_file_directory,
+	 "Where separate debug files are found.", NULL},
 
 	/* breakpoints */
 	{"break", "b br brea", "break [LOCATION] [if CONDITION]", 0, cmd_break,

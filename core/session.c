@@ -21,6 +21,7 @@ struct qz *qz_new(struct qz_sink sink)
 	q->listsize = 10;
 	q->next_display = 1;
 	q->bp_pending = -1;
+	q->debug_dir = xstrdup("/usr/lib/debug");
 	sig_table_init(&q->sigs);
 	return q;
 }
@@ -79,6 +80,7 @@ void qz_free(struct qz *q)
 	free(q->prog);
 	free(q->stdin_path);
 	free(q->stdout_path);
+	free(q->debug_dir);
 	sbuf_free(&q->err);
 	free(q);
 }

@@ -152,6 +152,8 @@ struct qz {
 	int bp_pending;               /* set breakpoint pending: -1 auto, 0, 1 */
 	bool attached;                /* the process was attached to: quit
 	                                 detaches instead of killing */
+	char *debug_dir;              /* set debug-file-directory: where
+	                                 .build-id/xx/rest.debug files are */
 };
 
 struct qz *qz_new(struct qz_sink sink);

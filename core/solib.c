@@ -19,7 +19,6 @@
 #include "session.h"
 
 #define RT_CONSISTENT 0
-#define SOLIB_DEBUG_DIR "/usr/lib/debug/.build-id"
 #define SOLIB_MAX_OBJECTS 4096   /* a longer link map is a corrupt one */
 
 struct solib_state {
@@ -46,12 +45,12 @@ static void solib_read_str(struct qz *q, uint64_t addr, char *buf, size_t len)
 }
 
 /* The separate debug file of a stripped library, by build-id. */
-static void solib_debug_file(struct qz_module *m)
+static void solib_debug_file(struct qz *q, struct qz_module *m)
 {
 	const char *id = img_build_id(m->img);
-	if (!id || strlen(id) < 3)
+	if (!id || strlen(id) < 3 || !q->debug_dir)
 		return;
-	char *path = xasprintf("%s/%.2s/%s.debug", SOLIB_DEBUG_DIR, id, id + 2);
+	char *path = xasprintf("%s/.build-id/%.2s/%s.debug", q->debug_dir, id, id + 2);
 	if (access(path, R_OK) == 0)
 		img_add_debug_symbols(m->img, path);
 	free(path);
@@ -61,7 +60,7 @@ static void solib_debug_file(struct qz_module *m)
  * library built with -g); for a stripped system library the full symbol
  * table of its debug file, but not that file's line tables, so `step`
  * steps over libc as gdb does when libc has no line info. */
-static void solib_debug_info(struct qz_module *m)
+static void solib_debug_info(struct qz *q, struct qz_module *m)
 {
 	char err[256];
 	if (img_has_debug_info(m->img)) {
@@ -69,7 +68,7 @@ static void solib_debug_info(struct qz_module *m)
 		m->di = di_open(m->path, err, sizeof err);
 		return;
 	}
-	solib_debug_file(m);
+	solib_debug_file(q, m);
 }
 
 static void solib_open(struct qz *q, const char *name, uint64_t bias)
@@ -87,7 +86,7 @@ static void solib_open(struct qz *q, const char *name, uint64_t bias)
 	m->bias = bias;
 	m->lo = bias + img_base_vaddr(im);
 	m->hi = bias + img_end_vaddr(im);
-	solib_debug_info(m);
+	solib_debug_info(q, m);
 }
 
 static bool solib_same(const struct qz_module *m, const char *name, uint64_t bias)
@@ -278,6 +277,21 @@ static int solib_on_trap(struct qz *q, uint64_t pc)
 	return solib_user_bp_at(q, pc) ? RUN_TARGET : RUN_AGAIN;
 }
 
+/* A checkpoint needs nothing of ours: the link map is in the process's
+ * memory, so after a rollback it is read again from there (a library
+ * dlopened after the checkpoint goes, one dlclosed comes back). */
+static void *solib_save(struct qz *q)
+{
+	(void)q;
+	return xcalloc(1, 1);
+}
+
+static void solib_restore(struct qz *q, const void *saved)
+{
+	(void)saved;
+	solib_sync(q);
+}
+
 static void solib_fini(struct qz *q)
 {
 	free(q->solib);
@@ -286,6 +300,9 @@ static void solib_fini(struct qz *q)
 
 static const struct qz_hooks solib_hooks = {
 	.name = "solib",
+	.save = solib_save,
+	.restore = solib_restore,
+	.free_saved = free,
 	.on_start = solib_on_start,
 	.on_gone = solib_on_gone,
 	.fini = solib_fini,
@@ -351,4 +368,22 @@ int cmd_set_breakpoint(struct qz *q, const char *a)
 			return 0;
 		}
 	return qz_error(q, "\"on\", \"off\" or \"auto\" expected.");
+}
+
+/* gdb's setting, for the same effect: separate debug files are looked up
+ * under DIR/.build-id/ (libc6-dbg's are in /usr/lib/debug). Libraries
+ * loaded from now on see it. */
+int cmd_set_debug_file_directory(struct qz *q, const char *a)
+{
+	free(q->debug_dir);
+	q->debug_dir = xstrdup(a);
+	return 0;
+}
+
+int cmd_show_debug_file_directory(struct qz *q, const char *a)
+{
+	(void)a;
+	qz_printf(q, "The directory where separate debug symbols are searched for is \"%s\".\n",
+		  q->debug_dir);
+	return 0;
 }

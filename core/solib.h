@@ -18,5 +18,7 @@ void solib_sync(struct qz *q);
 
 int cmd_info_sharedlibrary(struct qz *q, const char *a);
 int cmd_set_breakpoint(struct qz *q, const char *a);
+int cmd_set_debug_file_directory(struct qz *q, const char *a);
+int cmd_show_debug_file_directory(struct qz *q, const char *a);
 
 #endif
