@@ -119,3 +119,4 @@ else
 	echo "bench: large program build failed (see $LOG/gen-large.out)"
 	report startup-large ms "" ""
 fi
+. tests/bench/solib.sh   # dlopen-cycle (shared libraries)
