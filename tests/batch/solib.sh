@@ -69,13 +69,13 @@ expect_not "no unknown frames" '\?\?'
 # a pending breakpoint in a dlopened library, across dlclose and a new dlopen
 vs_gdb "dlopen stops as gdb" '^(Breakpoint 1|#[0-9] |warning|1       breakpoint|plugin results)' \
 	-ex 'set breakpoint pending on' -ex 'break plugin_add' -ex 'info breakpoints' \
-	-ex run -ex bt -ex 'info sharedlibrary' -ex 'break dlopen_main.c:16' -ex c \
+	-ex run -ex bt -ex 'info sharedlibrary' -ex 'break dlopen_main.c:19' -ex c \
 	-ex 'info breakpoints' -ex 'delete 2' -ex c -ex c --args $DL $B/libplugin.so
 expect "pending announced" '^Breakpoint 1 \(plugin_add\) pending\.$'
 expect "pending listed" '^1       breakpoint     keep y   <PENDING>  plugin_add$'
 expect "dlopen hit" '^Breakpoint 1, plugin_add \(a=3, b=3\) at tests/fixtures/lib/plugin.c:6$'
 expect "bt in library" '^#1  0x[0-9a-f]{16} in plugin_twice \(x=3\) at tests/fixtures/lib/plugin.c:13$'
-expect "bt to the dlopen caller" '^#2  0x[0-9a-f]{16} in call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin.so", x=3\) at tests/fixtures/dlopen_main.c:14$'
+expect "bt to the dlopen caller" '^#2  0x[0-9a-f]{16} in call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin.so", x=3\) at tests/fixtures/dlopen_main.c:17$'
 expect "library listed with debug info" '^0x00007[0-9a-f]{11}  0x00007[0-9a-f]{11}  Yes         tests/build/libplugin.so$'
 expect "unload warns" '^warning: Temporarily disabling breakpoints for unloaded shared library "tests/build/libplugin.so"$'
 expect "pending again after dlclose" '^1       breakpoint     keep y   <PENDING>          plugin_add$'
@@ -96,9 +96,9 @@ vs_gdb "stripped library as gdb" '^(Breakpoint 1,|#[0-9] |call_plugin|Single|whi
 	-ex 'set breakpoint pending on' -ex 'break plugin_twice' -ex run -ex bt \
 	-ex 'info sharedlibrary' -ex step --args $DL $B/libplugin-stripped.so
 expect "stripped library hit" '^Breakpoint 1, 0x[0-9a-f]{16} in plugin_twice \(\) from tests/build/libplugin-stripped.so$'
-expect "stripped library bt" '^#1  0x[0-9a-f]{16} in call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin-stripped.so", x=3\) at tests/fixtures/dlopen_main.c:14$'
+expect "stripped library bt" '^#1  0x[0-9a-f]{16} in call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin-stripped.so", x=3\) at tests/fixtures/dlopen_main.c:17$'
 expect "stripped library: no debug info" '^0x00007[0-9a-f]{11}  0x00007[0-9a-f]{11}  Yes \(\*\)     tests/build/libplugin-stripped.so$'
-expect "step out of a stripped library" '^call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin-stripped.so", x=3\) at tests/fixtures/dlopen_main.c:15$'
+expect "step out of a stripped library" '^call_plugin \(path=0x[0-9a-f]+ "tests/build/libplugin-stripped.so", x=3\) at tests/fixtures/dlopen_main.c:18$'
 
 # bad input
 qz -ex 'break nosuch_fn' $DL
