@@ -54,9 +54,10 @@ void qz_free(struct qz *q)
 		return;
 	if (q->proc) {
 		bp_remove_all(&q->bps, q->proc);
-		if (q->attached)   /* not ours to kill */
+		if (q->attached) {   /* not ours to kill: gdb detaches too */
+			qz_printf(q, "[Inferior 1 (process %d) detached]\n", proc_pid(q->proc));
 			proc_detach(q->proc);
-		else
+		} else
 			proc_kill(q->proc);
 	}
 	for (int i = q->nhooks - 1; i >= 0; i--)

@@ -33,6 +33,10 @@ static void solib_read_str(struct qz *q, uint64_t addr, char *buf, size_t len)
 	while (addr && i + 1 < len) {
 		char chunk[64];
 		size_t n = sizeof chunk < len - 1 - i ? sizeof chunk : len - 1 - i;
+		size_t to_page = 4096 - ((addr + i) & 4095);   /* never cross into
+		                                                  an unmapped page */
+		if (n > to_page)
+			n = to_page;
 		if (qz_read(q, addr + i, chunk, n) < 0)
 			break;
 		char *z = memchr(chunk, 0, n);

@@ -46,6 +46,7 @@ qz -p $SPID -ex 'break sleeper.c:12' -ex c -ex 'p i' -ex 'up' -ex 'p i'
 expect "-p attaches" "^Attaching to process $SPID\$"
 expect "-p finds the program's source" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:12$'
 expect "locals after attach" '^\$2 = [0-9]+$'
+expect "batch end reports the detach" "^\[Inferior 1 \(process $SPID\) detached\]\$"
 expect_rc "-p rc" 0
 finished "batch end detaches" 20
 
