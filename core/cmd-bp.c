@@ -111,9 +111,9 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 		q->bps.next_num--;
 		goto out;
 	}
-	if (pending)
+	if (pending)   /* gdb shows what was typed, condition included */
 		qz_printf(q, "%s %d (%s) pending.\n", temp ? "Temporary breakpoint" : "Breakpoint",
-			  b->num, b->spec);
+			  b->num, str_skip_space(a));
 	else
 		cmd_bp_announce(q, b);
 	bp_sync(&q->bps, q->proc);

@@ -83,6 +83,13 @@ expect "hit again after a new dlopen" '^Breakpoint 1, plugin_add \(a=5, b=5\) at
 expect "dlopen program ends normally" '^plugin results 6 10$'
 expect_rc "dlopen rc" 0
 
+# a condition on a pending breakpoint is checked once the library is there
+qz -ex 'set breakpoint pending on' -ex 'break plugin_add if a == 5' -ex run -ex 'info breakpoints' \
+   $DL $B/libplugin.so
+expect "pending with condition announced" '^Breakpoint 1 \(plugin_add if a == 5\) pending\.$'
+expect "pending condition holds at the hit" '^Breakpoint 1, plugin_add \(a=5, b=5\) at tests/fixtures/lib/plugin.c:6$'
+expect "pending condition kept" '^	stop only if a == 5$'
+
 # FILE:LINE in a library, and step through its PLT into another function
 vs_gdb "step through PLT as gdb" '^(Breakpoint 1,|plugin_|#[0-9] |Value)' \
 	-ex 'set breakpoint pending on' -ex 'break plugin.c:13' -ex run -ex step -ex bt -ex finish \
