@@ -1,5 +1,6 @@
 /* cmd-run: commands that start, resume, step and end the program. */
 #include <ctype.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -216,6 +217,15 @@ int cmd_detach(struct qz *q, const char *a)
 	return 0;
 }
 
+/* The program loaded is not what the process runs: its symbols would lie. */
+static void cmd_attach_check_exe(struct qz *q, const char *exe)
+{
+	char real[PATH_MAX];
+	if (realpath(exe, real) && q->prog && strcmp(real, q->prog) != 0)
+		qz_warn(q, "process runs %s, not the program loaded (%s): "
+			"its symbols may not match", real, q->prog);
+}
+
 int cmd_attach(struct qz *q, const char *a)
 {
 	int64_t pid;
@@ -232,6 +242,7 @@ int cmd_attach(struct qz *q, const char *a)
 	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
 	if (!q->exe_loaded && qz_load(q, exe, NULL, 0) < 0)
 		return -1;
+	cmd_attach_check_exe(q, exe);
 	qz_printf(q, "Attaching to process %d\n", (int)pid);
 	if (run_attach(q, (int)pid) < 0)
 		return -1;

@@ -85,6 +85,10 @@ if command -v gdb >/dev/null 2>&1; then
 	wait $GPID
 	finished "the other tracer's process unharmed" 30
 fi
+start_sleeper 10
+qz -ex "attach $SPID" $B/basic-O0
+expect "attach to another program warns" '^warning: process runs .*/sleeper-O0, not the program loaded \(.*/basic-O0\)'
+finished "attach with the wrong program detaches at the end" 10
 start_sleeper 20
 qz -ex 'start' -ex "attach $SPID" $BIN 5
 expect "attach while debugging refused" '^error: The program is already being debugged'
