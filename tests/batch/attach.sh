@@ -30,10 +30,10 @@ qz -ex "attach $SPID" -ex bt -ex 'info sharedlibrary' -ex 'break tick' -ex c -ex
    -ex 'p ticks' -ex c -ex 'info breakpoints' -ex detach -ex 'info program' $BIN
 expect "attach message" "^Attaching to process $SPID\$"
 expect "stopped in libc's sleep" '^0x[0-9a-f]{16} in (clock_nanosleep|nanosleep)[^ ]* \(\) from /lib/x86_64-linux-gnu/libc.so.6$'
-expect "attach bt reaches main" '^#[1-3]  0x[0-9a-f]{16} in main \(argc=2, argv=0x[0-9a-f]+\) at tests/fixtures/sleeper.c:2[01]$'
+expect "attach bt reaches main" '^#[1-3]  0x[0-9a-f]{16} in main \(argc=2, argv=0x[0-9a-f]+\) at tests/fixtures/sleeper.c:2[34]$'
 expect "attach reads libraries" ' /lib/x86_64-linux-gnu/libc.so.6$'
-expect "breakpoint after attach" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:11$'
-expect "bt at the breakpoint" '^#1  0x[0-9a-f]{16} in main \(argc=2, argv=0x[0-9a-f]+\) at tests/fixtures/sleeper.c:19$'
+expect "breakpoint after attach" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:14$'
+expect "bt at the breakpoint" '^#1  0x[0-9a-f]{16} in main \(argc=2, argv=0x[0-9a-f]+\) at tests/fixtures/sleeper.c:22$'
 expect "hit twice" 'breakpoint already hit 2 times'
 expect "detached" "^\[Inferior 1 \(process $SPID\) detached\]\$"
 expect_rc "attach session rc" 0
@@ -42,9 +42,9 @@ finished "runs on after detach at a breakpoint" 25
 # qzdb -p PID, no program named: read from /proc/PID/exe; the end of the
 # batch detaches rather than kills
 start_sleeper 20
-qz -p $SPID -ex 'break sleeper.c:12' -ex c -ex 'p i' -ex 'up' -ex 'p i'
+qz -p $SPID -ex 'break sleeper.c:15' -ex c -ex 'p i' -ex 'up' -ex 'p i'
 expect "-p attaches" "^Attaching to process $SPID\$"
-expect "-p finds the program's source" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:12$'
+expect "-p finds the program's source" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:15$'
 expect "locals after attach" '^\$2 = [0-9]+$'
 expect "batch end reports the detach" "^\[Inferior 1 \(process $SPID\) detached\]\$"
 expect_rc "-p rc" 0
