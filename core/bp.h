@@ -42,6 +42,8 @@ struct bp_loc {
 	int line;
 	char *func;             /* containing function, NULL if unknown */
 	bool absolute;          /* *ADDR: stays at that address across runs */
+	bool in_lib;            /* in a shared library: no address until it is
+	                           loaded (core/solib.c places it) */
 };
 
 struct bp {

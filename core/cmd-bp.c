@@ -61,6 +61,28 @@ static void cmd_bp_announce(struct qz *q, const struct bp *b)
 	}
 }
 
+/* A function or file nowhere yet may come with a library loaded later.
+ * gdb asks; in batch mode it answers no unless `set breakpoint pending
+ * on`: qzdb does the same (auto and off refuse, with a hint). */
+static bool cmd_bp_may_pend(struct qz *q)
+{
+	const char *e = q->err.s ? q->err.s : "";
+	if (strncmp(e, "Function \"", 10) != 0 && strncmp(e, "No source file named", 20) != 0)
+		return false;
+	if (q->bp_pending == 1) {
+		qz_printf(q, "%s\n", e);
+		sbuf_reset(&q->err);
+		return true;
+	}
+	if (q->bp_pending == -1) {
+		char *msg = xasprintf("%s\n(Use \"set breakpoint pending on\" to make it "
+				      "pending on a future shared library load.)", e);
+		qz_error(q, "%s", msg);
+		free(msg);
+	}
+	return false;
+}
+
 static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 {
 	char *cond;
@@ -82,28 +104,24 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 		free(spec);
 		spec = xasprintf("*0x%llx", (unsigned long long)f->pc);
 	}
-	if (loc_resolve(q, spec, &locs, &n) < 0)
+	bool pending = false;
+	if (loc_resolve(q, spec, &locs, &n) < 0 && !(pending = cmd_bp_may_pend(q)))
 		goto out;
 	struct bp *b = bp_new(&q->bps);
 	b->temp = temp;
 	b->spec = spec;
 	spec = NULL;
-	b->locs = xcalloc(n, sizeof *b->locs);
-	b->nlocs = n;
-	for (size_t i = 0; i < n; i++) {
-		b->locs[i].link_addr = locs[i].link_addr;
-		b->locs[i].addr = locs[i].addr;
-		b->locs[i].file = locs[i].file;
-		b->locs[i].line = locs[i].line;
-		b->locs[i].func = locs[i].func ? xstrdup(locs[i].func) : NULL;
-		b->locs[i].absolute = locs[i].absolute;
-	}
+	loc_fill_bp(q, b, locs, n);
 	if (cmd_bp_set_cond(q, b, cond) < 0) {
 		bp_delete(&q->bps, q->proc, b->num);
 		q->bps.next_num--;
 		goto out;
 	}
-	cmd_bp_announce(q, b);
+	if (pending)   /* gdb shows what was typed, condition included */
+		qz_printf(q, "%s %d (%s) pending.\n", temp ? "Temporary breakpoint" : "Breakpoint",
+			  b->num, str_skip_space(a));
+	else
+		cmd_bp_announce(q, b);
 	bp_sync(&q->bps, q->proc);
 	r = 0;
 out:
@@ -288,6 +306,8 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out,
 	if (b->watch) {
 		sbuf_printf(out, "%-*s ", c->addr, "");
 		watch_what(b, out);
+	} else if (b->nlocs == 0) {   /* pending: no address yet */
+		sbuf_printf(out, "%-*s %s", c->addr, "<PENDING>", b->spec);
 	} else if (b->nlocs == 1) {
 		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
 		cmd_bp_what(q, &b->locs[0], out);
@@ -322,7 +342,7 @@ static struct cmd_bp_cols cmd_bp_widths(const struct qz *q, bool watch_only)
 		int n = (int)strlen(watch_type_name(b));
 		if (n > c.type)
 			c.type = n;
-		if (watch_located(b))
+		if (b->watch ? watch_located(b) : b->nlocs > 0 || b->ext_ops != NULL)
 			c.addr = 18;
 	}
 	return c;

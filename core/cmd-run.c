@@ -1,8 +1,12 @@
 /* cmd-run: commands that start, resume, step and end the program. */
 #include <ctype.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "cmds.h"
@@ -219,10 +223,47 @@ int cmd_detach(struct qz *q, const char *a)
 	return 0;
 }
 
+/* The program loaded is not what the process runs: its symbols would lie. */
+static void cmd_attach_check_exe(struct qz *q, const char *exe)
+{
+	char real[PATH_MAX];
+	if (realpath(exe, real) && q->prog && strcmp(real, q->prog) != 0)
+		qz_warn(q, "process runs %s, not the program loaded (%s): "
+			"its symbols may not match", real, q->prog);
+}
+
+int cmd_attach(struct qz *q, const char *a)
+{
+	int64_t pid;
+	char exe[64];
+	if (!*a)
+		return qz_error(q, "Argument required (process-id to attach).");
+	if (!str_to_i64(a, &pid) || pid <= 0 || pid > INT32_MAX)
+		return qz_error(q, "Illegal process-id: %s.", a);
+	if (q->proc)
+		return qz_error(q, "The program is already being debugged (kill or detach it first).");
+	snprintf(exe, sizeof exe, "/proc/%d", (int)pid);
+	if (access(exe, F_OK) < 0)
+		return qz_error(q, "ptrace: No such process.");
+	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+	if (!q->exe_loaded && qz_load(q, exe, NULL, 0) < 0)
+		return -1;
+	cmd_attach_check_exe(q, exe);
+	qz_printf(q, "Attaching to process %d\n", (int)pid);
+	if (run_attach(q, (int)pid) < 0)
+		return -1;
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_stop(q, f, true);
+	return 0;
+}
+
 int cmd_quit(struct qz *q, const char *a)
 {
 	(void)a;
-	if (q->proc)
+	if (q->proc && q->attached)   /* as gdb in batch mode: leave it running */
+		cmd_detach(q, "");
+	else if (q->proc)
 		run_kill(q);
 	return CMD_QUIT;
 }

@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "watch.h"
 #include "../alter/cmd-alter.h"
+#include "solib.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -40,7 +41,34 @@ const struct cmd_def cmd_table[] = {
 	{"detach", NULL, "detach", P, cmd_detach,
 	 "Detach from the program, removing every breakpoint; it runs on.", NULL},
 	{"quit", "q exit", "quit", 0, cmd_quit,
-	 "Kill the program (if any) and leave qzdb.", NULL},
+	 "Kill the program (if any) and leave qzdb.",
+	 "A process that was attached to is detached instead and runs on."},
+
+	/* shared libraries and attach (core/solib.c) */
+	{"attach", NULL, "attach PID", 0, cmd_attach,
+	 "Attach to the running process PID; it stops where it is.",
+	 "The program is read from /proc/PID/exe unless one is loaded, its\n"
+	 "libraries from the dynamic linker's link map. `detach` or `quit`\n"
+	 "leave it running; `kill` kills it."},
+	{"info sharedlibrary", "dll shared", NULL, 0, cmd_info_sharedlibrary,
+	 "The shared libraries loaded, with their code ranges.",
+	 "Syms Read \"Yes (*)\": the library has no line information (a\n"
+	 "stripped system library: its symbols, also those of its separate\n"
+	 "debug file, are read, but not that file's line tables)."},
+	{"set breakpoint", NULL, "set breakpoint pending on|off|auto", 0, cmd_set_breakpoint,
+	 "Whether `break` on an unknown function makes it pending.",
+	 "on: the breakpoint waits for a shared library that defines it and is\n"
+	 "placed when one loads (dlopen too); it goes back to pending when the\n"
+	 "library is unloaded. off and auto (the default, as gdb in batch mode)\n"
+	 "refuse it with an error."},
+	{"set debug-file-directory", NULL, "set debug-file-directory DIR", 0,
+	 cmd_set_debug_file_directory,
+	 "Where separate debug files are found (DIR/.build-id/xx/rest.debug).",
+	 "Default /usr/lib/debug (libc6-dbg). A library's separate debug file gives\n"
+	 "its full symbol table (libc's local functions such as _int_free); its\n"
+	 "line tables are not read yet. Applies to libraries loaded afterwards."},
+	{"show debug-file-directory", NULL, NULL, 0, cmd_show_debug_file_directory,
+	 "Where separate debug files are found.", NULL},
 
 	/* breakpoints */
 	{"break", "b br brea", "break [LOCATION] [if CONDITION]", 0, cmd_break,

@@ -23,6 +23,7 @@ int cmd_until(struct qz *q, const char *a);
 int cmd_advance(struct qz *q, const char *a);
 int cmd_kill(struct qz *q, const char *a);
 int cmd_detach(struct qz *q, const char *a);
+int cmd_attach(struct qz *q, const char *a);
 int cmd_quit(struct qz *q, const char *a);
 
 /* cmd-bp.c */

@@ -440,10 +440,10 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 		ctx->read_xmm = frame_read_xmm;
 }
 
-const char *frame_file_name(struct qz *q, const char *file)
+static const char *frame_cu_name(const struct di_info *di, const char *file)
 {
 	size_t n, fl = strlen(file);
-	const struct di_func *fs = q->exe.di ? di_funcs(q->exe.di, &n) : NULL;
+	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
 	for (size_t i = 0; fs && i < n; i++) {
 		const char *cu = fs[i].cu_name;
 		size_t cl = cu ? strlen(cu) : 0;
@@ -451,7 +451,15 @@ const char *frame_file_name(struct qz *q, const char *file)
 		    strcmp(file + fl - cl, cu) == 0)
 			return cu;
 	}
-	return file;
+	return NULL;
+}
+
+const char *frame_file_name(struct qz *q, const char *file)
+{
+	const char *cu = frame_cu_name(q->exe.di, file);
+	for (size_t i = 0; !cu && i < q->nlibs; i++)   /* a library's own */
+		cu = frame_cu_name(q->libs[i].di, file);
+	return cu ? cu : file;
 }
 
 /* The value a parameter had at function entry, if the caller's call site

@@ -53,6 +53,7 @@ struct img {
 	const struct sec *plt[3];  /* .plt, .plt.sec, .plt.got when present */
 	char **owned;         /* synthesized PLT names */
 	size_t nowned, ownedcap;
+	struct img *dbg;      /* separate debug file whose symbols were added */
 };
 
 /* A relocation target of a GOT slot, for naming PLT stubs. */
@@ -226,9 +227,28 @@ static bool sym_wanted(const GElf_Sym *st, const char *name, size_t nsecs)
 	       st->st_shndx < nsecs && st->st_shndx < SHN_LORESERVE;
 }
 
+/* A .dynsym entry whose version is hidden (cfree@GLIBC_2.2.5, kept for old
+ * binaries; a debug file's .symtab spells it so) names an address less
+ * well than the default one (free). */
+static bool sym_hidden(Elf_Data *versym, size_t i)
+{
+	GElf_Versym v;
+	return versym && gelf_getversym(versym, (int)i, &v) && (v & 0x8000);
+}
+
+static Elf_Data *versym_data(struct img *im, const struct sec *s)
+{
+	if (s->type != SHT_DYNSYM)
+		return NULL;
+	for (size_t i = 0; i < im->nsecs; i++)
+		if (im->secs[i].type == SHT_GNU_versym)
+			return sec_data(im, &im->secs[i]);
+	return NULL;
+}
+
 static void load_symtab(struct img *im, const struct sec *s)
 {
-	Elf_Data *d = sec_data(im, s);
+	Elf_Data *d = sec_data(im, s), *vs = versym_data(im, s);
 	Elf_Scn *scn = elf_getscn(im->elf, (size_t)(s - im->secs));
 	GElf_Shdr sh;
 	if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
@@ -242,8 +262,9 @@ static void load_symtab(struct img *im, const struct sec *s)
 		if (!sym_wanted(&st, name, im->nsecs))
 			continue;
 		int type = GELF_ST_TYPE(st.st_info);
-		add_sym(im, name, st.st_value, st.st_size,
-			type != STT_OBJECT, st.st_shndx, sym_rank(&st));
+		add_sym(im, name, st.st_value, st.st_size, type != STT_OBJECT,
+			st.st_shndx, sym_rank(&st) +
+			(sym_hidden(vs, i) || strchr(name, '@') ? 4 : 0));
 	}
 }
 
@@ -371,14 +392,18 @@ static int cmp_addr(const void *a, const void *b)
 	const struct isym *x = a, *y = b;
 	if (x->s.addr != y->s.addr)
 		return x->s.addr < y->s.addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
+	/* Weak or global does not matter here (gdb names strdup, weak, rather
+	 * than __strdup); local, hidden and data symbols come last. */
+	if ((x->rank & ~1) != (y->rank & ~1))
+		return (x->rank & ~1) - (y->rank & ~1);
 	if ((x->s.size == 0) != (y->s.size == 0))
 		return x->s.size == 0 ? 1 : -1;
 	/* Of aliases, "malloc" reads better than "__libc_malloc". */
 	size_t ux = strspn(x->s.name, "_"), uy = strspn(y->s.name, "_");
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
 	return strcmp(x->s.name, y->s.name);
 }
 
@@ -410,12 +435,11 @@ static void dedup_syms(struct img *im)
 	im->nsyms = out;
 }
 
-static void load_symbols(struct img *im)
+/* Sort, drop duplicates and index by name (after symbols were added). */
+static void index_symbols(struct img *im)
 {
-	for (size_t i = 0; i < im->nsecs; i++)
-		if (im->secs[i].type == SHT_SYMTAB || im->secs[i].type == SHT_DYNSYM)
-			load_symtab(im, &im->secs[i]);
-	load_plt(im);
+	free(im->by_name);
+	im->by_name = NULL;
 	if (!im->nsyms)
 		return;   /* qsort must not see the NULL array */
 	qsort(im->syms, im->nsyms, sizeof(*im->syms), cmp_addr);
@@ -424,6 +448,15 @@ static void load_symbols(struct img *im)
 	for (size_t i = 0; i < im->nsyms; i++)
 		im->by_name[i] = &im->syms[i];
 	qsort(im->by_name, im->nsyms, sizeof(*im->by_name), cmp_name);
+}
+
+static void load_symbols(struct img *im)
+{
+	for (size_t i = 0; i < im->nsecs; i++)
+		if (im->secs[i].type == SHT_SYMTAB || im->secs[i].type == SHT_DYNSYM)
+			load_symtab(im, &im->secs[i]);
+	load_plt(im);
+	index_symbols(im);
 }
 
 /* ---- open / close ---- */
@@ -497,6 +530,7 @@ void img_close(struct img *im)
 	free(im->secs);
 	free(im->segs);
 	free(im->build_id);
+	img_close(im->dbg);
 	if (im->elf)
 		elf_end(im->elf);
 	if (im->fd >= 0)
@@ -536,6 +570,54 @@ bool img_has_debug_info(const struct img *im)
 const char *img_build_id(const struct img *im)
 {
 	return im->build_id;
+}
+
+bool img_section_range(const struct img *im, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	const struct sec *s = sec_named(im, name);
+	if (!s || !s->size)
+		return false;
+	*lo = s->addr;
+	*hi = s->addr + s->size;
+	return true;
+}
+
+const struct img_sym *img_sym_named_global(const struct img *im, const char *name)
+{
+	const struct img_sym *s = img_sym_named(im, name);
+	/* by_name puts the best rank first; rank bit 2 marks a local */
+	return s && ((const struct isym *)s)->rank % 8 < 2 ? s : NULL;
+}
+
+uint64_t img_end_vaddr(const struct img *im)
+{
+	uint64_t end = 0;
+	for (size_t i = 0; i < im->nsegs; i++)
+		if (im->segs[i].vaddr + im->segs[i].memsz > end)
+			end = im->segs[i].vaddr + im->segs[i].memsz;
+	return end;
+}
+
+/* A stripped library's separate debug file keeps the full .symtab (local
+ * functions such as libc's _int_free): its symbols join ours. The debug
+ * file stays open since the names live in its mapping. */
+bool img_add_debug_symbols(struct img *im, const char *debug_path)
+{
+	char err[256];
+	if (im->dbg)
+		return true;
+	struct img *d = img_open(debug_path, err, sizeof err);
+	if (!d)
+		return false;
+	for (size_t i = 0; i < d->nsyms; i++) {
+		const struct isym *s = &d->syms[i];
+		if (!strstr(s->s.name, "@plt"))
+			add_sym(im, s->s.name, s->s.addr, s->s.size, s->s.is_func,
+				s->shndx, s->rank);
+	}
+	im->dbg = d;
+	index_symbols(im);
+	return true;
 }
 
 /* Number of symbols at or below addr. */

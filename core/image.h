@@ -33,12 +33,24 @@ bool img_has_debug_info(const struct img *im);  /* has .debug_info */
 /* The GNU build-id as lowercase hex, or NULL. */
 const char *img_build_id(const struct img *im);
 
+/* Highest p_vaddr + p_memsz of the PT_LOAD segments (link-time). */
+uint64_t img_end_vaddr(const struct img *im);
+/* Add the symbols of the separate debug file at debug_path (found by
+ * build-id); false if it cannot be opened. */
+bool img_add_debug_symbols(struct img *im, const char *debug_path);
+
+/* Link-time range of a section (" .text"); false if absent. */
+bool img_section_range(const struct img *im, const char *name, uint64_t *lo, uint64_t *hi);
+
 /* Symbol containing addr (function symbols preferred; for a symbol of size 0
  * the nearest preceding one), from .symtab and .dynsym. PLT stubs are
  * symbols too, named "puts@plt". *off is addr - sym->addr. NULL if none. */
 const struct img_sym *img_sym_at(const struct img *im, uint64_t addr, uint64_t *off);
 /* Exact name lookup ("main", "puts@plt"); NULL if none. */
 const struct img_sym *img_sym_named(const struct img *im, const char *name);
+/* The same, only if the symbol is global or weak (a library's local
+ * "free" in ld.so is not the free a user means). */
+const struct img_sym *img_sym_named_global(const struct img *im, const char *name);
 /* True if addr is inside .plt / .plt.sec / .plt.got. */
 bool img_in_plt(const struct img *im, uint64_t addr);
 

@@ -115,10 +115,22 @@ static uint64_t loc_past_prologue(struct qz *q, struct qz_module *m, uint64_t ad
 	return addr < body ? body : addr;
 }
 
+/* The module whose line table has file: the program, else a loaded
+ * library built with -g (plugin.c:6). */
+static struct qz_module *loc_module_for_file(struct qz *q, const char *file)
+{
+	if (!file || (q->exe.lines && lines_file(q->exe.lines, file)))
+		return &q->exe;
+	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++)
+		if (q->libs[i].lines && q->libs[i].lo && lines_file(q->libs[i].lines, file))
+			return &q->libs[i];
+	return &q->exe;
+}
+
 static int loc_file_line(struct qz *q, const char *file, int line,
 			 struct loc_addr **out, size_t *n)
 {
-	struct qz_module *m = &q->exe;
+	struct qz_module *m = loc_module_for_file(q, file);
 	if (!m->lines || lines_empty(m->lines))
 		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	const char *path = file ? lines_file(m->lines, file) : q->list_file;
@@ -165,6 +177,28 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 	qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
+/* A function of a loaded library: its DWARF when it has some, else an
+ * exported symbol (a library's local of the same name, such as ld.so's
+ * own minimal free, only when nothing exports it). */
+static bool loc_library_function(struct qz *q, const char *name,
+				 struct loc_addr **out, size_t *n)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
+			struct qz_module *l = &q->libs[i];
+			const struct di_func *f = l->di ? di_func_named(l->di, name) : NULL;
+			const struct img_sym *s = !l->img ? NULL : pass ?
+				img_sym_named(l->img, name) : img_sym_named_global(l->img, name);
+			if (!l->lo || (!f && !(s && s->is_func && s->addr)))
+				continue;
+			uint64_t lo = f ? f->lo : s->addr, hi = f ? f->hi : s->addr + s->size;
+			loc_push(q, l, loc_skip_prologue(q, l, lo, hi), out, n);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int loc_function(struct qz *q, const char *name, struct loc_addr **out, size_t *n)
 {
 	struct qz_module *m = &q->exe;
@@ -185,14 +219,8 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 		loc_push(q, m, loc_skip_prologue(q, m, s->addr, s->addr + s->size), out, n);
 		return 0;
 	}
-	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
-		struct qz_module *l = &q->libs[i];
-		s = l->img ? img_sym_named(l->img, name) : NULL;
-		if (s && s->is_func && s->addr && l->lo) {
-			loc_push(q, l, loc_skip_prologue(q, l, s->addr, s->addr + s->size), out, n);
-			return 0;
-		}
-	}
+	if (loc_library_function(q, name, out, n))
+		return 0;
 	char plt[256];
 	snprintf(plt, sizeof plt, "%s@plt", name);
 	s = img_sym_named(m->img, plt);
@@ -268,6 +296,22 @@ static int loc_relative(struct qz *q, const char *spec, struct loc_addr **out, s
 	return r;
 }
 
+void loc_fill_bp(struct qz *q, struct bp *b, const struct loc_addr *locs, size_t n)
+{
+	bp_free_locs(b);
+	b->locs = n ? xcalloc(n, sizeof *b->locs) : NULL;
+	b->nlocs = n;
+	for (size_t i = 0; i < n; i++) {
+		b->locs[i].link_addr = locs[i].link_addr;
+		b->locs[i].addr = locs[i].addr;
+		b->locs[i].file = locs[i].file;
+		b->locs[i].line = locs[i].line;
+		b->locs[i].func = locs[i].func ? xstrdup(locs[i].func) : NULL;
+		b->locs[i].absolute = locs[i].absolute;
+		b->locs[i].in_lib = locs[i].mod && locs[i].mod != &q->exe && !locs[i].absolute;
+	}
+}
+
 int loc_resolve_ex(struct qz *q, const char *spec, bool skip_prologue,
 		   struct loc_addr **out, size_t *n)
 {
@@ -296,7 +340,8 @@ int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n
 		int r;
 		if (loc_is_number(colon + 1))
 			r = loc_file_line(q, file, atoi(colon + 1), out, n);
-		else if (q->exe.lines && !lines_file(q->exe.lines, file))
+		else if (q->exe.lines && loc_module_for_file(q, file) == &q->exe &&
+			 !lines_file(q->exe.lines, file))
 			r = qz_error(q, "No source file named %s.", file);
 		else
 			r = loc_function(q, colon + 1, out, n);

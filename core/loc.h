@@ -35,6 +35,10 @@ int loc_resolve_ex(struct qz *q, const char *spec, bool skip_prologue,
  * (push %rbp; mov %rsp,%rbp) and, if that is mid-line, at the next line. */
 uint64_t loc_skip_prologue(struct qz *q, struct qz_module *m, uint64_t lo, uint64_t hi);
 
+/* Make locs (n of them) breakpoint b's locations, replacing its own. */
+struct bp;
+void loc_fill_bp(struct qz *q, struct bp *b, const struct loc_addr *locs, size_t n);
+
 /* Fill file/line/func of a link-time address in module m. */
 void loc_describe(struct qz *q, struct qz_module *m, struct loc_addr *a);
 

@@ -146,6 +146,89 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	return p;
 }
 
+/* A field of /proc/PID/status ("TracerPid:", "Uid:"), -1 if unreadable. */
+static long proc_status_field(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, strlen(key)) == 0) {
+			v = strtol(line + strlen(key), NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Why the kernel refused PTRACE_ATTACH with EPERM, in words a user can act
+ * on: another tracer, Yama's ptrace_scope, another owner, or neither. */
+static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
+{
+	int scope = 0;
+	long tracer = proc_status_field(pid, "TracerPid:");
+	long uid = proc_status_field(pid, "Uid:");
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	if (f) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	const char *head = "ptrace: Operation not permitted.\n";
+	if (tracer > 0)
+		snprintf(err, errlen, "%sProcess %d is already traced by process %ld.",
+			 head, pid, tracer);
+	else if (scope > 0)
+		snprintf(err, errlen, "%s/proc/sys/kernel/yama/ptrace_scope is %d: only a "
+			 "parent may trace its child%s (as root: echo 0 > "
+			 "/proc/sys/kernel/yama/ptrace_scope).", head, scope,
+			 scope >= 2 ? ", and only with CAP_SYS_PTRACE" : "");
+	else if (uid >= 0 && (uid_t)uid != getuid() && getuid() != 0)
+		snprintf(err, errlen, "%sProcess %d belongs to user %ld, not to you.",
+			 head, pid, uid);
+	else
+		snprintf(err, errlen, "%sThe kernel refused: qzdb lacks CAP_SYS_PTRACE "
+			 "for process %d (setuid program, other user namespace, or a "
+			 "container's security policy).", head, pid);
+}
+
+struct proc *proc_attach(pid_t pid, char *err, size_t errlen)
+{
+	int status;
+	if (pid <= 0 || ptrace(PTRACE_ATTACH, pid, 0, 0) < 0) {
+		if (pid > 0 && errno == EPERM)
+			proc_eperm_reason(pid, err, errlen);
+		else
+			snprintf(err, errlen, "ptrace: %s.", pid > 0 ? strerror(errno) :
+				 "No such process");
+		return NULL;
+	}
+	/* The SIGSTOP of the attach; another signal first stays pending in
+	 * the kernel's view only if we pass it on: keep waiting for ours. */
+	for (;;) {
+		if (proc_waitpid(pid, &status) < 0 || !WIFSTOPPED(status)) {
+			snprintf(err, errlen, "ptrace: process %d is gone.", pid);
+			return NULL;
+		}
+		if (WSTOPSIG(status) == SIGSTOP)
+			break;
+		ptrace(PTRACE_CONT, pid, 0, WSTOPSIG(status));
+	}
+	struct proc *p = xcalloc(1, sizeof *p);
+	p->pid = pid;
+	p->alive = true;
+	/* No PTRACE_O_EXITKILL: an attached process outlives qzdb. */
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD);
+	if (proc_open_mem(p) < 0) {
+		snprintf(err, errlen, "cannot open /proc/%d/mem: %s", pid, strerror(errno));
+		proc_detach(p);
+		return NULL;
+	}
+	return p;
+}
+
 void proc_kill(struct proc *p)
 {
 	if (!p)

@@ -37,6 +37,10 @@ struct proc_launch {
 /* Start the program stopped at its first instruction (after execve).
  * NULL plus err on failure (the reason from execve or ptrace). */
 struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen);
+/* Attach to a running process (PTRACE_ATTACH) and wait for it to stop.
+ * NULL plus err on failure: "ptrace: No such process.", or for EPERM the
+ * reason (Yama's ptrace_scope, another owner or tracer). */
+struct proc *proc_attach(pid_t pid, char *err, size_t errlen);
 /* Attach-free cleanup: kill the process (if alive), reap it, free. */
 void proc_kill(struct proc *p);
 /* Restore nothing (the caller removes breakpoints first), detach, free. */

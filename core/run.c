@@ -361,7 +361,9 @@ static void run_relocate(struct qz *q)
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		for (size_t j = 0; j < b->nlocs; j++)
-			if (!b->locs[j].absolute)
+			if (b->locs[j].in_lib)
+				b->locs[j].addr = 0;   /* until its library loads */
+			else if (!b->locs[j].absolute)
 				b->locs[j].addr = b->locs[j].link_addr + q->exe.bias;
 	}
 	bp_sync(&q->bps, q->proc);
@@ -395,6 +397,25 @@ int run_start(struct qz *q)
 	run_relocate(q);
 	qz_hooks_start(q);
 	run_until_target(q, NULL);
+	return 0;
+}
+
+int run_attach(struct qz *q, int pid)
+{
+	char err[512];
+	if (q->proc)
+		return qz_error(q, "The program is already being debugged (kill or detach it first).");
+	struct proc *p = proc_attach(pid, err, sizeof err);
+	if (!p)
+		return qz_error(q, "%s", err);
+	q->proc = p;
+	q->attached = true;
+	q->stop = QZ_STOP_SIGNAL;
+	q->stop_sig = 0;   /* the attach's SIGSTOP is not the program's */
+	q->list_file = NULL;
+	run_stopped(q);
+	run_relocate(q);
+	qz_hooks_start(q);
 	return 0;
 }
 

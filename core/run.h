@@ -36,6 +36,9 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t);
  * hit and report it: for stepping onto a breakpoint. */
 bool run_check_bp_here(struct qz *q);
 void run_kill(struct qz *q);
+/* Attach to running process pid: modules from its maps and link map,
+ * breakpoints planted; the caller reports where it stopped. */
+int run_attach(struct qz *q, int pid);
 void run_report_exit(struct qz *q, int code);
 
 /* The CFA of frame 0 and its function start, gdb's frame id. */

@@ -21,6 +21,8 @@ struct qz *qz_new(struct qz_sink sink)
 	q->print_elements = 200;
 	q->listsize = 10;
 	q->next_display = 1;
+	q->bp_pending = -1;
+	q->debug_dir = xstrdup("/usr/lib/debug");
 	sig_table_init(&q->sigs);
 	return q;
 }
@@ -53,7 +55,11 @@ void qz_free(struct qz *q)
 		return;
 	if (q->proc) {
 		bp_remove_all(&q->bps, q->proc);
-		proc_kill(q->proc);
+		if (q->attached) {   /* not ours to kill: gdb detaches too */
+			qz_printf(q, "[Inferior 1 (process %d) detached]\n", proc_pid(q->proc));
+			proc_detach(q->proc);
+		} else
+			proc_kill(q->proc);
 	}
 	for (int i = q->nhooks - 1; i >= 0; i--)
 		if (q->hooks[i]->fini)
@@ -77,6 +83,7 @@ void qz_free(struct qz *q)
 	free(q->prog);
 	free(q->stdin_path);
 	free(q->stdout_path);
+	free(q->debug_dir);
 	sbuf_free(&q->err);
 	free(q);
 }
@@ -321,7 +328,7 @@ static struct qz_module *qz_module_find(struct qz *q, uint64_t addr)
 struct qz_module *qz_module_at(struct qz *q, uint64_t addr)
 {
 	struct qz_module *m = qz_module_find(q, addr);
-	if (!m && q->libs_stale && qz_running(q)) {
+	if (!m && q->libs_stale && !q->libs_tracked && qz_running(q)) {
 		qz_refresh_modules(q);
 		m = qz_module_find(q, addr);
 	}
@@ -351,6 +358,16 @@ const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len)
 	return qz_symbolize(q, addr, buf, len);
 }
 
+void qz_module_drop(struct qz *q, size_t i)
+{
+	if (i >= q->nlibs)
+		return;
+	qz_module_free(&q->libs[i]);
+	memmove(&q->libs[i], &q->libs[i + 1], (q->nlibs - i - 1) * sizeof *q->libs);
+	q->nlibs--;
+	frame_invalidate(q);
+}
+
 void qz_process_gone(struct qz *q)
 {
 	if (q->proc) {
@@ -363,6 +380,7 @@ void qz_process_gone(struct qz *q)
 	resume_reset(q);
 	q->sel_frame = 0;
 	q->stop_sig = 0;
+	q->attached = false;
 	qz_hooks_gone(q);
 }
 

@@ -155,6 +155,16 @@ struct qz {
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
 	struct watch_state *watch;    /* watchpoints' registers (core/watch.c) */
+
+	/* Shared libraries (core/solib.c) and attach. */
+	struct solib_state *solib;
+	bool libs_tracked;            /* the module list follows r_debug: no
+	                                 re-reading of /proc/PID/maps */
+	int bp_pending;               /* set breakpoint pending: -1 auto, 0, 1 */
+	bool attached;                /* the process was attached to: quit
+	                                 detaches instead of killing */
+	char *debug_dir;              /* set debug-file-directory: where
+	                                 .build-id/xx/rest.debug files are */
 };
 
 struct qz *qz_new(struct qz_sink sink);
@@ -187,6 +197,8 @@ const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
 const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
 /* Refresh the library list from /proc/PID/maps. */
 void qz_refresh_modules(struct qz *q);
+/* Free library i and close the gap in q->libs (it was unloaded). */
+void qz_module_drop(struct qz *q, size_t i);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);

@@ -127,6 +127,53 @@ static void step_report(struct qz *q, const struct step_state *s)
 	q->stop = QZ_STOP_STEP;
 }
 
+/* A call through a PLT stub ("plugin_add@plt") goes where the dynamic
+ * linker binds the name: the first module in load order that defines it.
+ * Its function when that has line info (a user's library built with -g). */
+static const struct di_func *step_plt_target(struct qz *q, struct qz_module *m,
+					     uint64_t pc, struct qz_module **tm)
+{
+	uint64_t off;
+	const struct img_sym *s = img_sym_at(m->img, pc - m->bias, &off);
+	const char *at = s ? strstr(s->name, "@plt") : NULL;
+	const struct di_func *f = NULL;
+	if (!at)
+		return NULL;
+	char *name = xstrndup(s->name, (size_t)(at - s->name));
+	for (size_t i = 0; !f && i <= q->nlibs; i++) {
+		*tm = i == 0 ? &q->exe : &q->libs[i - 1];
+		f = (*tm)->di && (*tm)->lines && (*tm)->lo ? di_func_named((*tm)->di, name) : NULL;
+	}
+	free(name);
+	return f;
+}
+
+/* Into a PLT stub whose target has line info: run to the target's body,
+ * or back to the caller if the stub goes elsewhere. RUN_TARGET at the
+ * body, RUN_STEPPED back at the caller, RUN_AGAIN when not applicable. */
+static enum run_ev step_through_plt(struct qz *q, struct qz_module *m,
+				    uint64_t ret_addr, uint64_t ret_sp)
+{
+	struct qz_module *tm;
+	const struct di_func *f = step_plt_target(q, m, proc_pc(q->proc), &tm);
+	if (!f)
+		return RUN_AGAIN;
+	struct run_target t = {.n = 2};
+	t.addr[0] = loc_skip_prologue(q, tm, f->lo, f->hi) + tm->bias;
+	t.addr[1] = ret_addr;
+	t.min_sp[1] = ret_sp;
+	bp_site_add(&q->bps, q->proc, t.addr[0]);
+	bp_site_add(&q->bps, q->proc, t.addr[1]);
+	enum run_ev ev = run_until_target(q, &t);
+	if (qz_running(q)) {
+		bp_site_del(&q->bps, q->proc, t.addr[0]);
+		bp_site_del(&q->bps, q->proc, t.addr[1]);
+	}
+	if (ev == RUN_TARGET && proc_pc(q->proc) != t.addr[0])
+		return RUN_STEPPED;
+	return ev;
+}
+
 /* We stepped into a function through a call. Stop at its body if it has
  * line info and we step into calls, else run until it returns. Returns
  * RUN_STEPPED to keep stepping, RUN_TARGET when stopped at the body. */
@@ -138,6 +185,11 @@ static enum run_ev step_entered(struct qz *q, struct step_state *s,
 	const struct lines_row *r = step_row(q, pc, &m);
 	const struct di_func *f = r && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
 	bool plt = m && m->img && img_in_plt(m->img, pc - m->bias);
+	if (s->kind == STEP_INTO && plt) {
+		enum run_ev ev = step_through_plt(q, m, ret_addr, ret_sp);
+		if (ev != RUN_AGAIN)
+			return ev;
+	}
 	if (s->kind == STEP_INTO && r && f && !plt) {
 		uint64_t body = loc_skip_prologue(q, m, f->lo, f->hi) + m->bias;
 		if (body == pc)

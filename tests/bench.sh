@@ -121,3 +121,4 @@ else
 fi
 . tests/bench/watch.sh   # 4. watch-hit: hardware watchpoint hits
 sh tests/bench/alter.sh
+. tests/bench/solib.sh   # dlopen-cycle (shared libraries)

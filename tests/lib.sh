@@ -18,6 +18,7 @@ fixtures_build() {
 	# units (its *.c files): tests/build/NAME-O0 and NAME-O2.
 	for dir in tests/fixtures/*/; do
 		[ -d "$dir" ] || continue
+		[ "$dir" = tests/fixtures/lib/ ] && continue   # libraries, below
 		n=$(basename "$dir")
 		for o in O0 O2; do
 			bin=$B/$n-$o
@@ -26,6 +27,15 @@ fixtures_build() {
 			[ $fresh = 1 ] && continue
 			gcc -g -$o -o "$bin" "$dir"*.c || return 1
 		done
+	done
+	# tests/fixtures/lib/NAME.c: shared library tests/build/libNAME.so (-g)
+	# and a stripped copy libNAME-stripped.so.
+	for src in tests/fixtures/lib/*.c; do
+		[ -f "$src" ] || continue
+		so=$B/lib$(basename "$src" .c).so
+		[ "$so" -nt "$src" ] && continue
+		gcc -g -O0 -shared -fPIC -o "$so" "$src" || return 1
+		strip -o "${so%.so}-stripped.so" "$so" || return 1
 	done
 }
 

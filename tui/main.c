@@ -14,6 +14,7 @@
 #include "session.h"
 #include "watch.h"
 #include "../alter/alter.h"
+#include "solib.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -29,6 +30,7 @@ struct opts {
 	const char *record_session;   /* --record-session FILE */
 	const char *replay;           /* --replay FILE */
 	bool step, check, force;      /* replay options */
+	const char *pid;         /* -p PID: attach to it */
 };
 
 static void usage(FILE *f)
@@ -37,6 +39,7 @@ static void usage(FILE *f)
 		"Usage: qzdb [options] PROGRAM [ARGS...]\n"
 		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
 		"       qzdb --replay SESSION.qzs [--step] [--check] [--force]\n"
+		"       qzdb [options] -p PID [PROGRAM]\n"
 		"\n"
 		"A debugger for C programs on x86-64 Linux.\n"
 		"\n"
@@ -45,6 +48,8 @@ static void usage(FILE *f)
 		"                 exit status 0 if all succeeded, 1 if one failed\n"
 		"  -ex CMD        run the command CMD (repeatable)\n"
 		"  -x FILE        run the commands in FILE\n"
+		"  -p PID         attach to the running process PID (the program\n"
+		"                 is read from /proc/PID/exe if not given)\n"
 		"  --no-tui       use the plain command line\n"
 		"  --record-session FILE  write the session (commands and output) to FILE\n"
 		"  --replay FILE  run the commands of a session file again\n"
@@ -94,6 +99,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->check = true;
 		} else if (!strcmp(a, "--force")) {
 			o->force = true;
+		} else if ((!strcmp(a, "-p") || !strcmp(a, "--pid")) && i + 1 < argc) {
+			o->pid = argv[++i];
 		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nx") || !strcmp(a, "-q")) {
 			/* the plain command line is all there is for now */
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -102,7 +109,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--version")) {
 			printf("qzdb %s\n", QZDB_VERSION);
 			exit(EXIT_OK);
-		} else if (!strcmp(a, "--")) {
+		} else if (!strcmp(a, "--") || !strcmp(a, "--args")) {   /* gdb's --args */
 			i++;
 			break;
 		} else {
@@ -122,6 +129,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "qzdb: --step, --check and --force go with --replay\n");
 		return -1;
 	}
+	if (i >= argc && o->pid)
+		return 0;   /* the program is the process's */
 	if (i >= argc) {
 		fprintf(stderr, "qzdb: no program given\n");
 		usage(stderr);
@@ -219,6 +228,17 @@ static int run_interactive(struct qz *q, const struct opts *o)
 	return EXIT_OK;
 }
 
+/* A session with every module registered: the one place they are listed. */
+static struct qz *main_session(void)
+{
+	struct qz_sink sink = {sink_write, NULL};
+	struct qz *q = qz_new(sink);
+	watch_init(q);
+	alter_init(q);
+	solib_init(q);
+	return q;
+}
+
 /* --step: one key before each command; a line when stdin is not a tty. */
 static int replay_wait_key(void *arg)
 {
@@ -258,8 +278,7 @@ static int run_replay(const struct opts *o)
 		qzs_file_free(f);
 		return EXIT_CMD_FAILED;
 	}
-	struct qz_sink sink = {sink_write, NULL};
-	struct qz *q = qz_new(sink);
+	struct qz *q = main_session();
 	int rc = EXIT_CMD_FAILED;
 	if (qz_load(q, prog, f->args, f->nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
@@ -275,6 +294,22 @@ static int run_replay(const struct opts *o)
 	return rc;
 }
 
+/* qzdb -p PID [PROGRAM]: attach first; without a process there is
+ * nothing for the commands to work on. */
+static int main_attach(struct qz *q, const struct opts *o)
+{
+	if (o->prog && qz_load(q, o->prog, NULL, 0) < 0) {
+		fprintf(stderr, "error: %s\n", q->err.s);
+		return EXIT_CMD_FAILED;
+	}
+	char *cmd = xasprintf("attach %s", o->pid);
+	int r = cmd_run(q, cmd);   /* prints its own error */
+	free(cmd);
+	if (r == CMD_FAIL)
+		return EXIT_CMD_FAILED;
+	return o->batch ? run_batch(q, o) : run_interactive(q, o);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -285,12 +320,11 @@ int main(int argc, char **argv)
 		free(o.cmds);
 		return run_replay(&o);
 	}
-	struct qz_sink sink = {sink_write, NULL};
-	struct qz *q = qz_new(sink);
-	watch_init(q);
-	alter_init(q);
+	struct qz *q = main_session();
 	int rc;
-	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
+	if (o.pid) {
+		rc = main_attach(q, &o);
+	} else if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 		rc = EXIT_CMD_FAILED;
 		if (!o.batch)

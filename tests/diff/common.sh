@@ -10,7 +10,7 @@
 #   QZ_DIFF_SHOW=1        print the gdb event sequence of every check (indented)
 #   QZ_DIFF_ONLY=GLOB     run only the checks whose name matches the glob
 #   QZ_DIFF_LIBC_DEBUG=1  let gdb read libc's separate debug info (libc6-dbg).
-#                         By default gdb is started with an empty
+#                         By default gdb and qzdb are given an empty
 #                         debug-file-directory, so libc has no line info and
 #                         `step` steps over malloc/strlen/printf instead of
 #                         entering them; set this if qzdb reads libc6-dbg.
@@ -87,6 +87,9 @@ dbg_run() {
 		_side=gdb
 		set -- "$@" -ex 'set pagination off' -ex 'set confirm off' \
 			-ex 'set width 0' -ex 'set height 0'
+	elif [ -z "$QZ_DIFF_LIBC_DEBUG" ]; then
+		# qzdb sees the debug files gdb sees (libc's local symbols too)
+		set -- "$@" -ex "set debug-file-directory $DIFFDIR/no-debug-files"
 	fi
 	while IFS= read -r _c || [ -n "$_c" ]; do
 		[ -n "$_c" ] && set -- "$@" -ex "$_c"

@@ -299,6 +299,48 @@ static void test_libc(void)
 	img_close(im);
 }
 
+/* libc's separate debug file (libc6-dbg, by build-id): its local symbols
+ * join the dynamic ones; names stay those nm gives; the text range and
+ * segment end agree with readelf. */
+static void test_libc_debug_file(void)
+{
+	struct img *im = open_ok(LIBC);
+	if (!im)
+		return;
+	const char *id = img_build_id(im);
+	char *dbg = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id ? id : "xx",
+			      id ? id + 2 : "");
+	if (!id || access(dbg, R_OK) != 0) {
+		check("image libc debug file (libc6-dbg not installed)", true, "");
+		goto out;
+	}
+	check("image libc _int_free unknown without debug file",
+	      img_sym_named(im, "_int_free") == NULL, "found");
+	check("image libc add debug symbols", img_add_debug_symbols(im, dbg), "failed");
+	const struct img_sym *s = img_sym_named(im, "_int_free");
+	char *want = unit_run("nm '%s' | awk '$3 == \"_int_free\" { print $1 }'", dbg);
+	check("image libc _int_free from debug file",
+	      s && strtoull(want, NULL, 16) == s->addr, "got %s, nm %s", s ? "sym" : "NULL", want);
+	free(want);
+	check("image libc local is not global", img_sym_named_global(im, "_int_free") == NULL,
+	      "global");
+	s = img_sym_named_global(im, "free");
+	uint64_t off;
+	const struct img_sym *at = s ? img_sym_at(im, s->addr, &off) : NULL;
+	check("image libc free keeps its name", at && strcmp(at->name, "free") == 0,
+	      "got %s", at ? at->name : "NULL");
+	uint64_t lo = 0, hi = 0;
+	char *text = unit_run("readelf -SW '%s' | awk '$2 == \".text\" { print $4 }'", LIBC);
+	check("image libc .text range", img_section_range(im, ".text", &lo, &hi) &&
+	      lo == strtoull(text, NULL, 16) && hi > lo, "got %llx", (unsigned long long)lo);
+	free(text);
+	check("image libc end above text", img_end_vaddr(im) >= hi, "end %llx",
+	      (unsigned long long)img_end_vaddr(im));
+out:
+	free(dbg);
+	img_close(im);
+}
+
 /* Linker variants of a small program: IBT PLT (.plt.sec) with -z now,
  * classic lazy PLT in a non-PIE, and a stripped binary (.dynsym only). */
 static void test_variants(void)
@@ -388,6 +430,7 @@ int main(void)
 	test_fixture("tests/build/basic-O2", true);
 	test_fixture("tests/build/basic-nodebug", false);
 	test_libc();
+	test_libc_debug_file();
 	test_variants();
 	test_errors();
 	sh("rm -rf %s", tmpdir);

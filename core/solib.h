@@ -1,0 +1,25 @@
+/* solib: shared libraries followed through the dynamic linker's rendezvous
+ * structure (r_debug): an internal stop at r_brk (_dl_debug_state) reports
+ * each load and unload, the link map lists what is loaded; libraries come
+ * and go from the session's module list, breakpoints on functions are
+ * resolved again (pending ones too), and `info sharedlibrary`. */
+#ifndef QZ_SOLIB_H
+#define QZ_SOLIB_H
+
+#include <stdbool.h>
+
+struct qz;
+
+/* Register the module's hooks (once per session). */
+void solib_init(struct qz *q);
+/* Read the link map now (after attach, where the libraries are already
+ * loaded) and resolve breakpoints again. */
+void solib_sync(struct qz *q);
+
+/* Commands (core/cmd-solib.c). */
+int cmd_info_sharedlibrary(struct qz *q, const char *a);
+int cmd_set_breakpoint(struct qz *q, const char *a);
+int cmd_set_debug_file_directory(struct qz *q, const char *a);
+int cmd_show_debug_file_directory(struct qz *q, const char *a);
+
+#endif
