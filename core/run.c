@@ -239,10 +239,30 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 	return RUN_TARGET;
 }
 
+/* A signal about to be delivered would end the process: a module (ckpt)
+ * may keep it, held, so the death is reported without it happening. */
+static bool run_held_dying(struct qz *q)
+{
+	int sig = q->stop_sig;
+	for (int i = 0; sig && i < q->nhooks; i++) {
+		if (!q->hooks[i]->keep_dying || !q->hooks[i]->keep_dying(q, sig))
+			continue;
+		qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
+			  "The process is held for rollback while checkpoints exist.\n",
+			  sig_name(sig), sig_desc(sig));
+		q->stop = QZ_STOP_KILLED;
+		q->held = true;
+		return true;
+	}
+	return false;
+}
+
 enum run_ev run_step_insn(struct qz *q)
 {
 	for (;;) {
 		struct proc_stop st;
+		if (run_held_dying(q))
+			return RUN_STOPPED;
 		run_resume(q, true, &st);
 		enum run_ev ev = run_classify(q, &st, true);
 		if (ev != RUN_AGAIN)
@@ -267,6 +287,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
 	for (;;) {
 		struct proc_stop st;
+		if (run_held_dying(q))
+			return RUN_STOPPED;
 		run_resume(q, false, &st);
 		enum run_ev ev = run_classify(q, &st, false);
 		if (ev == RUN_AGAIN)

@@ -72,6 +72,10 @@ struct qz_hooks {
 	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
 	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
 	int (*on_trap)(struct qz *q, uint64_t pc);
+	/* The process is about to be resumed with signal sig, which will end
+	 * it: return true to keep it instead (run.c reports the termination
+	 * and marks the process held). */
+	bool (*keep_dying)(struct qz *q, int sig);
 };
 
 #define QZ_MAX_HOOKS 8
@@ -144,6 +148,9 @@ struct qz {
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
+	/* The program ended (exit or fatal signal) but the process is kept,
+	 * stopped, for a rollback (ckpt/): commands see no process. */
+	bool held;
 };
 
 struct qz *qz_new(struct qz_sink sink);

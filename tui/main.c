@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "session.h"
+#include "../ckpt/ckpt.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -191,6 +192,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
+	ckpt_init(q);
 	int rc;
 	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
