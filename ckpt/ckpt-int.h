@@ -137,6 +137,8 @@ uint64_t ckpt_bytes(const struct ckpt *c);
 int ckpt_take(struct qz *q, bool automatic);
 int ckpt_delete(struct qz *q, int id);
 void ckpt_check_budget(struct qz *q);
+/* Start or stop the checkpoint-interval timer as the settings say. */
+void ckpt_timer_arm(struct qz *q);
 
 /* restore.c */
 int ckpt_rollback(struct qz *q, struct ckpt *c);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -209,6 +210,10 @@ int ckpt_take(struct qz *q, bool automatic)
 	c->at_ns = ckpt_now_ns() - s->start_ns;
 	ckpt_append(s, c);
 	ckpt_plant_exit(q, s);
+	if (automatic) {
+		ckpt_check_budget(q);
+		return 0;
+	}
 	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->npages,
 		  (unsigned long long)(c->npages * CKPT_PAGE / 1024));
 	if (ckpt_dirty_verdict(s->dirty))
@@ -333,11 +338,61 @@ void ckpt_check_budget(struct qz *q)
 		struct ckpt *v = ckpt_victim(s);
 		if (!v)
 			return;
-		qz_printf(q, "Checkpoint %d deleted: checkpoint-budget of %llu MiB exceeded.\n",
-			  v->id, (unsigned long long)(s->budget >> 20));
+		if (!v->automatic)
+			qz_printf(q, "Checkpoint %d deleted: checkpoint-budget of %llu MiB exceeded.\n",
+				  v->id, (unsigned long long)(s->budget >> 20));
 		v->dead = true;
 		ckpt_gc(q, s);
 	}
+}
+
+/* ---- automatic checkpoints ---- */
+
+/* The interval timer stops the running program with SIGSTOP; the stop is
+ * claimed by ckpt_on_signal. SIGALRM only fires while qzdb waits for the
+ * running program (proc_alarm_window). */
+static volatile sig_atomic_t ckpt_alarm_pid, ckpt_alarm_sent;
+
+static void ckpt_alarm(int sig)
+{
+	(void)sig;
+	if (ckpt_alarm_pid > 0) {
+		kill(ckpt_alarm_pid, SIGSTOP);
+		ckpt_alarm_sent = 1;
+	}
+}
+
+void ckpt_timer_arm(struct qz *q)
+{
+	struct ckpt_state *s = q->ckpt;
+	int ms = proc_alive(q->proc) ? s->interval_ms : 0;
+	struct itimerval it = {{ms / 1000, ms % 1000 * 1000}, {ms / 1000, ms % 1000 * 1000}};
+	if (ms) {
+		struct sigaction sa = {.sa_handler = ckpt_alarm, .sa_flags = SA_RESTART};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		proc_alarm_window(true);
+	}
+	ckpt_alarm_pid = ms ? proc_pid(q->proc) : 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!ms)
+		proc_alarm_window(false);
+	s->last_auto_ns = ckpt_now_ns();
+}
+
+static int ckpt_on_signal(struct qz *q, int sig)
+{
+	struct ckpt_state *s = q->ckpt;
+	if (sig != SIGSTOP || !ckpt_alarm_sent)
+		return RUN_TARGET;
+	ckpt_alarm_sent = 0;
+	uint64_t now = ckpt_now_ns();
+	if (s->interval_ms && now - s->last_auto_ns >= (uint64_t)s->interval_ms * 900000ull) {
+		s->last_auto_ns = now;
+		if (ckpt_take(q, true) < 0)
+			qz_warn(q, "automatic checkpoint failed: %s", q->err.s ? q->err.s : "");
+	}
+	return RUN_AGAIN;
 }
 
 /* ---- hooks ---- */
@@ -346,6 +401,8 @@ static void ckpt_on_start(struct qz *q)
 {
 	q->ckpt->start_ns = ckpt_now_ns();
 	q->ckpt->lost = false;
+	if (q->ckpt->interval_ms)
+		ckpt_timer_arm(q);
 }
 
 static void ckpt_on_gone(struct qz *q)
@@ -355,10 +412,16 @@ static void ckpt_on_gone(struct qz *q)
 		s->lost = true;
 	ckpt_clear(q, s, false);
 	q->held = false;
+	if (ckpt_alarm_pid)
+		ckpt_timer_arm(q);
 }
 
 static void ckpt_fini(struct qz *q)
 {
+	if (ckpt_alarm_pid) {
+		q->ckpt->interval_ms = 0;
+		ckpt_timer_arm(q);
+	}
 	ckpt_clear(q, q->ckpt, false);
 	free(q->ckpt->cps);
 	free(q->ckpt);
@@ -416,6 +479,7 @@ static const struct qz_hooks ckpt_hooks = {
 	.fini = ckpt_fini,
 	.on_trap = ckpt_on_trap,
 	.keep_dying = ckpt_keep_dying,
+	.on_signal = ckpt_on_signal,
 };
 
 void ckpt_init(struct qz *q)

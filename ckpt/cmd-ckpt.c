@@ -92,11 +92,12 @@ int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 	int64_t v;
 	if (!strcmp(a, "off") || !strcmp(a, "0")) {
 		q->ckpt->interval_ms = 0;
-		return 0;
+	} else {
+		if (!str_to_i64(a, &v) || v <= 0 || v > 86400000)
+			return qz_error(q, "Usage: set checkpoint-interval MS|off.");
+		q->ckpt->interval_ms = (int)v;
 	}
-	if (!str_to_i64(a, &v) || v <= 0 || v > 86400000)
-		return qz_error(q, "Usage: set checkpoint-interval MS|off.");
-	q->ckpt->interval_ms = (int)v;
+	ckpt_timer_arm(q);
 	return 0;
 }
 

@@ -211,6 +211,15 @@ static bool run_target_hit(struct qz *q, const struct run_target *t, uint64_t pc
 	return false;
 }
 
+/* Let the modules outside core claim a signal they caused. */
+static bool run_hooks_signal(struct qz *q, int sig)
+{
+	for (int i = 0; i < q->nhooks; i++)
+		if (q->hooks[i]->on_signal && q->hooks[i]->on_signal(q, sig) == RUN_AGAIN)
+			return true;
+	return false;
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
@@ -220,6 +229,8 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_STOPPED;
 	}
 	if (st->ev == PROC_SIGNAL) {
+		if (run_hooks_signal(q, st->sig))
+			return RUN_AGAIN;
 		if (!run_signal_stops(q, st->sig))
 			return RUN_AGAIN;
 		run_report_signal(q, st->sig);

@@ -76,6 +76,10 @@ struct qz_hooks {
 	 * it: return true to keep it instead (run.c reports the termination
 	 * and marks the process held). */
 	bool (*keep_dying)(struct qz *q, int sig);
+	/* The process stopped with signal sig: a module that sent it (ckpt's
+	 * interval timer) acts and returns RUN_AGAIN to resume silently,
+	 * else RUN_TARGET. */
+	int (*on_signal)(struct qz *q, int sig);
 };
 
 #define QZ_MAX_HOOKS 8
