@@ -17,12 +17,21 @@
  * deleted checkpoint hands its pages to its children). */
 struct ckpt_blob {
 	uint32_t refs;
+	struct ckpt_slab *slab;       /* allocated with others, or NULL */
 	uint8_t data[CKPT_PAGE];
+};
+
+/* Blobs copied together are allocated together (one populated mapping
+ * costs far less than a page fault per blob); freed with the last. */
+struct ckpt_slab {
+	size_t live;
+	void *mem;
+	size_t len;
 };
 
 struct ckpt_page {
 	uint64_t addr;
-	struct ckpt_blob *blob;
+	struct ckpt_blob *blob;       /* NULL: the page held zeros */
 };
 
 /* A line of /proc/PID/maps. */
@@ -40,6 +49,9 @@ struct ckpt_fd {
 	char *path;
 	int flags;                    /* open flags from fdinfo */
 	int64_t pos;
+	bool qzdb_too;                /* the same open file as one of qzdb's
+	                                 (inherited): not the program's to
+	                                 seek or close */
 };
 
 /* The kernel-side state a checkpoint records besides memory. */
@@ -74,6 +86,7 @@ struct ckpt {
 	struct ckpt_os os;
 	struct ckpt_page *pages;      /* sorted by addr */
 	size_t npages;
+	size_t ndata;                 /* pages with a blob */
 	void *saved[QZ_MAX_HOOKS];    /* the other modules' state */
 	enum qz_stop_kind stop;
 	int stop_sig;
@@ -99,6 +112,7 @@ struct ckpt_state {
 	int interval_ms;
 	uint64_t budget;              /* bytes, 0 for none */
 	uint64_t last_auto_ns;
+	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
 };
 
 uint64_t ckpt_now_ns(void);
@@ -112,6 +126,8 @@ int ckpt_inject(struct qz *q, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 int ckpt_argpage(struct qz *q, struct ckpt_state *s);
 int ckpt_mem_read(struct qz *q, const uint64_t *addrs, size_t n, uint8_t **bufs);
 int ckpt_mem_write(struct qz *q, const uint64_t *addrs, size_t n, uint8_t *const *bufs);
+int ckpt_holes(struct qz *q, const struct ckpt_state *s, const struct ckpt_os *os,
+	       struct ckpt_addrs *out);
 void ckpt_addrs_add(struct ckpt_addrs *s, uint64_t a);
 void ckpt_addrs_sort(struct ckpt_addrs *s);
 bool ckpt_addrs_has(const struct ckpt_addrs *s, uint64_t a);
@@ -120,12 +136,16 @@ void ckpt_addrs_free(struct ckpt_addrs *s);
 /* dirty.c: which pages changed since the last reset (both methods). */
 struct ckpt_dirty *ckpt_dirty_new(struct qz *q, struct ckpt_state *s, enum ckpt_method want);
 const char *ckpt_dirty_name(const struct ckpt_dirty *d);
+/* Does the method miss pages that lost their contents (holes)? */
+bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d);
 /* The debuggee's descriptor qzdb uses (a rollback must not close it). */
 int ckpt_dirty_fd(const struct ckpt_dirty *d);
-/* Pages of the tracked maps written since the last call (or all pages
- * holding data, the first time); tracking restarts from now. */
+/* Pages of the tracked maps written since the last reset (or all pages
+ * holding data, the first time); with reset, tracking restarts from now
+ * (pagemap: the pages are write-protected again). Without, the pages stay
+ * writable, so that qzdb's own writes that follow cost no faults. */
 int ckpt_dirty_scan(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
-		    const struct ckpt_os *os, struct ckpt_addrs *out);
+		    const struct ckpt_os *os, struct ckpt_addrs *out, bool reset);
 void ckpt_dirty_free(struct ckpt_dirty *d, struct qz *q);
 /* With CKPT_BOTH: how the two methods compared at the last scan. */
 const char *ckpt_dirty_verdict(const struct ckpt_dirty *d);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -66,16 +67,57 @@ const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr)
 	return NULL;
 }
 
+#define CKPT_HUGE (2ull << 20)
+#define CKPT_MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+
 /* What a checkpoint holds of its own: its pages and their index. */
 uint64_t ckpt_bytes(const struct ckpt *c)
 {
-	return c->npages * (CKPT_PAGE + sizeof(struct ckpt_page));
+	return c->ndata * CKPT_PAGE + c->npages * sizeof(struct ckpt_page);
 }
 
 static void ckpt_blob_unref(struct ckpt_blob *b)
 {
-	if (b && --b->refs == 0)
+	if (!b || --b->refs)
+		return;
+	if (!b->slab) {
 		free(b);
+	} else if (--b->slab->live == 0) {
+		struct ckpt_slab *sl = b->slab;   /* b lives in the slab */
+		munmap(sl->mem, sl->len);
+		free(sl);
+	}
+}
+
+/* n blobs with one reference each into out[]. */
+static void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out)
+{
+	enum { SLAB_MIN = 32 };
+	if (n < SLAB_MIN) {
+		for (size_t i = 0; i < n; i++) {
+			out[i] = xmalloc(sizeof **out);
+			out[i]->refs = 1;
+			out[i]->slab = NULL;
+		}
+		return;
+	}
+	struct ckpt_slab *sl = xmalloc(sizeof *sl);
+	sl->len = n * sizeof(struct ckpt_blob) + CKPT_HUGE;
+	sl->live = n;
+	sl->mem = mmap(NULL, sl->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sl->mem == MAP_FAILED)
+		abort();   /* out of memory: as xmalloc would */
+	/* Huge pages: a fault per 2 MiB instead of per page (faults are
+	 * what costs on a virtual machine), then all of it at once. */
+	uintptr_t at = ((uintptr_t)sl->mem + CKPT_HUGE - 1) & ~(uintptr_t)(CKPT_HUGE - 1);
+	madvise((void *)at, sl->len - (at - (uintptr_t)sl->mem), MADV_HUGEPAGE);
+	madvise((void *)at, sl->len - (at - (uintptr_t)sl->mem), CKPT_MADV_POPULATE_WRITE);
+	struct ckpt_blob *b = (struct ckpt_blob *)at;
+	for (size_t i = 0; i < n; i++) {
+		b[i].refs = 1;
+		b[i].slab = sl;
+		out[i] = &b[i];
+	}
 }
 
 static void ckpt_free_one(struct qz *q, struct ckpt *c)
@@ -92,23 +134,49 @@ static void ckpt_free_one(struct qz *q, struct ckpt *c)
 	free(c);
 }
 
-/* Copy the dirty pages into c, int3 bytes replaced by the originals. */
-static int ckpt_copy(struct qz *q, struct ckpt *c, const struct ckpt_addrs *d)
+/* Copy the dirty pages into c, int3 bytes replaced by the originals;
+ * zero entries for the pages in z (dropped since the parent). */
+static int ckpt_copy(struct qz *q, struct ckpt *c, const struct ckpt_addrs *d,
+		     const struct ckpt_addrs *z)
 {
 	uint8_t **bufs = xmalloc((d->n + 1) * sizeof *bufs);
-	c->pages = xmalloc((d->n + 1) * sizeof *c->pages);
-	for (size_t i = 0; i < d->n; i++) {
-		struct ckpt_blob *b = xmalloc(sizeof *b);
-		b->refs = 1;
-		c->pages[i] = (struct ckpt_page){d->a[i], b};
-		bufs[i] = b->data;
+	struct ckpt_blob **blobs = xmalloc((d->n + 1) * sizeof *blobs);
+	c->pages = xmalloc((d->n + z->n + 1) * sizeof *c->pages);
+	ckpt_blobs_alloc(d->n, blobs);
+	size_t i = 0, j = 0;
+	while (i < d->n || j < z->n) {
+		if (j >= z->n || (i < d->n && d->a[i] < z->a[j])) {
+			bufs[i] = blobs[i]->data;
+			c->pages[c->npages++] = (struct ckpt_page){d->a[i], blobs[i]};
+			i++;
+		} else {
+			c->pages[c->npages++] = (struct ckpt_page){z->a[j++], NULL};
+		}
 	}
-	c->npages = d->n;
+	c->ndata = d->n;
 	int r = ckpt_mem_read(q, d->a, d->n, bufs);
 	free(bufs);
-	for (size_t i = 0; r == 0 && q->bps.nsites && i < c->npages; i++)
-		bp_mask(&q->bps, c->pages[i].addr, c->pages[i].blob->data, CKPT_PAGE);
+	for (i = 0; r == 0 && q->bps.nsites && i < d->n; i++)
+		bp_mask(&q->bps, d->a[i], blobs[i]->data, CKPT_PAGE);
+	free(blobs);
 	return r;
+}
+
+/* Pages that hold nothing now but held data at base: with a method that
+ * sees only writes, the checkpoint must record them as zeros. */
+static int ckpt_dropped(struct qz *q, struct ckpt_state *s, const struct ckpt_os *os,
+			const struct ckpt_addrs *d, struct ckpt_addrs *z)
+{
+	struct ckpt_addrs h = {0};
+	if (!s->base || !ckpt_dirty_misses_holes(s->dirty))
+		return 0;
+	if (ckpt_holes(q, s, os, &h) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++)
+		if (!ckpt_addrs_has(d, h.a[i]) && ckpt_lookup(s->base, h.a[i]))
+			ckpt_addrs_add(z, h.a[i]);
+	ckpt_addrs_free(&h);
+	return 0;
 }
 
 static void ckpt_regs_save(struct qz *q, struct ckpt *c)
@@ -182,15 +250,21 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 {
 	struct ckpt *c = xcalloc(1, sizeof *c);
-	struct ckpt_addrs d = {0};
-	if (ckpt_os_read(q, &c->os) < 0 || ckpt_dirty_scan(s->dirty, q, s, &c->os, &d) < 0 ||
-	    ckpt_copy(q, c, &d) < 0) {
-		ckpt_addrs_free(&d);
+	struct ckpt_addrs d = {0}, z = {0};
+	int r = ckpt_os_read(q, &c->os);
+	if (r == 0)
+		r = ckpt_dirty_scan(s->dirty, q, s, &c->os, &d, true);
+	if (r == 0)
+		r = ckpt_dropped(q, s, &c->os, &d, &z);
+	if (r == 0)
+		r = ckpt_copy(q, c, &d, &z);
+	ckpt_addrs_free(&d);
+	ckpt_addrs_free(&z);
+	if (r < 0) {
 		ckpt_free_one(q, c);
 		qz_error(q, "Cannot read the program's state for a checkpoint.");
 		return NULL;
 	}
-	ckpt_addrs_free(&d);
 	ckpt_regs_save(q, c);
 	c->method = ckpt_dirty_name(s->dirty);
 	return c;
@@ -199,6 +273,7 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 int ckpt_take(struct qz *q, bool automatic)
 {
 	struct ckpt_state *s = q->ckpt;
+	uint64_t t0 = ckpt_now_ns();
 	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
 	struct ckpt *c = ckpt_snapshot(q, s);
@@ -210,12 +285,13 @@ int ckpt_take(struct qz *q, bool automatic)
 	c->at_ns = ckpt_now_ns() - s->start_ns;
 	ckpt_append(s, c);
 	ckpt_plant_exit(q, s);
+	s->took_ckpt_ns = ckpt_now_ns() - t0;
 	if (automatic) {
 		ckpt_check_budget(q);
 		return 0;
 	}
-	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->npages,
-		  (unsigned long long)(c->npages * CKPT_PAGE / 1024));
+	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->ndata,
+		  (unsigned long long)((ckpt_bytes(c) + 1023) / 1024));
 	if (ckpt_dirty_verdict(s->dirty))
 		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));
 	ckpt_check_budget(q);
@@ -233,13 +309,17 @@ static void ckpt_merge_into(const struct ckpt *c, struct ckpt *child)
 				i++;
 			m[n++] = child->pages[j++];
 		} else {
-			c->pages[i].blob->refs++;
+			if (c->pages[i].blob)
+				c->pages[i].blob->refs++;
 			m[n++] = c->pages[i++];
 		}
 	}
 	free(child->pages);
 	child->pages = m;
 	child->npages = n;
+	child->ndata = 0;
+	for (i = 0; i < n; i++)
+		child->ndata += m[i].blob != NULL;
 }
 
 static void ckpt_remove(struct qz *q, struct ckpt_state *s, size_t at)

@@ -79,7 +79,7 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 			qz_printf(q, "  Id   Time       Pages    Held       Found by  Where\n");
 		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
 		qz_printf(q, "%c %-4d %8.3f s %-8zu %-10s %-9s %s%s\n", c == s->base ? '*' : ' ',
-			  c->id, (double)c->at_ns / 1e9, c->npages, bytes, c->method, c->where,
+			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
 			  c->automatic ? " (auto)" : "");
 	}
 	if (!shown)
@@ -129,6 +129,15 @@ int cmd_set_checkpoint_method(struct qz *q, const char *a)
 		return 0;
 	}
 	return qz_error(q, "Usage: set checkpoint-method auto|pagemap|hash.");
+}
+
+int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
+{
+	const struct ckpt_state *s = q->ckpt;
+	(void)a;
+	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
+		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
+	return 0;
 }
 
 int cmd_maint(struct qz *q, const char *a)

@@ -12,6 +12,7 @@ int cmd_set_checkpoint_interval(struct qz *q, const char *a);
 int cmd_set_checkpoint_budget(struct qz *q, const char *a);
 int cmd_set_checkpoint_method(struct qz *q, const char *a);
 int cmd_maint(struct qz *q, const char *a);
+int cmd_maint_checkpoint_stats(struct qz *q, const char *a);
 int cmd_maint_dump_state(struct qz *q, const char *a);
 int cmd_maint_dump_checkpoint(struct qz *q, const char *a);
 

@@ -71,6 +71,12 @@ int ckpt_dirty_fd(const struct ckpt_dirty *d)
 	return d ? d->ufd : -1;
 }
 
+/* Write-protect tracking sees writes, not pages dropped to zero. */
+bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d)
+{
+	return d->method == CKPT_PAGEMAP;
+}
+
 const char *ckpt_dirty_name(const struct ckpt_dirty *d)
 {
 	return d->method == CKPT_PAGEMAP ? "pagemap" : "hash";
@@ -253,13 +259,13 @@ static int ckpt_pm_new_map(struct ckpt_dirty *d, struct qz *q, struct ckpt_state
 }
 
 static int ckpt_pm_scan_all(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
-			    const struct ckpt_os *os, struct ckpt_addrs *out)
+			    const struct ckpt_os *os, struct ckpt_addrs *out, bool reset)
 {
 	for (size_t i = 0; i < os->nmaps; i++) {
 		const struct ckpt_map *m = &os->maps[i];
 		if (!ckpt_map_tracked(s, m))
 			continue;
-		int r = ckpt_pm_scan(d, m->lo, m->hi, true, CKPT_PAGE_IS_WRITTEN, out);
+		int r = ckpt_pm_scan(d, m->lo, m->hi, reset, CKPT_PAGE_IS_WRITTEN, out);
 		if (r == -EPERM || r == -EINVAL)
 			r = ckpt_pm_new_map(d, q, s, m, out);
 		if (r < 0)
@@ -335,13 +341,13 @@ struct ckpt_dirty *ckpt_dirty_new(struct qz *q, struct ckpt_state *s, enum ckpt_
 }
 
 int ckpt_dirty_scan(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
-		    const struct ckpt_os *os, struct ckpt_addrs *out)
+		    const struct ckpt_os *os, struct ckpt_addrs *out, bool reset)
 {
-	int r = d->method == CKPT_PAGEMAP ? ckpt_pm_scan_all(d, q, s, os, out)
+	int r = d->method == CKPT_PAGEMAP ? ckpt_pm_scan_all(d, q, s, os, out, reset)
 					  : ckpt_hash_scan(d, q, s, os, out);
 	ckpt_addrs_sort(out);
 	d->first = false;
-	if (r == 0 && d->check)
+	if (r == 0 && d->check && reset)
 		r = ckpt_dirty_compare(d, q, s, os, out);
 	return r;
 }

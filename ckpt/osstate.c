@@ -84,6 +84,24 @@ static void ckpt_fdinfo(pid_t pid, struct ckpt_fd *fd)
 	fclose(f);
 }
 
+/* Does the program's descriptor n share its open file with one of
+ * qzdb's own (a descriptor inherited at launch)? Seeking it would move
+ * qzdb's offset too. */
+static bool ckpt_fd_ours(pid_t pid, int n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	bool ours = false;
+	if (!d)
+		return false;
+	while (!ours && (e = readdir(d)))
+		if (e->d_name[0] != '.' &&
+		    syscall(SYS_kcmp, getpid(), pid, 0 /* KCMP_FILE */, atoi(e->d_name), n) == 0)
+			ours = true;
+	closedir(d);
+	return ours;
+}
+
 static void ckpt_fd_read(pid_t pid, int n, struct ckpt_fd *fd)
 {
 	char path[64], target[PATH_MAX];
@@ -95,6 +113,7 @@ static void ckpt_fd_read(pid_t pid, int n, struct ckpt_fd *fd)
 	target[len > 0 ? len : 0] = 0;
 	fd->path = xstrdup(target);
 	fd->regular = stat(path, &st) == 0 && S_ISREG(st.st_mode) && target[0] == '/';
+	fd->qzdb_too = ckpt_fd_ours(pid, n);
 	ckpt_fdinfo(pid, fd);
 }
 
@@ -211,6 +230,55 @@ int ckpt_mem_read(struct qz *q, const uint64_t *addrs, size_t n, uint8_t **bufs)
 int ckpt_mem_write(struct qz *q, const uint64_t *addrs, size_t n, uint8_t *const *bufs)
 {
 	return ckpt_mem_xfer(q, addrs, n, bufs, true);
+}
+
+/* Is swap in use? A swapped page and a write-protected hole look alike
+ * in /proc/PID/pagemap (both "swapped"). */
+static bool ckpt_swap_on(void)
+{
+	char line[256];
+	int n = 0;
+	FILE *f = fopen("/proc/swaps", "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof line, f))
+		n++;
+	fclose(f);
+	return n > 1;
+}
+
+/* Pages of the tracked maps that hold no page now (never touched, or
+ * dropped by munmap/MADV_DONTNEED/brk): they read as zeros. */
+int ckpt_holes(struct qz *q, const struct ckpt_state *s, const struct ckpt_os *os,
+	       struct ckpt_addrs *out)
+{
+	char path[64];
+	enum { BATCH = 4096 };
+	static uint64_t ent[BATCH];
+	uint64_t mask = 1ull << 63 | (ckpt_swap_on() ? 1ull << 62 : 0);
+	snprintf(path, sizeof path, "/proc/%d/pagemap", proc_pid(q->proc));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (size_t i = 0; i < os->nmaps; i++) {
+		const struct ckpt_map *m = &os->maps[i];
+		if (!ckpt_map_tracked(s, m))
+			continue;
+		for (uint64_t a = m->lo; a < m->hi;) {
+			size_t k = (size_t)((m->hi - a) / CKPT_PAGE);
+			k = k < BATCH ? k : BATCH;
+			ssize_t got = pread(fd, ent, k * 8, (off_t)(a / CKPT_PAGE * 8));
+			if (got != (ssize_t)(k * 8)) {
+				close(fd);
+				return -1;
+			}
+			for (size_t j = 0; j < k; j++, a += CKPT_PAGE)
+				if (!(ent[j] & mask))
+					ckpt_addrs_add(out, a);
+		}
+	}
+	close(fd);
+	return 0;
 }
 
 void ckpt_addrs_add(struct ckpt_addrs *s, uint64_t a)

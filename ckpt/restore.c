@@ -186,12 +186,14 @@ static void ckpt_restore_fds(struct qz *q, struct ckpt_state *s, const struct ck
 	int64_t r;
 	for (size_t i = 0; i < now->nfds; i++) {
 		int fd = now->fds[i].fd;
-		if (fd != keep && !ckpt_fd_in(&c->os, fd))
+		if (fd != keep && !now->fds[i].qzdb_too && !ckpt_fd_in(&c->os, fd))
 			ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
 	}
 	for (size_t i = 0; i < c->os.nfds; i++) {
 		const struct ckpt_fd *f = &c->os.fds[i], *cur = ckpt_fd_in(now, f->fd);
 		bool same = cur && cur->regular == f->regular && !strcmp(cur->path, f->path);
+		if (f->qzdb_too || (cur && cur->qzdb_too))
+			continue;
 		if (!f->regular) {
 			if (!cur)
 				qz_warn(q, "descriptor %d (%s) was closed and cannot be reopened.",
@@ -328,13 +330,33 @@ static int ckpt_restore_os(struct qz *q, struct ckpt_state *s, const struct ckpt
 	return rc;
 }
 
+/* Pages that hold nothing now (dropped, or the break regrown) but held
+ * data at the checkpoint must be written too. */
+static int ckpt_refill(struct qz *q, struct ckpt_state *s, const struct ckpt *c,
+		       struct ckpt_addrs *d)
+{
+	struct ckpt_addrs h = {0};
+	struct ckpt_os now;
+	if (!ckpt_dirty_misses_holes(s->dirty))
+		return 0;
+	if (ckpt_os_read(q, &now) < 0)
+		return -1;
+	int r = ckpt_holes(q, s, &now, &h);
+	for (size_t i = 0; r == 0 && i < h.n; i++)
+		if (ckpt_lookup(c, h.a[i]))
+			ckpt_addrs_add(d, h.a[i]);
+	ckpt_addrs_free(&h);
+	ckpt_os_free(&now);
+	return r;
+}
+
 /* Scan the dirty pages again so tracking counts from the checkpoint. */
-static int ckpt_rescan(struct qz *q, struct ckpt_state *s, struct ckpt_addrs *d)
+static int ckpt_rescan(struct qz *q, struct ckpt_state *s, struct ckpt_addrs *d, bool reset)
 {
 	struct ckpt_os now;
 	if (ckpt_os_read(q, &now) < 0)
 		return -1;
-	int r = ckpt_dirty_scan(s->dirty, q, s, &now, d);
+	int r = ckpt_dirty_scan(s->dirty, q, s, &now, d, reset);
 	ckpt_os_free(&now);
 	return r;
 }
@@ -343,16 +365,19 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 {
 	struct ckpt_state *s = q->ckpt;
 	struct ckpt_addrs d = {0}, again = {0};
+	uint64_t t0 = ckpt_now_ns();
 	int rc = ckpt_restore_os(q, s, c, &d);
 	if (rc == 0)
-		rc = ckpt_rescan(q, s, &d);
+		rc = ckpt_rescan(q, s, &d, false);
+	if (rc == 0)
+		rc = ckpt_refill(q, s, c, &d);
 	if (rc == 0) {
 		ckpt_path_pages(s->base, c, &d);
 		ckpt_addrs_sort(&d);
 		rc = ckpt_write_pages(q, c, &d);
 	}
 	if (rc == 0)
-		rc = ckpt_rescan(q, s, &again);
+		rc = ckpt_rescan(q, s, &again, true);
 	ckpt_addrs_free(&d);
 	ckpt_addrs_free(&again);
 	if (rc < 0)
@@ -366,6 +391,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	q->held = false;
 	q->stop = c->stop;
 	q->stop_sig = c->stop_sig;
+	s->took_rollback_ns = ckpt_now_ns() - t0;
 	ckpt_report(q);
 	return 0;
 }

@@ -164,5 +164,7 @@ const struct cmd_def cmd_table[] = {
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
 	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
+	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN, cmd_maint_checkpoint_stats,
+	 "Time taken by the last checkpoint and rollback.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

@@ -118,3 +118,13 @@ qz -ex 'break mark' -ex run -ex checkpoint -ex 'set checkpoint-method hash' $BIN
 expect "method fixed while checkpoints exist" '^error: Delete the checkpoints first'
 qz -ex 'set checkpoint-method hash' -ex 'break mark' -ex run -ex checkpoint -ex 'info checkpoints' $BIN
 expect "hash method reported" ' hash +ckpt_prop\.c:27$'
+
+# A command file read by qzdb is inherited by the program: rolling back
+# must not seek qzdb's own file (every command of the script runs).
+S=$B/ckpt-script.x
+printf '%s\n' 'break mark' run checkpoint continue 'rollback 1' continue 'rollback 1' \
+	continue 'rollback 1' 'print counter' > $S
+qz -x $S $BIN
+expect "script runs to its end after rollbacks" '^\$1 = 0$'
+n=$(printf '%s\n' "$OUT" | grep -c '^#0  mark (round=0)')
+[ "$n" = 3 ] && pass "three rollbacks from a script" || fail "three rollbacks from a script" "$n rollbacks"
