@@ -119,7 +119,9 @@ uint64_t ckpt_now_ns(void);
 bool ckpt_map_tracked(const struct ckpt_state *s, const struct ckpt_map *m);
 
 /* osstate.c */
-int ckpt_os_read(struct qz *q, struct ckpt_os *os);
+enum { CKPT_OS_MAPS = 1, CKPT_OS_FDS = 2, CKPT_OS_BRK = 4, CKPT_OS_ALL = 7 };
+/* Read the parts of the kernel-side state asked for (CKPT_OS_*). */
+int ckpt_os_read(struct qz *q, struct ckpt_os *os, unsigned what);
 void ckpt_os_free(struct ckpt_os *os);
 int ckpt_inject(struct qz *q, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		uint64_t a3, uint64_t a4, uint64_t a5, int64_t *ret);

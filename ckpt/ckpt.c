@@ -251,7 +251,7 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 {
 	struct ckpt *c = xcalloc(1, sizeof *c);
 	struct ckpt_addrs d = {0}, z = {0};
-	int r = ckpt_os_read(q, &c->os);
+	int r = ckpt_os_read(q, &c->os, CKPT_OS_ALL);
 	if (r == 0)
 		r = ckpt_dirty_scan(s->dirty, q, s, &c->os, &d, true);
 	if (r == 0)

@@ -232,7 +232,7 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 	struct ckpt_os os;
 	if (!q->proc || !ckpt_process_check(q))
 		return qz_error(q, "The program is not being run.");
-	if (ckpt_os_read(q, &os) < 0)
+	if (ckpt_os_read(q, &os, CKPT_OS_MAPS) < 0)
 		return qz_error(q, "Cannot read the program's memory map.");
 	if (ckpt_dump_open(q, a, &f) < 0) {
 		ckpt_os_free(&os);

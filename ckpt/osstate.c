@@ -142,16 +142,17 @@ static int ckpt_fds_read(pid_t pid, struct ckpt_os *os)
 	return 0;
 }
 
-int ckpt_os_read(struct qz *q, struct ckpt_os *os)
+int ckpt_os_read(struct qz *q, struct ckpt_os *os, unsigned what)
 {
 	pid_t pid = proc_pid(q->proc);
 	int64_t brk;
 	memset(os, 0, sizeof *os);
-	if (ckpt_maps_read(pid, os) < 0 || ckpt_fds_read(pid, os) < 0)
+	if (((what & CKPT_OS_MAPS) && ckpt_maps_read(pid, os) < 0) ||
+	    ((what & CKPT_OS_FDS) && ckpt_fds_read(pid, os) < 0))
 		return -1;
-	if (ckpt_inject(q, SYS_brk, 0, 0, 0, 0, 0, 0, &brk) < 0)
+	if ((what & CKPT_OS_BRK) && ckpt_inject(q, SYS_brk, 0, 0, 0, 0, 0, 0, &brk) < 0)
 		return -1;
-	os->brk = (uint64_t)brk;
+	os->brk = (what & CKPT_OS_BRK) ? (uint64_t)brk : 0;
 	return 0;
 }
 

@@ -321,7 +321,8 @@ static int ckpt_restore_os(struct qz *q, struct ckpt_state *s, const struct ckpt
 {
 	struct ckpt_os now;
 	int64_t r;
-	if (ckpt_inject(q, SYS_brk, c->os.brk, 0, 0, 0, 0, 0, &r) < 0 || ckpt_os_read(q, &now) < 0)
+	if (ckpt_inject(q, SYS_brk, c->os.brk, 0, 0, 0, 0, 0, &r) < 0 ||
+	    ckpt_os_read(q, &now, CKPT_OS_MAPS | CKPT_OS_FDS) < 0)
 		return -1;
 	int rc = ckpt_restore_maps(q, s, c, &now, d);
 	if (rc == 0)
@@ -339,7 +340,7 @@ static int ckpt_refill(struct qz *q, struct ckpt_state *s, const struct ckpt *c,
 	struct ckpt_os now;
 	if (!ckpt_dirty_misses_holes(s->dirty))
 		return 0;
-	if (ckpt_os_read(q, &now) < 0)
+	if (ckpt_os_read(q, &now, CKPT_OS_MAPS) < 0)
 		return -1;
 	int r = ckpt_holes(q, s, &now, &h);
 	for (size_t i = 0; r == 0 && i < h.n; i++)
@@ -354,7 +355,7 @@ static int ckpt_refill(struct qz *q, struct ckpt_state *s, const struct ckpt *c,
 static int ckpt_rescan(struct qz *q, struct ckpt_state *s, struct ckpt_addrs *d, bool reset)
 {
 	struct ckpt_os now;
-	if (ckpt_os_read(q, &now) < 0)
+	if (ckpt_os_read(q, &now, CKPT_OS_MAPS) < 0)
 		return -1;
 	int r = ckpt_dirty_scan(s->dirty, q, s, &now, d, reset);
 	ckpt_os_free(&now);

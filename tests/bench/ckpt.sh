@@ -32,6 +32,11 @@ gcc -O2 -o $B/fork_ckpt tests/bench/fork_ckpt.c || exit 1
 wall() {
 	_tag=$1
 	shift
+	if [ "$1" = gdbx ]; then
+		shift
+		set -- "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+			-ex 'set pagination off' -ex 'set confirm off' "$@"
+	fi
 	_best=""
 	_r=0
 	while [ $_r -lt "$RUNS" ]; do
@@ -45,8 +50,6 @@ wall() {
 	echo "$_best"
 }
 
-gdbx() { "$GDB" -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
-	-ex 'set confirm off' "$@"; }
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
 # 1. 64 MiB dirtied between checkpoint and rollback
@@ -64,7 +67,7 @@ if grep -q 'mark (round=0)' $LOG/gdb-ck64.out && ! grep -qi 'error' $LOG/gdb-ck6
 	g=$((g_full - g_base))
 	peer="gdb $(ms $g) ms"
 else
-	why=$(grep -m1 -i 'error\|Couldn' $LOG/gdb-ck64.out | cut -c1-70)
+	why=$(grep -m1 -i "error\|couldn" $LOG/gdb-ck64.out | sed 's/^.*gdb-[0-9.]*\///' | cut -c1-80)
 	g=$($B/fork_ckpt 64)
 	peer="gdb n/a (its checkpoint fails here: $why), fork-baseline $(ms $g) ms"
 fi
