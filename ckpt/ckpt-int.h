@@ -140,6 +140,8 @@ struct ckpt_dirty *ckpt_dirty_new(struct qz *q, struct ckpt_state *s, enum ckpt_
 const char *ckpt_dirty_name(const struct ckpt_dirty *d);
 /* Does the method miss pages that lost their contents (holes)? */
 bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d);
+/* The holes of [lo, hi) (pagemap method only); -1 on failure. */
+int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out);
 /* The debuggee's descriptor qzdb uses (a rollback must not close it). */
 int ckpt_dirty_fd(const struct ckpt_dirty *d);
 /* Pages of the tracked maps written since the last reset (or all pages

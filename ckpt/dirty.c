@@ -71,6 +71,31 @@ int ckpt_dirty_fd(const struct ckpt_dirty *d)
 	return d ? d->ufd : -1;
 }
 
+/* Pages of [lo, hi) with no page behind them (not present), as ranges
+ * from PAGEMAP_SCAN: far cheaper than reading /proc/PID/pagemap. */
+int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out)
+{
+	struct ckpt_page_region vec[256];
+	for (uint64_t a = lo; a < hi;) {
+		struct ckpt_pm_scan_arg arg = {
+			.size = sizeof arg, .start = a, .end = hi,
+			.vec = (uint64_t)(uintptr_t)vec, .vec_len = 256,
+			.category_inverted = CKPT_PAGE_IS_PRESENT, .category_mask = CKPT_PAGE_IS_PRESENT,
+			.return_mask = CKPT_PAGE_IS_PRESENT,
+		};
+		long n = ioctl(d->pmfd, CKPT_PAGEMAP_SCAN, &arg);
+		if (n < 0)
+			return -1;
+		for (long i = 0; i < n; i++)
+			for (uint64_t p = vec[i].start; p < vec[i].end; p += CKPT_PAGE)
+				ckpt_addrs_add(out, p);
+		if (arg.walk_end <= a)
+			break;
+		a = arg.walk_end;
+	}
+	return 0;
+}
+
 /* Write-protect tracking sees writes, not pages dropped to zero. */
 bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d)
 {

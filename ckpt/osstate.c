@@ -257,6 +257,13 @@ int ckpt_holes(struct qz *q, const struct ckpt_state *s, const struct ckpt_os *o
 	enum { BATCH = 4096 };
 	static uint64_t ent[BATCH];
 	uint64_t mask = 1ull << 63 | (ckpt_swap_on() ? 1ull << 62 : 0);
+	if (!ckpt_swap_on() && s->dirty && ckpt_dirty_misses_holes(s->dirty)) {
+		for (size_t i = 0; i < os->nmaps; i++)
+			if (ckpt_map_tracked(s, &os->maps[i]) &&
+			    ckpt_dirty_holes(s->dirty, os->maps[i].lo, os->maps[i].hi, out) < 0)
+				return -1;
+		return 0;
+	}
 	snprintf(path, sizeof path, "/proc/%d/pagemap", proc_pid(q->proc));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -119,3 +119,6 @@ else
 	echo "bench: large program build failed (see $LOG/gen-large.out)"
 	report startup-large ms "" ""
 fi
+
+# 4. checkpoints: tests/bench/ckpt.sh (64 MiB dirty vs gdb or a fork baseline, 1 page, space)
+sh tests/bench/ckpt.sh
