@@ -67,11 +67,12 @@ FUZZ_SECONDS ?= 120
 FUZZ_DIR     := tests/build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ     := $(patsubst core/%.c,$(FUZZ_DIR)/%.o,$(wildcard core/*.c))
+# every engine module: core/cmd-table.c names the other modules' handlers
+FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(ENGINE_SRC))
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf
 
-$(FUZZ_DIR)/%.o: core/%.c $(wildcard core/*.h)
-	@mkdir -p $(FUZZ_DIR)
+$(FUZZ_DIR)/%.o: %.c $(wildcard core/*.h alter/*.h ckpt/*.h slice/*.h)
+	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)

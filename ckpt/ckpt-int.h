@@ -113,6 +113,7 @@ struct ckpt_state {
 	uint64_t budget;              /* bytes, 0 for none */
 	uint64_t last_auto_ns;
 	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
+	char *limits;                 /* what rollback cannot undo, as last said */
 };
 
 uint64_t ckpt_now_ns(void);

@@ -270,6 +270,72 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 	return c;
 }
 
+/* A count from /proc/PID/status ("Threads:") or of the words in
+ * /proc/PID/task/PID/children. */
+static long ckpt_proc_count(pid_t pid, bool children)
+{
+	char path[96], buf[4096];
+	long n = 0;
+	if (children)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+	else
+		snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof buf, f)) {
+		if (!children && sscanf(buf, "Threads: %ld", &n) == 1)
+			n--;   /* the others */
+		for (char *t = children ? strtok(buf, " \n") : NULL; t; t = strtok(NULL, " \n"))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void ckpt_limits_fds(const struct ckpt_os *os, struct sbuf *b)
+{
+	struct sbuf out = {0};
+	int sockets = 0;
+	for (size_t i = 0; i < os->nfds; i++) {
+		const char *p = os->fds[i].path;
+		if (str_starts(p, "socket:"))
+			sockets++;
+		else if (str_starts(p, "pipe:") || str_starts(p, "/dev/pts/") || str_starts(p, "/dev/tty"))
+			sbuf_printf(&out, "%s%d", out.len ? ", " : "", os->fds[i].fd);
+	}
+	if (out.len)
+		sbuf_printf(b, "; output already written to a terminal or pipe (fd %s) stays written", out.s);
+	if (sockets)
+		sbuf_printf(b, "; %d socket%s", sockets, sockets > 1 ? "s" : "");
+	sbuf_free(&out);
+}
+
+/* Say once what a rollback cannot undo (again when that changes). */
+static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ckpt *c)
+{
+	struct sbuf b = {0};
+	pid_t pid = proc_pid(q->proc);
+	size_t shared = 0;
+	ckpt_limits_fds(&c->os, &b);
+	for (size_t i = 0; i < c->os.nmaps; i++)
+		shared += c->os.maps[i].shared && (c->os.maps[i].prot & 2);
+	if (shared)
+		sbuf_printf(&b, "; %zu writable shared mapping%s", shared, shared > 1 ? "s" : "");
+	long kids = ckpt_proc_count(pid, true), threads = ckpt_proc_count(pid, false);
+	if (kids)
+		sbuf_printf(&b, "; %ld child process%s", kids, kids > 1 ? "es" : "");
+	if (threads > 0)
+		sbuf_printf(&b, "; %ld other thread%s (only this one is saved)", threads,
+			    threads > 1 ? "s" : "");
+	if (b.len && (!s->limits || strcmp(s->limits, b.s))) {
+		qz_warn(q, "a rollback does not undo: %s.", b.s + 2);
+		free(s->limits);
+		s->limits = sbuf_take(&b);
+	}
+	sbuf_free(&b);
+}
+
 int ckpt_take(struct qz *q, bool automatic)
 {
 	struct ckpt_state *s = q->ckpt;
@@ -291,7 +357,8 @@ int ckpt_take(struct qz *q, bool automatic)
 		return 0;
 	}
 	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->ndata,
-		  (unsigned long long)((ckpt_bytes(c) + 1023) / 1024));
+		  (unsigned long long)(c->ndata * CKPT_PAGE / 1024));
+	ckpt_warn_limits(q, s, c);
 	if (ckpt_dirty_verdict(s->dirty))
 		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));
 	ckpt_check_budget(q);
@@ -503,6 +570,7 @@ static void ckpt_fini(struct qz *q)
 		ckpt_timer_arm(q);
 	}
 	ckpt_clear(q, q->ckpt, false);
+	free(q->ckpt->limits);
 	free(q->ckpt->cps);
 	free(q->ckpt);
 	q->ckpt = NULL;

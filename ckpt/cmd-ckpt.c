@@ -59,10 +59,7 @@ int cmd_cdelete(struct qz *q, const char *a)
 
 static void ckpt_fmt_bytes(char *buf, size_t len, uint64_t b)
 {
-	if (b >= 10ull << 20)
-		snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
-	else
-		snprintf(buf, len, "%llu KiB", (unsigned long long)((b + 1023) >> 10));
+	snprintf(buf, len, "%llu KiB", (unsigned long long)((b + 1023) >> 10));
 }
 
 int cmd_info_checkpoints(struct qz *q, const char *a)
@@ -76,9 +73,9 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 		if (c->dead)
 			continue;
 		if (!shown++)
-			qz_printf(q, "  Id   Time       Pages    Held       Found by  Where\n");
+			qz_printf(q, "  Id   Time       Pages    Held         Found by  Where\n");
 		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
-		qz_printf(q, "%c %-4d %8.3f s %-8zu %-10s %-9s %s%s\n", c == s->base ? '*' : ' ',
+		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == s->base ? '*' : ' ',
 			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
 			  c->automatic ? " (auto)" : "");
 	}

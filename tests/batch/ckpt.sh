@@ -35,6 +35,9 @@ qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex 'info checkpoints' \
    -ex 'rollback 1' $BIN
 expect "checkpoint line" '^Checkpoint 1 at ckpt_prop\.c:[0-9]+ \([0-9]+ pages, [0-9]+ KiB\)$'
 expect "info checkpoints header" '^  Id +Time +Pages +Held +Found by +Where$'
+expect "what rollback cannot undo" '^warning: a rollback does not undo: output already written to a terminal or pipe \(fd [0-9, ]+\) stays written\.$'
+n=$(printf '%s\n' "$OUT" | grep -c '^warning: a rollback does not undo')
+[ "$n" = 1 ] && pass "said once" || fail "said once" "$n times"
 expect "info checkpoints row" '^\* 1 +[0-9.]+ s +[0-9]+ +[0-9]+ KiB +(pagemap|hash) +ckpt_prop\.c:[0-9]+$'
 expect "value before rollback" '^\$1 = 3$'
 expect "rollback reports the frame" '^#0  mark \(round=1\) at tests/fixtures/ckpt_prop\.c:[0-9]+$'
