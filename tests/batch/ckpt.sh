@@ -131,3 +131,20 @@ qz -x $S $BIN
 expect "script runs to its end after rollbacks" '^\$1 = 0$'
 n=$(printf '%s\n' "$OUT" | grep -c '^#0  mark (round=0)')
 [ "$n" = 3 ] && pass "three rollbacks from a script" || fail "three rollbacks from a script" "$n rollbacks"
+
+# A breakpoint in writable code (a JIT's page) that the program rewrites:
+# the page is saved with the original byte under the int3, written back by
+# the rollback with the int3 kept, and hit again.
+JIT=$B/ckpt_jit-O0
+qz -ex 'break jit_ready' -ex run $JIT
+P=$(printf '%s\n' "$OUT" | sed -n 's/.*jit_ready (p=\(0x[0-9a-f]*\).*/\1/p' | head -1)
+qz -ex 'break jit_ready' -ex run -ex finish -ex "break *$P" -ex checkpoint -ex c -ex c \
+   -ex "x/2xb $P" -ex 'rollback 1' -ex "x/2xb $P" -ex "maint dump-state $B/ckpt-jit.1" \
+   -ex "maint dump-checkpoint 1 $B/ckpt-jit.2" -ex c -ex 'print $pc == '"$P" -ex delete -ex c $JIT
+expect "code rewritten before rollback" "^$P:	0xb8	0x2b$"
+expect "original code after rollback" "^$P:	0xb8	0x2a$"
+n=$(printf '%s\n' "$OUT" | grep -c "^Breakpoint 2, $(printf '0x%016x' $P) in")
+[ "$n" = 3 ] && pass "int3 in a restored page hit again" || fail "int3 in a restored page hit again" "$n hits"
+expect "stopped on it" '^\$1 = 1$'
+expect "the rolled-back code runs" '^total 129$'
+if cmp -s $B/ckpt-jit.1 $B/ckpt-jit.2; then pass "writable code page restored exactly"; else fail "writable code page restored exactly" "dumps differ"; fi
