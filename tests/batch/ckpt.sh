@@ -148,3 +148,9 @@ n=$(printf '%s\n' "$OUT" | grep -c "^Breakpoint 2, $(printf '0x%016x' $P) in")
 expect "stopped on it" '^\$1 = 1$'
 expect "the rolled-back code runs" '^total 129$'
 if cmp -s $B/ckpt-jit.1 $B/ckpt-jit.2; then pass "writable code page restored exactly"; else fail "writable code page restored exactly" "dumps differ"; fi
+
+# What cannot be undone is said at checkpoint time.
+qz -ex 'break mark' -ex run -ex checkpoint -ex c -ex 'rollback 1' -ex kill $B/ckpt_limits-O0
+expect "limits: sockets, shared mapping, child, thread" '^warning: a rollback does not undo: .*; 2 sockets; 1 writable shared mapping; 1 child process; 1 other thread \(only this one is saved\)\.$'
+expect "limits: rollback still works" '^#0  mark \(\) at tests/fixtures/ckpt_limits\.c:[0-9]+$'
+no_leftover "limits: no leftover" $B/ckpt_limits-O0
