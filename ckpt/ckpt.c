@@ -565,9 +565,11 @@ static void ckpt_on_gone(struct qz *q)
 
 static void ckpt_fini(struct qz *q)
 {
-	if (ckpt_alarm_pid) {
-		q->ckpt->interval_ms = 0;
-		ckpt_timer_arm(q);
+	if (ckpt_alarm_pid) {   /* the process is already freed here */
+		struct itimerval off = {{0, 0}, {0, 0}};
+		ckpt_alarm_pid = 0;
+		setitimer(ITIMER_REAL, &off, NULL);
+		proc_alarm_window(false);
 	}
 	ckpt_clear(q, q->ckpt, false);
 	free(q->ckpt->limits);
