@@ -7,6 +7,7 @@
 #include "watch.h"
 #include "../alter/cmd-alter.h"
 #include "solib.h"
+#include "../ckpt/cmd-ckpt.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -223,5 +224,33 @@ const struct cmd_def cmd_table[] = {
 	{"show args", NULL, NULL, 0, cmd_show_args, "Arguments for the next run.", NULL},
 	{"show can-use-hw-watchpoints", NULL, NULL, 0, cmd_show_can_use_hw_watchpoints,
 	 "Whether watchpoints may use the debug registers.", NULL},
+
+	/* checkpoints (ckpt/) */
+	{"checkpoint", NULL, "checkpoint", P, cmd_checkpoint,
+	 "Save the program's state; prints Checkpoint N at FILE:LINE (P pages, K KiB).",
+	 "No fork: registers, memory map, the writable pages changed since the\n"
+	 "previous checkpoint, brk and file offsets are kept by qzdb. Output already\n"
+	 "written, shared mappings, sockets, children and threads are not undone."},
+	{"rollback", NULL, "rollback N", 0, cmd_rollback,
+	 "Put the program back in the state of checkpoint N.",
+	 "Works any number of times, also after the program exited or crashed\n"
+	 "(it is held while checkpoints exist)."},
+	{"cdelete", NULL, "cdelete N", 0, cmd_cdelete, "Delete checkpoint N.", NULL},
+	{"info checkpoints", NULL, NULL, 0, cmd_info_checkpoints,
+	 "List checkpoints: id, time since start, pages and bytes held, method, place.", NULL},
+	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", 0,
+	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
+	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", 0,
+	 cmd_set_checkpoint_budget, "Delete the oldest checkpoints beyond MIB MiB.", NULL},
+	{"set checkpoint-method", NULL, "set checkpoint-method auto|pagemap|hash", 0,
+	 cmd_set_checkpoint_method, "How checkpoints find changed pages.", NULL},
+	{"maint", "mt", "maint SUBCOMMAND", CMD_PREFIX | CMD_HIDDEN, cmd_maint,
+	 "Maintenance commands, for tests.", NULL},
+	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
+	 "Write registers and every writable private mapping to FILE.", NULL},
+	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
+	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
+	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN, cmd_maint_checkpoint_stats,
+	 "Time taken by the last checkpoint and rollback.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

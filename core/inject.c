@@ -1,6 +1,7 @@
 /* inject: system calls made on the debuggee's behalf. */
 #include "inject.h"
 
+#include <signal.h>
 #include <string.h>
 #include <sys/user.h>
 
@@ -24,14 +25,18 @@ int inj_syscall(struct proc *p, long nr, const uint64_t args[6], int64_t *ret)
 	r->r8 = args[4];
 	r->r9 = args[5];
 	proc_regs_dirty(p);
-	struct proc_stop st;
+	struct proc_stop st = {0};
 	int rc = -1;
-	if (proc_step(p, 0) == 0) {
+	/* A SIGSTOP already pending (checkpoint-interval's timer) stops the
+	 * step before the instruction runs: step again, without it. */
+	for (int tries = 0; tries < 3 && proc_step(p, 0) == 0; tries++) {
 		proc_wait(p, &st);
-		if (st.ev == PROC_TRAP) {
-			*ret = (int64_t)proc_regs(p)->rax;
-			rc = 0;
-		}
+		if (st.ev != PROC_SIGNAL || st.sig != SIGSTOP)
+			break;
+	}
+	if (st.ev == PROC_TRAP) {
+		*ret = (int64_t)proc_regs(p)->rax;
+		rc = 0;
 	}
 	if (!proc_alive(p))
 		return -1;

@@ -24,6 +24,7 @@ struct proc {
 	bool alive;
 	bool regs_valid;              /* cache holds this stop's registers */
 	bool regs_dirty;              /* cache must be written before resuming */
+	bool conting;                 /* resumed by proc_cont, not a step */
 	struct user_regs_struct regs;
 };
 
@@ -287,19 +288,46 @@ static int proc_resume(struct proc *p, enum __ptrace_request req, int sig)
 
 int proc_cont(struct proc *p, int sig)
 {
+	p->conting = true;
 	return proc_resume(p, PTRACE_CONT, sig);
 }
 
 int proc_step(struct proc *p, int sig)
 {
+	p->conting = false;
 	return proc_resume(p, PTRACE_SINGLESTEP, sig);
+}
+
+static bool proc_alarm_on;
+
+void proc_alarm_window(bool on)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(on ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+	proc_alarm_on = on;
+}
+
+static pid_t proc_wait_windowed(struct proc *p, int *status)
+{
+	sigset_t set;
+	bool window = proc_alarm_on && p->conting;
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	if (window)
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	pid_t r = proc_waitpid(p->pid, status);
+	if (window)
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	return r;
 }
 
 void proc_wait(struct proc *p, struct proc_stop *st)
 {
 	int status;
 	memset(st, 0, sizeof *st);
-	if (proc_waitpid(p->pid, &status) < 0) {
+	if (proc_wait_windowed(p, &status) < 0) {
 		st->ev = PROC_ERROR;
 		p->alive = false;
 		return;

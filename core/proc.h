@@ -68,6 +68,11 @@ void proc_set_pc(struct proc *p, uint64_t pc);
 int proc_read(struct proc *p, uint64_t addr, void *buf, size_t len);
 int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len);
 
+/* While on, SIGALRM is blocked except while waiting for a process resumed
+ * with proc_cont: a periodic timer (checkpoint-interval) then fires only
+ * while the program runs, never in the middle of qzdb's own work. */
+void proc_alarm_window(bool on);
+
 /* The siginfo of the current stop (si_code tells int3 from single-step). */
 int proc_siginfo(struct proc *p, void *siginfo);
 

@@ -255,6 +255,15 @@ static enum run_ev run_hooks_sigtrap(struct qz *q)
 	return RUN_TARGET;
 }
 
+/* Let the modules outside core claim a signal they caused. */
+static bool run_hooks_signal(struct qz *q, int sig)
+{
+	for (int i = 0; i < q->nhooks; i++)
+		if (q->hooks[i]->on_signal && q->hooks[i]->on_signal(q, sig) == RUN_AGAIN)
+			return true;
+	return false;
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
@@ -264,6 +273,8 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_STOPPED;
 	}
 	if (st->ev == PROC_SIGNAL) {
+		if (run_hooks_signal(q, st->sig))
+			return RUN_AGAIN;
 		if (!run_signal_stops(q, st->sig))
 			return RUN_AGAIN;
 		run_report_signal(q, st->sig);
@@ -300,10 +311,30 @@ static enum run_ev run_step_landed(struct qz *q)
 	return ev == RUN_STOPPED ? RUN_STOPPED : RUN_STEPPED;
 }
 
+/* A signal about to be delivered would end the process: a module (ckpt)
+ * may keep it, held, so the death is reported without it happening. */
+static bool run_held_dying(struct qz *q)
+{
+	int sig = q->stop_sig;
+	for (int i = 0; sig && i < q->nhooks; i++) {
+		if (!q->hooks[i]->keep_dying || !q->hooks[i]->keep_dying(q, sig))
+			continue;
+		qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
+			  "The process is held for rollback while checkpoints exist.\n",
+			  sig_name(sig), sig_desc(sig));
+		q->stop = QZ_STOP_KILLED;
+		q->held = true;
+		return true;
+	}
+	return false;
+}
+
 enum run_ev run_step_insn(struct qz *q)
 {
 	for (;;) {
 		struct proc_stop st;
+		if (run_held_dying(q))
+			return RUN_STOPPED;
 		run_resume(q, true, &st);
 		enum run_ev ev = run_classify(q, &st, true);
 		if (ev == RUN_STEPPED)
@@ -317,6 +348,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
 	for (;;) {
 		struct proc_stop st;
+		if (run_held_dying(q))
+			return RUN_STOPPED;
 		/* Software watchpoints compare after every instruction. */
 		bool sw = watch_soft_active(q);
 		run_resume(q, sw, &st);

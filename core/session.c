@@ -163,7 +163,7 @@ void qz_warn(struct qz *q, const char *fmt, ...)
 
 bool qz_running(const struct qz *q)
 {
-	return q->proc && proc_alive(q->proc);
+	return q->proc && proc_alive(q->proc) && !q->held;
 }
 
 int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len)
@@ -381,6 +381,7 @@ void qz_process_gone(struct qz *q)
 	q->sel_frame = 0;
 	q->stop_sig = 0;
 	q->attached = false;
+	q->held = false;
 	qz_hooks_gone(q);
 }
 

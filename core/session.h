@@ -78,6 +78,14 @@ struct qz_hooks {
 	/* A SIGTRAP stop at no int3 site (a debug register fired): a run_ev as
 	 * for on_trap. */
 	int (*on_sigtrap)(struct qz *q);
+	/* The process is about to be resumed with signal sig, which will end
+	 * it: return true to keep it instead (run.c reports the termination
+	 * and marks the process held). */
+	bool (*keep_dying)(struct qz *q, int sig);
+	/* The process stopped with signal sig: a module that sent it (ckpt's
+	 * interval timer) acts and returns RUN_AGAIN to resume silently,
+	 * else RUN_TARGET. */
+	int (*on_signal)(struct qz *q, int sig);
 };
 
 #define QZ_MAX_HOOKS 8
@@ -165,6 +173,9 @@ struct qz {
 	                                 detaches instead of killing */
 	char *debug_dir;              /* set debug-file-directory: where
 	                                 .build-id/xx/rest.debug files are */
+	/* The program ended (exit or fatal signal) but the process is kept,
+	 * stopped, for a rollback (ckpt/): commands see no process. */
+	bool held;
 };
 
 struct qz *qz_new(struct qz_sink sink);

@@ -122,3 +122,6 @@ fi
 . tests/bench/watch.sh   # 4. watch-hit: hardware watchpoint hits
 sh tests/bench/alter.sh
 . tests/bench/solib.sh   # dlopen-cycle (shared libraries)
+
+# 4. checkpoints: tests/bench/ckpt.sh (64 MiB dirty vs gdb or a fork baseline, 1 page, space)
+sh tests/bench/ckpt.sh

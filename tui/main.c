@@ -15,6 +15,7 @@
 #include "watch.h"
 #include "../alter/alter.h"
 #include "solib.h"
+#include "../ckpt/ckpt.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -236,6 +237,7 @@ static struct qz *main_session(void)
 	watch_init(q);
 	alter_init(q);
 	solib_init(q);
+	ckpt_init(q);
 	return q;
 }
 

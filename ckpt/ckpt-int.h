@@ -1,0 +1,173 @@
+/* ckpt-int: the checkpoint module's own types, shared by its files only
+ * (ckpt.c, osstate.c, dirty.c, restore.c, cmd-ckpt.c). Nothing outside
+ * ckpt/ includes this. */
+#ifndef QZ_CKPT_INT_H
+#define QZ_CKPT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "session.h"
+
+#define CKPT_PAGE 4096ull
+
+/* One saved page, shared between checkpoints by reference count (a
+ * deleted checkpoint hands its pages to its children). */
+struct ckpt_blob {
+	uint32_t refs;
+	struct ckpt_slab *slab;       /* allocated with others, or NULL */
+	uint8_t data[CKPT_PAGE];
+};
+
+/* Blobs copied together are allocated together (one populated mapping
+ * costs far less than a page fault per blob); freed with the last. */
+struct ckpt_slab {
+	size_t live;
+	void *mem;
+	size_t len;
+};
+
+struct ckpt_page {
+	uint64_t addr;
+	struct ckpt_blob *blob;       /* NULL: the page held zeros */
+};
+
+/* A line of /proc/PID/maps. */
+struct ckpt_map {
+	uint64_t lo, hi, off;
+	int prot;                     /* PROT_* */
+	bool shared;
+	char *path;                   /* file, "[heap]", "[stack]", or NULL */
+};
+
+/* An open descriptor: regular files keep what reopening needs. */
+struct ckpt_fd {
+	int fd;
+	bool regular;
+	char *path;
+	int flags;                    /* open flags from fdinfo */
+	int64_t pos;
+	bool qzdb_too;                /* the same open file as one of qzdb's
+	                                 (inherited): not the program's to
+	                                 seek or close */
+};
+
+/* The kernel-side state a checkpoint records besides memory. */
+struct ckpt_os {
+	struct ckpt_map *maps;
+	size_t nmaps;
+	struct ckpt_fd *fds;
+	size_t nfds;
+	uint64_t brk;
+};
+
+/* A sorted set of page addresses. */
+struct ckpt_addrs {
+	uint64_t *a;
+	size_t n, cap;
+};
+
+enum ckpt_method { CKPT_AUTO, CKPT_PAGEMAP, CKPT_HASH, CKPT_BOTH };
+
+/* One checkpoint. Its pages are the delta against its parent (the state
+ * the process was in when the dirty tracking was last reset: the previous
+ * checkpoint or the target of the last rollback); a page found in no
+ * delta up the chain was zero (never written) at the checkpoint. */
+struct ckpt {
+	int id;
+	bool dead;                    /* deleted, kept while others need it */
+	bool automatic;               /* taken by checkpoint-interval */
+	struct ckpt *parent;
+	struct user_regs_struct regs;
+	uint8_t *xstate;              /* NT_X86_XSTATE as read */
+	size_t xlen;
+	struct ckpt_os os;
+	struct ckpt_page *pages;      /* sorted by addr */
+	size_t npages;
+	size_t ndata;                 /* pages with a blob */
+	void *saved[QZ_MAX_HOOKS];    /* the other modules' state */
+	enum qz_stop_kind stop;
+	int stop_sig;
+	char *where;                  /* "file.c:40" or "0x... in f" */
+	uint64_t at_ns;               /* time since the run started */
+	const char *method;           /* how its dirty pages were found */
+};
+
+struct ckpt_dirty;
+
+struct ckpt_state {
+	struct ckpt **cps;            /* by id, oldest first */
+	size_t n, cap;
+	int next_id;
+	struct ckpt *base;            /* memory = base + pages dirtied since */
+	enum ckpt_method want;
+	struct ckpt_dirty *dirty;
+	uint64_t start_ns;            /* when the process started */
+	uint64_t argpage;             /* rw page in the debuggee for injected
+	                                 system call arguments, never saved */
+	uint64_t exit_site;           /* int3 on libc's _exit, 0 if none */
+	bool lost;                    /* checkpoints died with the process */
+	int interval_ms;
+	uint64_t budget;              /* bytes, 0 for none */
+	uint64_t last_auto_ns;
+	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
+	char *limits;                 /* what rollback cannot undo, as last said */
+};
+
+uint64_t ckpt_now_ns(void);
+bool ckpt_map_tracked(const struct ckpt_state *s, const struct ckpt_map *m);
+
+/* osstate.c */
+enum { CKPT_OS_MAPS = 1, CKPT_OS_FDS = 2, CKPT_OS_BRK = 4, CKPT_OS_ALL = 7 };
+/* Read the parts of the kernel-side state asked for (CKPT_OS_*). */
+int ckpt_os_read(struct qz *q, struct ckpt_os *os, unsigned what);
+void ckpt_os_free(struct ckpt_os *os);
+int ckpt_inject(struct qz *q, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+		uint64_t a3, uint64_t a4, uint64_t a5, int64_t *ret);
+int ckpt_argpage(struct qz *q, struct ckpt_state *s);
+int ckpt_mem_read(struct qz *q, const uint64_t *addrs, size_t n, uint8_t **bufs);
+int ckpt_mem_write(struct qz *q, const uint64_t *addrs, size_t n, uint8_t *const *bufs);
+int ckpt_holes(struct qz *q, const struct ckpt_state *s, const struct ckpt_os *os,
+	       struct ckpt_addrs *out);
+void ckpt_addrs_add(struct ckpt_addrs *s, uint64_t a);
+void ckpt_addrs_sort(struct ckpt_addrs *s);
+bool ckpt_addrs_has(const struct ckpt_addrs *s, uint64_t a);
+void ckpt_addrs_free(struct ckpt_addrs *s);
+
+/* dirty.c: which pages changed since the last reset (both methods). */
+struct ckpt_dirty *ckpt_dirty_new(struct qz *q, struct ckpt_state *s, enum ckpt_method want);
+const char *ckpt_dirty_name(const struct ckpt_dirty *d);
+/* Does the method miss pages that lost their contents (holes)? */
+bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d);
+/* The holes of [lo, hi) (pagemap method only); -1 on failure. */
+int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out);
+/* The debuggee's descriptor qzdb uses (a rollback must not close it). */
+int ckpt_dirty_fd(const struct ckpt_dirty *d);
+/* Pages of the tracked maps written since the last reset (or all pages
+ * holding data, the first time); with reset, tracking restarts from now
+ * (pagemap: the pages are write-protected again). Without, the pages stay
+ * writable, so that qzdb's own writes that follow cost no faults. */
+int ckpt_dirty_scan(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
+		    const struct ckpt_os *os, struct ckpt_addrs *out, bool reset);
+void ckpt_dirty_free(struct ckpt_dirty *d, struct qz *q);
+/* With CKPT_BOTH: how the two methods compared at the last scan. */
+const char *ckpt_dirty_verdict(const struct ckpt_dirty *d);
+
+/* ckpt.c */
+struct ckpt *ckpt_find(struct ckpt_state *s, int id);
+const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr);
+uint64_t ckpt_bytes(const struct ckpt *c);
+int ckpt_take(struct qz *q, bool automatic);
+int ckpt_delete(struct qz *q, int id);
+void ckpt_check_budget(struct qz *q);
+/* Start or stop the checkpoint-interval timer as the settings say. */
+void ckpt_timer_arm(struct qz *q);
+
+/* restore.c */
+int ckpt_rollback(struct qz *q, struct ckpt *c);
+void ckpt_regs_apply(struct qz *q, const struct ckpt *c);
+bool ckpt_process_check(struct qz *q);
+
+#endif

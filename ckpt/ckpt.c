@@ -1,0 +1,640 @@
+/* ckpt: the checkpoint list, taking and deleting checkpoints, and the
+ * module's hooks: saving the other modules' state, holding the process at
+ * its exit (an int3 on libc's _exit) or at a fatal signal while
+ * checkpoints exist, so that a rollback still has a process to act on. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "ckpt.h"
+#include "ckpt-int.h"
+#include "frame.h"
+#include "run.h"
+
+uint64_t ckpt_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Private writable memory is what a checkpoint copies; shared mappings
+ * are not undone (said at checkpoint time), qzdb's own page is not the
+ * program's. */
+bool ckpt_map_tracked(const struct ckpt_state *s, const struct ckpt_map *m)
+{
+	return (m->prot & 2) && !m->shared && m->lo != s->argpage &&
+	       !(m->path && !strcmp(m->path, "[vsyscall]"));
+}
+
+struct ckpt *ckpt_find(struct ckpt_state *s, int id)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->cps[i]->id == id && !s->cps[i]->dead)
+			return s->cps[i];
+	return NULL;
+}
+
+static const struct ckpt_page *ckpt_page_in(const struct ckpt *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->npages;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (c->pages[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->npages && c->pages[lo].addr == addr ? &c->pages[lo] : NULL;
+}
+
+/* The page at addr as checkpoint c saw it; NULL: it held zeros. */
+const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr)
+{
+	for (; c; c = c->parent) {
+		const struct ckpt_page *p = ckpt_page_in(c, addr);
+		if (p)
+			return p->blob;
+	}
+	return NULL;
+}
+
+#define CKPT_HUGE (2ull << 20)
+#define CKPT_MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+
+/* What a checkpoint holds of its own: its pages and their index. */
+uint64_t ckpt_bytes(const struct ckpt *c)
+{
+	return c->ndata * CKPT_PAGE + c->npages * sizeof(struct ckpt_page);
+}
+
+static void ckpt_blob_unref(struct ckpt_blob *b)
+{
+	if (!b || --b->refs)
+		return;
+	if (!b->slab) {
+		free(b);
+	} else if (--b->slab->live == 0) {
+		struct ckpt_slab *sl = b->slab;   /* b lives in the slab */
+		munmap(sl->mem, sl->len);
+		free(sl);
+	}
+}
+
+/* n blobs with one reference each into out[]. */
+static void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out)
+{
+	enum { SLAB_MIN = 32 };
+	if (n < SLAB_MIN) {
+		for (size_t i = 0; i < n; i++) {
+			out[i] = xmalloc(sizeof **out);
+			out[i]->refs = 1;
+			out[i]->slab = NULL;
+		}
+		return;
+	}
+	struct ckpt_slab *sl = xmalloc(sizeof *sl);
+	sl->len = n * sizeof(struct ckpt_blob) + CKPT_HUGE;
+	sl->live = n;
+	sl->mem = mmap(NULL, sl->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sl->mem == MAP_FAILED)
+		abort();   /* out of memory: as xmalloc would */
+	/* Huge pages: a fault per 2 MiB instead of per page (faults are
+	 * what costs on a virtual machine), then all of it at once. */
+	uintptr_t at = ((uintptr_t)sl->mem + CKPT_HUGE - 1) & ~(uintptr_t)(CKPT_HUGE - 1);
+	madvise((void *)at, sl->len - (at - (uintptr_t)sl->mem), MADV_HUGEPAGE);
+	madvise((void *)at, sl->len - (at - (uintptr_t)sl->mem), CKPT_MADV_POPULATE_WRITE);
+	struct ckpt_blob *b = (struct ckpt_blob *)at;
+	for (size_t i = 0; i < n; i++) {
+		b[i].refs = 1;
+		b[i].slab = sl;
+		out[i] = &b[i];
+	}
+}
+
+static void ckpt_free_one(struct qz *q, struct ckpt *c)
+{
+	for (size_t i = 0; i < c->npages; i++)
+		ckpt_blob_unref(c->pages[i].blob);
+	for (int i = 0; i < q->nhooks; i++)
+		if (c->saved[i] && q->hooks[i]->free_saved)
+			q->hooks[i]->free_saved(c->saved[i]);
+	ckpt_os_free(&c->os);
+	free(c->pages);
+	free(c->xstate);
+	free(c->where);
+	free(c);
+}
+
+/* Copy the dirty pages into c, int3 bytes replaced by the originals;
+ * zero entries for the pages in z (dropped since the parent). */
+static int ckpt_copy(struct qz *q, struct ckpt *c, const struct ckpt_addrs *d,
+		     const struct ckpt_addrs *z)
+{
+	uint8_t **bufs = xmalloc((d->n + 1) * sizeof *bufs);
+	struct ckpt_blob **blobs = xmalloc((d->n + 1) * sizeof *blobs);
+	c->pages = xmalloc((d->n + z->n + 1) * sizeof *c->pages);
+	ckpt_blobs_alloc(d->n, blobs);
+	size_t i = 0, j = 0;
+	while (i < d->n || j < z->n) {
+		if (j >= z->n || (i < d->n && d->a[i] < z->a[j])) {
+			bufs[i] = blobs[i]->data;
+			c->pages[c->npages++] = (struct ckpt_page){d->a[i], blobs[i]};
+			i++;
+		} else {
+			c->pages[c->npages++] = (struct ckpt_page){z->a[j++], NULL};
+		}
+	}
+	c->ndata = d->n;
+	int r = ckpt_mem_read(q, d->a, d->n, bufs);
+	free(bufs);
+	for (i = 0; r == 0 && q->bps.nsites && i < d->n; i++)
+		bp_mask(&q->bps, d->a[i], blobs[i]->data, CKPT_PAGE);
+	free(blobs);
+	return r;
+}
+
+/* Pages that hold nothing now but held data at base: with a method that
+ * sees only writes, the checkpoint must record them as zeros. */
+static int ckpt_dropped(struct qz *q, struct ckpt_state *s, const struct ckpt_os *os,
+			const struct ckpt_addrs *d, struct ckpt_addrs *z)
+{
+	struct ckpt_addrs h = {0};
+	if (!s->base || !ckpt_dirty_misses_holes(s->dirty))
+		return 0;
+	if (ckpt_holes(q, s, os, &h) < 0)
+		return -1;
+	for (size_t i = 0; i < h.n; i++)
+		if (!ckpt_addrs_has(d, h.a[i]) && ckpt_lookup(s->base, h.a[i]))
+			ckpt_addrs_add(z, h.a[i]);
+	ckpt_addrs_free(&h);
+	return 0;
+}
+
+static void ckpt_regs_save(struct qz *q, struct ckpt *c)
+{
+	uint8_t buf[16384];
+	struct iovec iov = {buf, sizeof buf};
+	c->regs = *proc_regs(q->proc);
+	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) == 0) {
+		c->xlen = iov.iov_len;
+		c->xstate = xmalloc(c->xlen);
+		memcpy(c->xstate, buf, c->xlen);
+	}
+	c->stop = q->stop;
+	c->stop_sig = q->stop_sig;
+	for (int i = 0; i < q->nhooks; i++)
+		if (q->hooks[i]->save)
+			c->saved[i] = q->hooks[i]->save(q);
+}
+
+static char *ckpt_where(struct qz *q)
+{
+	frame_invalidate(q);
+	const struct frame *f = frame_get(q, 0);
+	if (f && f->file)
+		return xasprintf("%s:%d", str_basename(f->file), f->line);
+	char sym[256];
+	uint64_t pc = proc_pc(q->proc);
+	if (qz_symbolize(q, pc, sym, sizeof sym))
+		return xasprintf("0x%016llx in %s", (unsigned long long)pc, sym);
+	return xasprintf("0x%016llx", (unsigned long long)pc);
+}
+
+/* An int3 on libc's _exit: a program that exits stops there, reported as
+ * exited, and stays available to roll back. */
+static void ckpt_plant_exit(struct qz *q, struct ckpt_state *s)
+{
+	if (s->exit_site)
+		return;
+	qz_refresh_modules(q);
+	for (size_t i = 0; i < q->nlibs; i++) {
+		const struct img_sym *sym = q->libs[i].img ?
+			img_sym_named(q->libs[i].img, "_exit") : NULL;
+		if (sym && q->libs[i].lo) {
+			s->exit_site = sym->addr + q->libs[i].bias;
+			bp_site_add(&q->bps, q->proc, s->exit_site);
+			return;
+		}
+	}
+}
+
+static void ckpt_append(struct ckpt_state *s, struct ckpt *c)
+{
+	XGROW(s->cps, s->cap, s->n + 1);
+	s->cps[s->n++] = c;
+	c->parent = s->base;
+	s->base = c;
+}
+
+static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
+{
+	if (s->dirty)
+		return 0;
+	s->dirty = ckpt_dirty_new(q, s, s->want);
+	if (!s->dirty)
+		return qz_error(q, "The pagemap method is not available here "
+			       "(userfaultfd write-protect with PAGEMAP_SCAN, Linux 6.7).");
+	return 0;
+}
+
+/* Snapshot everything but the report. */
+static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
+{
+	struct ckpt *c = xcalloc(1, sizeof *c);
+	struct ckpt_addrs d = {0}, z = {0};
+	int r = ckpt_os_read(q, &c->os, CKPT_OS_ALL);
+	if (r == 0)
+		r = ckpt_dirty_scan(s->dirty, q, s, &c->os, &d, true);
+	if (r == 0)
+		r = ckpt_dropped(q, s, &c->os, &d, &z);
+	if (r == 0)
+		r = ckpt_copy(q, c, &d, &z);
+	ckpt_addrs_free(&d);
+	ckpt_addrs_free(&z);
+	if (r < 0) {
+		ckpt_free_one(q, c);
+		qz_error(q, "Cannot read the program's state for a checkpoint.");
+		return NULL;
+	}
+	ckpt_regs_save(q, c);
+	c->method = ckpt_dirty_name(s->dirty);
+	return c;
+}
+
+/* A count from /proc/PID/status ("Threads:") or of the words in
+ * /proc/PID/task/PID/children. */
+static long ckpt_proc_count(pid_t pid, bool children)
+{
+	char path[96], buf[4096];
+	long n = 0;
+	if (children)
+		snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+	else
+		snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof buf, f)) {
+		if (!children && sscanf(buf, "Threads: %ld", &n) == 1)
+			n--;   /* the others */
+		for (char *t = children ? strtok(buf, " \n") : NULL; t; t = strtok(NULL, " \n"))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void ckpt_limits_fds(const struct ckpt_os *os, struct sbuf *b)
+{
+	struct sbuf out = {0};
+	int sockets = 0;
+	for (size_t i = 0; i < os->nfds; i++) {
+		const char *p = os->fds[i].path;
+		if (str_starts(p, "socket:"))
+			sockets++;
+		else if (str_starts(p, "pipe:") || str_starts(p, "/dev/pts/") || str_starts(p, "/dev/tty"))
+			sbuf_printf(&out, "%s%d", out.len ? ", " : "", os->fds[i].fd);
+	}
+	if (out.len)
+		sbuf_printf(b, "; output already written to a terminal or pipe (fd %s) stays written", out.s);
+	if (sockets)
+		sbuf_printf(b, "; %d socket%s", sockets, sockets > 1 ? "s" : "");
+	sbuf_free(&out);
+}
+
+/* Say once what a rollback cannot undo (again when that changes). */
+static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ckpt *c)
+{
+	struct sbuf b = {0};
+	pid_t pid = proc_pid(q->proc);
+	size_t shared = 0;
+	ckpt_limits_fds(&c->os, &b);
+	for (size_t i = 0; i < c->os.nmaps; i++)
+		shared += c->os.maps[i].shared && (c->os.maps[i].prot & 2);
+	if (shared)
+		sbuf_printf(&b, "; %zu writable shared mapping%s", shared, shared > 1 ? "s" : "");
+	long kids = ckpt_proc_count(pid, true), threads = ckpt_proc_count(pid, false);
+	if (kids)
+		sbuf_printf(&b, "; %ld child process%s", kids, kids > 1 ? "es" : "");
+	if (threads > 0)
+		sbuf_printf(&b, "; %ld other thread%s (only this one is saved)", threads,
+			    threads > 1 ? "s" : "");
+	if (b.len && (!s->limits || strcmp(s->limits, b.s))) {
+		qz_warn(q, "a rollback does not undo: %s.", b.s + 2);
+		free(s->limits);
+		s->limits = sbuf_take(&b);
+	}
+	sbuf_free(&b);
+}
+
+int ckpt_take(struct qz *q, bool automatic)
+{
+	struct ckpt_state *s = q->ckpt;
+	uint64_t t0 = ckpt_now_ns();
+	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
+		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
+	struct ckpt *c = ckpt_snapshot(q, s);
+	if (!c)
+		return -1;
+	c->id = ++s->next_id;
+	c->automatic = automatic;
+	c->where = ckpt_where(q);
+	c->at_ns = ckpt_now_ns() - s->start_ns;
+	ckpt_append(s, c);
+	ckpt_plant_exit(q, s);
+	s->took_ckpt_ns = ckpt_now_ns() - t0;
+	if (automatic) {
+		ckpt_check_budget(q);
+		return 0;
+	}
+	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->ndata,
+		  (unsigned long long)(c->ndata * CKPT_PAGE / 1024));
+	ckpt_warn_limits(q, s, c);
+	if (ckpt_dirty_verdict(s->dirty))
+		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));
+	ckpt_check_budget(q);
+	return 0;
+}
+
+/* Give parent's pages that child lacks to child (child keeps its own). */
+static void ckpt_merge_into(const struct ckpt *c, struct ckpt *child)
+{
+	struct ckpt_page *m = xmalloc((c->npages + child->npages + 1) * sizeof *m);
+	size_t i = 0, j = 0, n = 0;
+	while (i < c->npages || j < child->npages) {
+		if (j < child->npages && (i >= c->npages || child->pages[j].addr <= c->pages[i].addr)) {
+			if (i < c->npages && c->pages[i].addr == child->pages[j].addr)
+				i++;
+			m[n++] = child->pages[j++];
+		} else {
+			if (c->pages[i].blob)
+				c->pages[i].blob->refs++;
+			m[n++] = c->pages[i++];
+		}
+	}
+	free(child->pages);
+	child->pages = m;
+	child->npages = n;
+	child->ndata = 0;
+	for (i = 0; i < n; i++)
+		child->ndata += m[i].blob != NULL;
+}
+
+static void ckpt_remove(struct qz *q, struct ckpt_state *s, size_t at)
+{
+	struct ckpt *c = s->cps[at];
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->cps[i]->parent != c)
+			continue;
+		ckpt_merge_into(c, s->cps[i]);
+		s->cps[i]->parent = c->parent;
+	}
+	memmove(&s->cps[at], &s->cps[at + 1], (s->n - at - 1) * sizeof *s->cps);
+	s->n--;
+	ckpt_free_one(q, c);
+}
+
+/* Forget every checkpoint; the process, if alive, is untouched except for
+ * qzdb's own userfaultfd and _exit breakpoint. */
+static void ckpt_clear(struct qz *q, struct ckpt_state *s, bool alive)
+{
+	while (s->n)
+		ckpt_remove(q, s, s->n - 1);
+	ckpt_dirty_free(s->dirty, alive ? q : NULL);
+	s->dirty = NULL;
+	s->base = NULL;
+	if (alive && s->exit_site)
+		bp_site_del(&q->bps, q->proc, s->exit_site);
+	s->exit_site = 0;
+	if (!alive)
+		s->argpage = 0;
+}
+
+static size_t ckpt_live(const struct ckpt_state *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += !s->cps[i]->dead;
+	return n;
+}
+
+/* Dead checkpoints go once nothing needs them: the base stays while the
+ * dirty tracking counts from it. No live one left: start afresh. */
+static void ckpt_gc(struct qz *q, struct ckpt_state *s)
+{
+	for (size_t i = 0; i < s->n;) {
+		if (s->cps[i]->dead && s->cps[i] != s->base)
+			ckpt_remove(q, s, i);
+		else
+			i++;
+	}
+	if (ckpt_live(s))
+		return;
+	ckpt_clear(q, s, proc_alive(q->proc));
+	if (q->held)   /* nothing to roll back to: let it be gone */
+		qz_process_gone(q);
+}
+
+int ckpt_delete(struct qz *q, int id)
+{
+	struct ckpt *c = ckpt_find(q->ckpt, id);
+	if (!c)
+		return qz_error(q, "No checkpoint number %d.", id);
+	c->dead = true;
+	ckpt_gc(q, q->ckpt);
+	return 0;
+}
+
+static uint64_t ckpt_total(const struct ckpt_state *s)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < s->n; i++)
+		t += ckpt_bytes(s->cps[i]);
+	return t;
+}
+
+/* The oldest live checkpoint to thin, automatic ones first; never the
+ * newest. */
+static struct ckpt *ckpt_victim(struct ckpt_state *s)
+{
+	struct ckpt *newest = NULL, *v = NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cps[i]->dead)
+			newest = s->cps[i];
+	for (int pass = 0; pass < 2 && !v; pass++)
+		for (size_t i = 0; i < s->n && !v; i++)
+			if (!s->cps[i]->dead && s->cps[i] != newest &&
+			    (pass || s->cps[i]->automatic))
+				v = s->cps[i];
+	return v;
+}
+
+void ckpt_check_budget(struct qz *q)
+{
+	struct ckpt_state *s = q->ckpt;
+	while (s->budget && ckpt_total(s) > s->budget) {
+		struct ckpt *v = ckpt_victim(s);
+		if (!v)
+			return;
+		if (!v->automatic)
+			qz_printf(q, "Checkpoint %d deleted: checkpoint-budget of %llu MiB exceeded.\n",
+				  v->id, (unsigned long long)(s->budget >> 20));
+		v->dead = true;
+		ckpt_gc(q, s);
+	}
+}
+
+/* ---- automatic checkpoints ---- */
+
+/* The interval timer stops the running program with SIGSTOP; the stop is
+ * claimed by ckpt_on_signal. SIGALRM only fires while qzdb waits for the
+ * running program (proc_alarm_window). */
+static volatile sig_atomic_t ckpt_alarm_pid, ckpt_alarm_sent;
+
+static void ckpt_alarm(int sig)
+{
+	(void)sig;
+	if (ckpt_alarm_pid > 0) {
+		kill(ckpt_alarm_pid, SIGSTOP);
+		ckpt_alarm_sent = 1;
+	}
+}
+
+void ckpt_timer_arm(struct qz *q)
+{
+	struct ckpt_state *s = q->ckpt;
+	int ms = proc_alive(q->proc) ? s->interval_ms : 0;
+	struct itimerval it = {{ms / 1000, ms % 1000 * 1000}, {ms / 1000, ms % 1000 * 1000}};
+	if (ms) {
+		struct sigaction sa = {.sa_handler = ckpt_alarm, .sa_flags = SA_RESTART};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		proc_alarm_window(true);
+	}
+	ckpt_alarm_pid = ms ? proc_pid(q->proc) : 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	if (!ms)
+		proc_alarm_window(false);
+	s->last_auto_ns = ckpt_now_ns();
+}
+
+static int ckpt_on_signal(struct qz *q, int sig)
+{
+	struct ckpt_state *s = q->ckpt;
+	if (sig != SIGSTOP || !ckpt_alarm_sent)
+		return RUN_TARGET;
+	ckpt_alarm_sent = 0;
+	uint64_t now = ckpt_now_ns();
+	if (s->interval_ms && now - s->last_auto_ns >= (uint64_t)s->interval_ms * 900000ull) {
+		s->last_auto_ns = now;
+		if (ckpt_take(q, true) < 0)
+			qz_warn(q, "automatic checkpoint failed: %s", q->err.s ? q->err.s : "");
+	}
+	return RUN_AGAIN;
+}
+
+/* ---- hooks ---- */
+
+static void ckpt_on_start(struct qz *q)
+{
+	q->ckpt->start_ns = ckpt_now_ns();
+	q->ckpt->lost = false;
+	if (q->ckpt->interval_ms)
+		ckpt_timer_arm(q);
+}
+
+static void ckpt_on_gone(struct qz *q)
+{
+	struct ckpt_state *s = q->ckpt;
+	if (ckpt_live(s))
+		s->lost = true;
+	ckpt_clear(q, s, false);
+	q->held = false;
+	if (ckpt_alarm_pid)
+		ckpt_timer_arm(q);
+}
+
+static void ckpt_fini(struct qz *q)
+{
+	if (ckpt_alarm_pid) {   /* the process is already freed here */
+		struct itimerval off = {{0, 0}, {0, 0}};
+		ckpt_alarm_pid = 0;
+		setitimer(ITIMER_REAL, &off, NULL);
+		proc_alarm_window(false);
+	}
+	ckpt_clear(q, q->ckpt, false);
+	free(q->ckpt->limits);
+	free(q->ckpt->cps);
+	free(q->ckpt);
+	q->ckpt = NULL;
+}
+
+static int ckpt_on_trap(struct qz *q, uint64_t pc)
+{
+	struct ckpt_state *s = q->ckpt;
+	if (!s->exit_site || pc != s->exit_site)
+		return RUN_TARGET;
+	run_report_exit(q, (int)(proc_regs(q->proc)->rdi & 0xff));
+	qz_printf(q, "The process is held at its exit for rollback (%zu checkpoint%s).\n",
+		  ckpt_live(s), ckpt_live(s) == 1 ? "" : "s");
+	q->stop = QZ_STOP_EXITED;
+	q->held = true;
+	return RUN_STOPPED;
+}
+
+/* A bit of a /proc/PID/status signal mask line. */
+static bool ckpt_sig_in(pid_t pid, const char *field, int sig)
+{
+	char path[64], line[256];
+	bool in = false;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t fl = strlen(field);
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, field, fl))
+			in = (strtoull(line + fl, NULL, 16) >> (sig - 1)) & 1;
+	fclose(f);
+	return in;
+}
+
+/* Resuming with sig would end the process: keep it if checkpoints exist. */
+static bool ckpt_keep_dying(struct qz *q, int sig)
+{
+	static const int survivable[] = {SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN,
+					 SIGTTOU, SIGURG, SIGWINCH, 0};
+	if (!ckpt_live(q->ckpt) || sig <= 0 || sig > 64)
+		return false;
+	for (int i = 0; survivable[i]; i++)
+		if (sig == survivable[i])
+			return false;
+	pid_t pid = proc_pid(q->proc);
+	return !ckpt_sig_in(pid, "SigCgt:", sig) && !ckpt_sig_in(pid, "SigIgn:", sig);
+}
+
+static const struct qz_hooks ckpt_hooks = {
+	.name = "ckpt",
+	.on_start = ckpt_on_start,
+	.on_gone = ckpt_on_gone,
+	.fini = ckpt_fini,
+	.on_trap = ckpt_on_trap,
+	.keep_dying = ckpt_keep_dying,
+	.on_signal = ckpt_on_signal,
+};
+
+void ckpt_init(struct qz *q)
+{
+	q->ckpt = xcalloc(1, sizeof *q->ckpt);
+	q->ckpt->want = CKPT_AUTO;
+	qz_add_hooks(q, &ckpt_hooks);
+}

@@ -1,0 +1,266 @@
+/* cmd-ckpt: checkpoint, rollback, cdelete, info checkpoints, the
+ * checkpoint settings, and maintenance dumps of the program's state (for
+ * tests: a rollback must give back a byte-identical state). */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "cmd-ckpt.h"
+#include "ckpt-int.h"
+
+static int ckpt_arg_id(struct qz *q, const char *a, int *id)
+{
+	int64_t v;
+	if (!*a)
+		return qz_error(q, "Argument required (checkpoint id).");
+	if (!str_to_i64(a, &v) || v <= 0 || v > 1000000000)
+		return qz_error(q, "Invalid checkpoint id \"%s\".", a);
+	*id = (int)v;
+	return 0;
+}
+
+int cmd_checkpoint(struct qz *q, const char *a)
+{
+	if (*a)
+		return qz_error(q, "checkpoint takes no argument.");
+	return ckpt_take(q, false);
+}
+
+int cmd_rollback(struct qz *q, const char *a)
+{
+	struct ckpt_state *s = q->ckpt;
+	int id;
+	if (ckpt_arg_id(q, a, &id) < 0)
+		return -1;
+	if (!q->proc || !ckpt_process_check(q)) {
+		if (s->lost)
+			return qz_error(q, "The program is gone (it exited or was killed): its "
+				       "checkpoints went with it.");
+		return qz_error(q, "The program is not being run.");
+	}
+	struct ckpt *c = ckpt_find(s, id);
+	if (!c)
+		return qz_error(q, "No checkpoint number %d.", id);
+	return ckpt_rollback(q, c);
+}
+
+int cmd_cdelete(struct qz *q, const char *a)
+{
+	int id;
+	if (ckpt_arg_id(q, a, &id) < 0)
+		return -1;
+	return ckpt_delete(q, id);
+}
+
+static void ckpt_fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	snprintf(buf, len, "%llu KiB", (unsigned long long)((b + 1023) >> 10));
+}
+
+int cmd_info_checkpoints(struct qz *q, const char *a)
+{
+	struct ckpt_state *s = q->ckpt;
+	(void)a;
+	size_t shown = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ckpt *c = s->cps[i];
+		char bytes[32];
+		if (c->dead)
+			continue;
+		if (!shown++)
+			qz_printf(q, "  Id   Time       Pages    Held         Found by  Where\n");
+		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
+		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == s->base ? '*' : ' ',
+			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
+			  c->automatic ? " (auto)" : "");
+	}
+	if (!shown)
+		qz_puts(q, "No checkpoints.\n");
+	return 0;
+}
+
+int cmd_set_checkpoint_interval(struct qz *q, const char *a)
+{
+	int64_t v;
+	if (!strcmp(a, "off") || !strcmp(a, "0")) {
+		q->ckpt->interval_ms = 0;
+	} else {
+		if (!str_to_i64(a, &v) || v <= 0 || v > 86400000)
+			return qz_error(q, "Usage: set checkpoint-interval MS|off.");
+		q->ckpt->interval_ms = (int)v;
+	}
+	ckpt_timer_arm(q);
+	return 0;
+}
+
+int cmd_set_checkpoint_budget(struct qz *q, const char *a)
+{
+	int64_t v;
+	if (!strcmp(a, "unlimited") || !strcmp(a, "0")) {
+		q->ckpt->budget = 0;
+		return 0;
+	}
+	if (!str_to_i64(a, &v) || v <= 0 || v > (1 << 30))
+		return qz_error(q, "Usage: set checkpoint-budget MIB|unlimited.");
+	q->ckpt->budget = (uint64_t)v << 20;
+	ckpt_check_budget(q);
+	return 0;
+}
+
+int cmd_set_checkpoint_method(struct qz *q, const char *a)
+{
+	static const char *const names[] = {"auto", "pagemap", "hash", "both", NULL};
+	struct ckpt_state *s = q->ckpt;
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(a, names[i]))
+			continue;
+		if (s->n)
+			return qz_error(q, "Delete the checkpoints first: the method is chosen "
+				       "with the first checkpoint.");
+		s->want = (enum ckpt_method)i;
+		return 0;
+	}
+	return qz_error(q, "Usage: set checkpoint-method auto|pagemap|hash.");
+}
+
+int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
+{
+	const struct ckpt_state *s = q->ckpt;
+	(void)a;
+	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
+		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
+	return 0;
+}
+
+int cmd_maint(struct qz *q, const char *a)
+{
+	(void)a;
+	return qz_error(q, "\"maint\" must be followed by the name of a subcommand.");
+}
+
+/* ---- state dumps ---- */
+
+/* Registers, then each run of adjacent tracked maps with one protection,
+ * with its contents; int3 bytes hidden. */
+struct ckpt_dumper {
+	FILE *f;
+	uint64_t run_lo, run_hi;
+	int run_prot;
+};
+
+static void ckpt_dump_regs(FILE *f, const struct user_regs_struct *r, const uint8_t *x,
+			   size_t xlen)
+{
+	fprintf(f, "regs %zu\n", sizeof *r);
+	fwrite(r, sizeof *r, 1, f);
+	fprintf(f, "\nxstate %zu\n", xlen);
+	if (xlen)
+		fwrite(x, xlen, 1, f);
+	fputc('\n', f);
+}
+
+static int ckpt_dump_open(struct qz *q, const char *path, FILE **f)
+{
+	if (!*path)
+		return qz_error(q, "Argument required (file name).");
+	*f = fopen(path, "w");
+	if (!*f)
+		return qz_error(q, "%s: %s.", path, strerror(errno));
+	return 0;
+}
+
+/* Page contents of [lo, hi): live (c NULL) or as checkpoint c had them. */
+static int ckpt_dump_range(struct qz *q, const struct ckpt *c, FILE *f, uint64_t lo,
+			   uint64_t hi, int prot)
+{
+	static uint8_t page[CKPT_PAGE];
+	fprintf(f, "map %llx-%llx %d\n", (unsigned long long)lo, (unsigned long long)hi, prot);
+	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
+		if (c) {
+			const struct ckpt_blob *b = ckpt_lookup(c, a);
+			if (b)
+				memcpy(page, b->data, CKPT_PAGE);
+			else
+				memset(page, 0, CKPT_PAGE);
+		} else {
+			uint8_t *p = page;
+			if (ckpt_mem_read(q, &a, 1, &p) < 0)
+				return -1;
+			bp_mask(&q->bps, a, page, CKPT_PAGE);
+		}
+		fwrite(page, CKPT_PAGE, 1, f);
+	}
+	return 0;
+}
+
+static int ckpt_dump_maps(struct qz *q, const struct ckpt *c, const struct ckpt_os *os, FILE *f)
+{
+	uint64_t lo = 0, hi = 0;
+	int prot = -1;
+	for (size_t i = 0; i <= os->nmaps; i++) {
+		const struct ckpt_map *m = i < os->nmaps ? &os->maps[i] : NULL;
+		if (m && !ckpt_map_tracked(q->ckpt, m))
+			continue;
+		if (m && m->lo == hi && m->prot == prot) {
+			hi = m->hi;
+			continue;
+		}
+		if (prot >= 0 && ckpt_dump_range(q, c, f, lo, hi, prot) < 0)
+			return -1;
+		if (m) {
+			lo = m->lo;
+			hi = m->hi;
+			prot = m->prot;
+		}
+	}
+	return 0;
+}
+
+int cmd_maint_dump_state(struct qz *q, const char *a)
+{
+	FILE *f;
+	uint8_t x[16384];
+	struct iovec iov = {x, sizeof x};
+	struct ckpt_os os;
+	if (!q->proc || !ckpt_process_check(q))
+		return qz_error(q, "The program is not being run.");
+	if (ckpt_os_read(q, &os, CKPT_OS_MAPS) < 0)
+		return qz_error(q, "Cannot read the program's memory map.");
+	if (ckpt_dump_open(q, a, &f) < 0) {
+		ckpt_os_free(&os);
+		return -1;
+	}
+	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) < 0)
+		iov.iov_len = 0;
+	ckpt_dump_regs(f, proc_regs(q->proc), x, iov.iov_len);
+	int r = ckpt_dump_maps(q, NULL, &os, f);
+	ckpt_os_free(&os);
+	fclose(f);
+	return r < 0 ? qz_error(q, "Cannot read the program's memory.") : 0;
+}
+
+int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
+{
+	char *sp = strchr(a, ' ');
+	int id;
+	FILE *f;
+	char *num = sp ? xstrndup(a, (size_t)(sp - a)) : xstrdup(a);
+	int r = ckpt_arg_id(q, num, &id);
+	free(num);
+	if (r < 0)
+		return -1;
+	struct ckpt *c = ckpt_find(q->ckpt, id);
+	if (!c)
+		return qz_error(q, "No checkpoint number %d.", id);
+	if (ckpt_dump_open(q, sp ? str_skip_space(sp) : "", &f) < 0)
+		return -1;
+	ckpt_dump_regs(f, &c->regs, c->xstate, c->xlen);
+	r = ckpt_dump_maps(q, c, &c->os, f);
+	fclose(f);
+	return r;
+}

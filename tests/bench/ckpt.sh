@@ -1,0 +1,116 @@
+#!/bin/sh
+# Checkpoint benchmark (called by tests/bench.sh). Program: ckpt_bench-O0,
+# a 64 MiB heap written once, then written again between two stops.
+#   ckpt-64m      cost of checkpoint + rollback around a continue that
+#                 dirties 64 MiB: (time of `break mark`, `run`, `checkpoint`,
+#                 `continue`, `rollback 1`) - (time of `break mark`, `run`,
+#                 `continue`), so the write-protect faults of the continue
+#                 count too; gdb: the same with `checkpoint` / `restart 1`.
+#                 When gdb's checkpoint does not work here, the kernel's
+#                 share of a fork-based checkpoint is measured instead
+#                 (tests/bench/fork_ckpt.c: fork + copy-on-write of the
+#                 heap + killing the original), a lower bound of gdb's cost.
+#   ckpt-64m-own  qzdb's own times for that checkpoint and rollback.
+#   ckpt-1page    median checkpoint and rollback times with 1 page dirty
+#                 (40 of each, `maint checkpoint-stats`); target < 1 ms.
+#   ckpt-space    bytes held by a checkpoint (`info checkpoints`: its pages
+#                 and their index) after 64 MiB (16384 pages) were dirtied,
+#                 against 16384 x 4 KiB; target within 10%.
+# Best of RUNS (default 3) for wall times.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+QZDB=${QZDB:-./qzdb}
+GDB=${GDB:-gdb}
+RUNS=${RUNS:-3}
+BIN=$B/ckpt_bench-O0
+LOG=$B/bench
+mkdir -p "$LOG"
+fixtures_build || { echo "ckpt bench: fixture build failed"; exit 1; }
+gcc -O2 -o $B/fork_ckpt tests/bench/fork_ckpt.c || exit 1
+
+# wall TAG CMD...: best wall time in microseconds of RUNS runs, output of
+# the last in $LOG/TAG.out.
+wall() {
+	_tag=$1
+	shift
+	if [ "$1" = gdbx ]; then
+		shift
+		set -- "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+			-ex 'set pagination off' -ex 'set confirm off' "$@"
+	fi
+	_best=""
+	_r=0
+	while [ $_r -lt "$RUNS" ]; do
+		_t0=$(date +%s%N)
+		timeout 300 "$@" >"$LOG/$_tag.out" 2>&1 </dev/null
+		_t1=$(date +%s%N)
+		_d=$(( (_t1 - _t0) / 1000 ))
+		if [ -z "$_best" ] || [ $_d -lt "$_best" ]; then _best=$_d; fi
+		_r=$((_r + 1))
+	done
+	echo "$_best"
+}
+
+ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
+
+# 1. 64 MiB dirtied between checkpoint and rollback
+q_full=$(wall qz-ck64 $QZDB --batch -ex 'break mark' -ex run -ex checkpoint -ex continue \
+	-ex 'rollback 1' -ex 'maint checkpoint-stats' $BIN 64)
+grep -q '^#0  mark (round=0)' $LOG/qz-ck64.out || q_full=""
+q_own=$(grep '^last checkpoint' $LOG/qz-ck64.out)
+q_base=$(wall qz-ck64-base $QZDB --batch -ex 'break mark' -ex run -ex continue $BIN 64)
+q=""
+[ -n "$q_full" ] && q=$((q_full - q_base))
+g_full=$(wall gdb-ck64 gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue \
+	-ex 'restart 1' --args $BIN 64)
+g_base=$(wall gdb-ck64-base gdbx -ex 'break mark' -ex run -ex continue --args $BIN 64)
+if grep -q 'mark (round=0)' $LOG/gdb-ck64.out && ! grep -qi 'error' $LOG/gdb-ck64.out; then
+	g=$((g_full - g_base))
+	peer="gdb $(ms $g) ms"
+else
+	why=$(grep -m1 -i "error\|couldn" $LOG/gdb-ck64.out | sed 's/^.*gdb-[0-9.]*\///' | cut -c1-80)
+	g=$($B/fork_ckpt 64)
+	peer="gdb n/a (its checkpoint fails here: $why), fork-baseline $(ms $g) ms"
+fi
+if [ -n "$q" ]; then
+	verdict=$(awk -v q="$q" -v g="$g" 'BEGIN { printf "speedup %.2fx, %s", g / q, q <= g ? "ok" : "SLOWER" }')
+	echo "ckpt-64m: qzdb $(ms $q) ms, $peer, $verdict"
+else
+	echo "ckpt-64m: qzdb failed (see $LOG/qz-ck64.out), $peer"
+fi
+echo "ckpt-64m-own: ${q_own:-n/a}"
+
+# 2. one page dirty: 40 checkpoints and 40 rollbacks
+S=$LOG/ck1.x
+{
+	echo 'break mark'; echo run; echo checkpoint
+	i=0
+	while [ $i -lt 40 ]; do echo continue; echo checkpoint; echo 'maint checkpoint-stats'; i=$((i + 1)); done
+	while [ $i -lt 80 ]; do echo continue; echo 'rollback 41'; echo 'maint checkpoint-stats'; i=$((i + 1)); done
+	echo 'info checkpoints'
+} > $S
+timeout 300 $QZDB --batch -x $S $BIN 64 1 > $LOG/qz-ck1.out 2>&1
+med() { sort -n | awk '{ a[NR] = $1 } END { if (NR) printf "%.0f", a[int((NR + 1) / 2)]; else print "" }'; }
+ck=$(grep '^last checkpoint' $LOG/qz-ck1.out | head -40 | awk '{ print $3 }' | med)
+rb=$(grep '^last checkpoint' $LOG/qz-ck1.out | tail -40 | awk '{ print $7 }' | med)
+pages=$(grep '^Checkpoint 20 at' $LOG/qz-ck1.out | sed 's/.*(\([0-9]*\) pages, \([0-9]*\) KiB)/\1 pages, \2 KiB/')
+if [ -n "$ck" ] && [ -n "$rb" ]; then
+	ok=$(awk -v c="$ck" -v r="$rb" 'BEGIN { print (c < 1000 && r < 1000) ? "ok" : "OVER 1 ms" }')
+	echo "ckpt-1page: checkpoint $ck us, rollback $rb us (median of 40; checkpoint 20 held $pages), $ok"
+else
+	echo "ckpt-1page: qzdb failed (see $LOG/qz-ck1.out)"
+fi
+
+# 3. space: a checkpoint taken after the 64 MiB were written again
+$QZDB --batch -ex 'break mark' -ex run -ex checkpoint -ex continue -ex checkpoint \
+	-ex 'info checkpoints' $BIN 64 > $LOG/qz-space.out 2>&1
+line=$(grep '^. 2 ' $LOG/qz-space.out | cut -c3-)
+p=$(echo "$line" | awk '{ print $4 }')
+k=$(echo "$line" | awk '{ print $5 }')
+if [ -n "$k" ]; then
+	awk -v p="$p" -v k="$k" 'BEGIN { r = k * 1024 / (16384 * 4096);
+		printf "ckpt-space: %d pages, %d KiB held for 16384 dirty pages (65536 KiB): ratio %.3f, %s\n",
+		p, k, r, (r >= 0.9 && r <= 1.1) ? "ok" : "OUT OF 10%" }'
+else
+	echo "ckpt-space: qzdb failed (see $LOG/qz-space.out)"
+fi

@@ -1,0 +1,98 @@
+/* Checkpoints and the other modules' state: a module registered with
+ * qz_hooks has its state saved by `checkpoint`, given back by `rollback`
+ * (each time, to the checkpoint's own copy) and freed when the checkpoint
+ * goes (cdelete, or the process ending). Drives a real session on
+ * tests/build/ckpt_prop-O0. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ckpt/ckpt.h"
+#include "cmd.h"
+#include "session.h"
+#include "unit.h"
+
+static struct sbuf out;
+static int value, saves, restores, frees;
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	unit_vcheck(ok, name, fmt, ap);
+	va_end(ap);
+}
+
+static void sink(void *arg, enum qz_out_kind kind, const char *text)
+{
+	(void)arg;
+	(void)kind;
+	sbuf_add(&out, text);
+}
+
+static void *fake_save(struct qz *q)
+{
+	(void)q;
+	int *p = xmalloc(sizeof *p);
+	*p = value;
+	saves++;
+	return p;
+}
+
+static void fake_restore(struct qz *q, const void *saved)
+{
+	(void)q;
+	value = *(const int *)saved;
+	restores++;
+}
+
+static void fake_free(void *saved)
+{
+	free(saved);
+	frees++;
+}
+
+static const struct qz_hooks fake = {
+	.name = "fake", .save = fake_save, .restore = fake_restore, .free_saved = fake_free,
+};
+
+static int run(struct qz *q, const char *cmd)
+{
+	sbuf_reset(&out);
+	return cmd_run(q, cmd);
+}
+
+int main(void)
+{
+	struct qz *q = qz_new((struct qz_sink){sink, NULL});
+	ckpt_init(q);
+	qz_add_hooks(q, &fake);
+	if (qz_load(q, "tests/build/ckpt_prop-O0", NULL, 0) < 0) {
+		check(false, "ckpt: load fixture", "%s", q->err.s);
+		return 0;
+	}
+	run(q, "break mark");
+	run(q, "run");
+	value = 1;
+	check(run(q, "checkpoint") == CMD_OK && saves == 1, "ckpt: checkpoint saves the module's state",
+	      "saves %d, output %s", saves, out.s);
+	value = 2;
+	run(q, "continue");
+	run(q, "checkpoint");
+	value = 3;
+	check(run(q, "rollback 1") == CMD_OK && value == 1 && restores == 1,
+	      "ckpt: rollback restores it", "value %d restores %d", value, restores);
+	value = 4;
+	check(run(q, "rollback 1") == CMD_OK && value == 1, "ckpt: again, from the same copy",
+	      "value %d", value);
+	check(run(q, "rollback 2") == CMD_OK && value == 2, "ckpt: rollback to the other checkpoint",
+	      "value %d", value);
+	run(q, "cdelete 1");
+	check(frees == 1, "ckpt: cdelete frees its copy", "frees %d", frees);
+	run(q, "kill");
+	check(frees == 2, "ckpt: the process ending frees the rest", "frees %d", frees);
+	check(run(q, "rollback 2") == CMD_FAIL && strstr(q->err.s, "went with it"),
+	      "ckpt: no rollback once the process is gone", "%s", q->err.s ? q->err.s : "");
+	qz_free(q);
+	sbuf_free(&out);
+	return 0;
+}
