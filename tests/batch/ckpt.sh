@@ -74,8 +74,15 @@ no_leftover "no leftover after cdelete while held" $BIN
 # The core workflow: stop before the crash, checkpoint, crash, roll back,
 # change the predicate's input, continue: no crash; roll back again,
 # change the pointer instead: no crash.
-# TODO(switch/suppress): when alter/ lands, replace the two `set var`s by
-# `switch bug_nullp.c:29` and `suppress bug_nullp.c:30`.
+# The core workflow: stop before the crash, checkpoint, crash, roll back,
+# switch the predicate; roll back again, suppress the faulty statement.
+qz -ex 'break 29 if k == 2' -ex run -ex checkpoint -ex c -ex 'rollback 1' -ex 'delete' \
+   -ex 'switch bug_nullp.c:29' -ex c -ex 'rollback 1' -ex 'delete' \
+   -ex 'suppress bug_nullp.c:30' -ex c $NULLP
+expect "switch after rollback fires" '^Switched bug_nullp\.c:29 #1: true -> false$'
+expect "suppress after rollback fires" '^Suppressed bug_nullp\.c:30 #1$'
+n=$(printf '%s\n' "$OUT" | grep -c '^sum 4$')
+[ "$n" = 2 ] && pass "switch and suppress both avoid the crash" || fail "switch and suppress both avoid the crash" "$n normal sums"
 qz -ex 'break 29 if k == 2' -ex run -ex checkpoint -ex c -ex 'rollback 1' -ex c -ex c \
    -ex 'rollback 1' -ex 'delete' -ex 'set var keys[2] = keys[3]' -ex c \
    -ex 'rollback 1' -ex 'set var e = &table[0]' -ex c $NULLP
