@@ -1,6 +1,11 @@
 /* proc: one traced process under ptrace: launch with address randomisation
  * off, stop and resume it, read and write its registers and memory. The
- * registers are cached between stops so a stop costs one GETREGS at most. */
+ * registers are cached between stops so a stop costs one GETREGS at most.
+ * Threads: every thread is traced; a stop of one thread for the user stops
+ * all (all-stop, as gdb). The register and pc functions act on the selected
+ * thread, which a stop sets to the thread that stopped. proc_cont resumes
+ * every thread, proc_step only the selected one. Forks are reported through
+ * the notify callback; the child is detached unless followed. */
 #ifndef QZ_PROC_H
 #define QZ_PROC_H
 
@@ -15,7 +20,8 @@ enum proc_event {
 	PROC_SIGNAL,    /* stopped by another signal (sig) */
 	PROC_EXITED,    /* exited with code */
 	PROC_KILLED,    /* terminated by signal sig */
-	PROC_ERROR      /* waitpid failed: the process is gone */
+	PROC_ERROR,     /* waitpid failed: the process is gone */
+	PROC_EXEC       /* the process executed a new program (stopped) */
 };
 
 struct proc_stop {
@@ -66,5 +72,42 @@ int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len);
 
 /* The siginfo of the current stop (si_code tells int3 from single-step). */
 int proc_siginfo(struct proc *p, void *siginfo);
+
+/* ---- threads, fork and exec ---- */
+
+struct proc_thread_info {
+	pid_t tid;
+	int num;                 /* 1, 2, ... in creation order, never reused */
+	uint64_t fs_base;        /* thread pointer (what gdb shows as pthread_t) */
+};
+
+/* Events the process reports while it runs; ctx is passed back. */
+struct proc_notify {
+	void *ctx;
+	/* A thread was created or exited. */
+	void (*thread)(void *ctx, const struct proc_thread_info *t, bool created);
+	/* A fork: the child is traced and stopped. Return true to follow the
+	 * child (only when may_follow): then call proc_follow_child. Otherwise
+	 * remove your breakpoints from the child (proc_write_pid); it is then
+	 * detached. */
+	bool (*fork)(void *ctx, struct proc *p, pid_t child, bool may_follow);
+};
+void proc_set_notify(struct proc *p, const struct proc_notify *n);
+/* Detach from the current process (after removing your breakpoints from it)
+ * and trace child from now on. */
+void proc_follow_child(struct proc *p, pid_t child);
+/* Write to the memory of another (stopped, traced) process. */
+int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
+
+size_t proc_nthreads(const struct proc *p);
+int proc_thread_at(struct proc *p, size_t i, struct proc_thread_info *ti);
+int proc_thread_cur(struct proc *p, struct proc_thread_info *ti);
+/* Select the thread the register functions act on; -1 if unknown. */
+int proc_select(struct proc *p, pid_t tid);
+/* The thread of the last reported stop. */
+pid_t proc_event_tid(const struct proc *p);
+/* Has the process ever had more than one thread (gdb then names threads in
+ * stop reports)? */
+bool proc_multi(const struct proc *p);
 
 #endif

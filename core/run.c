@@ -4,13 +4,16 @@
 #include "run.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
+#include <unistd.h>
 
 #include "eval.h"
 #include "expr.h"
 #include "frame.h"
+#include "loc.h"
 #include "resume.h"
 #include "session.h"
 #include "unwind.h"
@@ -26,10 +29,11 @@ static void run_stopped(struct qz *q)
 void run_report_exit(struct qz *q, int code)
 {
 	if (code == 0)
-		qz_printf(q, "[Inferior 1 (process %d) exited normally]\n", proc_pid(q->proc));
+		qz_printf(q, "[Inferior %d (process %d) exited normally]\n",
+			  thread_inferior(q), proc_pid(q->proc));
 	else
-		qz_printf(q, "[Inferior 1 (process %d) exited with code %02o]\n",
-			  proc_pid(q->proc), code);
+		qz_printf(q, "[Inferior %d (process %d) exited with code %02o]\n",
+			  thread_inferior(q), proc_pid(q->proc), code);
 	q->last_exit_code = code;
 }
 
@@ -50,7 +54,12 @@ static void run_gone(struct qz *q, const struct proc_stop *st)
 
 static void run_report_signal(struct qz *q, int sig)
 {
-	qz_printf(q, "\nProgram received signal %s, %s.\n", sig_name(sig), sig_desc(sig));
+	struct sbuf who = {0};
+	thread_who(q, &who);
+	qz_printf(q, "\n%sreceived signal %s, %s.\n", who.s ? who.s : "Program ",
+		  sig_name(sig), sig_desc(sig));
+	sbuf_free(&who);
+	thread_report_switch(q);   /* gdb says it after the signal */
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -77,12 +86,43 @@ static int run_take_signal(struct qz *q)
 	return sig;
 }
 
+/* The user selected another thread since the last stop: the thread that
+ * stopped may still sit on the breakpoint it reported. Step it off alone
+ * (the others stay stopped, so lifting the int3 is safe). */
+static void run_step_off_event_thread(struct qz *q)
+{
+	struct proc *p = q->proc;
+	pid_t ev = proc_event_tid(p);
+	struct proc_thread_info cur;
+	if (proc_nthreads(p) < 2 || proc_thread_cur(p, &cur) < 0 || ev == cur.tid ||
+	    proc_select(p, ev) < 0)
+		return;
+	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
+	if (s && s->inserted) {
+		struct proc_stop st;
+		uint64_t addr = s->addr;
+		bp_site_drop(&q->bps, p, s);
+		proc_step(p, 0);
+		proc_wait(p, &st);
+		s = bp_site_at(&q->bps, addr);
+		if (s && proc_alive(p))
+			bp_site_lift(&q->bps, p, s);
+	}
+	if (proc_alive(p))
+		proc_select(p, cur.tid);
+}
+
 /* Resume once. Steps off a planted site at pc first. On return the process
  * is stopped (st describes why) or gone. */
 static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 {
 	struct proc *p = q->proc;
 	int sig = run_take_signal(q);
+	run_step_off_event_thread(q);
+	if (!proc_alive(p)) {
+		proc_wait(p, st);
+		return;
+	}
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
 	if (s && s->inserted && !step && resume_fast(q, s, sig)) {
 		proc_wait(p, st);
@@ -154,11 +194,17 @@ static int run_bp_at(const struct bp *b, uint64_t pc)
 
 static void run_report_bp(struct qz *q, int num, int loc, bool temp)
 {
+	struct sbuf who = {0};
+	thread_report_switch(q);
+	thread_who(q, &who);   /* "Thread 2 "prog" hit " with several threads */
 	const char *kind = temp ? "Temporary breakpoint" : "Breakpoint";
+	if (who.s)
+		kind = temp ? "hit Temporary breakpoint" : "hit Breakpoint";
 	if (loc)   /* one location of several: gdb names it N.M */
-		qz_printf(q, "\n%s %d.%d, ", kind, num, loc);
+		qz_printf(q, "\n%s%s %d.%d, ", who.s ? who.s : "", kind, num, loc);
 	else
-		qz_printf(q, "\n%s %d, ", kind, num);
+		qz_printf(q, "\n%s%s %d, ", who.s ? who.s : "", kind, num);
+	sbuf_free(&who);
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -211,6 +257,56 @@ static bool run_target_hit(struct qz *q, const struct run_target *t, uint64_t pc
 	return false;
 }
 
+static void run_relocate(struct qz *q);
+
+/* Find the locations of every breakpoint again, in a new program. */
+static void run_reresolve(struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		struct loc_addr *locs = NULL;
+		size_t n = 0;
+		bp_free_locs(b);
+		if (loc_resolve(q, b->spec, &locs, &n) < 0) {
+			sbuf_reset(&q->err);   /* pending: no location in this program */
+			continue;
+		}
+		b->locs = xcalloc(n, sizeof *b->locs);
+		b->nlocs = n;
+		for (size_t j = 0; j < n; j++) {
+			b->locs[j].link_addr = locs[j].link_addr;
+			b->locs[j].addr = locs[j].addr;
+			b->locs[j].file = locs[j].file;
+			b->locs[j].line = locs[j].line;
+			b->locs[j].func = locs[j].func ? xstrdup(locs[j].func) : NULL;
+			b->locs[j].absolute = locs[j].absolute;
+		}
+		free(locs);
+	}
+}
+
+/* The process executed a new program: its memory is new (no int3s, no
+ * scratch page); load its symbols and plant the breakpoints again. */
+static void run_exec(struct qz *q)
+{
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/%d/exe", proc_pid(q->proc));
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0)
+		return;
+	path[n] = 0;
+	qz_printf(q, "process %d is executing new program: %s\n", proc_pid(q->proc), path);
+	bp_remove_all(&q->bps, NULL);
+	resume_reset(q);
+	if (qz_exec_reload(q, path) < 0) {
+		qz_warn(q, "%s", q->err.s ? q->err.s : "cannot load the new program");
+		sbuf_reset(&q->err);
+		return;
+	}
+	run_reresolve(q);
+	run_relocate(q);
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
@@ -218,6 +314,10 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 	if (st->ev == PROC_EXITED || st->ev == PROC_KILLED || st->ev == PROC_ERROR) {
 		run_gone(q, st);
 		return RUN_STOPPED;
+	}
+	if (st->ev == PROC_EXEC) {
+		run_exec(q);
+		return RUN_AGAIN;
 	}
 	if (st->ev == PROC_SIGNAL) {
 		if (!run_signal_stops(q, st->sig))
@@ -265,6 +365,9 @@ static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
+	struct proc_thread_info self = {0};   /* the thread the target is for */
+	if (t)
+		proc_thread_cur(q->proc, &self);
 	for (;;) {
 		struct proc_stop st;
 		run_resume(q, false, &st);
@@ -281,7 +384,10 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 			return ev;
 		if (run_user_bp(q, pc))
 			return RUN_STOPPED;
-		if (run_target_hit(q, t, pc))
+		struct proc_thread_info now = self;   /* another thread's stop is not it */
+		if (t && proc_nthreads(q->proc) > 1)
+			proc_thread_cur(q->proc, &now);
+		if (now.tid == self.tid && run_target_hit(q, t, pc))
 			return RUN_TARGET;
 	}
 }
@@ -333,6 +439,7 @@ int run_start(struct qz *q)
 		return qz_error(q, "%s", err);
 	q->stop = QZ_STOP_NONE;
 	q->list_file = NULL;
+	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
 	qz_hooks_start(q);

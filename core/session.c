@@ -342,6 +342,26 @@ const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len)
 	return qz_symbolize(q, addr, buf, len);
 }
 
+int qz_exec_reload(struct qz *q, const char *path)
+{
+	char err[512];
+	struct img *im = img_open(path, err, sizeof err);
+	if (!im)
+		return qz_error(q, "\"%s\": %s.", path, err);
+	frame_invalidate(q);
+	qz_libs_free(q);
+	qz_module_free(&q->exe);
+	free(q->prog);
+	q->prog = xstrdup(path);
+	q->exe.path = xstrdup(path);
+	q->exe.img = im;
+	q->exe.lines = lines_open(path, err, sizeof err);
+	q->exe.di = di_open(path, err, sizeof err);
+	q->exe.unw = unw_open(path, err, sizeof err);
+	q->list_file = NULL;
+	return 0;
+}
+
 void qz_process_gone(struct qz *q)
 {
 	if (q->proc) {

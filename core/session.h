@@ -16,6 +16,7 @@
 #include "lines.h"
 #include "proc.h"
 #include "signals.h"
+#include "thread.h"
 #include "unwind.h"
 #include "util.h"
 #include "value.h"
@@ -144,6 +145,9 @@ struct qz {
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
+
+	/* threads and fork (core/thread.c) */
+	struct thread_state thr;
 };
 
 struct qz *qz_new(struct qz_sink sink);
@@ -174,6 +178,9 @@ const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
 const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
 /* Refresh the library list from /proc/PID/maps. */
 void qz_refresh_modules(struct qz *q);
+/* The process executed path: it is the program from now on (symbols,
+ * line tables and unwind info of path replace the old ones). */
+int qz_exec_reload(struct qz *q, const char *path);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);
