@@ -212,7 +212,8 @@ static int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
 
 enum {
 	PROC_OPTIONS = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
-		       PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC,
+		       PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC |
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE,
 };
 
 struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
@@ -465,6 +466,19 @@ static void proc_fork_leave(struct proc *p, struct proc_thr *t)
 	ptrace(PTRACE_DETACH, child, 0, 0);
 }
 
+/* A vfork, or its end (the child exec'd or exited): the session takes its
+ * int3s out of the shared memory meanwhile. */
+static void proc_on_vfork(struct proc *p, struct proc_thr *t, bool done)
+{
+	pid_t child = done ? 0 : (pid_t)proc_event_msg(t->tid);
+	if (!done && (child <= 0 || !proc_first_stop(p, child)))
+		return;
+	if (p->notify.vfork)
+		p->notify.vfork(p->notify.ctx, p, child, done);
+	if (!done)
+		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
 /* exec: only the leader survives (the execing thread took its id); the
  * memory file of the old image is dead. */
 static void proc_on_exec(struct proc *p, struct proc_thr *t)
@@ -522,6 +536,8 @@ static void proc_collect(struct proc *p, struct proc_thr *u)
 			proc_on_clone(p, u, false);
 		else if (ev == PTRACE_EVENT_FORK)
 			proc_fork_leave(p, u);
+		else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
+			proc_on_vfork(p, u, ev == PTRACE_EVENT_VFORK_DONE);
 		else if (WSTOPSIG(status) == SIGSTOP && u->stop_expected)
 			u->stop_expected = false;
 		else if (ev == 0)
@@ -624,6 +640,11 @@ static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct p
 		struct proc_thr *r = proc_on_fork(p, t);
 		if (r)
 			proc_thr_run(r, r->last_req, 0);
+		return false;
+	}
+	if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE) {
+		proc_on_vfork(p, t, ev == PTRACE_EVENT_VFORK_DONE);
+		proc_thr_run(t, t->last_req, 0);
 		return false;
 	}
 	if (ev == PTRACE_EVENT_EXEC) {

@@ -91,6 +91,10 @@ struct proc_notify {
 	 * remove your breakpoints from the child (proc_write_pid); it is then
 	 * detached. */
 	bool (*fork)(void *ctx, struct proc *p, pid_t child, bool may_follow);
+	/* A vfork: the child (detached after the call) shares the memory until
+	 * it execs or exits, when the call comes again with done set: take the
+	 * int3s out, then put them back. The child is never followed. */
+	void (*vfork)(void *ctx, struct proc *p, pid_t child, bool done);
 };
 void proc_set_notify(struct proc *p, const struct proc_notify *n);
 /* Detach from the current process (after removing your breakpoints from it)

@@ -63,6 +63,7 @@ void qz_free(struct qz *q)
 	free(q->libs);
 	qz_module_free(&q->exe);
 	bp_table_free(&q->bps);
+	free(q->thr.vfork_sites);
 	for (size_t i = 0; i < q->nhistory; i++)
 		val_free(&q->history[i]);
 	free(q->history);

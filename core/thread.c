@@ -80,9 +80,37 @@ static bool thread_on_fork(void *ctx, struct proc *p, pid_t child, bool may_foll
 	return true;
 }
 
+/* The vfork child borrows the memory until it execs or exits: no int3 may
+ * be left there for it to hit (it is not traced). */
+static void thread_on_vfork(void *ctx, struct proc *p, pid_t child, bool done)
+{
+	struct qz *q = ctx;
+	struct thread_state *ts = &q->thr;
+	if (done) {
+		for (size_t i = 0; i < ts->nvfork_sites; i++) {
+			struct bp_site *s = bp_site_at(&q->bps, ts->vfork_sites[i]);
+			if (s)
+				bp_site_lift(&q->bps, p, s);
+		}
+		ts->nvfork_sites = 0;
+		return;
+	}
+	for (size_t i = 0; i < q->bps.nsites; i++) {
+		struct bp_site *s = &q->bps.sites[i];
+		if (!s->inserted)
+			continue;
+		XGROW(ts->vfork_sites, ts->vfork_cap, ts->nvfork_sites + 1);
+		ts->vfork_sites[ts->nvfork_sites++] = s->addr;
+		bp_site_drop(&q->bps, p, s);
+	}
+	qz_printf(q, "[Detaching after vfork from child process %d]\n", child);
+}
+
 void thread_attach(struct qz *q)
 {
-	struct proc_notify n = { .ctx = q, .thread = thread_on_thread, .fork = thread_on_fork };
+	struct proc_notify n = { .ctx = q, .thread = thread_on_thread, .fork = thread_on_fork,
+				 .vfork = thread_on_vfork };
+	q->thr.nvfork_sites = 0;
 	proc_set_notify(q->proc, &n);
 	q->thr.shown_tid = proc_pid(q->proc);
 	q->thr.inferior = 1;

@@ -6,6 +6,8 @@
 #define QZ_THREAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct qz;
 struct sbuf;
@@ -15,6 +17,8 @@ struct thread_state {
 	bool follow_child;       /* set follow-fork-mode child */
 	int shown_tid;           /* the thread the user last saw stop */
 	int inferior;            /* gdb's inferior number: 2 after following a child */
+	uint64_t *vfork_sites;   /* int3s taken out while a vfork child runs */
+	size_t nvfork_sites, vfork_cap;
 };
 
 /* A process was just started: listen to its thread and fork events. */
