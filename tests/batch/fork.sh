@@ -28,7 +28,7 @@ expect "attaching to the child" '^\[Attaching after Thread 0x[0-9a-f]+ \(LWP [0-
 expect "parent detached" '^\[Detaching after fork from parent process [0-9]+\]$'
 expect "child hits its breakpoint" '^Thread 2\.1 "forkit-O0" hit Breakpoint 1, child_work \(n=5\) at tests/fixtures/forkit.c:[0-9]+$'
 expect "child bt" '^#1  0x[0-9a-f]{16} in main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/forkit.c:[0-9]+$'
-expect "next in the child" '^15	for '
+expect "next in the child" '^15	+for '
 expect "parent finished unaffected" '^parent saw 7$'
 expect "child exit code" '^\[Inferior 2 \(process [0-9]+\) exited with code 07\]$'
 no_leftover "no leftover (child mode)" $BIN
