@@ -305,6 +305,17 @@ void proc_kill(struct proc *p)
 
 static void proc_stop_others(struct proc *p);
 
+/* After detaching: a SIGSTOP we sent and never collected would stop the
+ * process for good; SIGCONT discards pending stop signals. */
+static void proc_discard_stops(struct proc *p)
+{
+	for (size_t i = 0; i < p->nthr; i++)
+		if (p->thr[i]->stop_expected) {
+			kill(p->pid, SIGCONT);
+			return;
+		}
+}
+
 int proc_detach(struct proc *p)
 {
 	int r = 0;
@@ -319,6 +330,7 @@ int proc_detach(struct proc *p)
 			    t->tid == p->pid)
 				r = -1;
 		}
+		proc_discard_stops(p);
 	}
 	proc_free(p);
 	return r;
@@ -409,6 +421,7 @@ static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
 	if (tid <= 0 || !proc_first_stop(p, tid))
 		return;
 	struct proc_thr *t = proc_thr_add(p, tid);
+	proc_getregs(parent);   /* keeps the parent's thread pointer known */
 	proc_getregs(t);
 	proc_notify_thread(p, t, true);
 	if (run)
@@ -424,6 +437,7 @@ void proc_follow_child(struct proc *p, pid_t child)
 		proc_flush_regs(p->thr[i]);
 		ptrace(PTRACE_DETACH, p->thr[i]->tid, 0, 0);
 	}
+	proc_discard_stops(p);
 	proc_thr_clear(p);
 	p->nearly = 0;
 	if (p->memfd >= 0)
@@ -515,13 +529,47 @@ static void proc_keep(struct proc_thr *t, int status)
 	t->pending = status;
 }
 
+/* A leader that called pthread_exit is a zombie until the last thread
+ * goes: it will never stop, and waiting for it would hang. */
+static bool proc_zombie(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *st = strrchr(buf, ')');
+	return !st || st[1] == 0 || st[2] == 'Z' || st[2] == 'X';
+}
+
+/* Wait for tid's next status; for the leader, poll, giving up when it is a
+ * zombie (then 0). */
+static pid_t proc_wait_thr(struct proc *p, pid_t tid, int *status)
+{
+	if (tid != p->pid)
+		return proc_waitpid(tid, status);
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r != 0 || proc_zombie(p->pid, tid))
+			return r;
+		usleep(100);
+	}
+}
+
 /* Collect the stop of one thread we sent SIGSTOP to. */
 static void proc_collect(struct proc *p, struct proc_thr *u)
 {
 	while (u->running) {
 		int status;
-		if (proc_waitpid(u->tid, &status) < 0 || WIFEXITED(status) ||
-		    WIFSIGNALED(status)) {
+		pid_t r = proc_wait_thr(p, u->tid, &status);
+		if (r == 0) {   /* a zombie leader: it stays as it is */
+			u->running = false;
+			return;
+		}
+		if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
 			if (u->tid != p->pid) {
 				proc_notify_thread(p, u, false);
 				proc_thr_del(p, u);
@@ -767,7 +815,7 @@ size_t proc_nthreads(const struct proc *p)
 
 static void proc_info(struct proc_thr *t, struct proc_thread_info *ti)
 {
-	proc_getregs(t);
+	ti->gone = proc_getregs(t) < 0;
 	ti->tid = t->tid;
 	ti->num = t->num;
 	ti->fs_base = t->fs_base;
@@ -801,6 +849,11 @@ int proc_select(struct proc *p, pid_t tid)
 pid_t proc_event_tid(const struct proc *p)
 {
 	return p->event_tid;
+}
+
+pid_t proc_cur_tid(const struct proc *p)
+{
+	return p->cur ? p->cur->tid : p->pid;
 }
 
 bool proc_multi(const struct proc *p)

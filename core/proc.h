@@ -79,6 +79,7 @@ struct proc_thread_info {
 	pid_t tid;
 	int num;                 /* 1, 2, ... in creation order, never reused */
 	uint64_t fs_base;        /* thread pointer (what gdb shows as pthread_t) */
+	bool gone;               /* no registers: a zombie (a leader that left) */
 };
 
 /* Events the process reports while it runs; ctx is passed back. */
@@ -108,6 +109,9 @@ int proc_thread_at(struct proc *p, size_t i, struct proc_thread_info *ti);
 int proc_thread_cur(struct proc *p, struct proc_thread_info *ti);
 /* Select the thread the register functions act on; -1 if unknown. */
 int proc_select(struct proc *p, pid_t tid);
+/* The selected thread's id (for /proc/PID/task/TID files: the leader's
+ * own /proc files go empty when it leaves with pthread_exit). */
+pid_t proc_cur_tid(const struct proc *p);
 /* The thread of the last reported stop. */
 pid_t proc_event_tid(const struct proc *p);
 /* Has the process ever had more than one thread (gdb then names threads in

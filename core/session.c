@@ -278,7 +278,9 @@ void qz_refresh_modules(struct qz *q)
 	char path[64], line[4096];
 	if (!qz_running(q))
 		return;
-	snprintf(path, sizeof path, "/proc/%d/maps", proc_pid(q->proc));
+	/* The selected thread's view: a leader gone by pthread_exit has none. */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/maps", proc_pid(q->proc),
+		 proc_cur_tid(q->proc));
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return;

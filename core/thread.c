@@ -198,7 +198,8 @@ static void thread_info_row(struct qz *q, const struct proc_thread_info *t,
 	sbuf_printf(b, "%s%-4s %-*s ", t->tid == cur ? "* " : "  ", id.s, width, target);
 	sbuf_free(&id);
 	thread_select(q, t->tid);
-	thread_frame_text(q, b);
+	if (!t->gone)
+		thread_frame_text(q, b);
 	sbuf_addc(b, '\n');
 }
 

@@ -59,11 +59,31 @@ n=$(printf '%s\n' "$OUT" | grep -c 'hit Breakpoint 1, square (v=1)')
 if [ "$n" = 1 ]; then pass "switched-away hit not reported twice"; else fail "hit once" "$n reports of v=1"; fi
 expect "continue reports the next thread" 'hit Breakpoint 1, square \(v=[2-4]\)'
 
-# next in a thread stays in that thread.
-qz -ex 'break worker' -ex run -ex next -ex next -ex thread $BIN
+# next in a thread stays in that thread while the others run through the
+# same code (the breakpoint's condition keeps them going).
+qz -ex 'break worker if arg == 0' -ex run -ex next -ex next -ex next -ex thread -ex c $BIN
 expect "next in thread" '^24	'
 expect "next in thread again" '^25	'
+expect "next over the others' hits" '^29	'
 expect "still thread 2" '^\[Current thread is 2 '
+expect "others ran through the breakpoint" '^sum 30$'
+
+# Signals to threads, threads coming and going while others are stopped,
+# and a leader gone by pthread_exit (a zombie that never stops).
+SIG=$B/thrsig-O0
+qz -ex 'handle SIGUSR1 nostop noprint' -ex 'break late' -ex 'break churn if arg != 0' \
+   -ex run -ex 'info threads' -ex bt -ex c -ex c $SIG
+n=$(printf '%s\n' "$OUT" | grep -c 'hit Breakpoint 1, late')
+if [ "$n" = 2 ]; then pass "zombie leader: both late hits"; else fail "zombie leader hits" "$n hits"; fi
+expect "zombie leader: symbols still found" '^#1  0x[0-9a-f]{16} in worker \(arg=0x[12]\) at tests/fixtures/thrsig.c:[0-9]+$'
+expect "zombie leader listed" '^  1    Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thrsig-O0" $'
+expect "both workers printed" '^late 2$'
+expect "signalled threads: exits normally" 'exited normally\]$'
+expect_not "false condition never stops" 'Breakpoint 2, churn'
+qz -ex run -ex c -ex c -ex 'info threads' -ex kill $SIG
+expect "signal in a thread names it" '^Thread [0-9]+ "thrsig-O0" received signal SIGUSR1, User defined signal 1\.$'
+expect "killed with signalled threads" 'killed\]$'
+no_leftover "no leftover after kill (signals)" $SIG
 
 # Bad input.
 qz -ex 'break square' -ex run -ex 'thread 99' $BIN
