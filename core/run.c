@@ -305,6 +305,8 @@ static void run_exec(struct qz *q)
 	}
 	run_reresolve(q);
 	run_relocate(q);
+	qz_hooks_gone(q);    /* for the modules the old program is gone and */
+	qz_hooks_start(q);   /* a new one started */
 }
 
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */

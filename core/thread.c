@@ -28,9 +28,14 @@ static void thread_name(struct qz *q, int tid, char *buf, size_t len)
 	fclose(f);
 }
 
+/* gdb names a thread by its pthread_t (the thread pointer); before libc
+ * set one up, by its process. */
 static void thread_target_id(const struct proc_thread_info *t, struct sbuf *b)
 {
-	sbuf_printf(b, "Thread 0x%llx (LWP %d)", (unsigned long long)t->fs_base, t->tid);
+	if (t->fs_base)
+		sbuf_printf(b, "Thread 0x%llx (LWP %d)", (unsigned long long)t->fs_base, t->tid);
+	else
+		sbuf_printf(b, "process %d", t->tid);
 }
 
 static void thread_on_thread(void *ctx, const struct proc_thread_info *t, bool created)
