@@ -666,6 +666,27 @@ static void proc_thr_gone(struct proc *p, struct proc_thr *t)
 	}
 }
 
+/* A ptrace event stop (ev) of t: handled here, t resumed as before. True
+ * for exec, which the caller reports. */
+static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
+{
+	struct proc_thr *r = t;
+	if (ev == PTRACE_EVENT_EXEC) {
+		proc_on_exec(p, t);
+		p->event_tid = t->tid;
+		return true;
+	}
+	if (ev == PTRACE_EVENT_CLONE)
+		proc_on_clone(p, t, !p->stepping);
+	else if (ev == PTRACE_EVENT_FORK)
+		r = proc_on_fork(p, t);
+	else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
+		proc_on_vfork(p, t, ev == PTRACE_EVENT_VFORK_DONE);
+	if (r)
+		proc_thr_run(r, r->last_req, 0);
+	return false;
+}
+
 /* Handle one status; true when it is a stop to report (st filled). */
 static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct proc_stop *st)
 {
@@ -679,31 +700,15 @@ static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct p
 	}
 	t->running = false;
 	int sig = WSTOPSIG(status), ev = status >> 16;
-	if (ev == PTRACE_EVENT_CLONE) {
-		proc_on_clone(p, t, !p->stepping);
-		proc_thr_run(t, t->last_req, 0);
-		return false;
-	}
-	if (ev == PTRACE_EVENT_FORK) {
-		struct proc_thr *r = proc_on_fork(p, t);
-		if (r)
-			proc_thr_run(r, r->last_req, 0);
-		return false;
-	}
-	if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE) {
-		proc_on_vfork(p, t, ev == PTRACE_EVENT_VFORK_DONE);
-		proc_thr_run(t, t->last_req, 0);
-		return false;
-	}
-	if (ev == PTRACE_EVENT_EXEC) {
-		proc_on_exec(p, t);
+	if (ev) {
+		if (!proc_on_event(p, t, ev))
+			return false;
 		st->ev = PROC_EXEC;
 		st->sig = SIGTRAP;
-		p->event_tid = t->tid;
 		return true;
 	}
-	if (ev || (sig == SIGSTOP && t->stop_expected)) {
-		t->stop_expected = sig == SIGSTOP ? false : t->stop_expected;
+	if (sig == SIGSTOP && t->stop_expected) {   /* ours, late: swallow it */
+		t->stop_expected = false;
 		proc_thr_run(t, t->last_req, 0);
 		return false;
 	}
