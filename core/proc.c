@@ -371,6 +371,7 @@ int proc_step(struct proc *p, int sig)
 {
 	if (!p->alive || !p->cur)
 		return -1;
+	proc_stop_others(p);
 	p->stepping = true;
 	return proc_thr_run(p->cur, PTRACE_SINGLESTEP, sig);
 }
@@ -615,6 +616,12 @@ static void proc_stop_others(struct proc *p)
 	}
 }
 
+void proc_stop_all(struct proc *p)
+{
+	if (p->alive)
+		proc_stop_others(p);
+}
+
 /* The next wait status: a kept one first (unless stepping), else from the
  * kernel. NULL when nothing is left to wait for. */
 static struct proc_thr *proc_next(struct proc *p, int *status)
@@ -714,7 +721,6 @@ static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct p
 	}
 	p->cur = t;
 	p->event_tid = t->tid;
-	proc_stop_others(p);
 	st->sig = sig & 0x7f;
 	st->ev = st->sig == SIGTRAP ? PROC_TRAP : PROC_SIGNAL;
 	return true;

@@ -4,8 +4,13 @@
  * Threads: every thread is traced; a stop of one thread for the user stops
  * all (all-stop, as gdb). The register and pc functions act on the selected
  * thread, which a stop sets to the thread that stopped. proc_cont resumes
- * every thread, proc_step only the selected one. Forks are reported through
- * the notify callback; the child is detached unless followed. */
+ * every thread, proc_step only the selected one (it stops the others
+ * first). After proc_cont, proc_wait returns with the thread that stopped
+ * stopped and the others possibly still running: a never-true breakpoint
+ * condition then costs no stop of every thread. Call proc_stop_all before
+ * showing a stop, looking at other threads or lifting an int3. Forks are
+ * reported through the notify callback; the child is detached unless
+ * followed. */
 #ifndef QZ_PROC_H
 #define QZ_PROC_H
 
@@ -54,8 +59,11 @@ bool proc_alive(const struct proc *p);
  * written back first if dirty. */
 int proc_cont(struct proc *p, int sig);
 int proc_step(struct proc *p, int sig);
-/* Wait for the next stop of the process. */
+/* Wait for the next stop of the process (see above for the other threads). */
 void proc_wait(struct proc *p, struct proc_stop *st);
+/* All-stop: stop every thread still running (SIGSTOP, collected). Events
+ * they had meanwhile are kept and come first from the next proc_wait. */
+void proc_stop_all(struct proc *p);
 /* Ask a running process to stop (SIGSTOP through tgkill). */
 void proc_interrupt(struct proc *p);
 

@@ -18,6 +18,14 @@
 #include "session.h"
 #include "unwind.h"
 
+/* All-stop before the user sees a stop (proc_wait leaves the other threads
+ * running, so that stops nobody sees cost one thread only). */
+static void run_stop_all(struct qz *q)
+{
+	if (q->proc && proc_alive(q->proc))
+		proc_stop_all(q->proc);
+}
+
 static void run_stopped(struct qz *q)
 {
 	frame_invalidate(q);
@@ -55,6 +63,7 @@ static void run_gone(struct qz *q, const struct proc_stop *st)
 static void run_report_signal(struct qz *q, int sig)
 {
 	struct sbuf who = {0};
+	run_stop_all(q);
 	thread_who(q, &who);
 	qz_printf(q, "\n%sreceived signal %s, %s.\n", who.s ? who.s : "Program ",
 		  sig_name(sig), sig_desc(sig));
@@ -94,8 +103,10 @@ static void run_step_off_event_thread(struct qz *q)
 	struct proc *p = q->proc;
 	pid_t ev = proc_event_tid(p);
 	struct proc_thread_info cur;
-	if (proc_nthreads(p) < 2 || proc_thread_cur(p, &cur) < 0 || ev == cur.tid ||
-	    proc_select(p, ev) < 0)
+	if (proc_nthreads(p) < 2 || proc_thread_cur(p, &cur) < 0 || ev == cur.tid)
+		return;
+	proc_stop_all(p);
+	if (proc_select(p, ev) < 0)
 		return;
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
 	if (s && s->inserted) {
@@ -130,6 +141,7 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 	}
 	if (s && s->inserted) {
 		uint64_t addr = s->addr;
+		proc_stop_all(p);   /* nobody may run past the lifted int3 */
 		bp_site_drop(&q->bps, p, s);
 		proc_step(p, sig);
 		proc_wait(p, st);
@@ -195,6 +207,7 @@ static int run_bp_at(const struct bp *b, uint64_t pc)
 static void run_report_bp(struct qz *q, int num, int loc, bool temp)
 {
 	struct sbuf who = {0};
+	run_stop_all(q);
 	thread_report_switch(q);
 	thread_who(q, &who);   /* "Thread 2 "prog" hit " with several threads */
 	const char *kind = temp ? "Temporary breakpoint" : "Breakpoint";
@@ -358,6 +371,7 @@ static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 	for (int i = 0; i < q->nhooks; i++) {
 		if (!q->hooks[i]->on_trap)
 			continue;
+		run_stop_all(q);   /* the modules see a stopped process */
 		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
 		if (ev != RUN_TARGET)
 			return ev;
@@ -389,8 +403,10 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 		struct proc_thread_info now = self;   /* another thread's stop is not it */
 		if (t && proc_nthreads(q->proc) > 1)
 			proc_thread_cur(q->proc, &now);
-		if (now.tid == self.tid && run_target_hit(q, t, pc))
+		if (now.tid == self.tid && run_target_hit(q, t, pc)) {
+			run_stop_all(q);
 			return RUN_TARGET;
+		}
 	}
 }
 
