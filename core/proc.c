@@ -431,7 +431,7 @@ static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
 
 /* Forget the process we traced and trace child instead: its one thread is
  * in its first stop. */
-void proc_follow_child(struct proc *p, pid_t child)
+static void proc_follow_child(struct proc *p, pid_t child)
 {
 	proc_stop_others(p);
 	for (size_t i = 0; i < p->nthr; i++) {

@@ -95,10 +95,11 @@ struct proc_notify {
 	void *ctx;
 	/* A thread was created or exited. */
 	void (*thread)(void *ctx, const struct proc_thread_info *t, bool created);
-	/* A fork: the child is traced and stopped. Return true to follow the
-	 * child (only when may_follow): then call proc_follow_child. Otherwise
-	 * remove your breakpoints from the child (proc_write_pid); it is then
-	 * detached. */
+	/* A fork: the child is traced and stopped. To follow the child (only
+	 * possible when may_follow), remove your breakpoints from the parent
+	 * and return true: the parent is then detached and the child traced
+	 * instead. Otherwise remove them from the child (proc_write_pid) and
+	 * return false: the child is detached. */
 	bool (*fork)(void *ctx, struct proc *p, pid_t child, bool may_follow);
 	/* A vfork: the child (detached after the call) shares the memory until
 	 * it execs or exits, when the call comes again with done set: take the
@@ -106,9 +107,6 @@ struct proc_notify {
 	void (*vfork)(void *ctx, struct proc *p, pid_t child, bool done);
 };
 void proc_set_notify(struct proc *p, const struct proc_notify *n);
-/* Detach from the current process (after removing your breakpoints from it)
- * and trace child from now on. */
-void proc_follow_child(struct proc *p, pid_t child);
 /* Write to the memory of another (stopped, traced) process. */
 int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
 

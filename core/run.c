@@ -322,6 +322,17 @@ static void run_exec(struct qz *q)
 	qz_hooks_start(q);   /* a new one started */
 }
 
+/* A thread hit one of our int3s that was taken out before its trap came
+ * in (threads run on while another thread's stop is looked at): an int3
+ * trap (SI_KERNEL) with no int3 at its address any more. */
+static bool run_stale_int3(struct qz *q, uint64_t addr)
+{
+	siginfo_t si;
+	uint8_t b;
+	return proc_nthreads(q->proc) > 1 && proc_siginfo(q->proc, &si) == 0 &&
+	       si.si_code == SI_KERNEL && proc_read(q->proc, addr, &b, 1) == 0 && b != 0xcc;
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
@@ -344,6 +355,10 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_STEPPED;
 	uint64_t pc = proc_pc(q->proc) - 1;
 	struct bp_site *s = bp_site_at(&q->bps, pc);
+	if ((!s || !s->inserted) && run_stale_int3(q, pc)) {
+		proc_set_pc(q->proc, pc);   /* run what is there now */
+		return RUN_AGAIN;
+	}
 	if (!s || !s->inserted) {   /* the program's own SIGTRAP */
 		if (!run_signal_stops(q, SIGTRAP))
 			return RUN_AGAIN;

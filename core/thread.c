@@ -168,7 +168,7 @@ void thread_who(struct qz *q, struct sbuf *b)
 
 /* ---- commands ---- */
 
-/* Make thread i (index in the process's list) the selected one. */
+/* Select thread tid; frames are computed afresh for it. */
 static void thread_select(struct qz *q, pid_t tid)
 {
 	if (proc_select(q->proc, tid) < 0)
