@@ -111,6 +111,13 @@ expect "no threads" '^No threads\.$'
 qz -ex 'thread 1' $BIN
 expect "thread without process" '^error: Unknown thread 1\.$'
 
+# Detach with threads alive (some stopped by us): the program finishes on
+# its own, none of its threads left stopped.
+qz -ex 'break square' -ex run -ex detach $BIN
+expect "detach with threads" '^\[Inferior 1 \(process [0-9]+\) detached\]$'
+expect "detached program completes" '^sum 30$'
+no_leftover "no leftover after detach" $BIN
+
 # Kill, quit and run again with threads alive: nothing left behind.
 qz -ex 'break square' -ex run -ex kill -ex 'info threads' $BIN
 expect "kill with threads" 'killed\]$'
