@@ -83,8 +83,13 @@ static bool run_signal_stops(struct qz *q, int sig)
 	q->stop_sig = a->pass ? sig : 0;
 	if (a->stop)
 		return true;
-	if (a->print)
-		qz_printf(q, "\nProgram received signal %s, %s.\n", sig_name(sig), sig_desc(sig));
+	if (a->print) {
+		struct sbuf who = {0};
+		thread_who(q, &who);
+		qz_printf(q, "\n%sreceived signal %s, %s.\n", who.s ? who.s : "Program ",
+			  sig_name(sig), sig_desc(sig));
+		sbuf_free(&who);
+	}
 	return false;
 }
 

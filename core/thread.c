@@ -208,13 +208,35 @@ static void thread_info_row(struct qz *q, const struct proc_thread_info *t,
 	sbuf_addc(b, '\n');
 }
 
+/* Is num in the list "2 4-5" (an empty list has everything)? */
+static bool thread_listed(const char *list, int num)
+{
+	const char *p = str_skip_space(list);
+	if (!*p)
+		return true;
+	while (*p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p)
+			return false;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (num >= lo && num <= hi)
+			return true;
+		p = str_skip_space(end);
+	}
+	return false;
+}
+
 int cmd_info_threads(struct qz *q, const char *a)
 {
-	(void)a;
 	if (!qz_running(q)) {
 		qz_puts(q, "No threads.\n");
 		return 0;
 	}
+	for (const char *c = a; *c; c++)
+		if (!strchr("0123456789- ", *c))
+			return qz_error(q, "Invalid thread ID: %s", a);
 	size_t n = proc_nthreads(q->proc);
 	struct proc_thread_info *ts = xcalloc(n, sizeof *ts), cur;
 	char **ids = xcalloc(n, sizeof *ids);
@@ -228,9 +250,17 @@ int cmd_info_threads(struct qz *q, const char *a)
 	}
 	struct sbuf b = {0};
 	sbuf_printf(&b, "  Id   %-*s Frame \n", width, "Target Id");
+	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		thread_info_row(q, &ts[i], ids[i], width, cur.tid, &b);
+		if (thread_listed(a, ts[i].num)) {
+			thread_info_row(q, &ts[i], ids[i], width, cur.tid, &b);
+			shown++;
+		}
 		free(ids[i]);
+	}
+	if (!shown) {
+		sbuf_free(&b);
+		sbuf_printf(&b, "No threads match '%s'.\n", a);
 	}
 	thread_select(q, cur.tid);
 	q->sel_frame = sel;

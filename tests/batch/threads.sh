@@ -106,6 +106,11 @@ qz -ex 'break square' -ex run -ex 'thread abc' $BIN
 expect "invalid thread id" '^error: Invalid thread ID: abc$'
 qz -ex 'break square' -ex run -ex 'thread apply all' $BIN
 expect "thread apply without command" "Please specify a command at the end of 'thread apply all'"
+qz -ex 'break square' -ex run -ex 'info threads 1' -ex 'info threads 9' -ex 'info threads x' $BIN
+expect "info threads 1 lists thread 1" '^  1    Thread 0x[0-9a-f]+ '
+expect_not "info threads 1 lists only it" '^\* 2    Thread'
+expect "info threads with no match" "^No threads match '9'\.$"
+expect "info threads bad id" '^error: Invalid thread ID: x$'
 qz -ex 'info threads' $BIN
 expect "no threads" '^No threads\.$'
 qz -ex 'thread 1' $BIN
