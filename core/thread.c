@@ -171,7 +171,7 @@ void thread_who(struct qz *q, struct sbuf *b)
 /* Select thread tid; frames are computed afresh for it. */
 static void thread_select(struct qz *q, pid_t tid)
 {
-	if (proc_select(q->proc, tid) < 0)
+	if (!qz_running(q) || proc_select(q->proc, tid) < 0)
 		return;
 	frame_invalidate(q);
 	q->sel_frame = 0;
@@ -340,6 +340,8 @@ int cmd_thread(struct qz *q, const char *a)
 static void thread_apply_one(struct qz *q, const struct proc_thread_info *t, const char *cmd)
 {
 	struct sbuf b = {0};
+	if (!qz_running(q))   /* the command before ran the program to its end */
+		return;
 	char *target = thread_row_id(q, t);
 	sbuf_add(&b, "\nThread ");
 	thread_id(q, t->num, &b);

@@ -111,6 +111,9 @@ expect "info threads 1 lists thread 1" '^  1    Thread 0x[0-9a-f]+ '
 expect_not "info threads 1 lists only it" '^\* 2    Thread'
 expect "info threads with no match" "^No threads match '9'\.$"
 expect "info threads bad id" '^error: Invalid thread ID: x$'
+qz -ex 'break square' -ex run -ex 'thread apply all continue' -ex 'thread apply all kill' -ex 'info threads' $BIN
+expect "thread apply running the program: no crash" '^No threads\.$'
+expect_rc "thread apply running the program: status" 0
 qz -ex 'info threads' $BIN
 expect "no threads" '^No threads\.$'
 qz -ex 'thread 1' $BIN
