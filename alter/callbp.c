@@ -149,7 +149,7 @@ static void call_rearm(struct qz *q)
 			kind[n] = c->what == CALL_WRITE ? DREG_WRITE : DREG_ACCESS;
 		}
 	}
-	if (dreg_arm(proc_pid(q->proc), at, len, kind, n) < 0)
+	if (dreg_arm(proc_cur_tid(q->proc), at, len, kind, n) < 0)
 		qz_warn(q, "Cannot set the debug registers.");
 }
 
@@ -320,7 +320,7 @@ int alter_call_trap(struct qz *q, uint64_t pc)
 		return RUN_TARGET;
 	uint64_t sp = proc_regs(q->proc)->rsp;
 	if (call_any_dr(q))
-		call_take_hits(q, dreg_take_hits(proc_pid(q->proc)));
+		call_take_hits(q, dreg_take_hits(proc_cur_tid(q->proc)));
 	bool stopped = false;
 	for (size_t i = 0; i < st->ncalls; i++) {
 		struct alter_call *c = st->calls[i];
@@ -350,7 +350,7 @@ int alter_call_sigtrap(struct qz *q)
 {
 	if (!call_any_dr(q))
 		return RUN_TARGET;
-	unsigned bits = dreg_take_hits(proc_pid(q->proc));
+	unsigned bits = dreg_take_hits(proc_cur_tid(q->proc));
 	if (!bits)
 		return RUN_TARGET;
 	call_take_hits(q, bits);

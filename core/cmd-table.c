@@ -8,6 +8,7 @@
 #include "../alter/cmd-alter.h"
 #include "solib.h"
 #include "../ckpt/cmd-ckpt.h"
+#include "thread.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -252,5 +253,19 @@ const struct cmd_def cmd_table[] = {
 	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
 	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN, cmd_maint_checkpoint_stats,
 	 "Time taken by the last checkpoint and rollback.", NULL},
+	/* threads and fork (core/thread.c) */
+	{"info threads", NULL, "info threads", 0, cmd_info_threads,
+	 "List the threads: number, LWP, name, innermost frame.", NULL},
+	{"thread", NULL, "thread [N] | thread apply all|N... CMD", 0, cmd_thread,
+	 "Show or switch the current thread; run a command in threads.",
+	 "thread N selects thread N (see info threads) and prints its frame.\n"
+	 "thread apply all bt runs bt in every thread, newest first;\n"
+	 "thread apply 1 3-4 CMD runs CMD in the listed threads."},
+	{"set follow-fork-mode", NULL, "set follow-fork-mode parent|child", 0,
+	 cmd_set_follow_fork_mode, "Which process to debug after a fork.",
+	 "parent (default): the child is detached, its breakpoints removed.\n"
+	 "child: the parent is detached, the child keeps the breakpoints."},
+	{"show follow-fork-mode", NULL, NULL, 0, cmd_show_follow_fork_mode,
+	 "Which process is debugged after a fork.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

@@ -10,6 +10,7 @@
 int inj_syscall(struct proc *p, long nr, const uint64_t args[6], int64_t *ret)
 {
 	static const uint8_t syscall_insn[2] = {0x0f, 0x05};
+	proc_stop_all(p);   /* no other thread may run the patched code */
 	struct user_regs_struct saved = *proc_regs(p);
 	uint64_t pc = saved.rip;
 	uint8_t code[2];

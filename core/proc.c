@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -18,14 +19,43 @@
 
 #include "util.h"
 
+/* One traced thread. The register cache is per thread: a stop of one thread
+ * costs one GETREGS at most, and only for the threads looked at. */
+struct proc_thr {
+	pid_t tid;
+	int num;                      /* gdb's thread number, never reused */
+	bool running;
+	bool stop_expected;           /* a SIGSTOP we sent has still to arrive */
+	bool has_pending;             /* an event kept from a stop-all */
+	int pending;                  /* its wait status */
+	enum __ptrace_request last_req;
+	bool regs_valid;              /* cache holds this stop's registers */
+	bool regs_dirty;              /* cache must be written before resuming */
+	uint64_t fs_base;             /* the thread pointer, gdb's pthread_t */
+	struct user_regs_struct regs;
+};
+
+/* A wait status of a pid we did not know yet (a new thread or child whose
+ * first stop came before its parent's event). */
+struct proc_early {
+	pid_t pid;
+	int status;
+};
+
 struct proc {
 	pid_t pid;
 	int memfd;                    /* /proc/PID/mem */
 	bool alive;
-	bool regs_valid;              /* cache holds this stop's registers */
-	bool regs_dirty;              /* cache must be written before resuming */
+	struct proc_thr **thr;        /* thr[0] is the leader while it lives */
+	size_t nthr, cap;
+	struct proc_thr *cur;         /* the selected thread */
+	pid_t event_tid;              /* the thread of the last reported stop */
+	int next_num;
+	bool stepping;                /* last resume stepped cur alone */
+	struct proc_early *early;
+	size_t nearly, early_cap;
+	struct proc_notify notify;
 	bool conting;                 /* resumed by proc_cont, not a step */
-	struct user_regs_struct regs;
 };
 
 /* The CPU both tracer and debuggee run on: a ptrace stop costs 3-7x less
@@ -99,6 +129,95 @@ static int proc_open_mem(struct proc *p)
 	return p->memfd < 0 ? -1 : 0;
 }
 
+/* ---- the thread list ---- */
+
+static struct proc_thr *proc_thr_add(struct proc *p, pid_t tid)
+{
+	struct proc_thr *t = xcalloc(1, sizeof *t);
+	t->tid = tid;
+	t->num = ++p->next_num;
+	t->last_req = PTRACE_CONT;
+	XGROW(p->thr, p->cap, p->nthr + 1);
+	p->thr[p->nthr++] = t;
+	return t;
+}
+
+static struct proc_thr *proc_thr_find(struct proc *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->nthr; i++)
+		if (p->thr[i]->tid == tid)
+			return p->thr[i];
+	return NULL;
+}
+
+static void proc_thr_del(struct proc *p, struct proc_thr *t)
+{
+	size_t i = 0;
+	while (i < p->nthr && p->thr[i] != t)
+		i++;
+	if (i == p->nthr)
+		return;
+	memmove(p->thr + i, p->thr + i + 1, (p->nthr - i - 1) * sizeof *p->thr);
+	p->nthr--;
+	if (p->cur == t)   /* keep a valid selection: the leader or the first */
+		p->cur = p->nthr ? p->thr[0] : NULL;
+	free(t);
+}
+
+static void proc_thr_clear(struct proc *p)
+{
+	for (size_t i = 0; i < p->nthr; i++)
+		free(p->thr[i]);
+	p->nthr = 0;
+	p->cur = NULL;
+}
+
+static void proc_notify_thread(struct proc *p, struct proc_thr *t, bool created)
+{
+	if (!p->notify.thread)
+		return;
+	struct proc_thread_info ti = { .tid = t->tid, .num = t->num, .fs_base = t->fs_base };
+	p->notify.thread(p->notify.ctx, &ti, created);
+}
+
+static int proc_getregs(struct proc_thr *t)
+{
+	if (t->regs_valid)
+		return 0;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &t->regs) < 0)
+		return -1;
+	t->regs_valid = true;
+	t->fs_base = t->regs.fs_base;
+	return 0;
+}
+
+static int proc_flush_regs(struct proc_thr *t)
+{
+	if (!t->regs_dirty)
+		return 0;
+	t->regs_dirty = false;
+	return (int)ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
+}
+
+/* Resume one stopped thread the way it was last resumed (or as req). */
+static int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
+{
+	proc_flush_regs(t);
+	t->regs_valid = false;
+	t->last_req = req;
+	int r = (int)ptrace(req, t->tid, 0, (void *)(long)sig);
+	t->running = r == 0;
+	return r;
+}
+
+/* ---- launch, kill, detach ---- */
+
+enum {
+	PROC_OPTIONS = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
+		       PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC |
+		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE,
+};
+
 struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 {
 	int pfd[2];
@@ -138,7 +257,9 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	struct proc *p = xcalloc(1, sizeof *p);
 	p->pid = pid;
 	p->alive = true;
-	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD);
+	p->cur = proc_thr_add(p, pid);
+	p->event_tid = pid;
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PROC_OPTIONS);
 	if (proc_open_mem(p) < 0) {
 		snprintf(err, errlen, "cannot open /proc/%d/mem: %s", pid, strerror(errno));
 		proc_kill(p);
@@ -195,6 +316,33 @@ static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
 			 "container's security policy).", head, pid);
 }
 
+/* The process's other threads, from /proc/PID/task, until a pass finds no
+ * new one (a thread may start while we attach; once its creator is traced
+ * with TRACECLONE the kernel reports the rest). */
+static void proc_attach_threads(struct proc *p)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", p->pid);
+	for (bool found = true; found;) {
+		found = false;
+		DIR *d = opendir(path);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			pid_t tid = (pid_t)atoi(e->d_name);
+			int status;
+			if (tid <= 0 || proc_thr_find(p, tid))
+				continue;
+			if (ptrace(PTRACE_ATTACH, tid, 0, 0) < 0 ||
+			    proc_waitpid(tid, &status) != tid || !WIFSTOPPED(status))
+				continue;
+			ptrace(PTRACE_SETOPTIONS, tid, 0, PROC_OPTIONS & ~PTRACE_O_EXITKILL);
+			proc_thr_add(p, tid);
+			found = true;
+		}
+		if (d)
+			closedir(d);
+	}
+}
+
 struct proc *proc_attach(pid_t pid, char *err, size_t errlen)
 {
 	int status;
@@ -220,8 +368,11 @@ struct proc *proc_attach(pid_t pid, char *err, size_t errlen)
 	struct proc *p = xcalloc(1, sizeof *p);
 	p->pid = pid;
 	p->alive = true;
+	p->cur = proc_thr_add(p, pid);
+	p->event_tid = pid;
 	/* No PTRACE_O_EXITKILL: an attached process outlives qzdb. */
-	ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD);
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PROC_OPTIONS & ~PTRACE_O_EXITKILL);
+	proc_attach_threads(p);
 	if (proc_open_mem(p) < 0) {
 		snprintf(err, errlen, "cannot open /proc/%d/mem: %s", pid, strerror(errno));
 		proc_detach(p);
@@ -230,6 +381,23 @@ struct proc *proc_attach(pid_t pid, char *err, size_t errlen)
 	return p;
 }
 
+void proc_set_notify(struct proc *p, const struct proc_notify *n)
+{
+	p->notify = *n;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (p->memfd >= 0)
+		close(p->memfd);
+	proc_thr_clear(p);
+	free(p->thr);
+	free(p->early);
+	free(p);
+}
+
+/* Reap every traced thread after SIGKILL: the leader's status comes only
+ * once the others are reaped. */
 void proc_kill(struct proc *p)
 {
 	if (!p)
@@ -237,25 +405,49 @@ void proc_kill(struct proc *p)
 	if (p->alive) {
 		kill(p->pid, SIGKILL);
 		int status;
+		for (size_t i = 0; i < p->nthr; i++)
+			if (p->thr[i]->tid != p->pid)
+				proc_waitpid(p->thr[i]->tid, &status);
 		while (proc_waitpid(p->pid, &status) > 0 &&
 		       !WIFEXITED(status) && !WIFSIGNALED(status))
 			;
+		/* Threads born after our last look die too; reap their statuses. */
+		while (waitpid(-1, &status, __WALL | WNOHANG) > 0)
+			;
 	}
-	if (p->memfd >= 0)
-		close(p->memfd);
-	free(p);
+	proc_free(p);
+}
+
+static void proc_stop_others(struct proc *p);
+
+/* After detaching: a SIGSTOP we sent and never collected would stop the
+ * process for good; SIGCONT discards pending stop signals. */
+static void proc_discard_stops(struct proc *p)
+{
+	for (size_t i = 0; i < p->nthr; i++)
+		if (p->thr[i]->stop_expected) {
+			kill(p->pid, SIGCONT);
+			return;
+		}
 }
 
 int proc_detach(struct proc *p)
 {
 	int r = 0;
-	if (p->alive && p->regs_dirty)
-		ptrace(PTRACE_SETREGS, p->pid, 0, &p->regs);
-	if (p->alive)
-		r = ptrace(PTRACE_DETACH, p->pid, 0, 0);
-	if (p->memfd >= 0)
-		close(p->memfd);
-	free(p);
+	if (p->alive) {
+		proc_stop_others(p);
+		for (size_t i = 0; i < p->nthr; i++) {
+			struct proc_thr *t = p->thr[i];
+			proc_flush_regs(t);
+			int sig = t->has_pending && WSTOPSIG(t->pending) != SIGTRAP ?
+				  WSTOPSIG(t->pending) : 0;
+			if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig) < 0 &&
+			    t->tid == p->pid)
+				r = -1;
+		}
+		proc_discard_stops(p);
+	}
+	proc_free(p);
 	return r;
 }
 
@@ -269,33 +461,282 @@ bool proc_alive(const struct proc *p)
 	return p && p->alive;
 }
 
-static int proc_flush_regs(struct proc *p)
-{
-	if (!p->regs_dirty)
-		return 0;
-	p->regs_dirty = false;
-	return (int)ptrace(PTRACE_SETREGS, p->pid, 0, &p->regs);
-}
-
-static int proc_resume(struct proc *p, enum __ptrace_request req, int sig)
-{
-	if (!p->alive)
-		return -1;
-	proc_flush_regs(p);
-	p->regs_valid = false;
-	return (int)ptrace(req, p->pid, 0, (void *)(long)sig);
-}
+/* ---- resuming ---- */
 
 int proc_cont(struct proc *p, int sig)
 {
 	p->conting = true;
-	return proc_resume(p, PTRACE_CONT, sig);
+	if (!p->alive || !p->cur)
+		return -1;
+	p->stepping = false;
+	if (p->nthr == 1)
+		return proc_thr_run(p->cur, PTRACE_CONT, sig);
+	int r = 0;
+	for (size_t i = 0; i < p->nthr; i++) {
+		struct proc_thr *t = p->thr[i];
+		if (t->running || t->has_pending)
+			continue;
+		int rr = proc_thr_run(t, PTRACE_CONT, t == p->cur ? sig : 0);
+		if (t == p->cur)
+			r = rr;
+	}
+	return r;
 }
 
 int proc_step(struct proc *p, int sig)
 {
 	p->conting = false;
-	return proc_resume(p, PTRACE_SINGLESTEP, sig);
+	if (!p->alive || !p->cur)
+		return -1;
+	proc_stop_others(p);
+	p->stepping = true;
+	return proc_thr_run(p->cur, PTRACE_SINGLESTEP, sig);
+}
+
+/* ---- waiting ---- */
+
+static bool proc_early_take(struct proc *p, pid_t pid, int *status)
+{
+	for (size_t i = 0; i < p->nearly; i++) {
+		if (p->early[i].pid != pid)
+			continue;
+		*status = p->early[i].status;
+		p->early[i] = p->early[--p->nearly];
+		return true;
+	}
+	return false;
+}
+
+static void proc_early_put(struct proc *p, pid_t pid, int status)
+{
+	if (!WIFSTOPPED(status))
+		return;   /* a death of something we do not know: nothing to keep */
+	XGROW(p->early, p->early_cap, p->nearly + 1);
+	p->early[p->nearly++] = (struct proc_early){ pid, status };
+}
+
+/* The first stop of a new thread or child (SIGSTOP), however it comes. */
+static bool proc_first_stop(struct proc *p, pid_t pid)
+{
+	int status;
+	if (proc_early_take(p, pid, &status))
+		return WIFSTOPPED(status);
+	return proc_waitpid(pid, &status) == pid && WIFSTOPPED(status);
+}
+
+static unsigned long proc_event_msg(pid_t tid)
+{
+	unsigned long msg = 0;
+	ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+	return msg;
+}
+
+/* A thread of ours cloned a new one: trace it. It starts stopped; it runs
+ * if everything runs. */
+static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
+{
+	pid_t tid = (pid_t)proc_event_msg(parent->tid);
+	if (tid <= 0 || !proc_first_stop(p, tid))
+		return;
+	struct proc_thr *t = proc_thr_add(p, tid);
+	proc_getregs(parent);   /* keeps the parent's thread pointer known */
+	proc_getregs(t);
+	proc_notify_thread(p, t, true);
+	if (run)
+		proc_thr_run(t, PTRACE_CONT, 0);
+}
+
+/* Forget the process we traced and trace child instead: its one thread is
+ * in its first stop. */
+static void proc_follow_child(struct proc *p, pid_t child)
+{
+	proc_stop_others(p);
+	for (size_t i = 0; i < p->nthr; i++) {
+		proc_flush_regs(p->thr[i]);
+		ptrace(PTRACE_DETACH, p->thr[i]->tid, 0, 0);
+	}
+	proc_discard_stops(p);
+	proc_thr_clear(p);
+	p->nearly = 0;
+	if (p->memfd >= 0)
+		close(p->memfd);
+	p->pid = child;
+	p->next_num = 0;
+	p->cur = proc_thr_add(p, child);
+	p->event_tid = child;
+	if (proc_open_mem(p) < 0)
+		p->alive = false;
+}
+
+/* A fork: the child is traced and stopped. The session decides (it removes
+ * its breakpoints from the copy it leaves); the child is detached unless it
+ * is followed. Returns the thread to resume. */
+static struct proc_thr *proc_on_fork(struct proc *p, struct proc_thr *t)
+{
+	pid_t child = (pid_t)proc_event_msg(t->tid);
+	enum __ptrace_request req = t->last_req;
+	if (child <= 0 || !proc_first_stop(p, child))
+		return t;
+	bool follow = p->notify.fork && p->notify.fork(p->notify.ctx, p, child, true);
+	if (!follow) {
+		ptrace(PTRACE_DETACH, child, 0, 0);
+		return t;
+	}
+	proc_follow_child(p, child);
+	p->cur->last_req = req;
+	return p->alive ? p->cur : NULL;
+}
+
+/* A fork seen while stopping everything: the child is never followed. */
+static void proc_fork_leave(struct proc *p, struct proc_thr *t)
+{
+	pid_t child = (pid_t)proc_event_msg(t->tid);
+	if (child <= 0 || !proc_first_stop(p, child))
+		return;
+	if (p->notify.fork)
+		p->notify.fork(p->notify.ctx, p, child, false);
+	ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+/* A vfork, or its end (the child exec'd or exited): the session takes its
+ * int3s out of the shared memory meanwhile. */
+static void proc_on_vfork(struct proc *p, struct proc_thr *t, bool done)
+{
+	pid_t child = done ? 0 : (pid_t)proc_event_msg(t->tid);
+	if (!done && (child <= 0 || !proc_first_stop(p, child)))
+		return;
+	if (p->notify.vfork)
+		p->notify.vfork(p->notify.ctx, p, child, done);
+	if (!done)
+		ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+/* exec: only the leader survives (the execing thread took its id); the
+ * memory file of the old image is dead. */
+static void proc_on_exec(struct proc *p, struct proc_thr *t)
+{
+	pid_t tid = t->tid;
+	for (size_t i = p->nthr; i-- > 0;)
+		if (p->thr[i] != t)
+			proc_thr_del(p, p->thr[i]);
+	t->tid = tid;
+	t->regs_valid = false;
+	t->running = false;
+	t->stop_expected = false;
+	p->cur = t;
+	if (p->memfd >= 0)
+		close(p->memfd);
+	if (proc_open_mem(p) < 0)
+		p->alive = false;
+}
+
+/* A stop kept for later, from a thread stopped by a stop-all: a breakpoint
+ * trap is dropped and the pc moved back onto the int3, so the thread hits it
+ * again when resumed (if the breakpoint is still there). */
+static void proc_keep(struct proc_thr *t, int status)
+{
+	siginfo_t si;
+	if (WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0 &&
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) == 0 && si.si_code == SI_KERNEL &&
+	    proc_getregs(t) == 0) {
+		t->regs.rip--;
+		t->regs_dirty = true;
+		return;
+	}
+	t->has_pending = true;
+	t->pending = status;
+}
+
+/* A leader that called pthread_exit is a zombie until the last thread
+ * goes: it will never stop, and waiting for it would hang. */
+static bool proc_zombie(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	const char *st = strrchr(buf, ')');
+	return !st || st[1] == 0 || st[2] == 'Z' || st[2] == 'X';
+}
+
+/* Wait for tid's next status; for the leader, poll, giving up when it is a
+ * zombie (then 0). */
+static pid_t proc_wait_thr(struct proc *p, pid_t tid, int *status)
+{
+	if (tid != p->pid)
+		return proc_waitpid(tid, status);
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+		if (r != 0 || proc_zombie(p->pid, tid))
+			return r;
+		usleep(100);
+	}
+}
+
+/* Collect the stop of one thread we sent SIGSTOP to. */
+static void proc_collect(struct proc *p, struct proc_thr *u)
+{
+	while (u->running) {
+		int status;
+		pid_t r = proc_wait_thr(p, u->tid, &status);
+		if (r == 0) {   /* a zombie leader: it stays as it is */
+			u->running = false;
+			return;
+		}
+		if (r < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (u->tid != p->pid) {
+				proc_notify_thread(p, u, false);
+				proc_thr_del(p, u);
+			} else {
+				u->running = false;
+			}
+			return;
+		}
+		u->running = false;
+		int ev = status >> 16;
+		if (ev == PTRACE_EVENT_CLONE)
+			proc_on_clone(p, u, false);
+		else if (ev == PTRACE_EVENT_FORK)
+			proc_fork_leave(p, u);
+		else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
+			proc_on_vfork(p, u, ev == PTRACE_EVENT_VFORK_DONE);
+		else if (WSTOPSIG(status) == SIGSTOP && u->stop_expected)
+			u->stop_expected = false;
+		else if (ev == 0)
+			proc_keep(u, status);
+	}
+}
+
+/* All-stop: once one thread stops for the user, stop the others (SIGSTOP
+ * through tgkill) and collect their stops. */
+static void proc_stop_others(struct proc *p)
+{
+	if (p->nthr < 2)
+		return;
+	for (size_t i = 0; i < p->nthr; i++) {
+		struct proc_thr *u = p->thr[i];
+		if (u->running && !u->stop_expected) {
+			syscall(SYS_tgkill, p->pid, u->tid, SIGSTOP);
+			u->stop_expected = true;
+		}
+	}
+	for (size_t i = 0; i < p->nthr;) {
+		struct proc_thr *u = p->thr[i];
+		size_t n = p->nthr;
+		proc_collect(p, u);
+		if (p->nthr == n || (i < p->nthr && p->thr[i] == u))
+			i++;   /* u was not deleted */
+	}
+}
+
+void proc_stop_all(struct proc *p)
+{
+	if (p->alive)
+		proc_stop_others(p);
 }
 
 static bool proc_alarm_on;
@@ -309,7 +750,7 @@ void proc_alarm_window(bool on)
 	proc_alarm_on = on;
 }
 
-static pid_t proc_wait_windowed(struct proc *p, int *status)
+static pid_t proc_wait_windowed(struct proc *p, pid_t want, int *status)
 {
 	sigset_t set;
 	bool window = proc_alarm_on && p->conting;
@@ -317,32 +758,131 @@ static pid_t proc_wait_windowed(struct proc *p, int *status)
 	sigaddset(&set, SIGALRM);
 	if (window)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
-	pid_t r = proc_waitpid(p->pid, status);
+	pid_t r = proc_waitpid(want, status);
 	if (window)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 	return r;
 }
 
-void proc_wait(struct proc *p, struct proc_stop *st)
+/* The next wait status: a kept one first (unless stepping), else from the
+ * kernel. NULL when nothing is left to wait for. */
+static struct proc_thr *proc_next(struct proc *p, int *status)
 {
-	int status;
-	memset(st, 0, sizeof *st);
-	if (proc_wait_windowed(p, &status) < 0) {
-		st->ev = PROC_ERROR;
-		p->alive = false;
-		return;
+	if (!p->stepping)
+		for (size_t i = 0; i < p->nthr; i++)
+			if (p->thr[i]->has_pending) {
+				p->thr[i]->has_pending = false;
+				*status = p->thr[i]->pending;
+				return p->thr[i];
+			}
+	for (;;) {
+		pid_t want = p->stepping && p->cur ? p->cur->tid : p->nthr > 1 ? -1 : p->pid;
+		pid_t r = proc_wait_windowed(p, want, status);
+		if (r < 0)
+			return NULL;
+		struct proc_thr *t = proc_thr_find(p, r);
+		if (t)
+			return t;
+		proc_early_put(p, r, *status);
 	}
+}
+
+static void proc_gone(struct proc *p, int status, struct proc_stop *st)
+{
 	if (WIFEXITED(status)) {
 		st->ev = PROC_EXITED;
 		st->code = WEXITSTATUS(status);
-		p->alive = false;
-	} else if (WIFSIGNALED(status)) {
+	} else {
 		st->ev = PROC_KILLED;
 		st->sig = WTERMSIG(status);
-		p->alive = false;
-	} else if (WIFSTOPPED(status)) {
-		st->sig = WSTOPSIG(status) & 0x7f;
-		st->ev = st->sig == SIGTRAP ? PROC_TRAP : PROC_SIGNAL;
+	}
+	p->alive = false;
+	proc_thr_clear(p);
+}
+
+/* A thread other than the leader died. If it was being stepped alone, the
+ * others are let run so that something can still happen. */
+static void proc_thr_gone(struct proc *p, struct proc_thr *t)
+{
+	bool was_stepped = p->stepping && p->cur == t;
+	proc_notify_thread(p, t, false);
+	proc_thr_del(p, t);
+	if (was_stepped) {
+		p->stepping = false;
+		for (size_t i = 0; i < p->nthr; i++)
+			if (!p->thr[i]->running && !p->thr[i]->has_pending)
+				proc_thr_run(p->thr[i], PTRACE_CONT, 0);
+	}
+}
+
+/* A ptrace event stop (ev) of t: handled here, t resumed as before. True
+ * for exec, which the caller reports. */
+static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
+{
+	struct proc_thr *r = t;
+	if (ev == PTRACE_EVENT_EXEC) {
+		proc_on_exec(p, t);
+		p->event_tid = t->tid;
+		return true;
+	}
+	if (ev == PTRACE_EVENT_CLONE)
+		proc_on_clone(p, t, !p->stepping);
+	else if (ev == PTRACE_EVENT_FORK)
+		r = proc_on_fork(p, t);
+	else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
+		proc_on_vfork(p, t, ev == PTRACE_EVENT_VFORK_DONE);
+	if (r)
+		proc_thr_run(r, r->last_req, 0);
+	return false;
+}
+
+/* Handle one status; true when it is a stop to report (st filled). */
+static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct proc_stop *st)
+{
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (t->tid != p->pid) {
+			proc_thr_gone(p, t);
+			return false;
+		}
+		proc_gone(p, status, st);
+		return true;
+	}
+	t->running = false;
+	int sig = WSTOPSIG(status), ev = status >> 16;
+	if (ev) {
+		if (!proc_on_event(p, t, ev))
+			return false;
+		st->ev = PROC_EXEC;
+		st->sig = SIGTRAP;
+		return true;
+	}
+	if (sig == SIGSTOP && t->stop_expected) {   /* ours, late: swallow it */
+		t->stop_expected = false;
+		proc_thr_run(t, t->last_req, 0);
+		return false;
+	}
+	p->cur = t;
+	p->event_tid = t->tid;
+	st->sig = sig & 0x7f;
+	st->ev = st->sig == SIGTRAP ? PROC_TRAP : PROC_SIGNAL;
+	return true;
+}
+
+
+void proc_wait(struct proc *p, struct proc_stop *st)
+{
+	memset(st, 0, sizeof *st);
+	for (;;) {
+		int status;
+		struct proc_thr *t = p->alive ? proc_next(p, &status) : NULL;
+		if (!t) {
+			st->ev = PROC_ERROR;
+			p->alive = false;
+			proc_thr_clear(p);
+			return;
+		}
+		if (proc_handle(p, t, status, st))
+			return;
 	}
 }
 
@@ -352,23 +892,28 @@ void proc_interrupt(struct proc *p)
 		syscall(SYS_tgkill, p->pid, p->pid, SIGSTOP);
 }
 
+/* ---- registers and memory of the selected thread ---- */
+
+static struct user_regs_struct proc_noregs;
+
 struct user_regs_struct *proc_regs(struct proc *p)
 {
-	if (!p->regs_valid && p->alive) {
-		if (ptrace(PTRACE_GETREGS, p->pid, 0, &p->regs) == 0)
-			p->regs_valid = true;
-	}
-	return &p->regs;
+	if (!p->cur)
+		return &proc_noregs;
+	if (p->alive)
+		proc_getregs(p->cur);
+	return &p->cur->regs;
 }
 
 void proc_regs_dirty(struct proc *p)
 {
-	p->regs_dirty = true;
+	if (p->cur)
+		p->cur->regs_dirty = true;
 }
 
 int proc_fpregs(struct proc *p, struct user_fpregs_struct *fp)
 {
-	return (int)ptrace(PTRACE_GETFPREGS, p->pid, 0, fp);
+	return p->cur ? (int)ptrace(PTRACE_GETFPREGS, p->cur->tid, 0, fp) : -1;
 }
 
 uint64_t proc_pc(struct proc *p)
@@ -379,7 +924,7 @@ uint64_t proc_pc(struct proc *p)
 void proc_set_pc(struct proc *p, uint64_t pc)
 {
 	proc_regs(p)->rip = pc;
-	p->regs_dirty = true;
+	proc_regs_dirty(p);
 }
 
 int proc_read(struct proc *p, uint64_t addr, void *buf, size_t len)
@@ -400,5 +945,72 @@ int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len)
 
 int proc_siginfo(struct proc *p, void *siginfo)
 {
-	return (int)ptrace(PTRACE_GETSIGINFO, p->pid, 0, siginfo);
+	return p->cur ? (int)ptrace(PTRACE_GETSIGINFO, p->cur->tid, 0, siginfo) : -1;
+}
+
+int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/mem", pid);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pwrite(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* ---- threads ---- */
+
+size_t proc_nthreads(const struct proc *p)
+{
+	return p ? p->nthr : 0;
+}
+
+static void proc_info(struct proc_thr *t, struct proc_thread_info *ti)
+{
+	ti->gone = proc_getregs(t) < 0;
+	ti->tid = t->tid;
+	ti->num = t->num;
+	ti->fs_base = t->fs_base;
+}
+
+int proc_thread_at(struct proc *p, size_t i, struct proc_thread_info *ti)
+{
+	if (i >= p->nthr)
+		return -1;
+	proc_info(p->thr[i], ti);
+	return 0;
+}
+
+int proc_thread_cur(struct proc *p, struct proc_thread_info *ti)
+{
+	if (!p->cur)
+		return -1;
+	proc_info(p->cur, ti);
+	return 0;
+}
+
+int proc_select(struct proc *p, pid_t tid)
+{
+	struct proc_thr *t = proc_thr_find(p, tid);
+	if (!t)
+		return -1;
+	p->cur = t;
+	return 0;
+}
+
+pid_t proc_event_tid(const struct proc *p)
+{
+	return p->event_tid;
+}
+
+pid_t proc_cur_tid(const struct proc *p)
+{
+	return p->cur ? p->cur->tid : p->pid;
+}
+
+bool proc_multi(const struct proc *p)
+{
+	return p && p->next_num > 1;
 }

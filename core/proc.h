@@ -1,6 +1,16 @@
 /* proc: one traced process under ptrace: launch with address randomisation
  * off, stop and resume it, read and write its registers and memory. The
- * registers are cached between stops so a stop costs one GETREGS at most. */
+ * registers are cached between stops so a stop costs one GETREGS at most.
+ * Threads: every thread is traced; a stop of one thread for the user stops
+ * all (all-stop, as gdb). The register and pc functions act on the selected
+ * thread, which a stop sets to the thread that stopped. proc_cont resumes
+ * every thread, proc_step only the selected one (it stops the others
+ * first). After proc_cont, proc_wait returns with the thread that stopped
+ * stopped and the others possibly still running: a never-true breakpoint
+ * condition then costs no stop of every thread. Call proc_stop_all before
+ * showing a stop, looking at other threads or lifting an int3. Forks are
+ * reported through the notify callback; the child is detached unless
+ * followed. */
 #ifndef QZ_PROC_H
 #define QZ_PROC_H
 
@@ -15,7 +25,8 @@ enum proc_event {
 	PROC_SIGNAL,    /* stopped by another signal (sig) */
 	PROC_EXITED,    /* exited with code */
 	PROC_KILLED,    /* terminated by signal sig */
-	PROC_ERROR      /* waitpid failed: the process is gone */
+	PROC_ERROR,     /* waitpid failed: the process is gone */
+	PROC_EXEC       /* the process executed a new program (stopped) */
 };
 
 struct proc_stop {
@@ -52,8 +63,11 @@ bool proc_alive(const struct proc *p);
  * written back first if dirty. */
 int proc_cont(struct proc *p, int sig);
 int proc_step(struct proc *p, int sig);
-/* Wait for the next stop of the process. */
+/* Wait for the next stop of the process (see above for the other threads). */
 void proc_wait(struct proc *p, struct proc_stop *st);
+/* All-stop: stop every thread still running (SIGSTOP, collected). Events
+ * they had meanwhile are kept and come first from the next proc_wait. */
+void proc_stop_all(struct proc *p);
 /* Ask a running process to stop (SIGSTOP through tgkill). */
 void proc_interrupt(struct proc *p);
 
@@ -75,5 +89,48 @@ void proc_alarm_window(bool on);
 
 /* The siginfo of the current stop (si_code tells int3 from single-step). */
 int proc_siginfo(struct proc *p, void *siginfo);
+
+/* ---- threads, fork and exec ---- */
+
+struct proc_thread_info {
+	pid_t tid;
+	int num;                 /* 1, 2, ... in creation order, never reused */
+	uint64_t fs_base;        /* thread pointer (what gdb shows as pthread_t) */
+	bool gone;               /* no registers: a zombie (a leader that left) */
+};
+
+/* Events the process reports while it runs; ctx is passed back. */
+struct proc_notify {
+	void *ctx;
+	/* A thread was created or exited. */
+	void (*thread)(void *ctx, const struct proc_thread_info *t, bool created);
+	/* A fork: the child is traced and stopped. To follow the child (only
+	 * possible when may_follow), remove your breakpoints from the parent
+	 * and return true: the parent is then detached and the child traced
+	 * instead. Otherwise remove them from the child (proc_write_pid) and
+	 * return false: the child is detached. */
+	bool (*fork)(void *ctx, struct proc *p, pid_t child, bool may_follow);
+	/* A vfork: the child (detached after the call) shares the memory until
+	 * it execs or exits, when the call comes again with done set: take the
+	 * int3s out, then put them back. The child is never followed. */
+	void (*vfork)(void *ctx, struct proc *p, pid_t child, bool done);
+};
+void proc_set_notify(struct proc *p, const struct proc_notify *n);
+/* Write to the memory of another (stopped, traced) process. */
+int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
+
+size_t proc_nthreads(const struct proc *p);
+int proc_thread_at(struct proc *p, size_t i, struct proc_thread_info *ti);
+int proc_thread_cur(struct proc *p, struct proc_thread_info *ti);
+/* Select the thread the register functions act on; -1 if unknown. */
+int proc_select(struct proc *p, pid_t tid);
+/* The selected thread's id (for /proc/PID/task/TID files: the leader's
+ * own /proc files go empty when it leaves with pthread_exit). */
+pid_t proc_cur_tid(const struct proc *p);
+/* The thread of the last reported stop. */
+pid_t proc_event_tid(const struct proc *p);
+/* Has the process ever had more than one thread (gdb then names threads in
+ * stop reports)? */
+bool proc_multi(const struct proc *p);
 
 #endif

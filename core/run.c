@@ -4,17 +4,28 @@
 #include "run.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
+#include <unistd.h>
 
 #include "eval.h"
 #include "expr.h"
 #include "frame.h"
+#include "loc.h"
 #include "resume.h"
 #include "session.h"
 #include "unwind.h"
 #include "watch.h"
+
+/* All-stop before the user sees a stop (proc_wait leaves the other threads
+ * running, so that stops nobody sees cost one thread only). */
+static void run_stop_all(struct qz *q)
+{
+	if (q->proc && proc_alive(q->proc))
+		proc_stop_all(q->proc);
+}
 
 static void run_stopped(struct qz *q)
 {
@@ -27,10 +38,11 @@ static void run_stopped(struct qz *q)
 void run_report_exit(struct qz *q, int code)
 {
 	if (code == 0)
-		qz_printf(q, "[Inferior 1 (process %d) exited normally]\n", proc_pid(q->proc));
+		qz_printf(q, "[Inferior %d (process %d) exited normally]\n",
+			  thread_inferior(q), proc_pid(q->proc));
 	else
-		qz_printf(q, "[Inferior 1 (process %d) exited with code %02o]\n",
-			  proc_pid(q->proc), code);
+		qz_printf(q, "[Inferior %d (process %d) exited with code %02o]\n",
+			  thread_inferior(q), proc_pid(q->proc), code);
 	q->last_exit_code = code;
 }
 
@@ -51,7 +63,13 @@ static void run_gone(struct qz *q, const struct proc_stop *st)
 
 static void run_report_signal(struct qz *q, int sig)
 {
-	qz_printf(q, "\nProgram received signal %s, %s.\n", sig_name(sig), sig_desc(sig));
+	struct sbuf who = {0};
+	run_stop_all(q);
+	thread_who(q, &who);
+	qz_printf(q, "\n%sreceived signal %s, %s.\n", who.s ? who.s : "Program ",
+		  sig_name(sig), sig_desc(sig));
+	sbuf_free(&who);
+	thread_report_switch(q);   /* gdb says it after the signal */
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -66,8 +84,13 @@ static bool run_signal_stops(struct qz *q, int sig)
 	q->stop_sig = a->pass ? sig : 0;
 	if (a->stop)
 		return true;
-	if (a->print)
-		qz_printf(q, "\nProgram received signal %s, %s.\n", sig_name(sig), sig_desc(sig));
+	if (a->print) {
+		struct sbuf who = {0};
+		thread_who(q, &who);
+		qz_printf(q, "\n%sreceived signal %s, %s.\n", who.s ? who.s : "Program ",
+			  sig_name(sig), sig_desc(sig));
+		sbuf_free(&who);
+	}
 	return false;
 }
 
@@ -78,12 +101,45 @@ static int run_take_signal(struct qz *q)
 	return sig;
 }
 
+/* The user selected another thread since the last stop: the thread that
+ * stopped may still sit on the breakpoint it reported. Step it off alone
+ * (the others stay stopped, so lifting the int3 is safe). */
+static void run_step_off_event_thread(struct qz *q)
+{
+	struct proc *p = q->proc;
+	pid_t ev = proc_event_tid(p);
+	struct proc_thread_info cur;
+	if (proc_nthreads(p) < 2 || proc_thread_cur(p, &cur) < 0 || ev == cur.tid)
+		return;
+	proc_stop_all(p);
+	if (proc_select(p, ev) < 0)
+		return;
+	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
+	if (s && s->inserted) {
+		struct proc_stop st;
+		uint64_t addr = s->addr;
+		bp_site_drop(&q->bps, p, s);
+		proc_step(p, 0);
+		proc_wait(p, &st);
+		s = bp_site_at(&q->bps, addr);
+		if (s && proc_alive(p))
+			bp_site_lift(&q->bps, p, s);
+	}
+	if (proc_alive(p))
+		proc_select(p, cur.tid);
+}
+
 /* Resume once. Steps off a planted site at pc first. On return the process
  * is stopped (st describes why) or gone. */
 static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 {
 	struct proc *p = q->proc;
 	int sig = run_take_signal(q);
+	run_step_off_event_thread(q);
+	if (!proc_alive(p)) {
+		proc_wait(p, st);
+		return;
+	}
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(p));
 	if (s && s->inserted && !step && resume_fast(q, s, sig)) {
 		proc_wait(p, st);
@@ -91,6 +147,7 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 	}
 	if (s && s->inserted) {
 		uint64_t addr = s->addr;
+		proc_stop_all(p);   /* nobody may run past the lifted int3 */
 		bp_site_drop(&q->bps, p, s);
 		proc_step(p, sig);
 		proc_wait(p, st);
@@ -155,11 +212,18 @@ static int run_bp_at(const struct bp *b, uint64_t pc)
 
 static void run_report_bp(struct qz *q, int num, int loc, bool temp)
 {
+	struct sbuf who = {0};
+	run_stop_all(q);
+	thread_report_switch(q);
+	thread_who(q, &who);   /* "Thread 2 "prog" hit " with several threads */
 	const char *kind = temp ? "Temporary breakpoint" : "Breakpoint";
+	if (who.s)
+		kind = temp ? "hit Temporary breakpoint" : "hit Breakpoint";
 	if (loc)   /* one location of several: gdb names it N.M */
-		qz_printf(q, "\n%s %d.%d, ", kind, num, loc);
+		qz_printf(q, "\n%s%s %d.%d, ", who.s ? who.s : "", kind, num, loc);
 	else
-		qz_printf(q, "\n%s %d, ", kind, num);
+		qz_printf(q, "\n%s%s %d, ", who.s ? who.s : "", kind, num);
+	sbuf_free(&who);
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_stop(q, f, true);
@@ -212,12 +276,69 @@ static bool run_target_hit(struct qz *q, const struct run_target *t, uint64_t pc
 	return false;
 }
 
+static void run_relocate(struct qz *q);
+
+/* Find the locations of every breakpoint again, in a new program. */
+static void run_reresolve(struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		struct loc_addr *locs = NULL;
+		size_t n = 0;
+		if (b->kind != BP_KIND_BREAK)   /* watchpoints, module entries */
+			continue;
+		if (loc_resolve(q, b->spec, &locs, &n) < 0) {
+			bp_free_locs(b);
+			sbuf_reset(&q->err);   /* pending: no location in this program */
+			continue;
+		}
+		loc_fill_bp(q, b, locs, n);
+		free(locs);
+	}
+}
+
+/* The process executed a new program: its memory is new (no int3s, no
+ * scratch page); load its symbols and plant the breakpoints again. */
+static void run_exec(struct qz *q)
+{
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/%d/exe", proc_pid(q->proc));
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0)
+		return;
+	path[n] = 0;
+	qz_printf(q, "process %d is executing new program: %s\n", proc_pid(q->proc), path);
+	bp_remove_all(&q->bps, NULL);
+	resume_reset(q);
+	if (qz_exec_reload(q, path) < 0) {
+		qz_warn(q, "%s", q->err.s ? q->err.s : "cannot load the new program");
+		sbuf_reset(&q->err);
+		return;
+	}
+	run_reresolve(q);
+	run_relocate(q);
+	qz_hooks_gone(q);    /* for the modules the old program is gone and */
+	qz_hooks_start(q);   /* a new one started */
+}
+
+/* A thread hit one of our int3s that was taken out before its trap came
+ * in (threads run on while another thread's stop is looked at): an int3
+ * trap (SI_KERNEL) with no int3 at its address any more. */
+static bool run_stale_int3(struct qz *q, uint64_t addr)
+{
+	siginfo_t si;
+	uint8_t b;
+	return proc_nthreads(q->proc) > 1 && proc_siginfo(q->proc, &si) == 0 &&
+	       si.si_code == SI_KERNEL && proc_read(q->proc, addr, &b, 1) == 0 && b != 0xcc;
+}
+
 /* Let the modules outside core act on a trap at a site they planted. */
 static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 {
 	for (int i = 0; i < q->nhooks; i++) {
 		if (!q->hooks[i]->on_trap)
 			continue;
+		run_stop_all(q);   /* the modules see a stopped process */
 		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
 		if (ev != RUN_TARGET)
 			return ev;
@@ -272,6 +393,10 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		run_gone(q, st);
 		return RUN_STOPPED;
 	}
+	if (st->ev == PROC_EXEC) {
+		run_exec(q);
+		return RUN_AGAIN;
+	}
 	if (st->ev == PROC_SIGNAL) {
 		if (run_hooks_signal(q, st->sig))
 			return RUN_AGAIN;
@@ -287,6 +412,10 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_STEPPED;
 	uint64_t pc = proc_pc(q->proc) - 1;
 	struct bp_site *s = bp_site_at(&q->bps, pc);
+	if ((!s || !s->inserted) && run_stale_int3(q, pc)) {
+		proc_set_pc(q->proc, pc);   /* run what is there now */
+		return RUN_AGAIN;
+	}
 	if (!s || !s->inserted) {   /* a module's debug register, or the program's */
 		enum run_ev ev = run_hooks_sigtrap(q);
 		if (ev != RUN_TARGET)
@@ -346,6 +475,9 @@ enum run_ev run_step_insn(struct qz *q)
 
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
+	struct proc_thread_info self = {0};   /* the thread the target is for */
+	if (t)
+		proc_thread_cur(q->proc, &self);
 	for (;;) {
 		struct proc_stop st;
 		if (run_held_dying(q))
@@ -372,8 +504,13 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 		uint64_t pc = proc_pc(q->proc);
 		if (run_user_bp(q, pc))
 			return RUN_STOPPED;
-		if (run_target_hit(q, t, pc))
+		struct proc_thread_info now = self;   /* another thread's stop is not it */
+		if (t && proc_nthreads(q->proc) > 1)
+			proc_thread_cur(q->proc, &now);
+		if (now.tid == self.tid && run_target_hit(q, t, pc)) {
+			run_stop_all(q);
 			return RUN_TARGET;
+		}
 	}
 }
 
@@ -426,6 +563,7 @@ int run_start(struct qz *q)
 		return qz_error(q, "%s", err);
 	q->stop = QZ_STOP_NONE;
 	q->list_file = NULL;
+	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
 	qz_hooks_start(q);
@@ -446,6 +584,7 @@ int run_attach(struct qz *q, int pid)
 	q->stop = QZ_STOP_SIGNAL;
 	q->stop_sig = 0;   /* the attach's SIGSTOP is not the program's */
 	q->list_file = NULL;
+	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
 	qz_hooks_start(q);

@@ -71,6 +71,7 @@ void qz_free(struct qz *q)
 	free(q->libs);
 	qz_module_free(&q->exe);
 	bp_table_free(&q->bps);
+	free(q->thr.vfork_sites);
 	for (size_t i = 0; i < q->nhistory; i++)
 		val_free(&q->history[i]);
 	free(q->history);
@@ -293,7 +294,9 @@ void qz_refresh_modules(struct qz *q)
 	char path[64], line[4096];
 	if (!qz_running(q))
 		return;
-	snprintf(path, sizeof path, "/proc/%d/maps", proc_pid(q->proc));
+	/* The selected thread's view: a leader gone by pthread_exit has none. */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/maps", proc_pid(q->proc),
+		 proc_cur_tid(q->proc));
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return;
@@ -366,6 +369,26 @@ void qz_module_drop(struct qz *q, size_t i)
 	memmove(&q->libs[i], &q->libs[i + 1], (q->nlibs - i - 1) * sizeof *q->libs);
 	q->nlibs--;
 	frame_invalidate(q);
+}
+
+int qz_exec_reload(struct qz *q, const char *path)
+{
+	char err[512];
+	struct img *im = img_open(path, err, sizeof err);
+	if (!im)
+		return qz_error(q, "\"%s\": %s.", path, err);
+	frame_invalidate(q);
+	qz_libs_free(q);
+	qz_module_free(&q->exe);
+	free(q->prog);
+	q->prog = xstrdup(path);
+	q->exe.path = xstrdup(path);
+	q->exe.img = im;
+	q->exe.lines = lines_open(path, err, sizeof err);
+	q->exe.di = di_open(path, err, sizeof err);
+	q->exe.unw = unw_open(path, err, sizeof err);
+	q->list_file = NULL;
+	return 0;
 }
 
 void qz_process_gone(struct qz *q)

@@ -16,6 +16,7 @@
 #include "lines.h"
 #include "proc.h"
 #include "signals.h"
+#include "thread.h"
 #include "unwind.h"
 #include "util.h"
 #include "value.h"
@@ -176,6 +177,9 @@ struct qz {
 	/* The program ended (exit or fatal signal) but the process is kept,
 	 * stopped, for a rollback (ckpt/): commands see no process. */
 	bool held;
+
+	/* threads and fork (core/thread.c) */
+	struct thread_state thr;
 };
 
 struct qz *qz_new(struct qz_sink sink);
@@ -210,6 +214,9 @@ const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
 void qz_refresh_modules(struct qz *q);
 /* Free library i and close the gap in q->libs (it was unloaded). */
 void qz_module_drop(struct qz *q, size_t i);
+/* The process executed path: it is the program from now on (symbols,
+ * line tables and unwind info of path replace the old ones). */
+int qz_exec_reload(struct qz *q, const char *path);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);

@@ -365,12 +365,24 @@ int watch_arm(struct qz *q, pid_t tid)
 	return ws->dr7 ? watch_poke_dr(tid, 7, ws->dr7) : 0;
 }
 
+/* Debug registers are per thread: arm every thread of the process. */
+static int watch_arm_all(struct qz *q)
+{
+	int r = 0;
+	for (size_t i = 0; i < proc_nthreads(q->proc); i++) {
+		struct proc_thread_info ti;
+		if (proc_thread_at(q->proc, i, &ti) == 0 && !ti.gone && watch_arm(q, ti.tid) < 0)
+			r = -1;
+	}
+	return r;
+}
+
 void watch_disarm(struct qz *q)
 {
 	if (!q->watch || !q->watch->dr7 || !q->proc)
 		return;
 	q->watch->dr7 = 0;
-	watch_arm(q, proc_pid(q->proc));
+	watch_arm_all(q);
 }
 
 /* ---- keeping registers and scope stops in line with the table ---- */
@@ -462,7 +474,7 @@ void watch_sync(struct qz *q)
 	watch_assign(q);
 	watch_refresh_old(q);
 	watch_sync_scopes(q);
-	if (qz_running(q) && watch_arm(q, proc_pid(q->proc)) < 0)
+	if (qz_running(q) && watch_arm_all(q) < 0)
 		qz_warn(q, "could not set the debug registers: %s", strerror(errno));
 }
 
@@ -480,7 +492,7 @@ bool watch_hit_pending(struct qz *q)
 {
 	if (!q->watch || !q->watch->dr7 || !qz_running(q))
 		return false;
-	return (watch_peek_dr(proc_pid(q->proc), 6) & 0xf) != 0;
+	return (watch_peek_dr(proc_cur_tid(q->proc), 6) & 0xf) != 0;
 }
 
 /* ---- reporting a hit ---- */
@@ -613,9 +625,9 @@ int watch_classify(struct qz *q, bool step)
 		return -1;
 	uint64_t dr6 = 0;
 	if (ws->dr7) {
-		dr6 = watch_peek_dr(proc_pid(q->proc), 6);
+		dr6 = watch_peek_dr(proc_cur_tid(q->proc), 6);
 		if (dr6 & 0xf)
-			watch_poke_dr(proc_pid(q->proc), 6, 0);
+			watch_poke_dr(proc_cur_tid(q->proc), 6, 0);
 	}
 	if (step && watch_scope_stepped(q))
 		return RUN_STOPPED;

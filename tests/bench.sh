@@ -7,6 +7,7 @@
 #                   (time of that batch run - time of a plain `run`) / 20000
 #   stepi           `break main`, `run`, `stepi 20000` on loop-O0 20000:
 #                   (that time - time of `break main`, `run`) / 20000
+#   thread-break-hit  cond-break-hit with four threads (tests/bench/threads.sh)
 # Every time is the best (minimum) of RUNS runs (default 3).
 # Environment: QZDB (default ./qzdb), GDB (default gdb), RUNS, N (default 20000).
 # Nothing is pinned here (qzdb pins itself).
@@ -125,3 +126,6 @@ sh tests/bench/alter.sh
 
 # 4. checkpoints: tests/bench/ckpt.sh (64 MiB dirty vs gdb or a fork baseline, 1 page, space)
 sh tests/bench/ckpt.sh
+
+# 4. thread-break-hit: the same with four threads (tests/bench/threads.sh)
+. tests/bench/threads.sh
