@@ -241,6 +241,13 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 
 enum run_ev run_step_insn(struct qz *q)
 {
+	if (q->region)
+		return (enum run_ev)q->region(q, NULL, true);
+	return run_step_raw(q);
+}
+
+enum run_ev run_step_raw(struct qz *q)
+{
 	for (;;) {
 		struct proc_stop st;
 		run_resume(q, true, &st);
@@ -263,9 +270,25 @@ static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 	return RUN_TARGET;
 }
 
+enum run_ev run_region_check(struct qz *q, const struct run_target *t)
+{
+	uint64_t pc = proc_pc(q->proc);
+	struct bp_site *s = bp_site_at(&q->bps, pc);
+	if (s && s->inserted) {
+		enum run_ev ev = run_hooks_trap(q, pc);
+		if (ev != RUN_TARGET)
+			return ev;
+		if (run_user_bp(q, pc))
+			return RUN_STOPPED;
+	}
+	return run_target_hit(q, t, pc) ? RUN_TARGET : RUN_STEPPED;
+}
+
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 {
 	for (;;) {
+		if (q->region)
+			return (enum run_ev)q->region(q, t, false);
 		struct proc_stop st;
 		run_resume(q, false, &st);
 		enum run_ev ev = run_classify(q, &st, false);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../slice/slice.h"
 #include "cmd.h"
 #include "session.h"
 
@@ -191,6 +192,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
+	slice_init(q);
 	int rc;
 	if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
