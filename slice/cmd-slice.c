@@ -392,8 +392,12 @@ int cmd_info_slices(struct qz *q, const char *a)
 	struct slice_state *st = slice_state(q);
 	if (!st->n)
 		qz_puts(q, "No slices.\n");
-	for (size_t i = 0; i < st->n; i++)
-		cs_print_head(q, &st->slices[i]);
+	char nb[300];
+	for (size_t i = 0; i < st->n; i++) {   /* with the time it took */
+		const struct slice *s = &st->slices[i];
+		qz_printf(q, "Slice %d from %s: %zu statements, %zu edges in %.3f s\n", s->id,
+			  slice_inst_name(q, s->crit, nb, sizeof nb), s->nstmts, s->nedges, s->seconds);
+	}
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/user.h>
 
 #include <Zydis/Zydis.h>
+#include <cpuid.h>
 
 static const char *insn_gpr_names[16] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -213,6 +214,47 @@ static bool insn_save_restore(const ZydisDecodedInstruction *d, const ZydisDecod
 	       (r >= ZYDIS_REGISTER_R12 && r <= ZYDIS_REGISTER_R15);
 }
 
+/* Bytes xsave* writes and xrstor* reads with this CPU's enabled features. */
+static uint16_t insn_xsave_size(void)
+{
+	static unsigned size;
+	unsigned a, b, c, d;
+	if (!size)
+		size = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b ? b : 4096;
+	return (uint16_t)size;
+}
+
+/* fxsave/xsave and their restores move every vector, mask and x87
+ * register through memory; Zydis lists none of them. */
+static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
+{
+	const uint64_t all = (((1ull << 32) - 1) << INSN_R_VEC0) | (0xffull << INSN_R_K0) |
+			     insn_bit(INSN_R_X87) | insn_bit(INSN_R_MXCSR);
+	bool save;
+	switch (d->mnemonic) {
+	case ZYDIS_MNEMONIC_FXSAVE: case ZYDIS_MNEMONIC_FXSAVE64: case ZYDIS_MNEMONIC_XSAVE:
+	case ZYDIS_MNEMONIC_XSAVE64: case ZYDIS_MNEMONIC_XSAVEC: case ZYDIS_MNEMONIC_XSAVEC64:
+	case ZYDIS_MNEMONIC_XSAVEOPT: case ZYDIS_MNEMONIC_XSAVEOPT64: case ZYDIS_MNEMONIC_XSAVES:
+	case ZYDIS_MNEMONIC_XSAVES64:
+		save = true;
+		break;
+	case ZYDIS_MNEMONIC_FXRSTOR: case ZYDIS_MNEMONIC_FXRSTOR64: case ZYDIS_MNEMONIC_XRSTOR:
+	case ZYDIS_MNEMONIC_XRSTOR64: case ZYDIS_MNEMONIC_XRSTORS: case ZYDIS_MNEMONIC_XRSTORS64:
+		save = false;
+		break;
+	default:
+		return;
+	}
+	if (save)
+		in->use |= all;
+	else
+		in->def |= all;
+	bool fx = d->mnemonic == ZYDIS_MNEMONIC_FXSAVE || d->mnemonic == ZYDIS_MNEMONIC_FXSAVE64 ||
+		  d->mnemonic == ZYDIS_MNEMONIC_FXRSTOR || d->mnemonic == ZYDIS_MNEMONIC_FXRSTOR64;
+	for (int i = 0; i < in->nmem; i++)
+		in->mem[i].size = fx ? 512 : insn_xsave_size();
+}
+
 static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 		      const ZydisDecodedOperand *ops, uint64_t pc)
 {
@@ -231,6 +273,7 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 			ZydisCalcAbsoluteAddress(d, &ops[i], pc, &in->target);
 	}
 	insn_add_flags(in, d);
+	insn_xsave(in, d);
 	if (in->kind == INSN_SYSCALL) {   /* the kernel's calling convention */
 		in->use |= insn_bit(0) | insn_bit(7) | insn_bit(6) | insn_bit(2) |
 			   insn_bit(10) | insn_bit(8) | insn_bit(9);

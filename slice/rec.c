@@ -363,6 +363,11 @@ static int rec_step_one(struct qz *q, struct rec *r)
 		return RUN_STOPPED;
 	int64_t recno = -1;
 	pre = *regs;
+	if (r->on && r->tr.n >= TRACE_MAX) {
+		qz_warn(q, "the recording is full (%llu instructions): recording stops",
+			(unsigned long long)r->tr.n);
+		rec_stop(q, r);
+	}
 	if (r->on) {
 		uint64_t addr[INSN_MAX_MEM];
 		for (int i = 0; i < e->in.nmem; i++)

@@ -131,7 +131,7 @@ void trace_set_inst(struct trace *t, int32_t inst)
 		return;
 	}
 	XGROW(t->segs, t->segs_cap, t->nsegs + 1);
-	t->segs[t->nsegs++] = (struct trace_seg){ t->n, inst };
+	t->segs[t->nsegs++] = (struct trace_seg){ (uint32_t)t->n, inst };
 }
 
 void trace_set_cd(struct trace *t, int64_t parent)
@@ -143,7 +143,7 @@ void trace_set_cd(struct trace *t, int64_t parent)
 		return;
 	}
 	XGROW(t->cds, t->cds_cap, t->ncds + 1);
-	t->cds[t->ncds++] = (struct trace_cd){ t->n, parent };
+	t->cds[t->ncds++] = (struct trace_cd){ (uint32_t)t->n, (int32_t)parent };
 }
 
 size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs)

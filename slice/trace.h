@@ -28,8 +28,11 @@ struct trace_insn {
 
 struct trace_stmt { const char *file; int line; };
 struct trace_inst { uint32_t stmt; uint32_t n; };
-struct trace_seg { uint64_t at; int32_t inst; };     /* from record `at` on */
-struct trace_cd { uint64_t at; int64_t parent; };    /* parent record or -1 */
+/* Record numbers in the side tables are 32-bit: a recording stops at
+ * TRACE_MAX records (at 4 bytes each that is 8 GiB already). */
+#define TRACE_MAX 0x7fffffffull
+struct trace_seg { uint32_t at; int32_t inst; };     /* from record `at` on */
+struct trace_cd { uint32_t at; int32_t parent; };    /* parent record or -1 */
 struct trace_sys { uint64_t at; uint64_t addr, len; };
 
 struct trace_blk {
