@@ -106,15 +106,37 @@ static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
 	return false;
 }
 
-/* Users of a and of b; lists are immutable so they can be shared. */
+static int sl_len(const struct sl_ctx *c, int32_t list, int cap)
+{
+	int n = 0;
+	for (; list >= 0 && n < cap; list = c->pool[list].next)
+		n++;
+	return n;
+}
+
+/* Users of a and of b; lists are immutable so they can be shared: the
+ * shorter list's users are put in front of the longer one. A list keeps
+ * at most SL_MAX_USERS users (more only adds edges, never members). */
+#define SL_MAX_USERS 32
+
 static int32_t sl_union(struct sl_ctx *c, int32_t a, int32_t b)
 {
 	if (a < 0 || a == b)
 		return b;
-	int len = 0;
-	for (int32_t x = a; x >= 0 && len < 32; x = c->pool[x].next, len++)
-		if (!sl_in(c, b, c->pool[x].user))
+	if (b < 0)
+		return a;
+	int la = sl_len(c, a, SL_MAX_USERS + 1), lb = sl_len(c, b, SL_MAX_USERS + 1);
+	if (la > lb) {
+		int32_t t = a;
+		a = b;
+		b = t;
+		lb = la;
+	}
+	for (int32_t x = a; x >= 0 && lb < SL_MAX_USERS; x = c->pool[x].next)
+		if (!sl_in(c, b, c->pool[x].user)) {
 			b = sl_cons(c, c->pool[x].user, b);
+			lb++;
+		}
 	return b;
 }
 
