@@ -9,7 +9,6 @@
 #include <sys/user.h>
 
 #include <Zydis/Zydis.h>
-#include <cpuid.h>
 
 static const char *insn_gpr_names[16] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -214,16 +213,6 @@ static bool insn_save_restore(const ZydisDecodedInstruction *d, const ZydisDecod
 	       (r >= ZYDIS_REGISTER_R12 && r <= ZYDIS_REGISTER_R15);
 }
 
-/* Bytes xsave* writes and xrstor* reads with this CPU's enabled features. */
-static uint16_t insn_xsave_size(void)
-{
-	static unsigned size;
-	unsigned a, b, c, d;
-	if (!size)
-		size = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b ? b : 4096;
-	return (uint16_t)size;
-}
-
 /* fxsave/xsave and their restores move every vector, mask and x87
  * register through memory; Zydis lists none of them. */
 static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
@@ -251,8 +240,13 @@ static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
 		in->def |= all;
 	bool fx = d->mnemonic == ZYDIS_MNEMONIC_FXSAVE || d->mnemonic == ZYDIS_MNEMONIC_FXSAVE64 ||
 		  d->mnemonic == ZYDIS_MNEMONIC_FXRSTOR || d->mnemonic == ZYDIS_MNEMONIC_FXRSTOR64;
+	/* What xsave writes depends on the component mask in edx:eax at run
+	 * time; the legacy area and header (576 bytes) always are. Claiming
+	 * more would define bytes it did not write (ld.so's lazy binding saves
+	 * into a tight area below live frames); the rest is private to the
+	 * save/restore pair. */
 	for (int i = 0; i < in->nmem; i++)
-		in->mem[i].size = fx ? 512 : insn_xsave_size();
+		in->mem[i].size = fx ? 512 : 576;
 }
 
 static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,

@@ -71,7 +71,13 @@ static void sl_map_free(struct sl_map *m)
 }
 
 struct sl_node { int32_t user, next; };
-struct sl_hit { int32_t head; uint8_t reg; uint64_t addr; };
+struct sl_hit {
+	int32_t head;
+	uint8_t reg;
+	uint64_t addr;
+	bool framed;              /* see struct slice_edge */
+	int64_t rbp_off;
+};
 
 struct sl_ctx {
 	struct qz *q;
@@ -209,10 +215,12 @@ static void sl_hit(struct sl_ctx *c, int32_t head, uint8_t reg, uint64_t addr)
 	if (h && h->head == head && h->reg == reg && reg == 0xff)
 		return;   /* the next byte of the same location */
 	XGROW(c->hits, c->hits_cap, c->nhits + 1);
-	c->hits[c->nhits++] = (struct sl_hit){ head, reg, addr };
+	c->hits[c->nhits++] = (struct sl_hit){ head, reg, addr, false, 0 };
 }
 
-static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond)
+/* m: the operand that writes (NULL: a system call), for naming. */
+static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
+		       const struct insn_mem *m)
 {
 	if (!c->mem.cap)
 		return;
@@ -220,7 +228,12 @@ static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond)
 		int32_t *v = sl_map_slot(&c->mem, b, false);
 		if (!v || *v < 0)
 			continue;
+		size_t before = c->nhits;
 		sl_hit(c, *v, 0xff, b);
+		if (c->nhits > before && m && m->base == INSN_R_RBP && m->index == INSN_R_NONE) {
+			c->hits[c->nhits - 1].framed = true;
+			c->hits[c->nhits - 1].rbp_off = m->disp + (int64_t)(b - a);
+		}
 		if (!cond) {
 			*v = -1;
 			sl_page_count(c, b, -1);
@@ -242,11 +255,12 @@ static void sl_defs(struct sl_ctx *c, uint64_t i, const struct trace_rec *r, con
 	}
 	for (int k = 0; k < in->nmem && !r->skipped; k++)
 		if (in->mem[k].rw & INSN_MEM_W)
-			sl_def_mem(c, r->addr[k], in->mem[k].size, in->mem[k].rw & INSN_MEM_CW);
+			sl_def_mem(c, r->addr[k], in->mem[k].size, in->mem[k].rw & INSN_MEM_CW,
+				   &in->mem[k]);
 	if (in->kind == INSN_SYSCALL) {
 		size_t n, first = trace_sys_of(c->t, i, &n);
 		for (size_t k = first; k < first + n; k++)
-			sl_def_mem(c, c->t->sys[k].addr, c->t->sys[k].len, false);
+			sl_def_mem(c, c->t->sys[k].addr, c->t->sys[k].len, false, NULL);
 	}
 }
 
@@ -265,7 +279,7 @@ static void sl_uses(struct sl_ctx *c, const struct trace_rec *r, const struct in
 }
 
 static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
-		    const struct sl_hit *h)
+		    const struct sl_hit *h, uint64_t pc)
 {
 	if (from == to || from < 0)
 		return;
@@ -277,7 +291,8 @@ static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 	struct slice *s = c->s;
 	XGROW(s->edges, s->edges_cap, s->nedges + 1);
 	s->edges[s->nedges++] = (struct slice_edge){ from, to, kind, h ? h->reg : 0xff,
-						     h ? h->addr : 0 };
+						     h ? h->addr : 0, h && h->framed, pc,
+						     h ? h->rbp_off : 0 };
 }
 
 static void sl_member(struct sl_ctx *c, int32_t inst)
@@ -317,9 +332,9 @@ static void sl_record(struct sl_ctx *c, uint64_t i, const struct trace_rec *r,
 	sl_member(c, inst);
 	for (size_t k = 0; k < c->nhits; k++)
 		for (int32_t x = c->hits[k].head; x >= 0; x = c->pool[x].next)
-			sl_edge(c, c->pool[x].user, inst, SLICE_DATA, &c->hits[k]);
+			sl_edge(c, c->pool[x].user, inst, SLICE_DATA, &c->hits[k], c->t->insns[r->id].pc);
 	for (int32_t x = cdu; x >= 0; x = c->pool[x].next)
-		sl_edge(c, c->pool[x].user, inst, SLICE_CONTROL, NULL);
+		sl_edge(c, c->pool[x].user, inst, SLICE_CONTROL, NULL, 0);
 	int32_t me = sl_cons(c, inst, -1);
 	sl_uses(c, r, in, me);
 	if (cdp >= 0) {
@@ -483,8 +498,66 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
 	return buf;
 }
 
+/* DW_OP_fbreg N: N, for a local addressed from the frame base. */
+static bool sl_fbreg(const struct di_var *v, uint64_t pc, int64_t *n)
+{
+	for (size_t i = 0; i < v->nlocs; i++) {
+		const struct di_locexpr *l = &v->locs[i];
+		if (!(l->always || (pc >= l->lo && pc < l->hi)) || l->len < 2 || l->ops[0] != 0x91)
+			continue;
+		int64_t val = 0;
+		int shift = 0;
+		size_t k = 1;
+		uint8_t b;
+		do {
+			b = l->ops[k++];
+			val |= (int64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while ((b & 0x80) && k < l->len);
+		if ((b & 0x40) && shift < 64)
+			val |= -((int64_t)1 << shift);
+		*n = val;
+		return true;
+	}
+	return false;
+}
+
+/* The local a [rbp+D] store wrote, when the frame base is the CFA (rbp+16
+ * once the frame is set up, as gcc's frames are). */
+static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64_t *off)
+{
+	if (!q->exe.di || e->def_pc < q->exe.lo || e->def_pc >= q->exe.hi)
+		return NULL;
+	uint64_t pc = e->def_pc - q->exe.bias;
+	const struct di_func *f = di_func_at(q->exe.di, pc);
+	if (!f || f->frame_base.len != 1 || f->frame_base.ops[0] != 0x9c)
+		return NULL;
+	const struct di_var *vars[64];
+	size_t n = di_vars_at(f, pc, vars, 64);
+	for (size_t i = 0; i < n; i++) {
+		int64_t fb;
+		if (!vars[i]->type || !sl_fbreg(vars[i], pc, &fb))
+			continue;
+		int64_t lo = 16 + fb, size = (int64_t)di_type_strip(vars[i]->type)->size;
+		if (e->rbp_off >= lo && e->rbp_off < lo + (size ? size : 1)) {
+			*off = e->rbp_off - lo;
+			return vars[i]->name;
+		}
+	}
+	return NULL;
+}
+
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len)
 {
+	int64_t loff;
+	const char *local = e->framed ? sl_local_name(q, e, &loff) : NULL;
+	if (local) {
+		if (loff)
+			snprintf(buf, len, "%s+%lld", local, (long long)loff);
+		else
+			snprintf(buf, len, "%s", local);
+		return buf;
+	}
 	if (e->reg != 0xff) {
 		snprintf(buf, len, "$%s", insn_reg_name(e->reg));
 		return buf;

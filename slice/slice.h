@@ -18,6 +18,9 @@ struct slice_edge {
 	uint8_t kind;             /* enum slice_edge_kind */
 	uint8_t reg;              /* data through a register, or 0xff */
 	uint64_t addr;            /* else through memory at addr */
+	bool framed;              /* the def addressed it as [rbp+D]: */
+	uint64_t def_pc;          /* then this is where, and rbp_off its */
+	int64_t rbp_off;          /* offset from rbp (to name a local) */
 };
 
 struct slice_range { uint64_t lo, hi; };

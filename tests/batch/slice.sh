@@ -87,16 +87,20 @@ expect "rec-O0 levels" '^  sl_rec\.c:10 #1,#2,#3,#4,#5$'
 expect "rec-O0 products" '^  sl_rec\.c:12 #1,#2,#3,#4$'
 expect "rec-O0 base" '^  sl_rec\.c:11 #1$'
 
-# prune: the loop counter's data edges go, the slice is recomputed.
-rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'print &i' -ex 'deps 1 sl_accum.c:15#8' \
+# prune: the loop counter's data edges go, the slice is recomputed. Data
+# edges name the local they go through.
+rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'deps 1 sl_accum.c:15#8' \
 	-ex 'prune 1 i' -ex 'echo PRUNED\n' -ex 'deps 1 sl_accum.c:15#8'
-addr=$(printf '%s\n' "$OUT" | sed -n 's/^\$1 = (int \*) \(0x[0-9a-f]*\)$/\1/p')
 before=$(printf '%s\n' "$OUT" | sed '/^PRUNED/q')
 after=$(printf '%s\n' "$OUT" | sed '1,/^PRUNED/d')
-OUT=$before expect "prune before: edge through i" "^sl_accum\.c:15#8 -> sl_accum\.c:14#8 data $addr\$"
-OUT=$after expect_not "prune after: no edge through i" "data $addr\$"
+OUT=$before expect "prune before: edge through i" '^sl_accum\.c:15#8 -> sl_accum\.c:14#8 data i$'
+OUT=$before expect "edge names a" '^sl_accum\.c:15#8 -> sl_accum\.c:15#7 data a$'
+OUT=$after expect_not "prune after: no edge through i" 'data i$'
 OUT=$after expect "prune after: control stays" '^sl_accum\.c:15#8 -> sl_accum\.c:14#8 control$'
+OUT=$after expect "prune after: a stays" '^sl_accum\.c:15#8 -> sl_accum\.c:15#7 data a$'
 expect "prune recomputed" '^Slice 1 from sl_accum\.c:15#8: 3 statements, [0-9]+ edges$'
+rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'prune 1 $rax' -ex 'info slice 1'
+expect "prune a register" '^Slice 1 from sl_accum\.c:15#8: [0-9]+ statements, [0-9]+ edges$'
 
 # The five memory bugs: record from main to the crash, slice the crash.
 for O in O0 O2; do
@@ -128,6 +132,7 @@ for O in O0 O2; do
 	member "nullp-$O predicate" 29
 	member "nullp-$O find" 28
 	expect "nullp-$O control edge" '^bug_nullp\.c:30#3 -> bug_nullp\.c:29#3 control$'
+	[ $O = O0 ] && expect "nullp-$O data edge names e" '^bug_nullp\.c:30#3 -> bug_nullp\.c:28#3 data e$'
 done
 
 # sbreak all: a new run stops at exactly the slice's instances, in order.
