@@ -67,10 +67,16 @@ FUZZ_SECONDS ?= 120
 FUZZ_DIR     := tests/build/fuzz
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_OBJ     := $(patsubst core/%.c,$(FUZZ_DIR)/%.o,$(wildcard core/*.c))
+FUZZ_OBJ     := $(patsubst core/%.c,$(FUZZ_DIR)/%.o,$(wildcard core/*.c)) \
+	$(patsubst slice/%.c,$(FUZZ_DIR)/slice-%.o,$(wildcard slice/*.c))
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf
 
 $(FUZZ_DIR)/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# the command table names slice/'s handlers: those objects link in too
+$(FUZZ_DIR)/slice-%.o: slice/%.c $(wildcard core/*.h slice/*.h)
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -268,6 +268,12 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 	}
 	insn_add_flags(in, d);
 	insn_xsave(in, d);
+	if (d->mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d->mnemonic == ZYDIS_MNEMONIC_VZEROALL) {
+		uint64_t v = 0xffffull << INSN_R_VEC0;   /* ymm0-15; Zydis lists none */
+		in->def |= v;
+		if (d->mnemonic == ZYDIS_MNEMONIC_VZEROUPPER)   /* the low halves stay */
+			in->use |= v;
+	}
 	if (in->kind == INSN_SYSCALL) {   /* the kernel's calling convention */
 		in->use |= insn_bit(0) | insn_bit(7) | insn_bit(6) | insn_bit(2) |
 			   insn_bit(10) | insn_bit(8) | insn_bit(9);

@@ -5,6 +5,7 @@
  * user statement that called it (its dependences are squashed there). */
 #include "rec.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ void rec_init(struct rec *r)
 	memset(r, 0, sizeof *r);
 	r->engine = &rec_step_engine;
 	r->cur = -1;
+	r->last_id = -1;
 	r->cfg = cfg_new();
 }
 
@@ -345,11 +347,52 @@ static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_stru
 		trace_add_sys(&r->tr, addr, len);
 }
 
+/* The pc came from memory that was overwritten (a smashed return
+ * address): say which instruction loaded it, from where, and what. */
+static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
+{
+	if (r->last_id < 0)
+		return;
+	const struct trace_insn *e = &r->tr.insns[r->last_id];
+	if (e->in.kind != INSN_RET && e->in.kind != INSN_JMP_IND && e->in.kind != INSN_CALL_IND)
+		return;
+	if (e->in.kind == INSN_RET && qz_read(q, r->last_sp, &bad, 8) < 0)
+		return;
+	char nb[256] = "";
+	if (r->cur >= 0)
+		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)r->tr.insts[r->cur].stmt,
+						  (char[200]){0}, 200), r->tr.insts[r->cur].n);
+	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: previous pc 0x%llx, "
+		  "new pc 0x%llx.\n", e->in.text, (unsigned long long)e->pc, nb,
+		  (unsigned long long)e->pc, (unsigned long long)bad);
+}
+
+/* A SIGSEGV right at a ret or indirect jump (a non-canonical target) or at
+ * a pc no module maps: report where the pc came from. */
+static void rec_check_smash(struct qz *q, struct rec *r, int64_t id)
+{
+	if (!q->proc || q->stop != QZ_STOP_SIGNAL || q->stop_sig != SIGSEGV)
+		return;
+	uint64_t pc = proc_pc(q->proc);
+	if (id >= 0 && r->tr.insns[id].pc == pc) {   /* it faulted itself */
+		r->last_id = id;
+		r->last_sp = proc_regs(q->proc)->rsp;
+	} else if (qz_module_at(q, pc))
+		return;
+	rec_report_smash(q, r, pc);
+}
+
 static int rec_step_one(struct qz *q, struct rec *r)
 {
 	struct user_regs_struct *regs = proc_regs(q->proc), pre;
 	uint64_t pc = regs->rip;
 	int64_t id = rec_insn_id(q, r, pc);
+	if (id < 0 && !qz_module_at(q, pc)) {   /* jumped into nowhere */
+		enum run_ev ev = run_step_raw(q);
+		if (ev == RUN_STOPPED)
+			rec_check_smash(q, r, -1);
+		return ev;
+	}
 	if (id < 0) {
 		qz_warn(q, "cannot decode the instruction at 0x%llx: recording stops",
 			(unsigned long long)pc);
@@ -377,8 +420,13 @@ static int rec_step_one(struct qz *q, struct rec *r)
 	}
 	r->insns_seen++;
 	enum run_ev ev = run_step_raw(q);
-	if (ev != RUN_STEPPED)
+	if (ev != RUN_STEPPED) {
+		if (ev == RUN_STOPPED)
+			rec_check_smash(q, r, id);
 		return ev;
+	}
+	r->last_id = id;
+	r->last_sp = pre.rsp;
 	if (e->in.kind == INSN_SYSCALL && r->on)
 		rec_syscall(q, r, &pre);
 	rec_post(q, r, e, recno);

@@ -51,6 +51,8 @@ struct rec {
 	struct rec_sysnr *unknown; /* system calls with unknown effects */
 	size_t nunknown, unknown_cap;
 	uint64_t insns_seen;       /* stepped, recorded or not */
+	int64_t last_id;           /* the instruction stepped last, -1 */
+	uint64_t last_sp;          /* and rsp before it */
 };
 
 void rec_init(struct rec *r);
