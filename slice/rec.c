@@ -347,8 +347,38 @@ static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_stru
 		trace_add_sys(&r->tr, addr, len);
 }
 
+/* Walking the trace back from its end: the latest record that wrote into
+ * [a, a+8) (*writer, an instance), and the call that stored the original
+ * return address there (*orig, its value). false if none is recorded. */
+static bool rec_slot_history(const struct rec *r, uint64_t a, int32_t *writer, uint64_t *orig)
+{
+	const struct trace *t = &r->tr;
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	*writer = -1;
+	*orig = 0;
+	for (size_t b = t->nblks; b-- > 0 && !*orig;) {
+		size_t n = trace_block(t, b, recs);
+		for (size_t k = n; k-- > 0 && !*orig;) {
+			const struct trace_insn *e = &t->insns[recs[k].id];
+			for (int i = 0; i < e->in.nmem && !recs[k].skipped; i++) {
+				const struct insn_mem *m = &e->in.mem[i];
+				uint64_t lo = recs[k].addr[i];
+				if (!(m->rw & INSN_MEM_W) || lo >= a + 8 || lo + m->size <= a)
+					continue;
+				if (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND)
+					*orig = e->pc + e->in.len;
+				else if (*writer < 0)
+					*writer = trace_inst_at(t, (uint64_t)b * TRACE_BLK + k);
+			}
+		}
+	}
+	free(recs);
+	return *orig != 0;
+}
+
 /* The pc came from memory that was overwritten (a smashed return
- * address): say which instruction loaded it, from where, and what. */
+ * address): say which instruction loaded it, what it was and became, and
+ * which statement overwrote it. */
 static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 {
 	if (r->last_id < 0)
@@ -358,13 +388,22 @@ static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 		return;
 	if (e->in.kind == INSN_RET && qz_read(q, r->last_sp, &bad, 8) < 0)
 		return;
-	char nb[256] = "";
+	char nb[256] = "", wb[256];
 	if (r->cur >= 0)
 		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)r->tr.insts[r->cur].stmt,
-						  (char[200]){0}, 200), r->tr.insts[r->cur].n);
-	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: previous pc 0x%llx, "
-		  "new pc 0x%llx.\n", e->in.text, (unsigned long long)e->pc, nb,
-		  (unsigned long long)e->pc, (unsigned long long)bad);
+						  wb, sizeof wb), r->tr.insts[r->cur].n);
+	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: new pc 0x%llx.\n",
+		  e->in.text, (unsigned long long)e->pc, nb, (unsigned long long)bad);
+	int32_t w;
+	uint64_t orig;
+	if (e->in.kind != INSN_RET || !r->on || !rec_slot_history(r, r->last_sp, &w, &orig))
+		return;
+	qz_printf(q, "The return address at 0x%llx was 0x%llx", (unsigned long long)r->last_sp,
+		  (unsigned long long)orig);
+	if (w >= 0)
+		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)r->tr.insts[w].stmt,
+								 wb, sizeof wb), r->tr.insts[w].n);
+	qz_puts(q, ".\n");
 }
 
 /* A SIGSEGV right at a ret or indirect jump (a non-canonical target) or at

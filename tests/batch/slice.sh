@@ -109,6 +109,8 @@ for O in O0 O2; do
 	expect "stack-$O crash" 'SIGSEGV'
 	member "stack-$O strcpy" 18
 	[ $O = O0 ] && expect "stack-$O edge to strcpy" '^bug_stack\.c:20#3 -> bug_stack\.c:18#3 data 0x[0-9a-f]+$'
+	expect "stack-$O smashed pc origin" '^The pc was loaded from memory by `ret` at 0x[0-9a-f]+ \(bug_stack\.c:(20#3|31#1)\): new pc 0x[0-9a-f]+\.$'
+	[ $O = O0 ] && expect "stack-$O overwriter" '^The return address at 0x[0-9a-f]+ was 0x[0-9a-f]+; bug_stack\.c:18#3 overwrote it\.$'
 
 	qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex slice -ex 'info slice 1' \
 		-ex 'deps 1 bug_dfree.c:32#4' $B/bug_dfree-$O
