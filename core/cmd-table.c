@@ -163,5 +163,7 @@ const struct cmd_def cmd_table[] = {
 	{"info slices", NULL, NULL, 0, cmd_info_slices, "List the slices.", NULL},
 	{"info slice", NULL, "info slice ID", 0, cmd_info_slice,
 	 "Members of a slice: one statement a line with its instances.", NULL},
+	{"set record", NULL, "set record spill BYTES", 0, cmd_set_record,
+	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

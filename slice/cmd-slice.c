@@ -90,6 +90,8 @@ int cmd_info_record(struct qz *q, const char *a)
 		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
 		  t->nsegs ? (size_t)t->ninsts : 0, bytes,
 		  t->n ? (double)bytes / (double)t->n : 0.0);
+	if (t->spilled)
+		qz_printf(q, "%zu bytes of records spilled to a temporary file.\n", t->spilled);
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
 	if (t->n)
 		qz_printf(q, "Instance numbers are %s.\n", r->exact ?
@@ -529,4 +531,17 @@ int cmd_sbreak(struct qz *q, const char *a)
 	qz_printf(q, "Slice breakpoints on slice %d: %zu statement instances; they take effect "
 		  "from the next run (instances are counted from its start).\n", s->id, ninst);
 	return 0;
+}
+
+int cmd_set_record(struct qz *q, const char *a)
+{
+	char *s = str_trim(a ? a : "");
+	uint64_t n = 0;
+	int rc = 0;
+	if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
+		slice_rec(q)->tr.spill_at = (size_t)n;
+	else
+		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096)");
+	free(s);
+	return rc;
 }

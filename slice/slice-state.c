@@ -21,6 +21,16 @@ struct rec *slice_rec(struct qz *q)
 	return &q->slice->rec;
 }
 
+const char *slice_status(struct qz *q, char *buf, size_t len)
+{
+	const struct rec *r = slice_rec(q);
+	if (r->on)
+		snprintf(buf, len, "REC %llu", (unsigned long long)r->tr.n);
+	else
+		snprintf(buf, len, "%s", r->counting ? "SBREAK" : "");
+	return buf;
+}
+
 /* What a checkpoint keeps of the recorder. */
 struct slice_saved {
 	struct trace_mark mark;

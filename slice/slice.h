@@ -4,6 +4,7 @@
 #define QZ_SLICE_SLICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rec.h"
@@ -66,6 +67,9 @@ struct slice_state {
 /* Register the module with the session (once, from main). */
 void slice_init(struct qz *q);
 struct rec *slice_rec(struct qz *q);
+/* For a status line: "REC 12345" while recording, "SBREAK" while
+ * counting for sbreaks, "" otherwise. */
+const char *slice_status(struct qz *q, char *buf, size_t len);
 struct slice_state *slice_state(struct qz *q);
 
 /* The recorder started instance inst: if an sbreak wants it, report the

@@ -3,11 +3,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
 void trace_free(struct trace *t)
 {
+	if (t->spill)
+		fclose(t->spill);
 	free(t->buf);
 	free(t->blks);
 	free(t->insns);
@@ -23,19 +26,39 @@ void trace_free(struct trace *t)
 void trace_reset(struct trace *t)
 {
 	t->len = 0;
+	t->spilled = 0;
+	if (t->spill && ftruncate(fileno(t->spill), 0) < 0)
+		clearerr(t->spill);   /* a stale tail is never read anyway */
 	t->n = 0;
 	t->last_addr = 0;
 	t->nblks = t->nsegs = t->ncds = t->nsys = 0;   /* instances stay: counts go on */
 }
 
+static void trace_put_byte(struct trace *t, uint8_t c)
+{
+	XGROW(t->buf, t->cap, t->len - t->spilled + 1);
+	t->buf[t->len - t->spilled] = c;
+	t->len++;
+}
+
 static void trace_put_u(struct trace *t, uint64_t v)
 {
-	XGROW(t->buf, t->cap, t->len + 10);
 	while (v >= 0x80) {
-		t->buf[t->len++] = (uint8_t)(v | 0x80);
+		trace_put_byte(t, (uint8_t)(v | 0x80));
 		v >>= 7;
 	}
-	t->buf[t->len++] = (uint8_t)v;
+	trace_put_byte(t, (uint8_t)v);
+}
+
+/* Move the finished blocks' bytes to the temporary file. */
+static void trace_spill(struct trace *t)
+{
+	size_t keep_from = t->len, n = keep_from - t->spilled;
+	if (!t->spill && !(t->spill = tmpfile()))
+		return;   /* no file: everything stays in memory */
+	if (pwrite(fileno(t->spill), t->buf, n, (off_t)t->spilled) != (ssize_t)n)
+		return;
+	t->spilled = keep_from;
 }
 
 static uint64_t trace_get_u(const uint8_t *b, size_t *pos)
@@ -84,6 +107,8 @@ static void trace_blk_write(struct trace_blk *b, uint64_t lo, uint64_t hi)
 static struct trace_blk *trace_cur_blk(struct trace *t)
 {
 	if (t->n % TRACE_BLK == 0) {
+		if (t->len - t->spilled > (t->spill_at ? t->spill_at : TRACE_SPILL_DEFAULT))
+			trace_spill(t);
 		XGROW(t->blks, t->blks_cap, t->nblks + 1);
 		struct trace_blk *b = &t->blks[t->nblks++];
 		memset(b, 0, sizeof *b);
@@ -99,10 +124,8 @@ void trace_add(struct trace *t, uint32_t id, const uint64_t *addr, bool skipped)
 	const struct insn *in = &t->insns[id].in;
 	trace_put_u(t, id);
 	b->regdef |= in->def;
-	if (in->rep) {
-		XGROW(t->buf, t->cap, t->len + 1);
-		t->buf[t->len++] = skipped;
-	}
+	if (in->rep)
+		trace_put_byte(t, skipped);
 	for (int i = 0; i < in->nmem && !skipped; i++) {
 		int64_t d = (int64_t)(addr[i] - t->last_addr);
 		trace_put_u(t, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));   /* zigzag */
@@ -146,23 +169,41 @@ void trace_set_cd(struct trace *t, int64_t parent)
 	t->cds[t->ncds++] = (struct trace_cd){ (uint32_t)t->n, (int32_t)parent };
 }
 
+/* The bytes of block b: in memory, or read back from the file into
+ * *tmp (freed by the caller). */
+static const uint8_t *trace_block_bytes(const struct trace *t, size_t b, uint8_t **tmp)
+{
+	const struct trace_blk *blk = &t->blks[b];
+	*tmp = NULL;
+	if (blk->off >= t->spilled)
+		return t->buf + (blk->off - t->spilled);
+	size_t end = b + 1 < t->nblks ? t->blks[b + 1].off : t->len;
+	*tmp = xcalloc(end - blk->off + 16, 1);
+	if (pread(fileno(t->spill), *tmp, end - blk->off, (off_t)blk->off) < 0)
+		memset(*tmp, 0, end - blk->off);
+	return *tmp;
+}
+
 size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs)
 {
 	const struct trace_blk *blk = &t->blks[b];
-	size_t pos = blk->off, k = 0;
+	uint8_t *tmp;
+	const uint8_t *bytes = trace_block_bytes(t, b, &tmp);
+	size_t pos = 0, k = 0;
 	uint64_t last = blk->last_addr;
 	uint64_t first = (uint64_t)b * TRACE_BLK;
 	while (k < TRACE_BLK && first + k < t->n) {
 		struct trace_rec *r = &recs[k++];
-		r->id = (uint32_t)trace_get_u(t->buf, &pos);
+		r->id = (uint32_t)trace_get_u(bytes, &pos);
 		const struct insn *in = &t->insns[r->id].in;
-		r->skipped = in->rep ? t->buf[pos++] : false;
+		r->skipped = in->rep ? bytes[pos++] : false;
 		for (int i = 0; i < in->nmem && !r->skipped; i++) {
-			uint64_t z = trace_get_u(t->buf, &pos);
+			uint64_t z = trace_get_u(bytes, &pos);
 			last += (z >> 1) ^ (0 - (z & 1));
 			r->addr[i] = last;
 		}
 	}
+	free(tmp);
 	return k;
 }
 
@@ -222,6 +263,13 @@ void trace_truncate(struct trace *t, const struct trace_mark *m)
 {
 	if (m->n > t->n)
 		return;
+	if (m->len < t->spilled) {   /* bring the mark's block back */
+		size_t from = m->nblks ? t->blks[m->nblks - 1].off : 0;
+		XGROW(t->buf, t->cap, m->len - from + 1);
+		if (pread(fileno(t->spill), t->buf, m->len - from, (off_t)from) < 0)
+			memset(t->buf, 0, m->len - from);
+		t->spilled = from;
+	}
 	t->n = m->n;
 	t->len = m->len;
 	t->nblks = m->nblks;
@@ -234,7 +282,7 @@ void trace_truncate(struct trace *t, const struct trace_mark *m)
 
 size_t trace_bytes(const struct trace *t)
 {
-	return t->len + t->nblks * sizeof *t->blks + t->nsegs * sizeof *t->segs +
+	return t->len - t->spilled + t->nblks * sizeof *t->blks + t->nsegs * sizeof *t->segs +
 	       t->ncds * sizeof *t->cds + t->nsys * sizeof *t->sys +
 	       t->ninsts * sizeof *t->insts;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "insn.h"
 
@@ -50,9 +51,16 @@ struct trace_rec {
 	uint64_t addr[INSN_MAX_MEM];
 };
 
+/* Records beyond this many bytes in memory go to a temporary file (the
+ * block in progress always stays in memory). */
+#define TRACE_SPILL_DEFAULT ((size_t)256 << 20)
+
 struct trace {
-	uint8_t *buf;
-	size_t len, cap;
+	uint8_t *buf;             /* record bytes [spilled, len) */
+	size_t len, cap;          /* len: logical, counting spilled bytes */
+	FILE *spill;              /* bytes [0, spilled) live here */
+	size_t spilled;
+	size_t spill_at;          /* 0: TRACE_SPILL_DEFAULT */
 	uint64_t n;              /* records */
 	uint64_t last_addr;
 	struct trace_blk *blks;
@@ -92,7 +100,7 @@ int64_t trace_cd_at(const struct trace *t, uint64_t i);
 size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n);
 void trace_mark(const struct trace *t, struct trace_mark *m);
 void trace_truncate(struct trace *t, const struct trace_mark *m);
-/* Bytes held by the trace (records, blocks, side tables). */
+/* Bytes held in memory by the trace (records, blocks, side tables). */
 size_t trace_bytes(const struct trace *t);
 
 #endif

@@ -187,3 +187,15 @@ expect "bad record twice" '^error: Recording is already on\.$'
 rec $B/sl_accum-O0 18 -ex 'record sideways'
 expect "bad record usage" '^error: Usage: record on'
 no_leftover "no leftover" $B/sl_accum-O0
+
+# Spill: with at most 4 KiB of records in memory the rest goes to a
+# temporary file, and the slice read back from it is the same.
+qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex slice -ex 'info slice 1' $B/bug_dfree-O0
+whole=$(printf '%s\n' "$OUT" | grep -E '^(Slice|  )')
+qz -ex 'set record spill 4096' -ex 'break main' -ex run -ex 'record on' -ex continue -ex 'info record' \
+	-ex slice -ex 'info slice 1' $B/bug_dfree-O0
+expect "spill happened" '^[0-9]+ bytes of records spilled to a temporary file\.$'
+spilled=$(printf '%s\n' "$OUT" | grep -E '^(Slice|  )')
+if [ -n "$whole" ] && [ "$whole" = "$spilled" ]; then pass "spilled slice is the same"; else fail "spilled slice is the same" "differs"; fi
+qz -ex 'set record spill 12' $B/bug_dfree-O0
+expect "bad spill size" '^error: Usage: set record spill BYTES'
