@@ -71,6 +71,8 @@ static void sl_map_free(struct sl_map *m)
 }
 
 struct sl_node { int32_t user, next; };
+/* Live memory in 8-byte words: the users of each byte (-1: not live). */
+struct sl_word { int32_t head[8]; uint8_t live; };
 struct sl_hit {
 	int32_t head;
 	uint8_t reg;
@@ -87,7 +89,14 @@ struct sl_ctx {
 	size_t npool, pool_cap;
 	int32_t reg[64];
 	uint64_t livemask;
-	struct sl_map mem, pages, cd, edges;
+	struct sl_map mem, pages, cd, edges;   /* mem: word -> index in words */
+	struct sl_word *words;
+	size_t nwords, words_cap;
+	/* Edges into each instance, newest first, to drop duplicates; an
+	 * instance with many goes to the edges map instead. */
+	int32_t *edge_head, *edge_count;
+	int32_t *edge_next;
+	size_t edge_next_cap;
 	size_t live_pages;
 	uint64_t *heap;           /* pending control parents, max-heap */
 	size_t nheap, heap_cap;
@@ -185,6 +194,7 @@ static bool sl_pruned(const struct slice *s, uint64_t a)
 	return false;
 }
 
+/* pages counts the live words of each 4 KiB page, for sl_skip. */
 static void sl_page_count(struct sl_ctx *c, uint64_t a, int d)
 {
 	int32_t *p = sl_map_slot(&c->pages, a >> 12, true);
@@ -197,15 +207,38 @@ static void sl_page_count(struct sl_ctx *c, uint64_t a, int d)
 		c->live_pages--;
 }
 
+static struct sl_word *sl_word(struct sl_ctx *c, uint64_t a, bool add)
+{
+	int32_t *v = sl_map_slot(&c->mem, a >> 3, add);
+	if (!v || (*v < 0 && !add))
+		return NULL;
+	if (*v < 0) {
+		XGROW(c->words, c->words_cap, c->nwords + 1);
+		struct sl_word *w = &c->words[c->nwords];
+		memset(w->head, 0xff, sizeof w->head);
+		w->live = 0;
+		*v = (int32_t)c->nwords++;
+	}
+	return &c->words[*v];
+}
+
 static void sl_use_mem(struct sl_ctx *c, uint64_t a, uint64_t len, int32_t users)
 {
+	struct sl_word *w = NULL;
+	int32_t from = -2, to = -2;   /* the last union, reused for equal heads */
 	for (uint64_t b = a; b < a + len; b++) {
 		if (c->s->npruned && sl_pruned(c->s, b))
 			continue;
-		int32_t *v = sl_map_slot(&c->mem, b, true);
-		if (*v < 0)
+		if (!w || (b & 7) == 0)
+			w = sl_word(c, b, true);
+		int32_t *h = &w->head[b & 7];
+		if (*h < 0 && w->live++ == 0)
 			sl_page_count(c, b, 1);
-		*v = sl_union(c, *v, users);
+		if (*h != from) {
+			from = *h;
+			to = sl_union(c, *h, users);
+		}
+		*h = to;
 	}
 }
 
@@ -222,11 +255,18 @@ static void sl_hit(struct sl_ctx *c, int32_t head, uint8_t reg, uint64_t addr)
 static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
 		       const struct insn_mem *m)
 {
+	struct sl_word *w = NULL;
 	if (!c->mem.cap)
 		return;
 	for (uint64_t b = a; b < a + len; b++) {
-		int32_t *v = sl_map_slot(&c->mem, b, false);
-		if (!v || *v < 0)
+		if (!w || (b & 7) == 0 || b == a)
+			w = sl_word(c, b, false);
+		if (!w) {
+			b |= 7;   /* nothing live in this word */
+			continue;
+		}
+		int32_t *v = &w->head[b & 7];
+		if (*v < 0)
 			continue;
 		size_t before = c->nhits;
 		sl_hit(c, *v, 0xff, b);
@@ -236,7 +276,8 @@ static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
 		}
 		if (!cond) {
 			*v = -1;
-			sl_page_count(c, b, -1);
+			if (--w->live == 0)
+				sl_page_count(c, b, -1);
 		}
 	}
 }
@@ -278,18 +319,45 @@ static void sl_uses(struct sl_ctx *c, const struct trace_rec *r, const struct in
 			sl_use_mem(c, r->addr[k], in->mem[k].size, users);
 }
 
+#define SL_EDGE_LIST 32
+
+static uint64_t sl_edge_key(int32_t from, int32_t to, uint8_t kind)
+{
+	return ((uint64_t)(uint32_t)from << 33) | ((uint64_t)(uint32_t)to << 1) | kind;
+}
+
+/* Is the edge new? Checks the instance's list, or the map once the list
+ * is long (then every edge of that instance is in the map). */
+static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind)
+{
+	const struct slice *s = c->s;
+	if (c->edge_count[to] < SL_EDGE_LIST) {
+		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
+			if (s->edges[e].from == from && s->edges[e].kind == kind)
+				return false;
+		return true;
+	}
+	if (c->edge_count[to] == SL_EDGE_LIST)
+		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
+			*sl_map_slot(&c->edges, sl_edge_key(s->edges[e].from, to, s->edges[e].kind), true) = 1;
+	int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), true);
+	if (*v >= 0)
+		return false;
+	*v = 1;
+	return true;
+}
+
 static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 		    const struct sl_hit *h, uint64_t pc)
 {
-	if (from == to || from < 0)
+	if (from == to || from < 0 || !sl_edge_new(c, from, to, kind))
 		return;
-	uint64_t key = ((uint64_t)(uint32_t)from << 33) | ((uint64_t)(uint32_t)to << 1) | kind;
-	int32_t *v = sl_map_slot(&c->edges, key, true);
-	if (*v >= 0)
-		return;
-	*v = 1;
 	struct slice *s = c->s;
 	XGROW(s->edges, s->edges_cap, s->nedges + 1);
+	XGROW(c->edge_next, c->edge_next_cap, s->nedges + 1);
+	c->edge_next[s->nedges] = c->edge_head[to];
+	c->edge_head[to] = (int32_t)s->nedges;
+	c->edge_count[to]++;
 	s->edges[s->nedges++] = (struct slice_edge){ from, to, kind, h ? h->reg : 0xff,
 						     h ? h->addr : 0, h && h->framed, pc,
 						     h ? h->rbp_off : 0 };
@@ -377,6 +445,10 @@ static void sl_ctx_free(struct sl_ctx *c)
 	sl_map_free(&c->cd);
 	sl_map_free(&c->edges);
 	free(c->heap);
+	free(c->words);
+	free(c->edge_head);
+	free(c->edge_count);
+	free(c->edge_next);
 	free(c->member);
 	free(c->hits);
 }
@@ -461,6 +533,9 @@ int slice_compute(struct qz *q, struct slice *s)
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
 	c.member = xcalloc(t->ninsts + 1, 1);
+	c.edge_head = xmalloc((t->ninsts + 1) * sizeof *c.edge_head);
+	memset(c.edge_head, 0xff, (t->ninsts + 1) * sizeof *c.edge_head);
+	c.edge_count = xcalloc(t->ninsts + 1, sizeof *c.edge_count);
 	s->nmembers = 0;
 	s->nedges = 0;
 	sl_seed(&c);
