@@ -159,6 +159,8 @@ const struct cmd_def cmd_table[] = {
 	 "Dependence edges out of a statement instance of a slice.", NULL},
 	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", 0, cmd_sbreak,
 	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
+	{"snext", NULL, "snext [ID]", P, cmd_snext,
+	 "Continue to the next instance of a statement of the slice.", NULL},
 	{"sdelete", NULL, "sdelete ID", 0, cmd_sdelete, "Delete a slice.", NULL},
 	{"info slices", NULL, NULL, 0, cmd_info_slices, "List the slices.", NULL},
 	{"info slice", NULL, "info slice ID", 0, cmd_info_slice,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "eval.h"
 #include "lines.h"
 #include "loc.h"
@@ -521,6 +522,7 @@ int cmd_sbreak(struct qz *q, const char *a)
 			return -1;
 		}
 	}
+	st->last_sb = s->id;
 	size_t ninst = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
 		for (size_t k = before; k < st->nsb; k++)
@@ -543,5 +545,32 @@ int cmd_set_record(struct qz *q, const char *a)
 	else
 		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096)");
 	free(s);
+	return rc;
+}
+
+/* snext [ID]: continue to the next instance that is a member of the slice
+ * (the one sbreak was last set on), with the instance counts of a run
+ * counted from its start. */
+int cmd_snext(struct qz *q, const char *a)
+{
+	struct slice_state *st = slice_state(q);
+	const char *p = str_skip_space(a ? a : "");
+	int id = st->last_sb;
+	if (*p) {
+		struct slice *s = cs_slice_arg(q, &p);
+		if (!s)
+			return -1;
+		id = s->id;
+	}
+	if (!slice_find(q, id))
+		return qz_error(q, "No slice to step in: give its number, or set an sbreak on it.");
+	if (!st->rec.counting && !st->rec.on)
+		return qz_error(q, "snext needs instances counted from the start of the run: "
+				"set an sbreak on the slice and run again.");
+	if (!st->rec.exact)
+		return qz_error(q, "Instance counts are not exact here (counting began mid-run).");
+	st->snext = id;
+	int rc = cmd_continue(q, "");
+	st->snext = 0;
 	return rc;
 }

@@ -15,5 +15,6 @@ int cmd_sdelete(struct qz *q, const char *a);
 int cmd_info_slices(struct qz *q, const char *a);
 int cmd_info_slice(struct qz *q, const char *a);
 int cmd_set_record(struct qz *q, const char *a);
+int cmd_snext(struct qz *q, const char *a);
 
 #endif

@@ -187,7 +187,7 @@ static bool rec_pre(struct qz *q, struct rec *r, const struct trace_insn *e, uin
 		trace_set_inst(&r->tr, r->cur);
 		trace_set_cd(&r->tr, r->ncds ? r->cds[r->ncds - 1].rec : -1);
 	}
-	return fresh && slice_state(q)->nsb && slice_sbreak_hit(q, r->cur);
+	return fresh && (slice_state(q)->nsb || slice_state(q)->snext) && slice_sbreak_hit(q, r->cur);
 }
 
 /* A branch executed in the program's code: until its post-dominator is

@@ -134,6 +134,7 @@ static void slice_on_gone(struct qz *q)
 	struct slice_state *st = slice_state(q);
 	st->rec.on = false;
 	st->rec.counting = false;
+	st->snext = 0;
 	q->region = NULL;
 	for (size_t i = 0; i < st->narms; i++)
 		st->arms[i].planted = false;
@@ -196,11 +197,42 @@ void slice_init(struct qz *q)
 	qz_add_hooks(q, &slice_hooks);
 }
 
+/* Is the new instance inst a member of slice id (same statement, same
+ * number: the slice may come from an earlier run)? */
+static bool slice_wants(struct qz *q, int id, int32_t inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	const struct trace_inst *ti = &t->insts[inst];
+	const struct slice *s = slice_find(q, id);
+	for (size_t i = 0; s && i < s->nmembers; i++) {
+		const struct trace_inst *m = &t->insts[s->members[i]];
+		if (m->stmt == ti->stmt && m->n == ti->n)
+			return true;
+	}
+	return false;
+}
+
+static bool slice_stop_at(struct qz *q, int id, int32_t inst)
+{
+	char nb[300];
+	qz_printf(q, "\nSlice breakpoint, slice %d, %s\n", id, slice_inst_name(q, inst, nb, sizeof nb));
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_stop(q, f, true);
+	q->stop = QZ_STOP_BREAKPOINT;
+	return true;
+}
+
 bool slice_sbreak_hit(struct qz *q, int32_t inst)
 {
 	struct slice_state *st = slice_state(q);
 	const struct trace *t = &st->rec.tr;
 	const struct trace_inst *ti = &t->insts[inst];
+	if (st->snext && slice_wants(q, st->snext, inst)) {
+		int id = st->snext;
+		st->snext = 0;
+		return slice_stop_at(q, id, inst);
+	}
 	for (size_t k = 0; k < st->nsb; k++) {
 		if (st->sb[k].stmt != (int32_t)ti->stmt)
 			continue;

@@ -62,6 +62,8 @@ struct slice_state {
 	size_t nsb, sb_cap;       /* instances that are slice members */
 	struct slice_arm *arms;
 	size_t narms, arms_cap;
+	int snext;                /* snext: stop at this slice's next instance */
+	int last_sb;              /* the slice sbreak was last set on */
 };
 
 /* Register the module with the session (once, from main). */

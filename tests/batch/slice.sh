@@ -151,6 +151,12 @@ qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue
 expect "sbreak one" '^Slice breakpoint, slice 1, sl_rec\.c:11#1$'
 expect "sbreak one then exits" 'exited normally'
 no_leftover "sbreak no leftover" $B/sl_rec-O0
+qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue \
+	-ex 'slice sl_rec.c:19' -ex 'sbreak 1 10' -ex delete -ex run -ex snext -ex snext -ex c $B/sl_rec-O0
+got=$(printf '%s\n' "$OUT" | sed -n 's/^Slice breakpoint, slice 1, //p' | tr '\n' ' ')
+if [ "$got" = "sl_rec.c:10#1 sl_rec.c:12#1 sl_rec.c:9#2 sl_rec.c:10#2 " ]; then pass "snext"; else fail "snext" "got: $got"; fi
+qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue -ex 'slice sl_rec.c:19' -ex 'record off' -ex 'snext 1' $B/sl_rec-O0
+expect "snext without counting" '^error: snext needs instances counted from the start of the run'
 
 # info record, info slices, sdelete.
 rec $B/sl_accum-O0 18 -ex 'info record' -ex 'slice sl_accum.c:15' -ex 'slice sl_accum.c:16' \
