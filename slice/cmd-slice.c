@@ -246,12 +246,14 @@ static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 			if (rc < 0)
 				return -1;
 			rest = (char *)str_skip_space(end);
-			if (!hash && isdigit((unsigned char)*rest)) {
-				n = strtol(rest, &rest, 10);
+			size_t digits = strspn(rest, "0123456789");
+			if (!hash && digits && (!rest[digits] || isspace((unsigned char)rest[digits]))) {
+				n = strtol(rest, &rest, 10);   /* N; an ADDR is 0x... */
 				rest = (char *)str_skip_space(rest);
+				hash = rest;
 			}
-			if (!hash && !n && strchr(s, ':') == NULL)
-				return -1;
+			if (hash && n <= 0)
+				return qz_error(q, "Instance numbers start at 1.");
 			if (cs_inst(q, stmt, n, &sl->crit) < 0)
 				return -1;
 		}

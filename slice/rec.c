@@ -42,17 +42,6 @@ void rec_fini(struct rec *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* The decode cache holds runtime addresses: a new process (with the same
- * addresses, ASLR is off, but maybe a new program) starts it afresh. */
-void rec_new_process(struct rec *r)
-{
-	const struct rec_engine *e = r->engine;
-	rec_fini(r);
-	rec_init(r);
-	r->engine = e;
-	r->exact = true;
-}
-
 static int32_t rec_stmt(struct rec *r, const char *file, int line)
 {
 	struct trace *t = &r->tr;
@@ -488,7 +477,5 @@ int rec_region(struct qz *q, const struct run_target *t, bool one)
 		ev = run_region_check(q, t);
 		if (ev != RUN_STEPPED && ev != RUN_AGAIN)
 			return ev;
-		if (q->interrupted)
-			return RUN_STOPPED;
 	}
 }

@@ -61,8 +61,6 @@ void rec_fini(struct rec *r);
  * forget any earlier trace. */
 void rec_start(struct qz *q, struct rec *r);
 void rec_stop(struct qz *q, struct rec *r);
-/* Back to the state of a new process: counts and stacks cleared. */
-void rec_new_process(struct rec *r);
 /* qz.region: see session.h. */
 int rec_region(struct qz *q, const struct run_target *t, bool one);
 /* The id of the instruction at pc in the decode cache, -1 if it cannot

@@ -87,6 +87,17 @@ expect "rec-O0 levels" '^  sl_rec\.c:10 #1,#2,#3,#4,#5$'
 expect "rec-O0 products" '^  sl_rec\.c:12 #1,#2,#3,#4$'
 expect "rec-O0 base" '^  sl_rec\.c:11 #1$'
 
+# Criteria: a variable (its bytes at the end of the instance), a register.
+rec $B/sl_ctrl-O0 16 -ex 'slice sl_ctrl.c:15 v' -ex 'info slice 1'
+expect "var criterion" '^Slice 1 from sl_ctrl\.c:15#1: '
+member "var criterion v=10" 14
+member "var criterion if" 13
+nonmember "var criterion other" 12
+rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 3 $eax' -ex 'info slice 1'
+expect "reg criterion" '^Slice 1 from sl_accum\.c:15#3: '
+member "reg criterion a+=" 15
+nonmember "reg criterion b+=" 16
+
 # prune: the loop counter's data edges go, the slice is recomputed. Data
 # edges name the local they go through.
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'deps 1 sl_accum.c:15#8' \
@@ -174,6 +185,10 @@ rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:19'
 expect "bad line never ran" '^error: sl_accum\.c:19 did not execute while recording\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 99'
 expect "bad instance" '^error: sl_accum\.c:15 has no instance #99 in the recording \(recorded: #1-#8\)\.$'
+rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15#0'
+expect "bad instance 0" '^error: Instance numbers start at 1\.$'
+rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 0x10 0'
+expect "bad size" '^error: Bad size "0"\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 nosuchvar'
 expect "bad variable" '^error: No symbol "nosuchvar" in current context\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'prune 1 nosuch'
