@@ -220,3 +220,23 @@ spilled=$(printf '%s\n' "$OUT" | grep -E '^(Slice|  )')
 if [ -n "$whole" ] && [ "$whole" = "$spilled" ]; then pass "spilled slice is the same"; else fail "spilled slice is the same" "differs"; fi
 qz -ex 'set record spill 12' $B/bug_dfree-O0
 expect "bad spill size" '^error: Usage: set record spill BYTES'
+
+# Recording changes nothing the user sees: stops, breakpoints, stepping,
+# signals, crashes and exits print the same with and without it.
+same_rec() {
+	_name=$1 _bin=$2
+	shift 2
+	qz -ex 'break main' -ex run "$@" $_bin
+	_a=$(printf '%s\n' "$OUT" | sed 's/process [0-9]*/process N/')
+	qz -ex 'break main' -ex run -ex 'record on' "$@" $_bin
+	_b=$(printf '%s\n' "$OUT" | sed 's/process [0-9]*/process N/')
+	if [ "$_a" = "$_b" ]; then pass "$_name"; else fail "$_name" "output differs with recording"; fi
+}
+for O in O0 O2; do
+	same_rec "transparent stepping-$O" $B/basic-$O -ex next -ex next -ex step -ex step -ex finish \
+		-ex 'break fact' -ex c -ex c -ex bt -ex delete -ex c
+	same_rec "transparent until/advance-$O" $B/basic-$O -ex until -ex 'advance fact' \
+		-ex 'tbreak square' -ex c -ex 'stepi 5' -ex 'nexti 3' -ex c
+	same_rec "transparent signals-$O" $B/sig-$O -ex c -ex c -ex c
+	same_rec "transparent crash-$O" $B/crash-$O -ex c -ex bt -ex c
+done
