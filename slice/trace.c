@@ -276,8 +276,7 @@ void trace_truncate(struct trace *t, const struct trace_mark *m)
 	t->nsegs = m->nsegs;
 	t->ncds = m->ncds;
 	t->nsys = m->nsys;
-	t->ninsts = m->ninsts;
-	t->last_addr = m->last_addr;
+	t->last_addr = m->last_addr;   /* instances stay: slices name them */
 }
 
 size_t trace_bytes(const struct trace *t)
