@@ -105,8 +105,41 @@ static void slice_free_saved(void *saved)
 	free(s);
 }
 
-/* A new process: counting starts from its first instruction, so instance
- * numbers are exact; the old trace stays for browsing. */
+/* No statement of the program can run before one of its functions is
+ * entered: stop at every function's entry, and start stepping there. */
+static void slice_ff_plant(struct qz *q, struct slice_state *st)
+{
+	size_t n = 0;
+	const struct di_func *f = q->exe.di ? di_funcs(q->exe.di, &n) : NULL;
+	st->nff = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = f[i].lo + q->exe.bias;
+		if (!f[i].lo || bp_site_add(&q->bps, q->proc, a) < 0)
+			continue;
+		XGROW(st->ff, st->ff_cap, st->nff + 1);
+		st->ff[st->nff++] = a;
+	}
+	if (!st->nff)   /* nothing to stop at: step from here */
+		q->region = rec_region;
+}
+
+static bool slice_ff_hit(struct qz *q, struct slice_state *st, uint64_t pc)
+{
+	bool hit = false;
+	for (size_t i = 0; i < st->nff; i++)
+		hit |= st->ff[i] == pc;
+	if (!hit)
+		return false;
+	for (size_t i = 0; i < st->nff; i++)
+		bp_site_del(&q->bps, q->proc, st->ff[i]);
+	st->nff = 0;
+	q->region = rec_region;
+	return true;
+}
+
+/* A new process: counting starts from its first instruction (its first
+ * instruction of the program's own code), so instance numbers are exact;
+ * the old trace stays for browsing. */
 static void slice_on_start(struct qz *q)
 {
 	struct slice_state *st = slice_state(q);
@@ -121,7 +154,9 @@ static void slice_on_start(struct qz *q)
 	r->exact = true;
 	r->insns_seen = 0;
 	r->counting = st->nsb > 0;
-	q->region = r->counting ? rec_region : NULL;
+	q->region = NULL;
+	if (r->counting)
+		slice_ff_plant(q, st);
 	for (size_t i = 0; i < st->narms; i++) {
 		struct slice_arm *a = &st->arms[i];
 		a->addr = a->link_addr + q->exe.bias;
@@ -135,6 +170,7 @@ static void slice_on_gone(struct qz *q)
 	st->rec.on = false;
 	st->rec.counting = false;
 	st->snext = 0;
+	st->nff = 0;
 	q->region = NULL;
 	for (size_t i = 0; i < st->narms; i++)
 		st->arms[i].planted = false;
@@ -155,6 +191,7 @@ static void slice_fini(struct qz *q)
 	free(st->slices);
 	free(st->sb);
 	free(st->arms);
+	free(st->ff);
 	free(st);
 	q->slice = NULL;
 }
@@ -164,6 +201,9 @@ static int slice_on_trap(struct qz *q, uint64_t pc)
 {
 	struct slice_state *st = slice_state(q);
 	bool mine = false;
+	/* Not a stop of its own: a user breakpoint there still counts. */
+	if (st->nff && slice_ff_hit(q, st, pc))
+		return RUN_TARGET;
 	for (size_t i = 0; i < st->narms; i++) {
 		struct slice_arm *a = &st->arms[i];
 		if (!a->planted || a->addr != pc)

@@ -63,6 +63,11 @@ struct slice_state {
 	struct slice_arm *arms;
 	size_t narms, arms_cap;
 	int snext;                /* snext: stop at this slice's next instance */
+	/* Counting for sbreaks starts where the program's own code is first
+	 * entered: internal stops at every function's entry until then, so
+	 * the dynamic loader runs freely. */
+	uint64_t *ff;
+	size_t nff, ff_cap;
 	int last_sb;              /* the slice sbreak was last set on */
 };
 
