@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra $(EXTRA_CFLAGS)
 CPPFLAGS += -Icore -I/usr/include/libdwarf $(shell pkg-config --cflags $(PKGS))
 # Debian ships libdwarf 20210528 as a static library without a .pc file.
-LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lz
+LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 ENGINE_SRC := $(wildcard core/*.c alter/*.c ckpt/*.c slice/*.c)
@@ -73,6 +73,11 @@ FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_qzs
 
 $(FUZZ_DIR)/%.o: %.c $(wildcard core/*.h alter/*.h ckpt/*.h slice/*.h)
 	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# the command table names slice/'s handlers: those objects link in too
+$(FUZZ_DIR)/slice-%.o: slice/%.c $(wildcard core/*.h slice/*.h)
+	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)

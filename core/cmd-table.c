@@ -9,6 +9,7 @@
 #include "solib.h"
 #include "../ckpt/cmd-ckpt.h"
 #include "thread.h"
+#include "../slice/cmd-slice.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -267,5 +268,34 @@ const struct cmd_def cmd_table[] = {
 	 "child: the parent is detached, the child keeps the breakpoints."},
 	{"show follow-fork-mode", NULL, NULL, 0, cmd_show_follow_fork_mode,
 	 "Which process is debugged after a fork.", NULL},
+
+	/* recording and slicing (slice/cmd-slice.c) */
+	{"record", "rec", "record on|off | record FILE:LINE on|off", 0, cmd_record,
+	 "Record every instruction the program executes (for slicing).",
+	 "While recording is on, continue/next/step/finish execute one instruction\n"
+	 "at a time and log each with its statement instance, the registers and\n"
+	 "memory it read and wrote. `record FILE:LINE on|off` starts or stops\n"
+	 "recording when execution reaches that line."},
+	{"info record", "rec", NULL, 0, cmd_info_record,
+	 "Recording status: instructions, instances, bytes per instruction.", NULL},
+	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", 0, cmd_slice,
+	 "Backward dynamic slice from a statement instance of the recording.",
+	 "The criterion defaults to the last statement executed (the crash point\n"
+	 "after a crash) and its latest instance; with no variable, everything that\n"
+	 "instance used. Prints the slice's number."},
+	{"prune", NULL, "prune ID VAR|$REG...", 0, cmd_prune,
+	 "Drop a slice's dependences through those variables or registers.", NULL},
+	{"deps", NULL, "deps ID FILE:LINE[#N]", 0, cmd_deps,
+	 "Dependence edges out of a statement instance of a slice.", NULL},
+	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", 0, cmd_sbreak,
+	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
+	{"snext", NULL, "snext [ID]", P, cmd_snext,
+	 "Continue to the next instance of a statement of the slice.", NULL},
+	{"sdelete", NULL, "sdelete ID", 0, cmd_sdelete, "Delete a slice.", NULL},
+	{"info slices", NULL, NULL, 0, cmd_info_slices, "List the slices.", NULL},
+	{"info slice", NULL, "info slice ID", 0, cmd_info_slice,
+	 "Members of a slice: one statement a line with its instances.", NULL},
+	{"set record", NULL, "set record spill BYTES", 0, cmd_set_record,
+	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

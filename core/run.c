@@ -431,7 +431,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 
 /* A single-step that lands on a planted site reaches it as a trap would:
  * the modules act there (a switch on the jump the step arrived at). */
-static enum run_ev run_step_landed(struct qz *q)
+enum run_ev run_step_landed(struct qz *q)
 {
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
 	if (!s || !s->inserted || !q->nhooks)
@@ -460,17 +460,37 @@ static bool run_held_dying(struct qz *q)
 
 enum run_ev run_step_insn(struct qz *q)
 {
+	if (q->region)
+		return (enum run_ev)q->region(q, NULL, true);
+	enum run_ev ev = run_step_raw(q);
+	return ev == RUN_STEPPED ? run_step_landed(q) : ev;
+}
+
+enum run_ev run_step_raw(struct qz *q)
+{
 	for (;;) {
 		struct proc_stop st;
 		if (run_held_dying(q))
 			return RUN_STOPPED;
 		run_resume(q, true, &st);
 		enum run_ev ev = run_classify(q, &st, true);
-		if (ev == RUN_STEPPED)
-			ev = run_step_landed(q);
 		if (ev != RUN_AGAIN)
 			return ev;
 	}
+}
+
+enum run_ev run_region_check(struct qz *q, const struct run_target *t)
+{
+	uint64_t pc = proc_pc(q->proc);
+	struct bp_site *s = bp_site_at(&q->bps, pc);
+	if (s && s->inserted) {
+		enum run_ev ev = run_hooks_at_pc(q);
+		if (ev != RUN_TARGET)
+			return ev;
+		if (run_user_bp(q, pc))
+			return RUN_STOPPED;
+	}
+	return run_target_hit(q, t, pc) ? RUN_TARGET : RUN_STEPPED;
 }
 
 enum run_ev run_until_target(struct qz *q, const struct run_target *t)
@@ -479,6 +499,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 	if (t)
 		proc_thread_cur(q->proc, &self);
 	for (;;) {
+		if (q->region)
+			return (enum run_ev)q->region(q, t, false);
 		struct proc_stop st;
 		if (run_held_dying(q))
 			return RUN_STOPPED;

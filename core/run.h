@@ -30,6 +30,15 @@ struct run_target {
 int run_start(struct qz *q);
 /* Single-step one instruction: RUN_STEPPED or RUN_STOPPED (exit/signal). */
 enum run_ev run_step_insn(struct qz *q);
+/* For the recorder (qz.region): one single-step, never handed over; and
+ * after it, whether the process stopped where a continue would stop: a
+ * module's or the user's breakpoint (RUN_STOPPED or RUN_AGAIN after a
+ * module acted) or one of the targets (RUN_TARGET); RUN_STEPPED if not. */
+enum run_ev run_step_raw(struct qz *q);
+enum run_ev run_region_check(struct qz *q, const struct run_target *t);
+/* After a single step (stepi): a step that landed on a planted site lets
+ * the modules act there as a trap would; RUN_STEPPED or RUN_STOPPED. */
+enum run_ev run_step_landed(struct qz *q);
 /* Continue until a user breakpoint, signal, exit or one of the targets. */
 enum run_ev run_until_target(struct qz *q, const struct run_target *t);
 /* If pc is at an enabled user breakpoint whose condition holds, count the

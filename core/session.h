@@ -56,6 +56,7 @@ struct qz_display {
 };
 
 struct qz;
+struct run_target;
 
 /* A module outside core (alter/, ckpt/, slice/) that keeps state which
  * must follow the process: a checkpoint saves it and a rollback restores
@@ -180,6 +181,12 @@ struct qz {
 
 	/* threads and fork (core/thread.c) */
 	struct thread_state thr;
+
+	/* slice/: while a region is recorded, the recorder runs the program
+	 * by single-stepping (run_until_target and run_step_insn hand over to
+	 * it; it steps with run_step_raw and stops by run_region_check); NULL:
+	 * the program runs freely. Returns an enum run_ev. */
+	int (*region)(struct qz *q, const struct run_target *t, bool one);
 };
 
 struct qz *qz_new(struct qz_sink sink);

@@ -9,6 +9,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../slice/slice.h"
 #include "cmd.h"
 #include "qzs.h"
 #include "session.h"
@@ -238,6 +239,7 @@ static struct qz *main_session(void)
 	alter_init(q);
 	solib_init(q);
 	ckpt_init(q);
+	slice_init(q);
 	return q;
 }
 

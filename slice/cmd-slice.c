@@ -1,0 +1,578 @@
+/* cmd-slice: record, info record, slice, prune, deps, sbreak, sdelete,
+ * info slices, info slice. Parsing and printing only; the work is in
+ * rec.c and slice.c. */
+#include "cmd-slice.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "eval.h"
+#include "lines.h"
+#include "loc.h"
+#include "session.h"
+#include "slice.h"
+
+static int cs_record_at(struct qz *q, const char *spec, bool on);
+
+int cmd_record(struct qz *q, const char *a)
+{
+	struct rec *r = slice_rec(q);
+	char *s = str_trim(a ? a : "");
+	int rc = 0;
+	char *sp = strrchr(s, ' ');
+	if (!*s || strcmp(s, "on") == 0 || strcmp(s, "full") == 0) {
+		if (!qz_running(q))
+			rc = qz_error(q, "The program is not being run.");
+		else if (r->on)
+			rc = qz_error(q, "Recording is already on.");
+		else
+			rec_start(q, r);
+	} else if (strcmp(s, "off") == 0 || strcmp(s, "stop") == 0) {
+		if (!r->on)
+			rc = qz_error(q, "Recording is not on.");
+		else {
+			rec_stop(q, r);
+			qz_printf(q, "Recording off: %llu instructions recorded.\n",
+				  (unsigned long long)r->tr.n);
+		}
+	} else if (sp && (strcmp(sp + 1, "on") == 0 || strcmp(sp + 1, "off") == 0)) {
+		*sp = 0;
+		rc = cs_record_at(q, s, strcmp(sp + 1, "on") == 0);
+	} else {
+		rc = qz_error(q, "Usage: record on | record off | record FILE:LINE on|off");
+	}
+	free(s);
+	return rc;
+}
+
+/* record FILE:LINE on|off: an internal stop at the line's address flips
+ * recording when execution reaches it (slice.c's on_trap hook). */
+static int cs_record_at(struct qz *q, const char *spec, bool on)
+{
+	struct loc_addr *locs;
+	size_t n;
+	if (loc_resolve_ex(q, spec, false, &locs, &n) < 0)
+		return -1;
+	struct slice_state *st = slice_state(q);
+	for (size_t i = 0; i < n; i++) {
+		XGROW(st->arms, st->arms_cap, st->narms + 1);
+		struct slice_arm *arm = &st->arms[st->narms++];
+		arm->link_addr = locs[i].link_addr;
+		arm->addr = locs[i].addr;
+		arm->on = on;
+		arm->planted = false;
+		if (qz_running(q) && bp_site_add(&q->bps, q->proc, arm->addr) == 0)
+			arm->planted = true;
+		qz_printf(q, "Recording %s when execution reaches %s:%d.\n", on ? "starts" : "stops",
+			  locs[i].file ? str_basename(locs[i].file) : "??", locs[i].line);
+	}
+	free(locs);
+	return 0;
+}
+
+static const char *cs_sys_name(long nr)
+{
+	static char buf[32];
+	snprintf(buf, sizeof buf, "%ld", nr);
+	return buf;
+}
+
+int cmd_info_record(struct qz *q, const char *a)
+{
+	(void)a;
+	struct rec *r = slice_rec(q);
+	const struct trace *t = &r->tr;
+	qz_printf(q, "Recording: %s (engine: %s).\n", r->on ? "on" : "off", r->engine->name);
+	size_t bytes = trace_bytes(t);
+	qz_printf(q, "Recorded %llu instructions, %zu statement instances, %zu bytes held "
+		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
+		  t->nsegs ? (size_t)t->ninsts : 0, bytes,
+		  t->n ? (double)bytes / (double)t->n : 0.0);
+	if (t->spilled)
+		qz_printf(q, "%zu bytes of records spilled to a temporary file.\n", t->spilled);
+	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
+	if (t->n)
+		qz_printf(q, "Instance numbers are %s.\n", r->exact ?
+			  "exact (counted from the start of the run)" :
+			  "counted from where recording began (not from the start of the run)");
+	if (!r->nunknown)
+		return 0;
+	qz_printf(q, "System calls with unknown memory effects (treated as writing none):");
+	for (size_t i = 0; i < r->nunknown; i++)
+		qz_printf(q, " %s (%lu)", cs_sys_name(r->unknown[i].nr), r->unknown[i].count);
+	qz_puts(q, "\n");
+	return 0;
+}
+
+/* FILE:LINE to a statement of the trace. */
+static int cs_stmt(struct qz *q, const char *spec, int32_t *stmt)
+{
+	struct rec *r = slice_rec(q);
+	const char *colon = strrchr(spec, ':');
+	if (!colon || !q->exe.lines)
+		return qz_error(q, "Expected FILE:LINE, not \"%s\".", spec);
+	char *file = xstrndup(spec, (size_t)(colon - spec));
+	const char *path = lines_file(q->exe.lines, file);
+	int64_t line;
+	bool ok = str_to_i64(colon + 1, &line);
+	int rc = 0;
+	if (!path)
+		rc = qz_error(q, "No source file named %s.", file);
+	else if (!ok || line <= 0)
+		rc = qz_error(q, "Bad line number in \"%s\".", spec);
+	free(file);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < r->tr.nstmts; i++)
+		if (r->tr.stmts[i].file == path && r->tr.stmts[i].line == line) {
+			*stmt = (int32_t)i;
+			return 0;
+		}
+	return qz_error(q, "%s did not execute while recording.", spec);
+}
+
+/* The recorded instance #n of stmt (n 0: the latest). */
+static int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	uint32_t lo = UINT32_MAX, hi = 0;
+	*inst = -1;
+	for (size_t k = 0; k < t->nsegs; k++) {
+		int32_t i = t->segs[k].inst;
+		if (i < 0 || t->insts[i].stmt != (uint32_t)stmt)
+			continue;
+		uint32_t m = t->insts[i].n;
+		lo = m < lo ? m : lo;
+		if (m >= hi) {
+			hi = m;
+			if (!n)
+				*inst = i;
+		}
+		if (n && m == (uint32_t)n)
+			*inst = i;
+	}
+	if (*inst >= 0)
+		return 0;
+	char nb[256];
+	return qz_error(q, "%s has no instance #%ld in the recording (recorded: #%u-#%u).",
+			rec_stmt_name(slice_rec(q), stmt, nb, sizeof nb), n, lo, hi);
+}
+
+static int cs_last_inst(struct qz *q, int32_t *inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	for (size_t k = t->nsegs; k-- > 0;)
+		if (t->segs[k].inst >= 0 && t->segs[k].at < t->n) {
+			*inst = t->segs[k].inst;
+			return 0;
+		}
+	return qz_error(q, "No statement of the program was recorded.");
+}
+
+/* DWARF register number to the recorder's. */
+static int cs_dwarf_reg(int d)
+{
+	static const int map[16] = { 0, 2, 1, 3, 6, 7, 5, 4, 8, 9, 10, 11, 12, 13, 14, 15 };
+	if (d >= 0 && d < 16)
+		return map[d];
+	if (d >= 17 && d <= 32)
+		return INSN_R_VEC0 + d - 17;
+	return -1;
+}
+
+/* A variable, $REG or ADDR [SIZE] to a location: kind, reg, addr, size. */
+static int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
+		       uint64_t *addr, uint64_t *size)
+{
+	if (what[0] == '$') {
+		*reg = insn_reg_by_name(what + 1);
+		if (*reg < 0 || *reg == INSN_R_RSP)
+			return qz_error(q, "Invalid or untracked register \"%s\".", what);
+		*kind = SLICE_REG;
+		return 0;
+	}
+	if (isdigit((unsigned char)what[0])) {
+		char *end;
+		*addr = strtoull(what, &end, 0);
+		*size = 1;
+		end = (char *)str_skip_space(end);
+		if (*end && (!str_to_u64(end, size) || !*size || *size > 1 << 20))
+			return qz_error(q, "Bad size \"%s\".", end);
+		*kind = SLICE_MEM;
+		return 0;
+	}
+	if (!qz_running(q))
+		return qz_error(q, "No process: cannot locate \"%s\" (give ADDR SIZE or $REG).", what);
+	struct val v;
+	if (eval_text(q, what, &v) < 0)
+		return -1;
+	int rc = 0;
+	if (v.where == VAL_MEM) {
+		*kind = SLICE_MEM;
+		*addr = v.addr;
+		*size = v.size ? v.size : 1;
+	} else if (v.where == VAL_REG && cs_dwarf_reg(v.reg) >= 0) {
+		*kind = SLICE_REG;
+		*reg = cs_dwarf_reg(v.reg);
+	} else {
+		rc = qz_error(q, "\"%s\" is not in memory or a register here.", what);
+	}
+	val_free(&v);
+	return rc;
+}
+
+/* Split "FILE:LINE[#N] [N] [REST]" off args. */
+static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
+{
+	char *rest = s;
+	if (*s && *s != '$' && !isdigit((unsigned char)*s)) {
+		char *end = s + strcspn(s, " \t");
+		char *colon = memchr(s, ':', (size_t)(end - s));
+		if (colon) {
+			char save = *end;
+			*end = 0;
+			char *hash = strchr(s, '#');
+			long n = 0;
+			if (hash) {
+				*hash = 0;
+				n = strtol(hash + 1, NULL, 10);
+			}
+			int32_t stmt;
+			int rc = cs_stmt(q, s, &stmt);
+			*end = save;
+			if (rc < 0)
+				return -1;
+			rest = (char *)str_skip_space(end);
+			size_t digits = strspn(rest, "0123456789");
+			if (!hash && digits && (!rest[digits] || isspace((unsigned char)rest[digits]))) {
+				n = strtol(rest, &rest, 10);   /* N; an ADDR is 0x... */
+				rest = (char *)str_skip_space(rest);
+				hash = rest;
+			}
+			if (hash && n <= 0)
+				return qz_error(q, "Instance numbers start at 1.");
+			if (cs_inst(q, stmt, n, &sl->crit) < 0)
+				return -1;
+		}
+	}
+	if (sl->crit < 0 && cs_last_inst(q, &sl->crit) < 0)
+		return -1;
+	sl->kind = SLICE_ALL;
+	if (*rest)
+		return cs_location(q, rest, &sl->kind, &sl->reg, &sl->addr, &sl->size);
+	return 0;
+}
+
+static void cs_print_head(struct qz *q, const struct slice *s)
+{
+	char nb[300];
+	qz_printf(q, "Slice %d from %s: %zu statements, %zu edges\n", s->id,
+		  slice_inst_name(q, s->crit, nb, sizeof nb), s->nstmts, s->nedges);
+}
+
+static void cs_slice_free(struct slice *s)
+{
+	free(s->what);
+	free(s->pruned);
+	free(s->members);
+	free(s->edges);
+}
+
+int cmd_slice(struct qz *q, const char *a)
+{
+	struct slice_state *st = slice_state(q);
+	if (!st->rec.tr.n)
+		return qz_error(q, "Nothing has been recorded (use \"record on\" first).");
+	struct slice s = { .crit = -1, .reg = -1 };
+	char *args = str_trim(a ? a : "");
+	int rc = cs_parse_crit(q, args, &s);
+	s.what = args;
+	if (rc == 0)
+		rc = slice_compute(q, &s);
+	if (rc < 0) {
+		cs_slice_free(&s);
+		return -1;
+	}
+	s.id = ++st->next_id;
+	XGROW(st->slices, st->cap, st->n + 1);
+	st->slices[st->n++] = s;
+	cs_print_head(q, &s);
+	return 0;
+}
+
+static struct slice *cs_slice_arg(struct qz *q, const char **a)
+{
+	const char *s = str_skip_space(*a ? *a : "");
+	char *end;
+	long id = strtol(s, &end, 10);
+	if (end == s)
+		return qz_error(q, "Expected a slice number."), NULL;
+	struct slice *sl = slice_find(q, (int)id);
+	if (!sl)
+		return qz_error(q, "No slice number %ld.", id), NULL;
+	*a = str_skip_space(end);
+	return sl;
+}
+
+/* One prune name into the slice's pruned registers or memory. */
+static int cs_prune_one(struct qz *q, struct slice *s, const char *name)
+{
+	uint8_t kind = 0;
+	int reg = -1;
+	uint64_t addr = 0, size = 0;
+	if (cs_location(q, name, &kind, &reg, &addr, &size) < 0)
+		return -1;
+	if (kind == SLICE_REG) {
+		s->pruned_regs |= 1ull << reg;
+		return 0;
+	}
+	XGROW(s->pruned, s->pruned_cap, s->npruned + 1);
+	s->pruned[s->npruned++] = (struct slice_range){ addr, addr + size };
+	return 0;
+}
+
+int cmd_prune(struct qz *q, const char *a)
+{
+	struct slice *s = cs_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	if (!*a)
+		return qz_error(q, "Usage: prune ID VAR|$REG...");
+	char *names = xstrdup(a), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(names, " \t,", &save); tok && rc == 0;
+	     tok = strtok_r(NULL, " \t,", &save))
+		rc = cs_prune_one(q, s, tok);
+	free(names);
+	if (rc < 0 || slice_compute(q, s) < 0)
+		return -1;
+	cs_print_head(q, s);
+	return 0;
+}
+
+static int cs_member_cmp(const void *x, const void *y)
+{
+	const int32_t *a = x, *b = y;
+	return (*a > *b) - (*a < *b);
+}
+
+int cmd_info_slice(struct qz *q, const char *a)
+{
+	struct slice *s = cs_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	const struct trace *t = &slice_rec(q)->tr;
+	cs_print_head(q, s);
+	int32_t *m = xmalloc((s->nmembers + 1) * sizeof *m);
+	uint8_t *done = xcalloc(t->nstmts + 1, 1);
+	for (size_t i = 0; i < s->nmembers; i++) {
+		uint32_t st = t->insts[s->members[i]].stmt;
+		if (done[st])
+			continue;
+		done[st] = 1;
+		size_t k = 0;
+		for (size_t j = 0; j < s->nmembers; j++)
+			if (t->insts[s->members[j]].stmt == st)
+				m[k++] = (int32_t)t->insts[s->members[j]].n;
+		qsort(m, k, sizeof *m, cs_member_cmp);
+		char nb[256];
+		struct sbuf b = {0};
+		sbuf_printf(&b, "  %s", rec_stmt_name(slice_rec(q), (int32_t)st, nb, sizeof nb));
+		for (size_t j = 0; j < k; j++)
+			sbuf_printf(&b, "%s#%d", j ? "," : " ", m[j]);
+		qz_printf(q, "%s\n", b.s);
+		sbuf_free(&b);
+	}
+	free(m);
+	free(done);
+	return 0;
+}
+
+int cmd_info_slices(struct qz *q, const char *a)
+{
+	(void)a;
+	struct slice_state *st = slice_state(q);
+	if (!st->n)
+		qz_puts(q, "No slices.\n");
+	char nb[300];
+	for (size_t i = 0; i < st->n; i++) {   /* with the time it took */
+		const struct slice *s = &st->slices[i];
+		qz_printf(q, "Slice %d from %s: %zu statements, %zu edges in %.3f s\n", s->id,
+			  slice_inst_name(q, s->crit, nb, sizeof nb), s->nstmts, s->nedges, s->seconds);
+	}
+	return 0;
+}
+
+int cmd_sdelete(struct qz *q, const char *a)
+{
+	struct slice *s = cs_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	struct slice_state *st = slice_state(q);
+	size_t i = (size_t)(s - st->slices);
+	for (size_t k = 0; k < st->nsb;)
+		if (st->sb[k].slice == s->id)
+			st->sb[k] = st->sb[--st->nsb];
+		else
+			k++;
+	cs_slice_free(s);
+	memmove(&st->slices[i], &st->slices[i + 1], (st->n - i - 1) * sizeof *s);
+	st->n--;
+	return 0;
+}
+
+int cmd_deps(struct qz *q, const char *a)
+{
+	struct slice *s = cs_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	if (!*a)
+		return qz_error(q, "Usage: deps ID FILE:LINE[#N]");
+	char *spec = str_trim(a), *hash = strchr(spec, '#');
+	long n = 0;
+	if (hash) {
+		*hash = 0;
+		n = strtol(hash + 1, NULL, 10);
+	}
+	int32_t stmt, inst = -1;
+	int rc = cs_stmt(q, spec, &stmt);
+	const struct trace *t = &slice_rec(q)->tr;
+	for (size_t i = 0; rc == 0 && i < s->nmembers; i++) {
+		const struct trace_inst *ti = &t->insts[s->members[i]];
+		if (ti->stmt == (uint32_t)stmt && (n ? ti->n == (uint32_t)n :
+		    inst < 0 || ti->n > t->insts[inst].n))
+			inst = s->members[i];
+	}
+	if (rc == 0 && inst < 0)
+		rc = qz_error(q, "%s%s is not in slice %d.", a, "", s->id);
+	free(spec);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		if (e->from != inst)
+			continue;
+		char x[300], y[300], l[128];
+		if (e->kind == SLICE_CONTROL)
+			qz_printf(q, "%s -> %s control\n", slice_inst_name(q, e->from, x, sizeof x),
+				  slice_inst_name(q, e->to, y, sizeof y));
+		else
+			qz_printf(q, "%s -> %s data %s\n", slice_inst_name(q, e->from, x, sizeof x),
+				  slice_inst_name(q, e->to, y, sizeof y), slice_edge_label(q, e, l, sizeof l));
+	}
+	return 0;
+}
+
+/* "S1,S2" statements of slice s: FILE:LINE or LINE. */
+static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
+{
+	struct slice_state *st = slice_state(q);
+	const struct trace *t = &st->rec.tr;
+	int32_t stmt = -1;
+	if (strchr(spec, ':')) {
+		if (cs_stmt(q, spec, &stmt) < 0)
+			return -1;
+	} else {
+		int64_t line;
+		if (!str_to_i64(spec, &line))
+			return qz_error(q, "Expected FILE:LINE or LINE, not \"%s\".", spec);
+		for (size_t i = 0; i < s->nmembers && stmt < 0; i++)
+			if (t->stmts[t->insts[s->members[i]].stmt].line == line)
+				stmt = (int32_t)t->insts[s->members[i]].stmt;
+	}
+	bool member = false;
+	for (size_t i = 0; i < s->nmembers; i++)
+		member |= stmt >= 0 && t->insts[s->members[i]].stmt == (uint32_t)stmt;
+	if (!member)
+		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
+	XGROW(st->sb, st->sb_cap, st->nsb + 1);
+	st->sb[st->nsb++] = (struct slice_sbreak){ s->id, stmt };
+	return 0;
+}
+
+int cmd_sbreak(struct qz *q, const char *a)
+{
+	bool all = str_starts(str_skip_space(a ? a : ""), "all");
+	if (all)
+		a = str_skip_space(a) + 3;
+	struct slice *s = cs_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	struct slice_state *st = slice_state(q);
+	const struct trace *t = &st->rec.tr;
+	size_t before = st->nsb;
+	if (all) {
+		for (size_t i = 0; i < s->nmembers; i++) {
+			st->sb = st->sb;
+			XGROW(st->sb, st->sb_cap, st->nsb + 1);
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt };
+		}
+	} else {
+		if (!*a)
+			return qz_error(q, "Usage: sbreak ID S1[,S2...] | sbreak all ID");
+		char *list = xstrdup(a), *save = NULL;
+		int rc = 0;
+		for (char *tok = strtok_r(list, ", \t", &save); tok && rc == 0;
+		     tok = strtok_r(NULL, ", \t", &save))
+			rc = cs_sbreak_add(q, s, tok);
+		free(list);
+		if (rc < 0) {
+			st->nsb = before;
+			return -1;
+		}
+	}
+	st->last_sb = s->id;
+	size_t ninst = 0;
+	for (size_t i = 0; i < s->nmembers; i++)
+		for (size_t k = before; k < st->nsb; k++)
+			if (st->sb[k].stmt == (int32_t)t->insts[s->members[i]].stmt) {
+				ninst++;
+				break;
+			}
+	qz_printf(q, "Slice breakpoints on slice %d: %zu statement instances; they take effect "
+		  "from the next run (instances are counted from its start).\n", s->id, ninst);
+	return 0;
+}
+
+int cmd_set_record(struct qz *q, const char *a)
+{
+	char *s = str_trim(a ? a : "");
+	uint64_t n = 0;
+	int rc = 0;
+	if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
+		slice_rec(q)->tr.spill_at = (size_t)n;
+	else
+		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096)");
+	free(s);
+	return rc;
+}
+
+/* snext [ID]: continue to the next instance that is a member of the slice
+ * (the one sbreak was last set on), with the instance counts of a run
+ * counted from its start. */
+int cmd_snext(struct qz *q, const char *a)
+{
+	struct slice_state *st = slice_state(q);
+	const char *p = str_skip_space(a ? a : "");
+	int id = st->last_sb;
+	if (*p) {
+		struct slice *s = cs_slice_arg(q, &p);
+		if (!s)
+			return -1;
+		id = s->id;
+	}
+	if (!slice_find(q, id))
+		return qz_error(q, "No slice to step in: give its number, or set an sbreak on it.");
+	if (!st->rec.counting && !st->rec.on)
+		return qz_error(q, "snext needs instances counted from the start of the run: "
+				"set an sbreak on the slice and run again.");
+	if (!st->rec.exact)
+		return qz_error(q, "Instance counts are not exact here (counting began mid-run).");
+	st->snext = id;
+	int rc = cmd_continue(q, "");
+	st->snext = 0;
+	return rc;
+}

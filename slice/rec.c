@@ -1,0 +1,483 @@
+/* rec: recording by single-stepping; see rec.h. Statement instances
+ * follow DESIGN.md: an instance of a line starts when execution reaches an
+ * is_stmt row start of that line coming from another statement; returning
+ * from a call resumes the caller's instance. Library code belongs to the
+ * user statement that called it (its dependences are squashed there). */
+#include "rec.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "cfg.h"
+#include "image.h"
+#include "lines.h"
+#include "loc.h"
+#include "run.h"
+#include "session.h"
+#include "slice.h"
+
+void rec_init(struct rec *r)
+{
+	memset(r, 0, sizeof *r);
+	r->engine = &rec_step_engine;
+	r->cur = -1;
+	r->last_id = -1;
+	r->cfg = cfg_new();
+}
+
+void rec_fini(struct rec *r)
+{
+	trace_free(&r->tr);
+	free(r->hkeys);
+	free(r->hvals);
+	free(r->count);
+	free(r->latest);
+	free(r->calls);
+	free(r->cds);
+	free(r->unknown);
+	cfg_free(r->cfg);
+	memset(r, 0, sizeof *r);
+}
+
+static int32_t rec_stmt(struct rec *r, const char *file, int line)
+{
+	struct trace *t = &r->tr;
+	for (size_t i = 0; i < t->nstmts; i++)
+		if (t->stmts[i].file == file && t->stmts[i].line == line)
+			return (int32_t)i;
+	XGROW(t->stmts, t->stmts_cap, t->nstmts + 1);
+	t->stmts[t->nstmts] = (struct trace_stmt){ file, line };
+	if (t->nstmts >= r->count_cap) {
+		size_t cap = r->count_cap;
+		XGROW(r->count, cap, t->nstmts + 1);
+		XGROW(r->latest, r->count_cap, t->nstmts + 1);
+	}
+	r->count[t->nstmts] = 0;
+	r->latest[t->nstmts] = -1;
+	return (int32_t)t->nstmts++;
+}
+
+const char *rec_stmt_name(const struct rec *r, int32_t s, char *buf, size_t len)
+{
+	if (s < 0 || (size_t)s >= r->tr.nstmts)
+		snprintf(buf, len, "??");
+	else
+		snprintf(buf, len, "%s:%d", str_basename(r->tr.stmts[s].file), r->tr.stmts[s].line);
+	return buf;
+}
+
+static void rec_fill_stmt(struct qz *q, struct rec *r, struct trace_insn *e)
+{
+	e->stmt = -1;
+	if (!q->exe_loaded || e->pc < q->exe.lo || e->pc >= q->exe.hi || !q->exe.lines)
+		return;
+	e->user = true;
+	const struct lines_row *row = lines_at(q->exe.lines, e->pc - q->exe.bias);
+	if (!row)
+		return;
+	e->stmt = rec_stmt(r, row->file, row->line);
+	e->row_start = row->addr == e->pc - q->exe.bias && row->is_stmt;
+}
+
+static size_t rec_hash(uint64_t pc, size_t cap)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static void rec_hash_put(struct rec *r, uint64_t pc, uint32_t id)
+{
+	if (2 * (r->hn + 1) > r->hcap) {
+		size_t ocap = r->hcap;
+		uint64_t *ok = r->hkeys;
+		uint32_t *ov = r->hvals;
+		r->hcap = ocap ? ocap * 2 : 4096;
+		r->hkeys = xcalloc(r->hcap, sizeof *r->hkeys);
+		r->hvals = xcalloc(r->hcap, sizeof *r->hvals);
+		r->hn = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (ok[i])
+				rec_hash_put(r, ok[i], ov[i]);
+		free(ok);
+		free(ov);
+	}
+	size_t h = rec_hash(pc, r->hcap);
+	while (r->hkeys[h])
+		h = (h + 1) & (r->hcap - 1);
+	r->hkeys[h] = pc;
+	r->hvals[h] = id;
+	r->hn++;
+}
+
+int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)
+{
+	if (r->hcap) {
+		for (size_t h = rec_hash(pc, r->hcap); r->hkeys[h]; h = (h + 1) & (r->hcap - 1))
+			if (r->hkeys[h] == pc)
+				return r->hvals[h];
+	}
+	uint8_t bytes[16];
+	int n = 16;
+	while (n > 0 && qz_read(q, pc, bytes, (size_t)n) < 0)
+		n--;
+	struct trace *t = &r->tr;
+	XGROW(t->insns, t->insns_cap, t->ninsns + 1);
+	struct trace_insn *e = &t->insns[t->ninsns];
+	memset(e, 0, sizeof *e);
+	e->pc = pc;
+	if (n <= 0 || !insn_decode(bytes, n, pc, &e->in))
+		return -1;
+	rec_fill_stmt(q, r, e);
+	rec_hash_put(r, pc, (uint32_t)t->ninsns);
+	return (int64_t)t->ninsns++;
+}
+
+/* A new instance of the statement at a row start reached from another
+ * statement; otherwise the statement's latest instance continues. */
+static bool rec_track_stmt(struct rec *r, const struct trace_insn *e)
+{
+	struct trace *t = &r->tr;
+	int32_t s = e->stmt;
+	bool same = r->cur >= 0 && t->insts[r->cur].stmt == (uint32_t)s;
+	bool fresh = false;
+	if (same)
+		return false;
+	if (e->row_start || r->latest[s] < 0) {
+		XGROW(t->insts, t->insts_cap, t->ninsts + 1);
+		t->insts[t->ninsts] = (struct trace_inst){ (uint32_t)s, ++r->count[s] };
+		r->latest[s] = (int32_t)t->ninsts++;
+		fresh = true;
+	}
+	r->cur = r->latest[s];
+	return fresh;
+}
+
+/* Branches whose immediate post-dominator is reached (in their frame or
+ * after it returned) stop governing what runs. */
+static void rec_cd_reach(struct rec *r, uint64_t pc, uint64_t sp)
+{
+	while (r->ncds && r->cds[r->ncds - 1].ipdom == pc && sp >= r->cds[r->ncds - 1].sp)
+		r->ncds--;
+}
+
+/* Before an instruction runs: its statement instance and control parent.
+ * true if an sbreak stops here, before the instance's first instruction. */
+static bool rec_pre(struct qz *q, struct rec *r, const struct trace_insn *e, uint64_t sp)
+{
+	bool fresh = false;
+	if (e->user) {
+		rec_cd_reach(r, e->pc, sp);
+		if (e->stmt >= 0)
+			fresh = rec_track_stmt(r, e);
+	}
+	if (r->on) {
+		trace_set_inst(&r->tr, r->cur);
+		trace_set_cd(&r->tr, r->ncds ? r->cds[r->ncds - 1].rec : -1);
+	}
+	return fresh && (slice_state(q)->nsb || slice_state(q)->snext) && slice_sbreak_hit(q, r->cur);
+}
+
+/* A branch executed in the program's code: until its post-dominator is
+ * reached, what runs is control dependent on it. A loop's branch replaces
+ * its own earlier instance in the same frame. */
+static void rec_branch(struct qz *q, struct rec *r, const struct trace_insn *e,
+		       uint64_t sp, uint64_t next, int64_t recno)
+{
+	uint64_t off;
+	const struct img_sym *fs = img_sym_at(q->exe.img, e->pc - q->exe.bias, &off);
+	if (!fs || !fs->size)
+		return;
+	uint64_t lo = fs->addr + q->exe.bias, hi = lo + fs->size;
+	if (e->in.kind == INSN_JMP_IND)
+		cfg_add_target(r->cfg, lo, hi, next);
+	for (size_t i = r->ncds; i-- > 0 && r->cds[i].sp == sp;)
+		if (r->cds[i].branch == e->pc) {
+			r->ncds = i;
+			break;
+		}
+	uint64_t ipdom = cfg_ipdom(r->cfg, q, lo, hi, e->pc);
+	XGROW(r->cds, r->cds_cap, r->ncds + 1);
+	r->cds[r->ncds++] = (struct rec_cd){ sp, ipdom, e->pc, recno };
+}
+
+/* After a call or return: the shadow stack keeps the caller's instance. */
+static void rec_call_ret(struct rec *r, const struct trace_insn *e, uint64_t sp)
+{
+	if (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND) {
+		XGROW(r->calls, r->calls_cap, r->ncalls + 1);
+		r->calls[r->ncalls++] = (struct rec_call){ sp, r->cur };
+		return;
+	}
+	bool popped = false;
+	while (r->ncalls && r->calls[r->ncalls - 1].sp < sp) {
+		r->cur = r->calls[--r->ncalls].inst;
+		popped = true;
+	}
+	if (!popped && e->user)
+		r->cur = -1;
+	while (r->ncds && r->cds[r->ncds - 1].sp < sp)
+		r->ncds--;
+}
+
+static void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t recno)
+{
+	const struct user_regs_struct *regs = proc_regs(q->proc);
+	switch (e->in.kind) {
+	case INSN_JCC:
+	case INSN_JMP_IND:
+		if (e->user && e->stmt >= 0 && recno >= 0)
+			rec_branch(q, r, e, regs->rsp, regs->rip, recno);
+		break;
+	case INSN_CALL:
+	case INSN_CALL_IND:
+	case INSN_RET:
+		rec_call_ret(r, e, regs->rsp);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Are instance counts exact from here? Yes if stepping covered the run
+ * from its start, or the program stands where `break main` stops, before
+ * any statement of its own ran (constructors aside). */
+static bool rec_exact_here(struct qz *q, struct rec *r)
+{
+	if (r->insns_seen && r->exact)
+		return true;
+	struct loc_addr *locs;
+	size_t n;
+	if (loc_resolve(q, "main", &locs, &n) < 0) {
+		sbuf_reset(&q->err);
+		return false;
+	}
+	bool at = n && locs[0].addr == proc_pc(q->proc);
+	free(locs);
+	return at;
+}
+
+void rec_start(struct qz *q, struct rec *r)
+{
+	trace_reset(&r->tr);
+	r->exact = rec_exact_here(q, r);
+	r->on = true;
+	q->region = rec_region;
+}
+
+void rec_stop(struct qz *q, struct rec *r)
+{
+	r->on = false;
+	if (!r->counting)
+		q->region = NULL;
+}
+
+/* What a system call writes into the program's memory, from its number,
+ * arguments and result. false: unknown effects. */
+static bool rec_sys_writes(const struct user_regs_struct *a, long ret,
+			   uint64_t *addr, uint64_t *len)
+{
+	uint64_t rdi = a->rdi, rsi = a->rsi, rdx = a->rdx, r10 = a->r10;
+	uint64_t pos = ret > 0 ? (uint64_t)ret : 0;
+	*addr = 0;
+	*len = 0;
+	switch ((long)a->rax) {   /* before the call: rax is its number */
+	case 0: case 17: case 45: case 217:   /* read pread64 recvfrom getdents64 */
+		*addr = rsi; *len = pos; return true;
+	case 89: *addr = rsi; *len = pos; return true;           /* readlink */
+	case 267: *addr = rdx; *len = pos; return true;          /* readlinkat */
+	case 318: *addr = rdi; *len = pos; return true;          /* getrandom */
+	case 4: case 5: case 6:                                  /* stat fstat lstat */
+		*addr = rsi; *len = ret == 0 ? 144 : 0; return true;
+	case 262: *addr = rdx; *len = ret == 0 ? 144 : 0; return true;   /* newfstatat */
+	case 228: *addr = rsi; *len = ret == 0 ? 16 : 0; return true;    /* clock_gettime */
+	case 96: *addr = rdi; *len = ret == 0 && rdi ? 16 : 0; return true;
+	case 63: *addr = rdi; *len = ret == 0 ? 390 : 0; return true;    /* uname */
+	case 99: *addr = rdi; *len = ret == 0 ? 112 : 0; return true;    /* sysinfo */
+	case 22: case 293: *addr = rdi; *len = ret == 0 ? 8 : 0; return true;
+	case 61: *addr = rsi; *len = rsi ? 4 : 0; return true;           /* wait4 */
+	case 13: *addr = r10; *len = r10 ? 32 : 0; return true;          /* rt_sigaction */
+	case 14: *addr = rdx; *len = rdx ? 8 : 0; return true;           /* rt_sigprocmask */
+	case 302: *addr = r10; *len = r10 ? 16 : 0; return true;         /* prlimit64 */
+	case 16:                                                         /* ioctl */
+		if (rsi != 0x5401)   /* TCGETS */
+			return false;
+		*addr = rdx; *len = ret == 0 ? 60 : 0; return true;
+	case 1: case 2: case 3: case 8: case 9: case 10: case 11: case 12: case 15:
+	case 20: case 21: case 24: case 25: case 28: case 39: case 60: case 62:
+	case 72: case 102: case 104: case 107: case 108: case 110: case 158:
+	case 186: case 202: case 218: case 231: case 234: case 257: case 273:
+	case 334: case 56: case 435:
+		return true;          /* write nothing the program reads back */
+	default:
+		return false;
+	}
+}
+
+static void rec_unknown_sys(struct rec *r, long nr)
+{
+	for (size_t i = 0; i < r->nunknown; i++)
+		if (r->unknown[i].nr == nr) {
+			r->unknown[i].count++;
+			return;
+		}
+	XGROW(r->unknown, r->unknown_cap, r->nunknown + 1);
+	r->unknown[r->nunknown++] = (struct rec_sysnr){ nr, 1 };
+}
+
+static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_struct *pre)
+{
+	long ret = (long)proc_regs(q->proc)->rax;
+	uint64_t addr, len;
+	if (!rec_sys_writes(pre, ret, &addr, &len))
+		rec_unknown_sys(r, (long)pre->rax);
+	else if (len && ret >= 0)
+		trace_add_sys(&r->tr, addr, len);
+}
+
+/* Walking the trace back from its end: the latest record that wrote into
+ * [a, a+8) (*writer, an instance), and the call that stored the original
+ * return address there (*orig, its value). false if none is recorded. */
+static bool rec_slot_history(const struct rec *r, uint64_t a, int32_t *writer, uint64_t *orig)
+{
+	const struct trace *t = &r->tr;
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	*writer = -1;
+	*orig = 0;
+	for (size_t b = t->nblks; b-- > 0 && !*orig;) {
+		size_t n = trace_block(t, b, recs);
+		for (size_t k = n; k-- > 0 && !*orig;) {
+			const struct trace_insn *e = &t->insns[recs[k].id];
+			for (int i = 0; i < e->in.nmem && !recs[k].skipped; i++) {
+				const struct insn_mem *m = &e->in.mem[i];
+				uint64_t lo = recs[k].addr[i];
+				if (!(m->rw & INSN_MEM_W) || lo >= a + 8 || lo + m->size <= a)
+					continue;
+				if (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND)
+					*orig = e->pc + e->in.len;
+				else if (*writer < 0)
+					*writer = trace_inst_at(t, (uint64_t)b * TRACE_BLK + k);
+			}
+		}
+	}
+	free(recs);
+	return *orig != 0;
+}
+
+/* The pc came from memory that was overwritten (a smashed return
+ * address): say which instruction loaded it, what it was and became, and
+ * which statement overwrote it. */
+static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
+{
+	if (r->last_id < 0)
+		return;
+	const struct trace_insn *e = &r->tr.insns[r->last_id];
+	if (e->in.kind != INSN_RET && e->in.kind != INSN_JMP_IND && e->in.kind != INSN_CALL_IND)
+		return;
+	if (e->in.kind == INSN_RET && qz_read(q, r->last_sp, &bad, 8) < 0)
+		return;
+	char nb[256] = "", wb[256];
+	if (r->cur >= 0)
+		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)r->tr.insts[r->cur].stmt,
+						  wb, sizeof wb), r->tr.insts[r->cur].n);
+	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: new pc 0x%llx.\n",
+		  e->in.text, (unsigned long long)e->pc, nb, (unsigned long long)bad);
+	int32_t w;
+	uint64_t orig;
+	if (e->in.kind != INSN_RET || !r->on || !rec_slot_history(r, r->last_sp, &w, &orig))
+		return;
+	qz_printf(q, "The return address at 0x%llx was 0x%llx", (unsigned long long)r->last_sp,
+		  (unsigned long long)orig);
+	if (w >= 0)
+		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)r->tr.insts[w].stmt,
+								 wb, sizeof wb), r->tr.insts[w].n);
+	qz_puts(q, ".\n");
+}
+
+/* A SIGSEGV right at a ret or indirect jump (a non-canonical target) or at
+ * a pc no module maps: report where the pc came from. */
+static void rec_check_smash(struct qz *q, struct rec *r, int64_t id)
+{
+	if (!q->proc || q->stop != QZ_STOP_SIGNAL || q->stop_sig != SIGSEGV)
+		return;
+	uint64_t pc = proc_pc(q->proc);
+	if (id >= 0 && r->tr.insns[id].pc == pc) {   /* it faulted itself */
+		r->last_id = id;
+		r->last_sp = proc_regs(q->proc)->rsp;
+	} else if (qz_module_at(q, pc))
+		return;
+	rec_report_smash(q, r, pc);
+}
+
+static int rec_step_one(struct qz *q, struct rec *r)
+{
+	struct user_regs_struct *regs = proc_regs(q->proc), pre;
+	uint64_t pc = regs->rip;
+	int64_t id = rec_insn_id(q, r, pc);
+	if (id < 0 && !qz_module_at(q, pc)) {   /* jumped into nowhere */
+		enum run_ev ev = run_step_raw(q);
+		if (ev == RUN_STOPPED)
+			rec_check_smash(q, r, -1);
+		return ev;
+	}
+	if (id < 0) {
+		qz_warn(q, "cannot decode the instruction at 0x%llx: recording stops",
+			(unsigned long long)pc);
+		rec_stop(q, r);
+		r->counting = false;
+		q->region = NULL;
+		return run_step_raw(q);
+	}
+	const struct trace_insn *e = &r->tr.insns[id];
+	if (rec_pre(q, r, e, regs->rsp))
+		return RUN_STOPPED;
+	int64_t recno = -1;
+	pre = *regs;
+	if (r->on && r->tr.n >= TRACE_MAX) {
+		qz_warn(q, "the recording is full (%llu instructions): recording stops",
+			(unsigned long long)r->tr.n);
+		rec_stop(q, r);
+	}
+	if (r->on) {
+		uint64_t addr[INSN_MAX_MEM];
+		for (int i = 0; i < e->in.nmem; i++)
+			addr[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
+		recno = (int64_t)r->tr.n;
+		trace_add(&r->tr, (uint32_t)id, addr, e->in.rep && regs->rcx == 0);
+	}
+	r->insns_seen++;
+	enum run_ev ev = run_step_raw(q);
+	if (ev != RUN_STEPPED) {
+		if (ev == RUN_STOPPED)
+			rec_check_smash(q, r, id);
+		return ev;
+	}
+	r->last_id = id;
+	r->last_sp = pre.rsp;
+	if (e->in.kind == INSN_SYSCALL && r->on)
+		rec_syscall(q, r, &pre);
+	rec_post(q, r, e, recno);
+	return RUN_STEPPED;
+}
+
+const struct rec_engine rec_step_engine = { "single-step", rec_step_one };
+
+int rec_region(struct qz *q, const struct run_target *t, bool one)
+{
+	struct rec *r = slice_rec(q);
+	for (;;) {
+		if (!r->on && !r->counting) {
+			q->region = NULL;
+			return one ? run_step_raw(q) : run_until_target(q, t);
+		}
+		int ev = r->engine->step_one(q, r);
+		if (ev != RUN_STEPPED)
+			return ev;
+		if (one)
+			return run_step_landed(q);
+		ev = run_region_check(q, t);
+		if (ev != RUN_STEPPED && ev != RUN_AGAIN)
+			return ev;
+	}
+}

@@ -1,0 +1,74 @@
+/* rec: the recorder. While recording is on, the program runs one
+ * instruction at a time through an engine (struct rec_engine; the first
+ * one single-steps under ptrace) and every instruction goes into the
+ * trace with its statement instance and its control-dependence parent,
+ * found online from immediate post-dominators (cfg.h). */
+#ifndef QZ_SLICE_REC_H
+#define QZ_SLICE_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+struct qz;
+struct run_target;
+struct rec;
+
+/* How the program is run while recorded: a faster engine (e.g. one that
+ * runs blocks natively and logs them) replaces step_one and must produce
+ * the same trace. */
+struct rec_engine {
+	const char *name;
+	/* Execute one instruction, appending its record; an enum run_ev:
+	 * RUN_STEPPED, or RUN_STOPPED when the program stopped for the user
+	 * (a signal, an exit) after the record was appended. */
+	int (*step_one)(struct qz *q, struct rec *r);
+};
+
+struct rec_call { uint64_t sp; int32_t inst; };
+struct rec_cd { uint64_t sp, ipdom, branch; int64_t rec; };
+struct rec_sysnr { long nr; unsigned long count; };
+
+struct rec {
+	const struct rec_engine *engine;
+	bool on;                   /* recording now */
+	bool counting;             /* stepping only to count instances (sbreak) */
+	bool exact;                /* counting began before any user statement */
+	struct trace tr;
+	uint64_t *hkeys;           /* decode cache: pc -> id + 1 */
+	uint32_t *hvals;
+	size_t hcap, hn;
+	uint32_t *count;           /* per statement: instances so far */
+	int32_t *latest;           /* per statement: its latest instance id */
+	size_t count_cap;
+	int32_t cur;               /* statement instance in effect, -1 */
+	struct rec_call *calls;    /* shadow call stack */
+	size_t ncalls, calls_cap;
+	struct rec_cd *cds;        /* open branches (control dependence) */
+	size_t ncds, cds_cap;
+	struct cfg_cache *cfg;
+	struct rec_sysnr *unknown; /* system calls with unknown effects */
+	size_t nunknown, unknown_cap;
+	uint64_t insns_seen;       /* stepped, recorded or not */
+	int64_t last_id;           /* the instruction stepped last, -1 */
+	uint64_t last_sp;          /* and rsp before it */
+};
+
+void rec_init(struct rec *r);
+void rec_fini(struct rec *r);
+/* Start recording from the current pc (the process must be stopped);
+ * forget any earlier trace. */
+void rec_start(struct qz *q, struct rec *r);
+void rec_stop(struct qz *q, struct rec *r);
+/* qz.region: see session.h. */
+int rec_region(struct qz *q, const struct run_target *t, bool one);
+/* The id of the instruction at pc in the decode cache, -1 if it cannot
+ * be read or decoded. */
+int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc);
+/* "file.c:12" of statement s (basename). */
+const char *rec_stmt_name(const struct rec *r, int32_t s, char *buf, size_t len);
+
+extern const struct rec_engine rec_step_engine;
+
+#endif

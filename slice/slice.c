@@ -1,0 +1,651 @@
+/* slice: backward dynamic slicing over the trace at instruction level,
+ * reported at statement-instance level. Walking backwards, each live
+ * location (a register, or a memory byte) carries the instances that use
+ * it; an instruction that defines a live location joins the slice (its
+ * statement instance becomes a member, with a data edge from each user),
+ * its uses become live and its control-dependence parent becomes needed.
+ * Save/restore instructions only pass their users on (bypass), and blocks
+ * whose summaries define nothing live are skipped without decoding. */
+#include "slice.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "image.h"
+#include "session.h"
+
+/* u64 -> int32 map with open addressing; -1 is "absent". */
+struct sl_map {
+	uint64_t *keys;           /* key + 1; 0 empty */
+	int32_t *vals;
+	size_t cap, used;
+};
+
+static int32_t *sl_map_slot(struct sl_map *m, uint64_t key, bool add);
+
+static void sl_map_grow(struct sl_map *m)
+{
+	struct sl_map old = *m;
+	m->cap = old.cap ? old.cap * 2 : 1024;
+	m->keys = xcalloc(m->cap, sizeof *m->keys);
+	m->vals = xmalloc(m->cap * sizeof *m->vals);
+	m->used = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i] && old.vals[i] >= 0)
+			*sl_map_slot(m, old.keys[i] - 1, true) = old.vals[i];
+	free(old.keys);
+	free(old.vals);
+}
+
+static int32_t *sl_map_slot(struct sl_map *m, uint64_t key, bool add)
+{
+	if (add && 2 * (m->used + 1) > m->cap)
+		sl_map_grow(m);
+	if (!m->cap)
+		return NULL;
+	size_t h = (size_t)(((key + 1) * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+	while (m->keys[h] && m->keys[h] != key + 1)
+		h = (h + 1) & (m->cap - 1);
+	if (!m->keys[h]) {
+		if (!add)
+			return NULL;
+		m->keys[h] = key + 1;
+		m->vals[h] = -1;
+		m->used++;
+	}
+	return &m->vals[h];
+}
+
+static int32_t sl_map_get(struct sl_map *m, uint64_t key)
+{
+	int32_t *v = sl_map_slot(m, key, false);
+	return v ? *v : -1;
+}
+
+static void sl_map_free(struct sl_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+struct sl_node { int32_t user, next; };
+/* Live memory in 8-byte words: the users of each byte (-1: not live). */
+struct sl_word { int32_t head[8]; uint8_t live; };
+struct sl_hit {
+	int32_t head;
+	uint8_t reg;
+	uint64_t addr;
+	bool framed;              /* see struct slice_edge */
+	int64_t rbp_off;
+};
+
+struct sl_ctx {
+	struct qz *q;
+	struct slice *s;
+	const struct trace *t;
+	struct sl_node *pool;
+	size_t npool, pool_cap;
+	int32_t reg[64];
+	uint64_t livemask;
+	struct sl_map mem, pages, cd, edges;   /* mem: word -> index in words */
+	struct sl_word *words;
+	size_t nwords, words_cap;
+	/* Edges into each instance, newest first, to drop duplicates; an
+	 * instance with many goes to the edges map instead. */
+	int32_t *edge_head, *edge_count;
+	int32_t *edge_next;
+	size_t edge_next_cap;
+	size_t live_pages;
+	uint64_t *heap;           /* pending control parents, max-heap */
+	size_t nheap, heap_cap;
+	uint8_t *member;
+	struct sl_hit *hits;
+	size_t nhits, hits_cap;
+	uint64_t seed_lo;         /* below this no record is a seed */
+};
+
+static int32_t sl_cons(struct sl_ctx *c, int32_t user, int32_t next)
+{
+	XGROW(c->pool, c->pool_cap, c->npool + 1);
+	c->pool[c->npool] = (struct sl_node){ user, next };
+	return (int32_t)c->npool++;
+}
+
+static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
+{
+	for (int n = 0; list >= 0 && n < 64; list = c->pool[list].next, n++)
+		if (c->pool[list].user == user)
+			return true;
+	return false;
+}
+
+static int sl_len(const struct sl_ctx *c, int32_t list, int cap)
+{
+	int n = 0;
+	for (; list >= 0 && n < cap; list = c->pool[list].next)
+		n++;
+	return n;
+}
+
+/* Users of a and of b; lists are immutable so they can be shared: the
+ * shorter list's users are put in front of the longer one. A list keeps
+ * at most SL_MAX_USERS users (more only adds edges, never members). */
+#define SL_MAX_USERS 32
+
+static int32_t sl_union(struct sl_ctx *c, int32_t a, int32_t b)
+{
+	if (a < 0 || a == b)
+		return b;
+	if (b < 0)
+		return a;
+	int la = sl_len(c, a, SL_MAX_USERS + 1), lb = sl_len(c, b, SL_MAX_USERS + 1);
+	if (la > lb) {
+		int32_t t = a;
+		a = b;
+		b = t;
+		lb = la;
+	}
+	for (int32_t x = a; x >= 0 && lb < SL_MAX_USERS; x = c->pool[x].next)
+		if (!sl_in(c, b, c->pool[x].user)) {
+			b = sl_cons(c, c->pool[x].user, b);
+			lb++;
+		}
+	return b;
+}
+
+static void sl_heap_push(struct sl_ctx *c, uint64_t v)
+{
+	XGROW(c->heap, c->heap_cap, c->nheap + 1);
+	size_t i = c->nheap++;
+	while (i && c->heap[(i - 1) / 2] < v) {
+		c->heap[i] = c->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	c->heap[i] = v;
+}
+
+static void sl_heap_pop(struct sl_ctx *c)
+{
+	uint64_t v = c->heap[--c->nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, big = i;
+		uint64_t bv = v;
+		if (l < c->nheap && c->heap[l] > bv)
+			big = l, bv = c->heap[l];
+		if (l + 1 < c->nheap && c->heap[l + 1] > bv)
+			big = l + 1;
+		if (big == i)
+			break;
+		c->heap[i] = c->heap[big];
+		i = big;
+	}
+	if (c->nheap)
+		c->heap[i] = v;
+}
+
+static bool sl_pruned(const struct slice *s, uint64_t a)
+{
+	for (size_t i = 0; i < s->npruned; i++)
+		if (a >= s->pruned[i].lo && a < s->pruned[i].hi)
+			return true;
+	return false;
+}
+
+/* pages counts the live words of each 4 KiB page, for sl_skip. */
+static void sl_page_count(struct sl_ctx *c, uint64_t a, int d)
+{
+	int32_t *p = sl_map_slot(&c->pages, a >> 12, true);
+	if (*p < 0)
+		*p = 0;
+	if (*p == 0 && d > 0)
+		c->live_pages++;
+	*p += d;
+	if (*p == 0)
+		c->live_pages--;
+}
+
+static struct sl_word *sl_word(struct sl_ctx *c, uint64_t a, bool add)
+{
+	int32_t *v = sl_map_slot(&c->mem, a >> 3, add);
+	if (!v || (*v < 0 && !add))
+		return NULL;
+	if (*v < 0) {
+		XGROW(c->words, c->words_cap, c->nwords + 1);
+		struct sl_word *w = &c->words[c->nwords];
+		memset(w->head, 0xff, sizeof w->head);
+		w->live = 0;
+		*v = (int32_t)c->nwords++;
+	}
+	return &c->words[*v];
+}
+
+static void sl_use_mem(struct sl_ctx *c, uint64_t a, uint64_t len, int32_t users)
+{
+	struct sl_word *w = NULL;
+	int32_t from = -2, to = -2;   /* the last union, reused for equal heads */
+	for (uint64_t b = a; b < a + len; b++) {
+		if (c->s->npruned && sl_pruned(c->s, b))
+			continue;
+		if (!w || (b & 7) == 0)
+			w = sl_word(c, b, true);
+		int32_t *h = &w->head[b & 7];
+		if (*h < 0 && w->live++ == 0)
+			sl_page_count(c, b, 1);
+		if (*h != from) {
+			from = *h;
+			to = sl_union(c, *h, users);
+		}
+		*h = to;
+	}
+}
+
+static void sl_hit(struct sl_ctx *c, int32_t head, uint8_t reg, uint64_t addr)
+{
+	struct sl_hit *h = c->nhits ? &c->hits[c->nhits - 1] : NULL;
+	if (h && h->head == head && h->reg == reg && reg == 0xff)
+		return;   /* the next byte of the same location */
+	XGROW(c->hits, c->hits_cap, c->nhits + 1);
+	c->hits[c->nhits++] = (struct sl_hit){ head, reg, addr, false, 0 };
+}
+
+/* m: the operand that writes (NULL: a system call), for naming. */
+static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
+		       const struct insn_mem *m)
+{
+	struct sl_word *w = NULL;
+	if (!c->mem.cap)
+		return;
+	for (uint64_t b = a; b < a + len; b++) {
+		if (!w || (b & 7) == 0 || b == a)
+			w = sl_word(c, b, false);
+		if (!w) {
+			b |= 7;   /* nothing live in this word */
+			continue;
+		}
+		int32_t *v = &w->head[b & 7];
+		if (*v < 0)
+			continue;
+		size_t before = c->nhits;
+		sl_hit(c, *v, 0xff, b);
+		if (c->nhits > before && m && m->base == INSN_R_RBP && m->index == INSN_R_NONE) {
+			c->hits[c->nhits - 1].framed = true;
+			c->hits[c->nhits - 1].rbp_off = m->disp + (int64_t)(b - a);
+		}
+		if (!cond) {
+			*v = -1;
+			if (--w->live == 0)
+				sl_page_count(c, b, -1);
+		}
+	}
+}
+
+static void sl_defs(struct sl_ctx *c, uint64_t i, const struct trace_rec *r, const struct insn *in)
+{
+	uint64_t d = in->def & c->livemask;
+	for (int k = 0; d; k++, d >>= 1) {
+		if (!(d & 1))
+			continue;
+		sl_hit(c, c->reg[k], (uint8_t)k, 0);
+		if (!(in->cond_def & (1ull << k))) {
+			c->reg[k] = -1;
+			c->livemask &= ~(1ull << k);
+		}
+	}
+	for (int k = 0; k < in->nmem && !r->skipped; k++)
+		if (in->mem[k].rw & INSN_MEM_W)
+			sl_def_mem(c, r->addr[k], in->mem[k].size, in->mem[k].rw & INSN_MEM_CW,
+				   &in->mem[k]);
+	if (in->kind == INSN_SYSCALL) {
+		size_t n, first = trace_sys_of(c->t, i, &n);
+		for (size_t k = first; k < first + n; k++)
+			sl_def_mem(c, c->t->sys[k].addr, c->t->sys[k].len, false, NULL);
+	}
+}
+
+static void sl_uses(struct sl_ctx *c, const struct trace_rec *r, const struct insn *in, int32_t users)
+{
+	uint64_t u = in->use & ~c->s->pruned_regs;
+	for (int k = 0; u; k++, u >>= 1) {
+		if (!(u & 1))
+			continue;
+		c->reg[k] = sl_union(c, c->reg[k], users);
+		c->livemask |= 1ull << k;
+	}
+	for (int k = 0; k < in->nmem && !r->skipped; k++)
+		if (in->mem[k].rw & INSN_MEM_R)
+			sl_use_mem(c, r->addr[k], in->mem[k].size, users);
+}
+
+#define SL_EDGE_LIST 32
+
+static uint64_t sl_edge_key(int32_t from, int32_t to, uint8_t kind)
+{
+	return ((uint64_t)(uint32_t)from << 33) | ((uint64_t)(uint32_t)to << 1) | kind;
+}
+
+/* Is the edge new? Checks the instance's list, or the map once the list
+ * is long (then every edge of that instance is in the map). */
+static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind)
+{
+	const struct slice *s = c->s;
+	if (c->edge_count[to] < SL_EDGE_LIST) {
+		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
+			if (s->edges[e].from == from && s->edges[e].kind == kind)
+				return false;
+		return true;
+	}
+	if (c->edge_count[to] == SL_EDGE_LIST)
+		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
+			*sl_map_slot(&c->edges, sl_edge_key(s->edges[e].from, to, s->edges[e].kind), true) = 1;
+	int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), true);
+	if (*v >= 0)
+		return false;
+	*v = 1;
+	return true;
+}
+
+static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
+		    const struct sl_hit *h, uint64_t pc)
+{
+	if (from == to || from < 0 || !sl_edge_new(c, from, to, kind))
+		return;
+	struct slice *s = c->s;
+	XGROW(s->edges, s->edges_cap, s->nedges + 1);
+	XGROW(c->edge_next, c->edge_next_cap, s->nedges + 1);
+	c->edge_next[s->nedges] = c->edge_head[to];
+	c->edge_head[to] = (int32_t)s->nedges;
+	c->edge_count[to]++;
+	s->edges[s->nedges++] = (struct slice_edge){ from, to, kind, h ? h->reg : 0xff,
+						     h ? h->addr : 0, h && h->framed, pc,
+						     h ? h->rbp_off : 0 };
+}
+
+static void sl_member(struct sl_ctx *c, int32_t inst)
+{
+	if (c->member[inst])
+		return;
+	c->member[inst] = 1;
+	XGROW(c->s->members, c->s->members_cap, c->s->nmembers + 1);
+	c->s->members[c->s->nmembers++] = inst;
+}
+
+/* One record, walking backwards. */
+static void sl_record(struct sl_ctx *c, uint64_t i, const struct trace_rec *r,
+		      int32_t inst, int64_t cdp)
+{
+	const struct insn *in = &c->t->insns[r->id].in;
+	bool seed = i >= c->seed_lo && c->s->kind == SLICE_ALL && inst == c->s->crit;
+	c->nhits = 0;
+	sl_defs(c, i, r, in);
+	int32_t cdu = -1;
+	if (c->nheap && c->heap[0] == i) {
+		cdu = sl_map_get(&c->cd, i);
+		while (c->nheap && c->heap[0] == i)
+			sl_heap_pop(c);
+	}
+	if (!c->nhits && cdu < 0 && !seed)
+		return;
+	if ((in->save_restore || inst < 0) && !seed && cdu < 0) {
+		int32_t users = -1;   /* bypass: pass the users on */
+		for (size_t k = 0; k < c->nhits; k++)
+			users = sl_union(c, c->hits[k].head, users);
+		sl_uses(c, r, in, users);
+		return;
+	}
+	if (inst < 0)
+		return;
+	sl_member(c, inst);
+	for (size_t k = 0; k < c->nhits; k++)
+		for (int32_t x = c->hits[k].head; x >= 0; x = c->pool[x].next)
+			sl_edge(c, c->pool[x].user, inst, SLICE_DATA, &c->hits[k], c->t->insns[r->id].pc);
+	for (int32_t x = cdu; x >= 0; x = c->pool[x].next)
+		sl_edge(c, c->pool[x].user, inst, SLICE_CONTROL, NULL, 0);
+	int32_t me = sl_cons(c, inst, -1);
+	sl_uses(c, r, in, me);
+	if (cdp >= 0) {
+		int32_t *v = sl_map_slot(&c->cd, (uint64_t)cdp, true);
+		if (*v < 0)
+			sl_heap_push(c, (uint64_t)cdp);
+		*v = sl_union(c, *v, me);
+	}
+}
+
+/* Can block b be skipped: defines nothing live, needs no control parent? */
+static bool sl_skip(struct sl_ctx *c, size_t b)
+{
+	const struct trace_blk *k = &c->t->blks[b];
+	uint64_t first = (uint64_t)b * TRACE_BLK;
+	if (first + TRACE_BLK > c->seed_lo && c->s->kind == SLICE_ALL)
+		return false;
+	if (k->regdef & c->livemask)
+		return false;
+	if (c->nheap && c->heap[0] >= first)
+		return false;
+	if (!c->live_pages)
+		return true;
+	for (int j = 0; j < k->nrange; j++) {
+		uint64_t p0 = k->lo[j] >> 12, p1 = (k->hi[j] - 1) >> 12;
+		if (p1 - p0 > 256)
+			return false;
+		for (uint64_t p = p0; p <= p1; p++)
+			if (sl_map_get(&c->pages, p) > 0)
+				return false;
+	}
+	return true;
+}
+
+static void sl_ctx_free(struct sl_ctx *c)
+{
+	free(c->pool);
+	sl_map_free(&c->mem);
+	sl_map_free(&c->pages);
+	sl_map_free(&c->cd);
+	sl_map_free(&c->edges);
+	free(c->heap);
+	free(c->words);
+	free(c->edge_head);
+	free(c->edge_count);
+	free(c->edge_next);
+	free(c->member);
+	free(c->hits);
+}
+
+/* First and last record of instance inst; false if it is not recorded. */
+static bool sl_inst_range(const struct trace *t, int32_t inst, uint64_t *first, uint64_t *last)
+{
+	bool found = false;
+	for (size_t k = t->nsegs; k-- > 0;) {
+		if (t->segs[k].inst != inst || t->segs[k].at >= t->n)
+			continue;
+		if (!found)
+			*last = k + 1 < t->nsegs ? t->segs[k + 1].at - 1 : t->n - 1;
+		*first = t->segs[k].at;
+		found = true;
+	}
+	return found;
+}
+
+static void sl_seed(struct sl_ctx *c)
+{
+	struct slice *s = c->s;
+	int32_t me = sl_cons(c, s->crit, -1);
+	sl_member(c, s->crit);
+	if (s->kind == SLICE_REG) {
+		c->reg[s->reg] = me;
+		c->livemask |= 1ull << s->reg;
+	} else if (s->kind == SLICE_MEM) {
+		sl_use_mem(c, s->addr, s->size, me);
+	}
+}
+
+static void sl_walk(struct sl_ctx *c, uint64_t end)
+{
+	const struct trace *t = c->t;
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	size_t si = t->nsegs, ci = t->ncds;
+	for (size_t b = (size_t)(end / TRACE_BLK) + 1; b-- > 0;) {
+		if (b * TRACE_BLK + TRACE_BLK - 1 <= end && sl_skip(c, b))
+			continue;
+		size_t n = trace_block(t, b, recs);
+		for (size_t k = n; k-- > 0;) {
+			uint64_t i = (uint64_t)b * TRACE_BLK + k;
+			if (i > end)
+				continue;
+			while (si > 0 && t->segs[si - 1].at > i)
+				si--;
+			while (ci > 0 && t->cds[ci - 1].at > i)
+				ci--;
+			int32_t inst = si ? t->segs[si - 1].inst : -1;
+			int64_t cdp = ci ? t->cds[ci - 1].parent : -1;
+			sl_record(c, i, &recs[k], inst, cdp);
+		}
+	}
+	free(recs);
+}
+
+static void sl_count_stmts(const struct trace *t, struct slice *s)
+{
+	uint8_t *seen = xcalloc(t->nstmts + 1, 1);
+	s->nstmts = 0;
+	for (size_t i = 0; i < s->nmembers; i++) {
+		uint32_t st = t->insts[s->members[i]].stmt;
+		if (!seen[st]) {
+			seen[st] = 1;
+			s->nstmts++;
+		}
+	}
+	free(seen);
+}
+
+int slice_compute(struct qz *q, struct slice *s)
+{
+	struct rec *r = slice_rec(q);
+	const struct trace *t = &r->tr;
+	uint64_t first = 0, last = 0;
+	if (!sl_inst_range(t, s->crit, &first, &last))
+		return qz_error(q, "That statement instance is not in the recording.");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first };
+	for (int k = 0; k < 64; k++)
+		c.reg[k] = -1;
+	c.member = xcalloc(t->ninsts + 1, 1);
+	c.edge_head = xmalloc((t->ninsts + 1) * sizeof *c.edge_head);
+	memset(c.edge_head, 0xff, (t->ninsts + 1) * sizeof *c.edge_head);
+	c.edge_count = xcalloc(t->ninsts + 1, sizeof *c.edge_count);
+	s->nmembers = 0;
+	s->nedges = 0;
+	sl_seed(&c);
+	sl_walk(&c, last);
+	sl_count_stmts(t, s);
+	sl_ctx_free(&c);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	s->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return 0;
+}
+
+struct slice *slice_find(struct qz *q, int id)
+{
+	struct slice_state *st = slice_state(q);
+	for (size_t i = 0; i < st->n; i++)
+		if (st->slices[i].id == id)
+			return &st->slices[i];
+	return NULL;
+}
+
+bool slice_has(const struct slice *s, int32_t inst)
+{
+	for (size_t i = 0; i < s->nmembers; i++)
+		if (s->members[i] == inst)
+			return true;
+	return false;
+}
+
+const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
+{
+	const struct rec *r = slice_rec(q);
+	char sb[256];
+	const struct trace_inst *in = &r->tr.insts[inst];
+	snprintf(buf, len, "%s#%u", rec_stmt_name(r, (int32_t)in->stmt, sb, sizeof sb), in->n);
+	return buf;
+}
+
+/* DW_OP_fbreg N: N, for a local addressed from the frame base. */
+static bool sl_fbreg(const struct di_var *v, uint64_t pc, int64_t *n)
+{
+	for (size_t i = 0; i < v->nlocs; i++) {
+		const struct di_locexpr *l = &v->locs[i];
+		if (!(l->always || (pc >= l->lo && pc < l->hi)) || l->len < 2 || l->ops[0] != 0x91)
+			continue;
+		int64_t val = 0;
+		int shift = 0;
+		size_t k = 1;
+		uint8_t b;
+		do {
+			b = l->ops[k++];
+			val |= (int64_t)(b & 0x7f) << shift;
+			shift += 7;
+		} while ((b & 0x80) && k < l->len);
+		if ((b & 0x40) && shift < 64)
+			val |= -((int64_t)1 << shift);
+		*n = val;
+		return true;
+	}
+	return false;
+}
+
+/* The local a [rbp+D] store wrote, when the frame base is the CFA (rbp+16
+ * once the frame is set up, as gcc's frames are). */
+static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64_t *off)
+{
+	if (!q->exe.di || e->def_pc < q->exe.lo || e->def_pc >= q->exe.hi)
+		return NULL;
+	uint64_t pc = e->def_pc - q->exe.bias;
+	const struct di_func *f = di_func_at(q->exe.di, pc);
+	if (!f || f->frame_base.len != 1 || f->frame_base.ops[0] != 0x9c)
+		return NULL;
+	const struct di_var *vars[64];
+	size_t n = di_vars_at(f, pc, vars, 64);
+	for (size_t i = 0; i < n; i++) {
+		int64_t fb;
+		if (!vars[i]->type || !sl_fbreg(vars[i], pc, &fb))
+			continue;
+		int64_t lo = 16 + fb, size = (int64_t)di_type_strip(vars[i]->type)->size;
+		if (e->rbp_off >= lo && e->rbp_off < lo + (size ? size : 1)) {
+			*off = e->rbp_off - lo;
+			return vars[i]->name;
+		}
+	}
+	return NULL;
+}
+
+const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len)
+{
+	int64_t loff;
+	const char *local = e->framed ? sl_local_name(q, e, &loff) : NULL;
+	if (local) {
+		if (loff)
+			snprintf(buf, len, "%s+%lld", local, (long long)loff);
+		else
+			snprintf(buf, len, "%s", local);
+		return buf;
+	}
+	if (e->reg != 0xff) {
+		snprintf(buf, len, "$%s", insn_reg_name(e->reg));
+		return buf;
+	}
+	uint64_t off;
+	const struct img_sym *sym = NULL;
+	if (q->exe_loaded && e->addr >= q->exe.lo && e->addr < q->exe.hi)
+		sym = img_sym_at(q->exe.img, e->addr - q->exe.bias, &off);
+	if (sym && off)
+		snprintf(buf, len, "%s+%llu", sym->name, (unsigned long long)off);
+	else if (sym)
+		snprintf(buf, len, "%s", sym->name);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)e->addr);
+	return buf;
+}

@@ -1,0 +1,97 @@
+/* slice: backward dynamic slices over the recording, their members and
+ * dependence edges, pruning, and the module's per-session state. */
+#ifndef QZ_SLICE_SLICE_H
+#define QZ_SLICE_SLICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rec.h"
+
+struct qz;
+
+enum slice_crit_kind { SLICE_ALL, SLICE_REG, SLICE_MEM };
+enum slice_edge_kind { SLICE_DATA, SLICE_CONTROL };
+
+struct slice_edge {
+	int32_t from, to;         /* statement instances */
+	uint8_t kind;             /* enum slice_edge_kind */
+	uint8_t reg;              /* data through a register, or 0xff */
+	uint64_t addr;            /* else through memory at addr */
+	bool framed;              /* the def addressed it as [rbp+D]: */
+	uint64_t def_pc;          /* then this is where, and rbp_off its */
+	int64_t rbp_off;          /* offset from rbp (to name a local) */
+};
+
+struct slice_range { uint64_t lo, hi; };
+
+struct slice {
+	int id;
+	int32_t crit;             /* criterion instance */
+	uint8_t kind;             /* enum slice_crit_kind */
+	int reg;
+	uint64_t addr, size;
+	char *what;               /* the criterion as typed, for messages */
+	uint64_t pruned_regs;
+	struct slice_range *pruned;
+	size_t npruned, pruned_cap;
+	int32_t *members;         /* instances, in discovery order */
+	size_t nmembers, members_cap;
+	struct slice_edge *edges;
+	size_t nedges, edges_cap;
+	size_t nstmts;            /* distinct statements among members */
+	double seconds;           /* time the last computation took */
+};
+
+struct slice_sbreak { int slice; int32_t stmt; };
+
+/* record FILE:LINE on|off: an internal stop that flips recording. */
+struct slice_arm {
+	uint64_t link_addr, addr;
+	bool on;
+	bool planted;
+};
+
+struct slice_state {
+	struct rec rec;
+	struct slice *slices;
+	size_t n, cap;
+	int next_id;
+	struct slice_sbreak *sb;  /* sbreak: stop at these statements' */
+	size_t nsb, sb_cap;       /* instances that are slice members */
+	struct slice_arm *arms;
+	size_t narms, arms_cap;
+	int snext;                /* snext: stop at this slice's next instance */
+	/* Counting for sbreaks starts where the program's own code is first
+	 * entered: internal stops at every function's entry until then, so
+	 * the dynamic loader runs freely. */
+	uint64_t *ff;
+	size_t nff, ff_cap;
+	int last_sb;              /* the slice sbreak was last set on */
+};
+
+/* Register the module with the session (once, from main). */
+void slice_init(struct qz *q);
+struct rec *slice_rec(struct qz *q);
+/* For a status line: "REC 12345" while recording, "SBREAK" while
+ * counting for sbreaks, "" otherwise. */
+const char *slice_status(struct qz *q, char *buf, size_t len);
+struct slice_state *slice_state(struct qz *q);
+
+/* The recorder started instance inst: if an sbreak wants it, report the
+ * stop and return true. */
+bool slice_sbreak_hit(struct qz *q, int32_t inst);
+
+/* Compute s (members, edges) from its criterion and prunes; -1 with an
+ * error if the criterion instance is not in the trace. */
+int slice_compute(struct qz *q, struct slice *s);
+struct slice *slice_find(struct qz *q, int id);
+/* Name of a data edge's location: "$rax", a global's name, or an address. */
+const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len);
+/* "file.c:12#3" */
+const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
+/* Is instance inst a member of s? */
+bool slice_has(const struct slice *s, int32_t inst);
+
+#endif

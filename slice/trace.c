@@ -1,0 +1,287 @@
+/* trace: compact records with block headers; see trace.h. */
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void trace_free(struct trace *t)
+{
+	if (t->spill)
+		fclose(t->spill);
+	free(t->buf);
+	free(t->blks);
+	free(t->insns);
+	free(t->stmts);
+	free(t->insts);
+	free(t->segs);
+	free(t->cds);
+	free(t->sys);
+	memset(t, 0, sizeof *t);
+}
+
+/* Forget the records but keep the decode cache and statements. */
+void trace_reset(struct trace *t)
+{
+	t->len = 0;
+	t->spilled = 0;
+	if (t->spill && ftruncate(fileno(t->spill), 0) < 0)
+		clearerr(t->spill);   /* a stale tail is never read anyway */
+	t->n = 0;
+	t->last_addr = 0;
+	t->nblks = t->nsegs = t->ncds = t->nsys = 0;   /* instances stay: counts go on */
+}
+
+static void trace_put_byte(struct trace *t, uint8_t c)
+{
+	XGROW(t->buf, t->cap, t->len - t->spilled + 1);
+	t->buf[t->len - t->spilled] = c;
+	t->len++;
+}
+
+static void trace_put_u(struct trace *t, uint64_t v)
+{
+	while (v >= 0x80) {
+		trace_put_byte(t, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	trace_put_byte(t, (uint8_t)v);
+}
+
+/* Move the finished blocks' bytes to the temporary file. */
+static void trace_spill(struct trace *t)
+{
+	size_t keep_from = t->len, n = keep_from - t->spilled;
+	if (!t->spill && !(t->spill = tmpfile()))
+		return;   /* no file: everything stays in memory */
+	if (pwrite(fileno(t->spill), t->buf, n, (off_t)t->spilled) != (ssize_t)n)
+		return;
+	t->spilled = keep_from;
+}
+
+static uint64_t trace_get_u(const uint8_t *b, size_t *pos)
+{
+	uint64_t v = 0;
+	int sh = 0;
+	for (;;) {
+		uint8_t c = b[(*pos)++];
+		v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return v;
+		sh += 7;
+	}
+}
+
+/* Widen the block's write summary by [lo, hi), merging into the nearest
+ * range when all are taken. */
+static void trace_blk_write(struct trace_blk *b, uint64_t lo, uint64_t hi)
+{
+	int best = -1;
+	uint64_t bestgap = UINT64_MAX;
+	for (int i = 0; i < b->nrange; i++) {
+		if (lo <= b->hi[i] && hi >= b->lo[i]) {
+			best = i;
+			bestgap = 0;
+			break;
+		}
+		uint64_t gap = lo > b->hi[i] ? lo - b->hi[i] : b->lo[i] - hi;
+		if (gap < bestgap) {
+			bestgap = gap;
+			best = i;
+		}
+	}
+	if (bestgap != 0 && b->nrange < TRACE_NRANGE) {
+		best = b->nrange++;
+		b->lo[best] = lo;
+		b->hi[best] = hi;
+		return;
+	}
+	if (lo < b->lo[best])
+		b->lo[best] = lo;
+	if (hi > b->hi[best])
+		b->hi[best] = hi;
+}
+
+static struct trace_blk *trace_cur_blk(struct trace *t)
+{
+	if (t->n % TRACE_BLK == 0) {
+		if (t->len - t->spilled > (t->spill_at ? t->spill_at : TRACE_SPILL_DEFAULT))
+			trace_spill(t);
+		XGROW(t->blks, t->blks_cap, t->nblks + 1);
+		struct trace_blk *b = &t->blks[t->nblks++];
+		memset(b, 0, sizeof *b);
+		b->off = t->len;
+		b->last_addr = t->last_addr;
+	}
+	return &t->blks[t->nblks - 1];
+}
+
+void trace_add(struct trace *t, uint32_t id, const uint64_t *addr, bool skipped)
+{
+	struct trace_blk *b = trace_cur_blk(t);
+	const struct insn *in = &t->insns[id].in;
+	trace_put_u(t, id);
+	b->regdef |= in->def;
+	if (in->rep)
+		trace_put_byte(t, skipped);
+	for (int i = 0; i < in->nmem && !skipped; i++) {
+		int64_t d = (int64_t)(addr[i] - t->last_addr);
+		trace_put_u(t, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));   /* zigzag */
+		t->last_addr = addr[i];
+		if (in->mem[i].rw & INSN_MEM_W)
+			trace_blk_write(b, addr[i], addr[i] + in->mem[i].size);
+	}
+	t->n++;
+}
+
+void trace_add_sys(struct trace *t, uint64_t addr, uint64_t len)
+{
+	if (!t->nblks || !len)
+		return;
+	XGROW(t->sys, t->sys_cap, t->nsys + 1);
+	t->sys[t->nsys++] = (struct trace_sys){ t->n - 1, addr, len };
+	trace_blk_write(&t->blks[t->nblks - 1], addr, addr + len);
+}
+
+void trace_set_inst(struct trace *t, int32_t inst)
+{
+	if (t->nsegs && t->segs[t->nsegs - 1].inst == inst)
+		return;
+	if (t->nsegs && t->segs[t->nsegs - 1].at == t->n) {
+		t->segs[t->nsegs - 1].inst = inst;
+		return;
+	}
+	XGROW(t->segs, t->segs_cap, t->nsegs + 1);
+	t->segs[t->nsegs++] = (struct trace_seg){ (uint32_t)t->n, inst };
+}
+
+void trace_set_cd(struct trace *t, int64_t parent)
+{
+	if (t->ncds && t->cds[t->ncds - 1].parent == parent)
+		return;
+	if (t->ncds && t->cds[t->ncds - 1].at == t->n) {
+		t->cds[t->ncds - 1].parent = parent;
+		return;
+	}
+	XGROW(t->cds, t->cds_cap, t->ncds + 1);
+	t->cds[t->ncds++] = (struct trace_cd){ (uint32_t)t->n, (int32_t)parent };
+}
+
+/* The bytes of block b: in memory, or read back from the file into
+ * *tmp (freed by the caller). */
+static const uint8_t *trace_block_bytes(const struct trace *t, size_t b, uint8_t **tmp)
+{
+	const struct trace_blk *blk = &t->blks[b];
+	*tmp = NULL;
+	if (blk->off >= t->spilled)
+		return t->buf + (blk->off - t->spilled);
+	size_t end = b + 1 < t->nblks ? t->blks[b + 1].off : t->len;
+	*tmp = xcalloc(end - blk->off + 16, 1);
+	if (pread(fileno(t->spill), *tmp, end - blk->off, (off_t)blk->off) < 0)
+		memset(*tmp, 0, end - blk->off);
+	return *tmp;
+}
+
+size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs)
+{
+	const struct trace_blk *blk = &t->blks[b];
+	uint8_t *tmp;
+	const uint8_t *bytes = trace_block_bytes(t, b, &tmp);
+	size_t pos = 0, k = 0;
+	uint64_t last = blk->last_addr;
+	uint64_t first = (uint64_t)b * TRACE_BLK;
+	while (k < TRACE_BLK && first + k < t->n) {
+		struct trace_rec *r = &recs[k++];
+		r->id = (uint32_t)trace_get_u(bytes, &pos);
+		const struct insn *in = &t->insns[r->id].in;
+		r->skipped = in->rep ? bytes[pos++] : false;
+		for (int i = 0; i < in->nmem && !r->skipped; i++) {
+			uint64_t z = trace_get_u(bytes, &pos);
+			last += (z >> 1) ^ (0 - (z & 1));
+			r->addr[i] = last;
+		}
+	}
+	free(tmp);
+	return k;
+}
+
+int32_t trace_inst_at(const struct trace *t, uint64_t i)
+{
+	size_t lo = 0, hi = t->nsegs;   /* last seg with at <= i */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->segs[mid].at <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->segs[lo - 1].inst : -1;
+}
+
+int64_t trace_cd_at(const struct trace *t, uint64_t i)
+{
+	size_t lo = 0, hi = t->ncds;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->cds[mid].at <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? t->cds[lo - 1].parent : -1;
+}
+
+size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n)
+{
+	size_t lo = 0, hi = t->nsys;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->sys[mid].at < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t k = lo;
+	while (k < t->nsys && t->sys[k].at == i)
+		k++;
+	*n = k - lo;
+	return lo;
+}
+
+void trace_mark(const struct trace *t, struct trace_mark *m)
+{
+	*m = (struct trace_mark){ t->n, t->len, t->nblks, t->nsegs, t->ncds, t->nsys,
+				  t->ninsts, t->last_addr };
+}
+
+/* Back to a mark. The block in progress at the mark keeps a summary that
+ * may cover more than what is left: a summary only has to be an upper
+ * bound. */
+void trace_truncate(struct trace *t, const struct trace_mark *m)
+{
+	if (m->n > t->n)
+		return;
+	if (m->len < t->spilled) {   /* bring the mark's block back */
+		size_t from = m->nblks ? t->blks[m->nblks - 1].off : 0;
+		XGROW(t->buf, t->cap, m->len - from + 1);
+		if (pread(fileno(t->spill), t->buf, m->len - from, (off_t)from) < 0)
+			memset(t->buf, 0, m->len - from);
+		t->spilled = from;
+	}
+	t->n = m->n;
+	t->len = m->len;
+	t->nblks = m->nblks;
+	t->nsegs = m->nsegs;
+	t->ncds = m->ncds;
+	t->nsys = m->nsys;
+	t->last_addr = m->last_addr;   /* instances stay: slices name them */
+}
+
+size_t trace_bytes(const struct trace *t)
+{
+	return t->len - t->spilled + t->nblks * sizeof *t->blks + t->nsegs * sizeof *t->segs +
+	       t->ncds * sizeof *t->cds + t->nsys * sizeof *t->sys +
+	       t->ninsts * sizeof *t->insts;
+}

@@ -1,0 +1,106 @@
+/* trace: the recording's storage. One compact variable-length record per
+ * executed instruction (decode-cache id, then each memory address as a
+ * delta from the previous one), plus side tables that change rarely: the
+ * statement instance in effect, the control-dependence parent in effect,
+ * and system-call memory writes. Every TRACE_BLK records a block header
+ * keeps the byte offset and a summary of what the block defines, so the
+ * slicer can decode blocks backwards and skip those that cannot matter. */
+#ifndef QZ_SLICE_TRACE_H
+#define QZ_SLICE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "insn.h"
+
+#define TRACE_BLK 256
+#define TRACE_NRANGE 4
+
+/* A decoded instruction at a runtime address, shared by all its executions. */
+struct trace_insn {
+	uint64_t pc;
+	struct insn in;
+	int32_t stmt;            /* statement (user line) index, -1: none */
+	bool row_start;          /* starts an is_stmt line-table row */
+	bool user;               /* in the program's own code */
+};
+
+struct trace_stmt { const char *file; int line; };
+struct trace_inst { uint32_t stmt; uint32_t n; };
+/* Record numbers in the side tables are 32-bit: a recording stops at
+ * TRACE_MAX records (at 4 bytes each that is 8 GiB already). */
+#define TRACE_MAX 0x7fffffffull
+struct trace_seg { uint32_t at; int32_t inst; };     /* from record `at` on */
+struct trace_cd { uint32_t at; int32_t parent; };    /* parent record or -1 */
+struct trace_sys { uint64_t at; uint64_t addr, len; };
+
+struct trace_blk {
+	uint64_t off;            /* byte offset of its first record */
+	uint64_t last_addr;      /* delta base at its start */
+	uint64_t regdef;         /* registers any record in it defines */
+	uint64_t lo[TRACE_NRANGE], hi[TRACE_NRANGE];   /* memory it writes */
+	int nrange;
+};
+
+/* One decoded record, for the slicer. */
+struct trace_rec {
+	uint32_t id;             /* index into insns */
+	bool skipped;            /* a rep instruction with count 0 */
+	uint64_t addr[INSN_MAX_MEM];
+};
+
+/* Records beyond this many bytes in memory go to a temporary file (the
+ * block in progress always stays in memory). */
+#define TRACE_SPILL_DEFAULT ((size_t)256 << 20)
+
+struct trace {
+	uint8_t *buf;             /* record bytes [spilled, len) */
+	size_t len, cap;          /* len: logical, counting spilled bytes */
+	FILE *spill;              /* bytes [0, spilled) live here */
+	size_t spilled;
+	size_t spill_at;          /* 0: TRACE_SPILL_DEFAULT */
+	uint64_t n;              /* records */
+	uint64_t last_addr;
+	struct trace_blk *blks;
+	size_t nblks, blks_cap;
+	struct trace_insn *insns;
+	size_t ninsns, insns_cap;
+	struct trace_stmt *stmts;
+	size_t nstmts, stmts_cap;
+	struct trace_inst *insts;
+	size_t ninsts, insts_cap;
+	struct trace_seg *segs;
+	size_t nsegs, segs_cap;
+	struct trace_cd *cds;
+	size_t ncds, cds_cap;
+	struct trace_sys *sys;
+	size_t nsys, sys_cap;
+};
+
+/* Where the trace ends, to truncate back to (rollback). */
+struct trace_mark { uint64_t n; size_t len, nblks, nsegs, ncds, nsys, ninsts; uint64_t last_addr; };
+
+void trace_free(struct trace *t);
+void trace_reset(struct trace *t);
+/* Append a record of insns[id] with its memory addresses (nmem of them;
+ * skipped: a rep instruction that did nothing). */
+void trace_add(struct trace *t, uint32_t id, const uint64_t *addr, bool skipped);
+/* A system call's write of [addr, addr+len) by the last record. */
+void trace_add_sys(struct trace *t, uint64_t addr, uint64_t len);
+void trace_set_inst(struct trace *t, int32_t inst);
+void trace_set_cd(struct trace *t, int64_t parent);
+/* Decode block b into recs (TRACE_BLK entries); returns how many. */
+size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs);
+/* The side-table value in effect at record i (binary search). */
+int32_t trace_inst_at(const struct trace *t, uint64_t i);
+int64_t trace_cd_at(const struct trace *t, uint64_t i);
+/* Syscall writes of record i: index of the first in t->sys, count in *n. */
+size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n);
+void trace_mark(const struct trace *t, struct trace_mark *m);
+void trace_truncate(struct trace *t, const struct trace_mark *m);
+/* Bytes held in memory by the trace (records, blocks, side tables). */
+size_t trace_bytes(const struct trace *t);
+
+#endif
