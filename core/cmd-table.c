@@ -4,6 +4,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
+#include "ui.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -137,5 +138,25 @@ const struct cmd_def cmd_table[] = {
 	{"set height", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"show", NULL, "show SETTING", CMD_PREFIX, cmd_show, "Show a setting.", NULL},
 	{"show args", NULL, NULL, 0, cmd_show_args, "Arguments for the next run.", NULL},
+
+	/* full-screen UI (tui/ implements them through q->ui) */
+	{"tui", NULL, "tui ACTION [ARGS]", 0, cmd_ui_tui,
+	 "Carry out a UI action, as its key would (`help tui` lists them).",
+	 "Every key of the full-screen UI runs a command; `tui ACTION` runs the\n"
+	 "UI's own actions: run-continue, toggle-break, focus-source, focus-cmd,\n"
+	 "focus-output, redraw, help, line-up, line-down, page-up, page-down,\n"
+	 "top, bottom, search TEXT, search-next, search-prev, goto FILE:LINE."},
+	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", 0, cmd_ui_pane,
+	 "Show, hide or resize a pane of the full-screen UI.",
+	 "Side panes: locals, stack, regs, bps, disasm; size also takes cmd and\n"
+	 "output (rows) and side (columns)."},
+	{"theme", NULL, "theme NAME", 0, cmd_ui_theme,
+	 "Load the colour theme themes/NAME.theme.", NULL},
+	{"bind", NULL, "bind PANE KEY COMMAND", 0, cmd_ui_bind,
+	 "Make KEY run COMMAND in PANE (generic, source, cmd, output, ...).",
+	 "Keys: a letter, Space, Enter, Tab, Esc, Backspace, Up, Down, Left,\n"
+	 "Right, PgUp, PgDn, Home, End, F1-F12, S-F1-S-F12, C-a-C-z."},
+	{"color", "colour", "color ELEMENT FG BG [ATTRS...]", 0, cmd_ui_color,
+	 "Set the colours of a UI element (as a theme file line does).", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

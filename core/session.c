@@ -75,6 +75,7 @@ void qz_free(struct qz *q)
 	free(q->prog);
 	free(q->stdin_path);
 	free(q->stdout_path);
+	free(q->tty_path);
 	sbuf_free(&q->err);
 	free(q);
 }

@@ -144,6 +144,12 @@ struct qz {
 	struct qz_sink sink;
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
+
+	/* Front ends (tui/) */
+	char *tty_path;               /* the program's terminal (the UI's pty), or
+	                                 NULL to share qzdb's */
+	int term_sig;                 /* signal that killed the program last */
+	const struct qz_ui *ui;       /* the full-screen UI's commands, or NULL */
 };
 
 struct qz *qz_new(struct qz_sink sink);
