@@ -4,7 +4,7 @@
 
 #include "cmd.h"
 #include "cmds.h"
-#include "ui.h"
+#include "cmd-ui.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK

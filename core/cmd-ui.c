@@ -1,7 +1,7 @@
 /* cmd-ui: table entries for the full-screen UI's commands, forwarded to
  * the implementation the UI installed in q->ui (see ui.h). */
 #include "session.h"
-#include "ui.h"
+#include "cmd-ui.h"
 
 static int cmd_ui(struct qz *q, const char *name, const char *a)
 {

@@ -1,9 +1,9 @@
-/* ui: the commands only a full-screen front end can carry out (tui ACTION,
+/* cmd-ui: the commands only a full-screen front end can carry out (tui ACTION,
  * pane, theme, bind, color). They sit in the one command table like every
  * other command; the front end installs their implementation in q->ui, so
  * core never sees curses. Without a UI they fail with a clear message. */
-#ifndef QZ_UI_H
-#define QZ_UI_H
+#ifndef QZ_CMD_UI_H
+#define QZ_CMD_UI_H
 
 struct qz;
 

@@ -1,0 +1,163 @@
+/* runner: the program's pseudo-terminal and the helper thread that keeps
+ * the UI alive while a command blocks in the engine (waitpid): it copies
+ * the program's output into the output pane and draws it, and passes the
+ * keys typed meanwhile to the program, Ctrl-C included, which the pty's
+ * line discipline turns into SIGINT for the program alone. The engine
+ * itself stays on the main thread (ptrace wants one tracer thread). */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "ui.h"
+
+/* How long a command may run before the status line says "running". */
+#define RUNNER_BUSY_MS 150
+
+int tui_pty_open(struct tui *t)
+{
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->master < 0 || grantpt(t->master) < 0 || unlockpt(t->master) < 0)
+		return -1;
+	const char *name = ptsname(t->master);
+	if (!name)
+		return -1;
+	/* Kept open so the master never reads EIO between two runs. */
+	t->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fcntl(t->master, F_SETFL, O_NONBLOCK);
+	free(t->q->tty_path);
+	t->q->tty_path = xstrdup(name);
+	return 0;
+}
+
+void tui_pty_close(struct tui *t)
+{
+	if (t->master >= 0)
+		close(t->master);
+	if (t->slave >= 0)
+		close(t->slave);
+	t->master = t->slave = -1;
+}
+
+void tui_pty_resize(struct tui *t, int rows, int cols)
+{
+	struct winsize ws = {.ws_row = (unsigned short)(rows > 0 ? rows : 1),
+			     .ws_col = (unsigned short)(cols > 0 ? cols : 1)};
+	if (t->master >= 0)
+		ioctl(t->master, TIOCSWINSZ, &ws);
+}
+
+/* Drain the program's output; true if any came. */
+bool tui_pty_drain(struct tui *t)
+{
+	char buf[4096];
+	bool any = false;
+	ssize_t n;
+	while (t->master >= 0 && (n = read(t->master, buf, sizeof buf)) > 0) {
+		tui_output_feed(t, buf, (size_t)n);
+		any = true;
+	}
+	return any;
+}
+
+void tui_pty_send(struct tui *t, const char *s, size_t n)
+{
+	while (n && t->master >= 0) {
+		ssize_t w = write(t->master, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;   /* the program does not read: drop the keys */
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+struct runner {
+	struct tui *t;
+	int stop[2];            /* the main thread writes here when done */
+	pthread_t th;
+	bool started;
+};
+
+static void runner_redraw(struct tui *t)
+{
+	pthread_mutex_lock(&t->lock);
+	tui_draw(t);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void runner_input(struct tui *t)
+{
+	char buf[256];
+	ssize_t n = read(0, buf, sizeof buf);
+	if (n > 0)
+		tui_pty_send(t, buf, (size_t)n);
+}
+
+static void *runner_loop(void *arg)
+{
+	struct runner *r = arg;
+	struct tui *t = r->t;
+	struct pollfd fds[3] = {
+		{r->stop[0], POLLIN, 0}, {t->master, POLLIN, 0}, {0, POLLIN, 0},
+	};
+	for (;;) {
+		int n = poll(fds, 3, RUNNER_BUSY_MS);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents)
+			break;
+		if (n == 0 && !t->running) {
+			t->running = true;
+			runner_redraw(t);
+		}
+		if (fds[2].revents & POLLIN)
+			runner_input(t);
+		if (fds[1].revents & POLLIN) {
+			pthread_mutex_lock(&t->lock);
+			tui_pty_drain(t);
+			tui_draw(t);
+			pthread_mutex_unlock(&t->lock);
+		}
+	}
+	return NULL;
+}
+
+struct runner *tui_runner_start(struct tui *t)
+{
+	struct runner *r = xcalloc(1, sizeof *r);
+	r->t = t;
+	if (pipe2(r->stop, O_CLOEXEC) < 0)
+		return r;
+	sigset_t all, old;
+	sigfillset(&all);   /* signals (SIGWINCH) stay with the main thread */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r->started = pthread_create(&r->th, NULL, runner_loop, r) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+void tui_runner_stop(struct runner *r)
+{
+	if (r->started) {
+		if (write(r->stop[1], "x", 1) < 0)
+			pthread_cancel(r->th);
+		pthread_join(r->th, NULL);
+	}
+	if (r->stop[0] > 0) {
+		close(r->stop[0]);
+		close(r->stop[1]);
+	}
+	r->t->running = false;
+	free(r);
+}
