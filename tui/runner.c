@@ -112,7 +112,9 @@ static void *runner_loop(void *arg)
 		{r->stop[0], POLLIN, 0}, {t->master, POLLIN, 0}, {0, POLLIN, 0},
 	};
 	for (;;) {
-		int n = poll(fds, 3, RUNNER_BUSY_MS);
+		/* Keys go to the program only once it is seen running: a quick
+		 * command must not take the keys typed after it. */
+		int n = poll(fds, t->running ? 3 : 2, RUNNER_BUSY_MS);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (fds[0].revents)
@@ -121,7 +123,7 @@ static void *runner_loop(void *arg)
 			t->running = true;
 			runner_redraw(t);
 		}
-		if (fds[2].revents & POLLIN)
+		if (t->running && (fds[2].revents & POLLIN))
 			runner_input(t);
 		if (fds[1].revents & POLLIN) {
 			pthread_mutex_lock(&t->lock);

@@ -254,8 +254,9 @@ void tui_layout(struct tui *t)
 	t->too_small = t->rows < TUI_MIN_ROWS || t->cols < TUI_MIN_COLS;
 	if (t->too_small)
 		return;
-	int cmd_h = clamp(t->panes[TP_CMD].size, 3, t->rows / 3);
-	int out_h = clamp(t->panes[TP_OUTPUT].size, 2, t->rows / 4);
+	/* the source pane keeps at least 6 rows */
+	int cmd_h = clamp(t->panes[TP_CMD].size, 3, t->rows / 2);
+	int out_h = clamp(t->panes[TP_OUTPUT].size, 2, t->rows - 7 - cmd_h);
 	int main_h = t->rows - 1 - cmd_h - out_h;
 	int ns = 0;
 	for (int i = TP_LOCALS; i < TP_COUNT; i++)

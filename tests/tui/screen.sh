@@ -1,0 +1,99 @@
+#!/bin/sh
+# The full-screen UI in a real terminal (tmux) at 80x24 and 120x40: the
+# prompt and main's source before run, the current-line mark at a
+# breakpoint, a breakpoint toggled with Space, the program's output in its
+# pane, resize, help, a theme switch seen in the colour codes, and a clean
+# quit.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tui/common.sh
+fixtures_build || exit 1
+BIN=$B/basic-O0
+
+one_size() {
+	w=$1 h=$2 s=${1}x$2
+	tui_start "$w" "$h" -- "$BIN"
+	see "$s prompt" '^\(qzdb\)'
+	see "$s main before run" '51 int main\(int argc, char \*\*argv\)'
+	see "$s source title" 'source: basic.c'
+	see "$s status not started" '^ not started'
+	type_cmd 'break 58'
+	type_cmd 'run'
+	see "$s current-line mark" '^  B> +58 +acc \+= square\(i\);'
+	see "$s status stopped" 'stopped at basic.c:58'
+	keys F10
+	see "$s F10 next" '^   > +59 +list = push'
+	keys Escape
+	see "$s Esc focuses source" 'source \| theme'
+	keys j j Space
+	see "$s Space sets a breakpoint" '^  B\* +61 +note_directory'
+	see "$s Space says so" 'Breakpoint 2 at .*line 61'
+	keys Space
+	see "$s Space deletes it" '^   \* +61 +note_directory'
+	keys i
+	type_cmd 'delete'
+	type_cmd 'continue'
+	see "$s program output in its pane" '^acc=160 counter=1000 total=8 argc=1'
+	see "$s exited in status" '^ exited 0'
+	see "$s UI intact after output" 'program output'
+	$TMUX_CMD resize-window -t 0 -x $((w + 10)) -y $((h + 6))
+	wait_for 'exited 0' && sleep 0.2
+	rows=$(screen | wc -l)
+	last=$(screen | tail -n 1)
+	if [ "$rows" = $((h + 6)) ] && echo "$last" | grep -q 'exited 0'; then
+		pass "$s resize relayout"
+	else
+		fail "$s resize relayout" "rows $rows, last line '$last'"
+	fi
+	see "$s resize keeps source" 'source: basic.c'
+	keys F1
+	see "$s help" 'qzdb help'
+	see "$s help from keymap" 'F10 +next'
+	keys Escape
+	wait_for 'qzdb help' || true
+	sleep 0.2
+	not_see "$s help closed" 'qzdb help'
+	before=$(screen -e | tail -n 1)
+	type_cmd 'theme light'
+	see "$s theme light" 'theme light'
+	after=$(screen -e | tail -n 1)
+	if [ "$before" != "$after" ] && echo "$after" | grep -q '48;5;240'; then
+		pass "$s theme colours change"
+	else
+		fail "$s theme colours change" "status SGR before '$before' after '$after'"
+	fi
+	type_cmd 'quit'
+	see "$s clean quit" '^QZDB-EXITED 0'
+	not_see "$s terminal restored" 'program output'
+	no_leftover "$s no process left" "$BIN"
+}
+
+one_size 80 24
+one_size 120 40
+
+# Output while running, a prompt answered through the output pane, Ctrl-C.
+B2=$B/tui_io-O0
+tui_start 80 24 -- "$B2" slow
+type_cmd 'pane size output 12'
+type_cmd 'run'
+see "io prompt in output pane" '^name\?'
+see "io status running" 'running \(C-c interrupts\)'
+keys -l 'world'
+keys Enter
+see "io keys reach the program" '^hello world'
+see "io output flows" '^tick 2'
+keys C-c
+see "io Ctrl-C interrupts" 'Program received signal SIGINT'
+see "io stopped status" 'stopped by SIGINT'
+type_cmd 'kill'
+type_cmd 'quit'
+see "io quit" '^QZDB-EXITED 0'
+no_leftover "io no process left" "$B2"
+
+# UTF-8 source and tabs
+tui_start 80 24 -- "$B2"
+type_cmd 'tui goto 1'
+see "utf-8 source" 'ünïcödé ✓'
+see "tab expanded" '^ +2  \* tab  in its source'   # col 6 to 8
+type_cmd 'quit'
+see "utf-8 quit" '^QZDB-EXITED 0'
+tui_end
