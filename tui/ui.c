@@ -109,6 +109,28 @@ int tui_draw_text(WINDOW *w, int y, int x, const char *s, int width,
 	return col;
 }
 
+size_t tui_text_col(const char *s, int col, int *cols)
+{
+	mbstate_t st = {0};
+	const char *p = s;
+	int c = 0;
+	while (*p && (col < 0 || c < col)) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, p, strlen(p), &st);
+		if (n == 0 || n >= (size_t)-2) {
+			memset(&st, 0, sizeof st);
+			n = 1;
+			wc = L'?';
+		}
+		int cw = wc == L'\t' ? 8 - c % 8 : wcwidth(wc);
+		c += cw > 0 ? cw : wc == L'\t' ? 0 : 1;
+		p += n;
+	}
+	if (cols)
+		*cols = c;
+	return (size_t)(p - s);
+}
+
 void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title)
 {
 	int el = &t->panes[t->focus] == p ? TUI_EL_TITLE_FOCUS : TUI_EL_TITLE;
@@ -470,6 +492,10 @@ static int ui_key(struct tui *t, int key)
 	if (t->focus == TP_OUTPUT) {
 		ui_key_to_program(t, key);
 		return 0;
+	}
+	if (key >= ' ' && key < TK_BASE && key != 127) {
+		t->focus = TP_CMD;   /* typed text goes to the command line */
+		return ui_cmdline_key(t, key);
 	}
 	return p->ops->key ? p->ops->key(t, p, key) : 0;
 }

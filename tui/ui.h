@@ -111,6 +111,9 @@ void tui_lines_clear(struct tui_lines *l);
  * spaces when fill. Returns the columns used. */
 int tui_draw_text(struct _win_st *w, int y, int x, const char *s, int width,
 		  unsigned attr, bool fill);
+/* Where column col of s starts (a byte offset), tabs counted as drawn;
+ * the columns of the whole of s when col < 0 (returned in *cols). */
+size_t tui_text_col(const char *s, int col, int *cols);
 /* The pane's title row. */
 void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title);
 /* Rows below the title. */

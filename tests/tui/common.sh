@@ -22,6 +22,7 @@ tui_start() {
 	TMUX_CMD="tmux -L qzdbtest-$$-$NSESS"
 	$TMUX_CMD new-session -d -x "$_w" -y "$_h" \
 		"env HOME=$TH TERM=tmux-256color $_env $QZ_ABS $*; echo QZDB-EXITED \$?; sleep 30"
+	wait_for '\(qzdb\)|too small' || true   # keys typed before start-up may be lost
 }
 
 screen() { $TMUX_CMD capture-pane -p -t 0 "$@" 2>/dev/null; }
