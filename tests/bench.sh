@@ -119,3 +119,4 @@ else
 	echo "bench: large program build failed (see $LOG/gen-large.out)"
 	report startup-large ms "" ""
 fi
+sh tests/bench/tui.sh

@@ -51,12 +51,14 @@ void tui_lines_add(struct tui_lines *l, const char *s, int elem)
 
 void tui_lines_split(struct tui_lines *l, const char *text, int elem)
 {
-	while (*text) {
+	for (;;) {   /* "" is one empty line; a final newline ends the last */
 		size_t n = strcspn(text, "\n");
 		char *line = xasprintf("%.*s", (int)n, text);
 		tui_lines_add(l, line, elem);
 		free(line);
-		text += n + (text[n] == '\n');
+		if (!text[n] || !text[n + 1])
+			break;
+		text += n + 1;
 	}
 }
 
