@@ -89,6 +89,33 @@ type_cmd 'quit'
 see "io quit" '^QZDB-EXITED 0'
 no_leftover "io no process left" "$B2"
 
+# F11 step, Shift-F11 finish; a crash in the status line; side panes.
+tui_start 120 40 -- "$B/crash-O0"
+see "side panes at 120 cols" ' locals$'
+type_cmd 'break check'
+keys F5
+see "F5 runs" 'Breakpoint 1, check'
+see "locals pane follows" '^ .*len = '
+see "stack pane follows" '#1 +0x[0-9a-f]+ in main'
+keys F11
+see "F11 steps into" 'name_len \(r=0x'
+keys S-F11
+see "S-F11 finishes" 'Run till exit from #0 +name_len'
+see "finish value" 'Value returned is \$1 = 5'
+type_cmd 'pane show disasm'
+see "disasm pane" '=> 0x[0-9a-f]+ <\+[0-9]+>:'
+type_cmd 'pane show bps'
+see "bps pane" '1 +breakpoint +keep y +0x'
+type_cmd 'delete'
+type_cmd 'continue'
+see "program crash stops" 'Program received signal SIGSEGV'
+see "status stopped by signal" 'stopped by SIGSEGV'
+type_cmd 'continue'
+see "status crashed" '^ crashed SIGSEGV'
+type_cmd 'quit'
+see "crash quit" '^QZDB-EXITED 0'
+no_leftover "crash no process left" "$B/crash-O0"
+
 # UTF-8 source and tabs
 tui_start 80 24 -- "$B2"
 type_cmd 'tui goto 1'
