@@ -141,11 +141,10 @@ const struct cmd_def cmd_table[] = {
 
 	/* full-screen UI (tui/ implements them through q->ui) */
 	{"tui", NULL, "tui ACTION [ARGS]", 0, cmd_ui_tui,
-	 "Carry out a UI action, as its key would (`help tui` lists them).",
+	 "Carry out an action of the full-screen UI, as its key would.",
 	 "Every key of the full-screen UI runs a command; `tui ACTION` runs the\n"
-	 "UI's own actions: run-continue, toggle-break, focus-source, focus-cmd,\n"
-	 "focus-output, redraw, help, line-up, line-down, page-up, page-down,\n"
-	 "top, bottom, search TEXT, search-next, search-prev, goto FILE:LINE."},
+	 "UI's own actions (toggle-break, search TEXT, goto FILE:LINE, ...).\n"
+	 "`tui` alone lists them, and F1 shows them with their keys."},
 	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", 0, cmd_ui_pane,
 	 "Show, hide or resize a pane of the full-screen UI.",
 	 "Side panes: locals, stack, regs, bps, disasm; size also takes cmd and\n"

@@ -91,6 +91,11 @@ const char *tui_action_name(enum tui_action a)
 	return action_names[a];
 }
 
+const char *tui_action_help(enum tui_action a)
+{
+	return action_help[a];
+}
+
 static int key_fn(const char *s)
 {
 	char *end;

@@ -52,6 +52,7 @@ enum tui_action {
 /* Action by name, or -1. */
 int tui_action_lookup(const char *name);
 const char *tui_action_name(enum tui_action a);
+const char *tui_action_help(enum tui_action a);
 
 /* Key from its name ("j", "Space", "C-l", "F5", "S-F11", "PgDn"), or -1. */
 int tui_key_parse(const char *name);

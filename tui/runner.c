@@ -87,6 +87,7 @@ struct runner {
 	int stop[2];            /* the main thread writes here when done */
 	pthread_t th;
 	bool started;
+	int ctrl_c;             /* C-c typed during this command */
 };
 
 static void runner_redraw(struct tui *t)
@@ -96,12 +97,18 @@ static void runner_redraw(struct tui *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void runner_input(struct tui *t)
+/* Keys typed while the program runs go to it. A second C-c stops it
+ * with SIGSTOP, for a program that ignores SIGINT or reads its terminal
+ * raw (q->proc does not change while the command runs the program). */
+static void runner_input(struct runner *r)
 {
 	char buf[256];
 	ssize_t n = read(0, buf, sizeof buf);
-	if (n > 0)
-		tui_pty_send(t, buf, (size_t)n);
+	if (n <= 0)
+		return;
+	tui_pty_send(r->t, buf, (size_t)n);
+	if (memchr(buf, 3, (size_t)n) && ++r->ctrl_c >= 2 && r->t->q->proc)
+		proc_interrupt(r->t->q->proc);
 }
 
 static void *runner_loop(void *arg)
@@ -124,7 +131,7 @@ static void *runner_loop(void *arg)
 			runner_redraw(t);
 		}
 		if (t->running && (fds[2].revents & POLLIN))
-			runner_input(t);
+			runner_input(r);
 		if (fds[1].revents & POLLIN) {
 			pthread_mutex_lock(&t->lock);
 			tui_pty_drain(t);

@@ -218,6 +218,10 @@ int tui_exec(struct tui *t, const char *line, bool echo)
 		tui_say(t, e, TUI_EL_ECHO);
 		free(e);
 	}
+	if (t->want & TUI_LAYOUT) {   /* the runner draws with the new sizes */
+		tui_layout(t);
+		t->want &= ~TUI_LAYOUT;
+	}
 	t->in_command = true;
 	struct runner *r = t->master >= 0 ? tui_runner_start(t) : NULL;
 	int rc = cmd_run(t->q, line);

@@ -91,6 +91,11 @@ static int uicmd_tui(struct tui *t, const char *a)
 	size_t n = strcspn(a, " \t");
 	snprintf(name, sizeof name, "%.*s", (int)n, a);
 	const char *arg = str_skip_space(a + n);
+	if (!*name) {
+		for (int i = 0; i < TUI_ACT_COUNT; i++)
+			qz_printf(t->q, "tui %-14s %s\n", tui_action_name(i), tui_action_help(i));
+		return 0;
+	}
 	int act = tui_action_lookup(name);
 	if (act < 0)
 		return qz_error(t->q, "Unknown UI action \"%s\".  Try \"help tui\".", name);
