@@ -15,13 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session.h"
 #include "ui.h"
 
-/* How long a command may run before the status line says "running". */
+/* How long a command may run before the status line says "running"
+ * (and keys go to the program), and the least time between two redraws
+ * of a program's output (a flood of it must not cost a redraw a line). */
 #define RUNNER_BUSY_MS 150
+#define RUNNER_FRAME_MS 30
+
+static long runner_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
 
 int tui_pty_open(struct tui *t)
 {
@@ -56,13 +67,15 @@ void tui_pty_resize(struct tui *t, int rows, int cols)
 		ioctl(t->master, TIOCSWINSZ, &ws);
 }
 
-/* Drain the program's output; true if any came. */
+/* Drain the program's output (at most 64 KiB a turn, so that a program
+ * that never stops writing cannot starve the keys); true if any came. */
 bool tui_pty_drain(struct tui *t)
 {
 	char buf[4096];
 	bool any = false;
 	ssize_t n;
-	while (t->master >= 0 && (n = read(t->master, buf, sizeof buf)) > 0) {
+	for (int i = 0; i < 16 && t->master >= 0 &&
+	     (n = read(t->master, buf, sizeof buf)) > 0; i++) {
 		tui_output_feed(t, buf, (size_t)n);
 		any = true;
 	}
@@ -118,25 +131,28 @@ static void *runner_loop(void *arg)
 	struct pollfd fds[3] = {
 		{r->stop[0], POLLIN, 0}, {t->master, POLLIN, 0}, {0, POLLIN, 0},
 	};
+	long start = runner_ms(), drawn = 0;
+	bool dirty = false;
 	for (;;) {
 		/* Keys go to the program only once it is seen running: a quick
 		 * command must not take the keys typed after it. */
-		int n = poll(fds, t->running ? 3 : 2, RUNNER_BUSY_MS);
-		if (n < 0 && errno != EINTR)
+		int n = poll(fds, t->running ? 3 : 2, dirty ? RUNNER_FRAME_MS : RUNNER_BUSY_MS);
+		if ((n < 0 && errno != EINTR) || (n > 0 && fds[0].revents))
 			break;
-		if (fds[0].revents)
-			break;
-		if (n == 0 && !t->running) {
-			t->running = true;
-			runner_redraw(t);
-		}
-		if (t->running && (fds[2].revents & POLLIN))
+		long now = runner_ms();
+		if (!t->running && now - start >= RUNNER_BUSY_MS)
+			t->running = dirty = true;
+		if (n > 0 && t->running && (fds[2].revents & POLLIN))
 			runner_input(r);
-		if (fds[1].revents & POLLIN) {
+		if (n > 0 && (fds[1].revents & POLLIN)) {
 			pthread_mutex_lock(&t->lock);
-			tui_pty_drain(t);
-			tui_draw(t);
+			dirty |= tui_pty_drain(t);
 			pthread_mutex_unlock(&t->lock);
+		}
+		if (dirty && now - drawn >= RUNNER_FRAME_MS) {
+			runner_redraw(t);
+			drawn = now;
+			dirty = false;
 		}
 	}
 	return NULL;

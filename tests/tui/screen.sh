@@ -116,6 +116,17 @@ type_cmd 'quit'
 see "crash quit" '^QZDB-EXITED 0'
 no_leftover "crash no process left" "$B/crash-O0"
 
+# A flood of output: the UI keeps up and C-c still stops the program.
+tui_start 80 24 -- "$B/tui_flood-O0"
+type_cmd 'run'
+see "flood shows" '^flood line [0-9]+$'
+see "flood status running" 'running \(C-c interrupts\)'
+keys C-c
+see "flood Ctrl-C" 'Program received signal SIGINT'
+type_cmd 'quit'
+see "flood quit" '^QZDB-EXITED 0'
+no_leftover "flood no process left" "$B/tui_flood-O0"
+
 # UTF-8 source and tabs
 tui_start 80 24 -- "$B2"
 type_cmd 'tui goto 1'
