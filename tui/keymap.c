@@ -63,6 +63,16 @@ static const char *const default_bindings[][3] = {
 	{"source", ".", "tui current"},
 	{"source", "?", "tui help"},
 	{"source", "Enter", "tui focus-cmd"},
+	{"source", "Tab", "tui focus-next"},
+};
+
+/* Every side pane scrolls with the same keys. */
+static const char *const side_panes[] = {"locals", "stack", "regs", "bps", "disasm"};
+static const char *const side_bindings[][2] = {
+	{"j", "tui line-down"}, {"Down", "tui line-down"}, {"k", "tui line-up"},
+	{"Up", "tui line-up"}, {"PgDn", "tui page-down"}, {"PgUp", "tui page-up"},
+	{"g", "tui top"}, {"G", "tui bottom"}, {"Tab", "tui focus-next"},
+	{"Esc", "tui focus-source"}, {"i", "tui focus-cmd"}, {"?", "tui help"},
 };
 
 static struct binding *binds;
@@ -187,6 +197,10 @@ void tui_keymap_init(void)
 	for (size_t i = 0; i < sizeof default_bindings / sizeof *default_bindings; i++)
 		tui_keymap_bind(default_bindings[i][0], default_bindings[i][1],
 				default_bindings[i][2], err, sizeof err);
+	for (size_t p = 0; p < sizeof side_panes / sizeof *side_panes; p++)
+		for (size_t i = 0; i < sizeof side_bindings / sizeof *side_bindings; i++)
+			tui_keymap_bind(side_panes[p], side_bindings[i][0],
+					side_bindings[i][1], err, sizeof err);
 }
 
 void tui_keymap_free(void)

@@ -27,6 +27,7 @@ enum tui_key {
 	X(FOCUS_SOURCE, "focus-source", "focus the source pane") \
 	X(FOCUS_CMD, "focus-cmd", "focus the command line") \
 	X(FOCUS_OUTPUT, "focus-output", "focus the program output (keys go to the program)") \
+	X(FOCUS_NEXT, "focus-next", "focus the next shown side pane (to scroll it)") \
 	X(REDRAW, "redraw", "redraw the whole screen") \
 	X(HELP, "help", "show this help, made from the live keymap") \
 	X(LINE_UP, "line-up", "move the cursor (or scroll) one line up") \

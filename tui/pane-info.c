@@ -14,6 +14,8 @@ struct infop {
 	const char *title;
 	const char *cmd;
 	struct tui_lines lines;
+	char *text;            /* the output shown, to keep the scroll when
+	                          a command leaves it the same */
 	int top;
 };
 
@@ -22,9 +24,15 @@ static void info_on_stop(struct tui *t, struct tui_pane *p)
 	struct infop *ip = p->st;
 	struct sbuf out = {0};
 	tui_capture(t, ip->cmd, &out);
+	char *text = sbuf_take(&out);
+	if (ip->text && !strcmp(ip->text, text)) {
+		free(text);
+		return;
+	}
+	free(ip->text);
+	ip->text = text;
 	tui_lines_clear(&ip->lines);
-	tui_lines_split(&ip->lines, out.s ? out.s : "", TUI_EL_DEFAULT);
-	sbuf_free(&out);
+	tui_lines_split(&ip->lines, text, TUI_EL_DEFAULT);
 	ip->top = 0;
 	for (size_t i = 0; i < ip->lines.n; i++)
 		if (!strncmp(ip->lines.v[i], "=>", 2))
@@ -43,12 +51,33 @@ static void info_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 	}
 }
 
+static int info_action(struct tui *t, struct tui_pane *p, int act, const char *arg)
+{
+	struct infop *ip = p->st;
+	int page = tui_pane_rows(p) > 1 ? tui_pane_rows(p) - 1 : 1;
+	int last = (int)ip->lines.n - tui_pane_rows(p);
+	(void)t, (void)arg;
+	switch (act) {
+	case TUI_ACT_LINE_UP: ip->top--; break;
+	case TUI_ACT_LINE_DOWN: ip->top++; break;
+	case TUI_ACT_PAGE_UP: ip->top -= page; break;
+	case TUI_ACT_PAGE_DOWN: ip->top += page; break;
+	case TUI_ACT_TOP: ip->top = 0; break;
+	case TUI_ACT_BOTTOM: ip->top = last; break;
+	default: return TUI_NOT_MINE;
+	}
+	ip->top = ip->top > last ? last : ip->top;
+	ip->top = ip->top < 0 ? 0 : ip->top;
+	return 0;
+}
+
 static void info_fini(struct tui_pane *p)
 {
 	struct infop *ip = p->st;
 	tui_lines_clear(&ip->lines);
 	free(ip->lines.v);
 	free(ip->lines.elem);
+	free(ip->text);
 	free(ip);
 }
 
@@ -67,7 +96,7 @@ static void info_setup(struct tui_pane *p, const char *title, const char *cmd)
 		info_setup(p, title, cmd); \
 	} \
 	const struct tui_pane_ops var = { \
-		.name = pname, .side = true, .init = var##_init, .draw = info_draw, \
+		.name = pname, .side = true, .init = var##_init, .draw = info_draw, .action = info_action, \
 		.on_stop = info_on_stop, .fini = info_fini, \
 	};
 

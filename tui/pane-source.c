@@ -144,6 +144,23 @@ static void src_scroll(struct src *s, int rows)
 		s->top = 1;
 }
 
+/* The last search's first match on the line, highlighted. */
+static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, int width)
+{
+	const char *m = s->search && *s->search ? strstr(text, s->search) : NULL;
+	if (!m)
+		return;
+	char *pre = xasprintf("%.*s%s", (int)(m - text), text, s->search);
+	int from, to;
+	tui_text_col(pre, -1, &to);
+	pre[m - text] = 0;
+	tui_text_col(pre, -1, &from);
+	free(pre);
+	if (from < width)
+		tui_draw_text(w, y, SRC_GUTTER + from, m, (to < width ? to : width) - from,
+			      tui_theme_attr(TUI_EL_MATCH), false);
+}
+
 static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
 {
 	char gut[16];
@@ -160,6 +177,7 @@ static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln
 	tui_draw_text(w, y, 3, gut, 6, tui_theme_attr(ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO), false);
 	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
 		      ln == s->cur_line || (ln == s->cursor && focus));
+	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
 }
 
 static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)

@@ -85,6 +85,17 @@ static int uicmd_navigate(struct tui *t, int act, const char *arg)
 	return p->ops->action(t, p, act, arg);
 }
 
+/* Source, then each shown side pane in turn. */
+static int uicmd_focus_next(struct tui *t)
+{
+	for (int i = 1; i <= TP_COUNT; i++) {
+		int p = (t->focus + i) % TP_COUNT;
+		if (p == TP_SOURCE || (t->panes[p].ops->side && t->panes[p].shown))
+			return uicmd_focus(t, p);
+	}
+	return 0;
+}
+
 static int uicmd_tui(struct tui *t, const char *a)
 {
 	char name[32];
@@ -106,6 +117,7 @@ static int uicmd_tui(struct tui *t, const char *a)
 	case TUI_ACT_FOCUS_SOURCE: return uicmd_focus(t, TP_SOURCE);
 	case TUI_ACT_FOCUS_CMD: return uicmd_focus(t, TP_CMD);
 	case TUI_ACT_FOCUS_OUTPUT: return uicmd_focus(t, TP_OUTPUT);
+	case TUI_ACT_FOCUS_NEXT: return uicmd_focus_next(t);
 	case TUI_ACT_REDRAW: t->want |= TUI_FULL | TUI_LAYOUT; return 0;
 	case TUI_ACT_HELP: return uicmd_help(t);
 	case TUI_ACT_SEARCH_PROMPT:

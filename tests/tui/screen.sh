@@ -116,6 +116,38 @@ type_cmd 'quit'
 see "crash quit" '^QZDB-EXITED 0'
 no_leftover "crash no process left" "$B/crash-O0"
 
+# Search in the source pane, focus and scroll a side pane.
+tui_start 80 24 -- "$BIN"
+keys Escape /
+see "search prompt" '^/$'
+keys -l 'note_dir'
+keys Enter
+see "search moves the cursor" '^   \* +61 +note_directory'
+see "search match highlighted" '30m.\[43mnote_dir' -e
+keys n
+see "search next wraps" '^   \* +29 void note_directory'
+keys N
+see "search prev" '^   \* +61 +note_directory'
+keys -l '/nosuchtext'
+keys Enter
+see "search not found" 'Pattern not found: nosuchtext'
+keys Escape G
+see "G goes to the end" 'line 68/68'
+keys g
+see "g goes to the top" 'line 1/68'
+keys i
+type_cmd 'start'
+type_cmd 'pane show regs'
+see "regs pane" '^ .*rax +0x'
+keys Escape Tab
+see "Tab focuses a side pane" ' regs \| theme'
+keys G
+see "side pane scrolls" '^ .*(gs|fs_base|k[0-7]) +0x'
+keys Escape
+see "Esc back to source" ' source \| theme'
+type_cmd 'quit'
+see "search quit" '^QZDB-EXITED 0'
+
 # A flood of output: the UI keeps up and C-c still stops the program.
 tui_start 80 24 -- "$B/tui_flood-O0"
 type_cmd 'run'
