@@ -52,9 +52,8 @@ void tui_status_draw(struct tui *t, WINDOW *w)
 	char left[256], right[128];
 	int cols = getmaxx(w);
 	snprintf(left, sizeof left, " %s", t->running ? "running (C-c interrupts)" : t->state);
-	/* Indicator slots: recording and checkpoints (later issues fill them). */
-	snprintf(right, sizeof right, "%s | theme %s | F1 help ",
-		 t->panes[t->focus].ops->name, tui_theme_name());
+	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
+		 *t->indicators ? " | " : "", t->panes[t->focus].ops->name, tui_theme_name());
 	unsigned a = tui_theme_attr(TUI_EL_STATUS);
 	tui_draw_text(w, 0, 0, left, cols, a, true);
 	int rl = (int)strlen(right);

@@ -176,7 +176,6 @@ static void ui_sink(void *arg, enum qz_out_kind kind, const char *text)
 		char *msg = t->rc_path ? xasprintf("%s:%d: %s", t->rc_path, t->rc_line, text)
 				       : xstrdup(text);
 		tui_say(t, msg, kind == QZ_OUT_ERROR ? TUI_EL_ERROR : TUI_EL_WARNING);
-		t->errors += kind == QZ_OUT_ERROR;
 		free(msg);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -410,7 +409,7 @@ static int ui_accept(struct tui *t)
 	}
 	int rc = tui_exec(t, line, true);
 	free(line);
-	return rc == CMD_QUIT ? TUI_QUIT : TUI_DRAW | TUI_LAYOUT * 0;
+	return rc == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 }
 
 static int ui_cmdline_key(struct tui *t, int key)
@@ -569,10 +568,8 @@ static void ui_start_theme(struct tui *t, const char *name)
 	tui_theme_init(mono);
 	if (mono && !name)
 		name = "mono";
-	if (tui_theme_load(name ? name : "default", err, sizeof err) < 0) {
+	if (tui_theme_load(name ? name : "default", err, sizeof err) < 0)
 		tui_say(t, err, TUI_EL_ERROR);
-		t->errors++;
-	}
 	tui_theme_apply();
 }
 

@@ -97,7 +97,8 @@ struct tui {
 	int rc_line;
 	struct sbuf *capture;   /* set: sink output goes here (side panes) */
 	struct sbuf partial;    /* sink text not yet ended by a newline */
-	int errors;             /* errors reported (rc file, theme) */
+	char indicators[64];    /* status line slots: recording, checkpoints
+	                           (filled by later issues), or "" */
 	int want;               /* flags UI commands ask of the loop */
 };
 
