@@ -1,5 +1,5 @@
 /* cmd-ui: table entries for the full-screen UI's commands, forwarded to
- * the implementation the UI installed in q->ui (see ui.h). */
+ * the implementation the UI installed in q->ui (see cmd-ui.h). */
 #include "session.h"
 #include "cmd-ui.h"
 
