@@ -45,6 +45,8 @@ static const char *const default_bindings[][3] = {
 	{"cmd", "PgUp", "tui page-up"},
 	{"cmd", "PgDn", "tui page-down"},
 	{"output", "Esc", "tui focus-source"},
+	{"output", "PgUp", "tui page-up"},
+	{"output", "PgDn", "tui page-down"},
 	{"source", "i", "tui focus-cmd"},
 	{"source", ":", "tui focus-cmd"},
 	{"source", "o", "tui focus-output"},

@@ -51,19 +51,7 @@ static void cmdp_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 	struct cmdp *c = p->st;
 	int rows = tui_pane_rows(p) - 1;
 	tui_draw_title(t, p, c->back ? " commands (scrolled back: PgDn)" : " commands");
-	/* From the newest line up; long lines wrap. */
-	int row = rows;
-	for (int ln = (int)c->lines.n - c->back - 1; ln >= 0 && row > 0; ln--) {
-		const char *s = c->lines.v[ln];
-		int cols;
-		tui_text_col(s, -1, &cols);
-		int nr = cols ? (cols + p->w - 1) / p->w : 1, top = row - nr + 1;
-		for (int k = 0; k < nr; k++)
-			if (top + k >= 1)
-				tui_draw_text(w, top + k, 0, s + tui_text_col(s, k * p->w, NULL),
-					      p->w, tui_theme_attr(c->lines.elem[ln]), false);
-		row = top - 1;
-	}
+	tui_draw_wrapped(w, &c->lines, c->lines.n - (size_t)c->back, 1, rows, p->w);
 	cmdp_draw_input(t, p, w, rows + 1);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keymap.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -15,6 +16,7 @@ struct outp {
 	struct tui_lines lines;
 	struct sbuf cur;       /* the line being written */
 	int esc;               /* 0, 1 after ESC, 2 in CSI, 3 in OSC */
+	int back;              /* lines scrolled back from the end */
 	bool cr;               /* a CR not yet followed by LF */
 };
 
@@ -41,6 +43,7 @@ static void out_byte(struct outp *o, unsigned char c)
 		o->cr = true;
 	else if (c == '\n') {
 		tui_lines_add(&o->lines, o->cur.s ? o->cur.s : "", TUI_EL_OUTPUT);
+		o->back += o->back > 0;   /* a scrolled-back view stays put */
 		sbuf_reset(&o->cur);
 	} else if (c == '\b') {
 		while (o->cur.len && (o->cur.s[--o->cur.len] & 0xc0) == 0x80)
@@ -63,22 +66,44 @@ void tui_output_feed(struct tui *t, const char *buf, size_t n)
 static void out_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 {
 	struct outp *o = p->st;
-	int rows = tui_pane_rows(p);
-	tui_draw_title(t, p, t->focus == TP_OUTPUT ?
-		       " program output - keys go to the program (Esc: back)" :
-		       " program output (o in the source pane: type to the program)");
-	int total = (int)o->lines.n + 1, first = total - rows;
-	for (int i = 0; i < rows; i++) {
-		int ln = first + i;
-		if (ln < 0)
-			continue;
-		const char *s = ln < (int)o->lines.n ? o->lines.v[ln] : o->cur.s ? o->cur.s : "";
-		int used = tui_draw_text(w, i + 1, 0, s, p->w, tui_theme_attr(TUI_EL_OUTPUT), false);
-		if (ln == (int)o->lines.n && t->focus == TP_OUTPUT) {
-			t->cur_y = p->y + i + 1;
-			t->cur_x = p->x + (used < p->w ? used : p->w - 1);
-		}
+	int rows = tui_pane_rows(p), last = rows;
+	if (o->back)
+		tui_draw_title(t, p, " program output (scrolled back: PgDn)");
+	else
+		tui_draw_title(t, p, t->focus == TP_OUTPUT ?
+			       " program output - keys go to the program (Esc: back)" :
+			       " program output (o in the source pane: type to the program)");
+	/* The line being written sits on the bottom row, wrapped like the
+	 * rest; the cursor follows it when the pane has the keys. */
+	if (!o->back) {
+		const char *cur = o->cur.s ? o->cur.s : "";
+		int cols;
+		tui_text_col(cur, -1, &cols);
+		int top = last - cols / p->w;
+		for (int k = 0; top + k <= last; k++)
+			if (top + k >= 1)
+				tui_draw_text(w, top + k, 0, cur + tui_text_col(cur, k * p->w, NULL),
+					      p->w, tui_theme_attr(TUI_EL_OUTPUT), false);
+		if (t->focus == TP_OUTPUT)
+			t->cur_y = p->y + last, t->cur_x = p->x + cols % p->w;
+		last = top - 1;
 	}
+	tui_draw_wrapped(w, &o->lines, o->lines.n - (size_t)o->back, 1, last, p->w);
+}
+
+static int out_action(struct tui *t, struct tui_pane *p, int act, const char *arg)
+{
+	struct outp *o = p->st;
+	int page = tui_pane_rows(p) > 1 ? tui_pane_rows(p) - 1 : 1;
+	(void)t, (void)arg;
+	if (act == TUI_ACT_PAGE_UP)
+		o->back += page;
+	else if (act == TUI_ACT_PAGE_DOWN)
+		o->back -= page;
+	else
+		return TUI_NOT_MINE;
+	o->back = o->back > (int)o->lines.n ? (int)o->lines.n : o->back < 0 ? 0 : o->back;
+	return 0;
 }
 
 static void out_init(struct tui *t, struct tui_pane *p)
@@ -100,5 +125,6 @@ static void out_fini(struct tui_pane *p)
 }
 
 const struct tui_pane_ops tui_pane_output = {
-	.name = "output", .init = out_init, .draw = out_draw, .fini = out_fini,
+	.name = "output", .init = out_init, .draw = out_draw, .action = out_action,
+	.fini = out_fini,
 };

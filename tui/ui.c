@@ -133,6 +133,24 @@ size_t tui_text_col(const char *s, int col, int *cols)
 	return (size_t)(p - s);
 }
 
+int tui_draw_wrapped(WINDOW *w, const struct tui_lines *l, size_t end,
+		     int first, int last, int width)
+{
+	int row = last;
+	for (size_t ln = end; ln-- > 0 && row >= first;) {
+		const char *s = l->v[ln];
+		int cols;
+		tui_text_col(s, -1, &cols);
+		int nr = cols ? (cols + width - 1) / width : 1, top = row - nr + 1;
+		for (int k = 0; k < nr; k++)
+			if (top + k >= first)
+				tui_draw_text(w, top + k, 0, s + tui_text_col(s, k * width, NULL),
+					      width, tui_theme_attr(l->elem[ln]), false);
+		row = top - 1;
+	}
+	return row;
+}
+
 void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title)
 {
 	int el = &t->panes[t->focus] == p ? TUI_EL_TITLE_FOCUS : TUI_EL_TITLE;

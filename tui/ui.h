@@ -115,6 +115,10 @@ int tui_draw_text(struct _win_st *w, int y, int x, const char *s, int width,
 /* Where column col of s starts (a byte offset), tabs counted as drawn;
  * the columns of the whole of s when col < 0 (returned in *cols). */
 size_t tui_text_col(const char *s, int col, int *cols);
+/* Draw lines [0, end) of l bottom-up into rows first..last of w, long
+ * lines wrapped at width; returns the row above the topmost drawn. */
+int tui_draw_wrapped(struct _win_st *w, const struct tui_lines *l, size_t end,
+		     int first, int last, int width);
 /* The pane's title row. */
 void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title);
 /* Rows below the title. */

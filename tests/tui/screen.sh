@@ -145,6 +145,16 @@ keys G
 see "side pane scrolls" '^ .*(gs|fs_base|k[0-7]) +0x'
 keys Escape
 see "Esc back to source" ' source \| theme'
+long=$(printf 'W%.0s' $(seq 1 90))END
+type_cmd "run $long"
+see "long output line wraps" "^$(printf 'W%.0s' $(seq 1 80))\$"
+see "long output line rest" '^WWWWWWWWWWEND$'
+see "exit with args" 'argc=2'
+keys Escape o PgUp
+see "output scrolls back" 'program output \(scrolled back: PgDn\)'
+keys PgDn
+see "output back to the end" 'program output - keys go to the program'
+keys Escape i
 type_cmd 'quit'
 see "search quit" '^QZDB-EXITED 0'
 
