@@ -219,6 +219,11 @@ int main(int argc, char **argv)
 	} else if (!o.batch && !o.no_tui && isatty(0) && isatty(1)) {
 		struct tui_opts to = {o.theme, o.cmds, o.ncmds};
 		rc = tui_main(q, &to);
+		if (rc < 0) {
+			fprintf(stderr, "qzdb: the terminal (TERM=%s) cannot show the full-screen "
+				"UI; using the plain command line.\n", getenv("TERM") ? getenv("TERM") : "");
+			rc = run_interactive(q, &o);
+		}
 	} else {
 		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
 	}

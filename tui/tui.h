@@ -12,7 +12,8 @@ struct tui_opts {
 	size_t ncmds;
 };
 
-/* Run the UI on the terminal until quit; returns the exit status. */
+/* Run the UI on the terminal until quit; returns the exit status, or -1
+ * (nothing done) if curses cannot drive this terminal. */
 int tui_main(struct qz *q, const struct tui_opts *o);
 /* --tui-bench N: the CPU time of N redraws after `next` at 120x40 in a
  * virtual terminal, printed on stdout. */

@@ -591,12 +591,16 @@ static void ui_start_theme(struct tui *t, const char *name)
 	tui_theme_apply();
 }
 
-static void ui_curses_start(void)
+/* Curses on the terminal; false if terminfo does not know it. */
+static bool ui_curses_start(void)
 {
 	setlocale(LC_ALL, "");
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
-	initscr();
+	SCREEN *s = newterm(NULL, stdout, stdin);
+	if (!s)
+		return false;
+	set_term(s);
 	raw();
 	noecho();
 	nonl();
@@ -607,6 +611,7 @@ static void ui_curses_start(void)
 		use_default_colors();
 	}
 	wnoutrefresh(stdscr);
+	return true;
 }
 
 /* Read every key waiting; returns the flags of all of them. */
@@ -635,13 +640,22 @@ static void ui_apply_flags(struct tui *t, int flags)
 	tui_draw(t);
 }
 
+/* SIGHUP (the terminal went away) or SIGTERM: leave through the normal
+ * path, which kills the program rather than leaving it traced. */
+static volatile sig_atomic_t ui_quit_signal;
+
+static void ui_on_quit_signal(int sig)
+{
+	ui_quit_signal = sig;
+}
+
 static void ui_loop(struct tui *t)
 {
 	struct pollfd fds[2] = {{0, POLLIN, 0}, {t->master, POLLIN, 0}};
 	for (;;) {
 		int n = poll(fds, 2, -1);
 		int flags = 0;
-		if (n < 0 && errno != EINTR)
+		if ((n < 0 && errno != EINTR) || ui_quit_signal)
 			break;
 		if (n > 0 && (fds[1].revents & POLLIN) && tui_pty_drain(t))
 			flags |= TUI_DRAW;
@@ -713,7 +727,11 @@ int tui_main(struct qz *q, const struct tui_opts *o)
 {
 	struct tui t;
 	struct qz_sink old = q->sink;
-	ui_curses_start();
+	if (!ui_curses_start())
+		return -1;
+	signal(SIGHUP, ui_on_quit_signal);
+	signal(SIGTERM, ui_on_quit_signal);
+	signal(SIGINT, SIG_IGN);
 	tui_setup(&t, q, o->theme);
 	if (tui_pty_open(&t) < 0)
 		tui_say(&t, "cannot open a pseudo-terminal: the program shares qzdb's",

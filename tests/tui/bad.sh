@@ -134,6 +134,34 @@ keys Up
 see "history older" '^\(qzdb\) break fact$'
 keys C-u
 type_cmd 'quit'
+
+# The terminal goes away (SIGHUP) while the program is stopped: qzdb
+# leaves through its normal path and no process is left behind.
+tui_start 80 24 -- "$B/spin-O0"
+type_cmd 'break tick'
+type_cmd 'run'
+see "hangup: stopped" 'stopped at spin.c'
+$TMUX_CMD kill-server 2>/dev/null
+no_leftover "hangup: no process left" "$B/spin-O0"
+
+# SIGTERM: a clean exit (terminal restored, program killed), status 0.
+tui_start 80 24 -- "$B/spin-O0"
+type_cmd 'break tick'
+type_cmd 'run'
+see "SIGTERM: stopped" 'stopped at spin.c'
+shell=$($TMUX_CMD display-message -p -t 0 '#{pane_pid}')
+kill -TERM $(pgrep -P "$shell" -x qzdb)
+see "SIGTERM: clean exit" '^QZDB-EXITED 0'
+not_see "SIGTERM: terminal restored" 'program output'
+no_leftover "SIGTERM: no process left" "$B/spin-O0"
+
+# A terminal curses does not know: the plain command line instead.
+tui_start 80 24 TERM=nosuchterm -- "$BIN"
+see "unknown TERM falls back" 'cannot show the full-screen UI; using the p'
+type_cmd 'print 6*7'
+see "unknown TERM plain CLI works" '^\$1 = 42'
+type_cmd 'quit'
+see "unknown TERM quit" '^QZDB-EXITED 0'
 tui_end
 
 # UI commands in batch mode: a clear error.
