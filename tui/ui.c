@@ -668,31 +668,39 @@ static void ui_loop(struct tui *t)
 	}
 }
 
-static void ui_run_file(struct tui *t, const char *path)
+/* -x FILE: its commands, the screen following each; true at quit. */
+static bool ui_run_file(struct tui *t, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
+	bool quit = false;
 	if (!f) {
 		char *e = xasprintf("%s: %s.", path, strerror(errno));
 		tui_say(t, e, TUI_EL_ERROR);
 		free(e);
-		return;
+		return false;
 	}
-	while (getline(&line, &cap, f) > 0 && tui_exec(t, line, true) != CMD_QUIT)
-		;
+	while (!quit && getline(&line, &cap, f) > 0) {
+		quit = tui_exec(t, line, true) == CMD_QUIT;
+		tui_draw(t);
+	}
 	free(line);
 	fclose(f);
+	return quit;
 }
 
-static void ui_run_opts(struct tui *t, const struct tui_opts *o)
+/* -ex and -x in order; true if one of them quit. */
+static bool ui_run_opts(struct tui *t, const struct tui_opts *o)
 {
 	for (size_t i = 0; i < o->ncmds; i++) {
-		if (o->cmds[i][0] == '\1')
-			ui_run_file(t, o->cmds[i] + 1);
-		else
-			tui_exec(t, o->cmds[i], true);
+		bool quit = o->cmds[i][0] == '\1' ? ui_run_file(t, o->cmds[i] + 1)
+			: tui_exec(t, o->cmds[i], true) == CMD_QUIT;
+		tui_draw(t);
+		if (quit)
+			return true;
 	}
+	return false;
 }
 
 void tui_setup(struct tui *t, struct qz *q, const char *theme)
@@ -739,11 +747,12 @@ int tui_main(struct qz *q, const struct tui_opts *o)
 	tui_le_history_load(&t.le);
 	tui_layout(&t);
 	ui_read_rc(&t);
-	ui_run_opts(&t, o);
-	tui_refresh(&t);
-	tui_layout(&t);
-	tui_draw(&t);
-	ui_loop(&t);
+	if (!ui_run_opts(&t, o)) {
+		tui_refresh(&t);
+		tui_layout(&t);
+		tui_draw(&t);
+		ui_loop(&t);
+	}
 	if (q->proc)
 		cmd_run(q, "kill");
 	endwin();
