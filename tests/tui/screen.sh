@@ -169,6 +169,18 @@ type_cmd 'quit'
 see "flood quit" '^QZDB-EXITED 0'
 no_leftover "flood no process left" "$B/tui_flood-O0"
 
+# -x FILE and -ex run in the UI; quit in the script leaves it.
+printf 'break 58\nrun\n' > "$TH/cmds"
+tui_start 80 24 -- -x "$TH/cmds" -ex next "$BIN"
+see "-x in the UI stops" '^   > +59 +list = push'
+see "-x commands echoed" '^\(qzdb\) run$'
+type_cmd 'quit'
+see "-x quit" '^QZDB-EXITED 0'
+printf 'break 58\nrun\nquit\n' > "$TH/cmds"
+tui_start 80 24 -- -x "$TH/cmds" "$BIN"
+see "quit in -x leaves the UI" '^QZDB-EXITED 0'
+no_leftover "quit in -x no process left" "$BIN"
+
 # UTF-8 source and tabs
 tui_start 80 24 -- "$B2"
 type_cmd 'tui goto 1'
