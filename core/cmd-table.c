@@ -10,6 +10,7 @@
 #include "../ckpt/cmd-ckpt.h"
 #include "thread.h"
 #include "../slice/cmd-slice.h"
+#include "cmd-ui.h"
 
 #define P CMD_NEEDS_PROCESS
 #define S CMD_NEEDS_STACK
@@ -297,5 +298,24 @@ const struct cmd_def cmd_table[] = {
 	 "Members of a slice: one statement a line with its instances.", NULL},
 	{"set record", NULL, "set record spill BYTES", 0, cmd_set_record,
 	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
+
+	/* full-screen UI (tui/ implements them through q->ui) */
+	{"tui", NULL, "tui ACTION [ARGS]", 0, cmd_ui_tui,
+	 "Carry out an action of the full-screen UI, as its key would.",
+	 "Every key of the full-screen UI runs a command; `tui ACTION` runs the\n"
+	 "UI's own actions (toggle-break, search TEXT, goto FILE:LINE, ...).\n"
+	 "`tui` alone lists them, and F1 shows them with their keys."},
+	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", 0, cmd_ui_pane,
+	 "Show, hide or resize a pane of the full-screen UI.",
+	 "Side panes: locals, stack, regs, bps, disasm; size also takes cmd and\n"
+	 "output (rows) and side (columns)."},
+	{"theme", NULL, "theme NAME", 0, cmd_ui_theme,
+	 "Load the colour theme themes/NAME.theme.", NULL},
+	{"bind", NULL, "bind PANE KEY COMMAND", 0, cmd_ui_bind,
+	 "Make KEY run COMMAND in PANE (generic, source, cmd, output, ...).",
+	 "Keys: a letter, Space, Enter, Tab, Esc, Backspace, Up, Down, Left,\n"
+	 "Right, PgUp, PgDn, Home, End, F1-F12, S-F1-S-F12, C-a-C-z."},
+	{"color", "colour", "color ELEMENT FG BG [ATTRS...]", 0, cmd_ui_color,
+	 "Set the colours of a UI element (as a theme file line does).", NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
 };

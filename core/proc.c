@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,6 +87,23 @@ static int proc_redirect(const char *path, int fd, int flags)
 	return 0;
 }
 
+/* In the child: a session of its own whose controlling terminal is path,
+ * so the terminal's Ctrl-C (^C written to a pty master) signals it alone. */
+static int proc_own_tty(const char *path)
+{
+	setsid();
+	int fd = open(path, O_RDWR);
+	if (fd < 0)
+		return -1;
+	ioctl(fd, TIOCSCTTY, 0);
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
 /* In the child: become traceable, set up, exec. Failures are reported to
  * the parent through the close-on-exec pipe as an errno value. */
 static void proc_child(const struct proc_launch *l, int errfd, int cpu)
@@ -94,7 +112,9 @@ static void proc_child(const struct proc_launch *l, int errfd, int cpu)
 	if (l->pin_cpu)
 		proc_pin(0, cpu);
 	personality(ADDR_NO_RANDOMIZE);
-	if (l->stdin_path && proc_redirect(l->stdin_path, 0, O_RDONLY) < 0)
+	if (l->tty_path && proc_own_tty(l->tty_path) < 0)
+		e = errno;
+	if (!e && l->stdin_path && proc_redirect(l->stdin_path, 0, O_RDONLY) < 0)
 		e = errno;
 	if (!e && l->stdout_path &&
 	    proc_redirect(l->stdout_path, 1, O_WRONLY | O_CREAT | O_TRUNC) < 0)

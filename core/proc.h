@@ -43,6 +43,9 @@ struct proc_launch {
 	const char *stdin_path;  /* NULL: inherit */
 	const char *stdout_path; /* NULL: inherit */
 	bool pin_cpu;            /* pin tracer and debuggee to one CPU */
+	const char *tty_path;    /* NULL: inherit; else the program's own terminal
+	                            (a front end's pty): stdin, stdout and stderr
+	                            on it, in a new session it controls */
 };
 
 /* Start the program stopped at its first instruction (after execve).

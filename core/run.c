@@ -57,6 +57,7 @@ static void run_gone(struct qz *q, const struct proc_stop *st)
 			  "The program no longer exists.\n",
 			  sig_name(st->sig), sig_desc(st->sig));
 		q->stop = QZ_STOP_KILLED;
+		q->term_sig = st->sig;
 	}
 	qz_process_gone(q);
 }
@@ -578,6 +579,7 @@ int run_start(struct qz *q)
 	struct proc_launch l = {
 		.path = q->prog, .argv = argv, .stdin_path = q->stdin_path,
 		.stdout_path = q->stdout_path, .pin_cpu = q->pin_cpu,
+		.tty_path = q->tty_path,
 	};
 	q->proc = proc_launch(&l, err, sizeof err);
 	free(argv);

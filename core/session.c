@@ -85,6 +85,7 @@ void qz_free(struct qz *q)
 	free(q->stdin_path);
 	free(q->stdout_path);
 	free(q->debug_dir);
+	free(q->tty_path);
 	sbuf_free(&q->err);
 	free(q);
 }

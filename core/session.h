@@ -187,6 +187,12 @@ struct qz {
 	 * it; it steps with run_step_raw and stops by run_region_check); NULL:
 	 * the program runs freely. Returns an enum run_ev. */
 	int (*region)(struct qz *q, const struct run_target *t, bool one);
+
+	/* Front ends (tui/) */
+	char *tty_path;               /* the program's terminal (the UI's pty), or
+	                                 NULL to share qzdb's */
+	int term_sig;                 /* signal that killed the program last */
+	const struct qz_ui *ui;       /* the full-screen UI's commands, or NULL */
 };
 
 struct qz *qz_new(struct qz_sink sink);

@@ -130,3 +130,4 @@ sh tests/bench/ckpt.sh
 # 4. thread-break-hit: the same with four threads (tests/bench/threads.sh)
 . tests/bench/threads.sh
 sh tests/bench/slice.sh
+sh tests/bench/tui.sh

@@ -30,7 +30,7 @@ for t in tests/unit/test_*; do
 	case "$t" in *.c) continue ;; esac
 	[ -x "$t" ] && run_one "$t" "$t"
 done
-for t in tests/batch/*.sh tests/diff/*.sh; do
+for t in tests/batch/*.sh tests/diff/*.sh tests/tui/*.sh; do
 	case "$t" in */common.sh) continue ;; esac   # helpers, not tests
 	[ -f "$t" ] && run_one "$t" sh "$t"
 done

@@ -17,6 +17,8 @@
 #include "../alter/alter.h"
 #include "solib.h"
 #include "../ckpt/ckpt.h"
+#include "lineedit.h"
+#include "tui.h"
 
 #define QZDB_VERSION "0.1.0"
 
@@ -24,6 +26,9 @@ enum { EXIT_OK = 0, EXIT_CMD_FAILED = 1, EXIT_USAGE = 2 };
 
 struct opts {
 	bool batch;
+	bool no_tui;
+	const char *theme;       /* --theme NAME */
+	int bench;               /* --tui-bench N (hidden): redraw timing */
 	const char **cmds;       /* -ex and -x in the order given; -x as "\1FILE" */
 	size_t ncmds;
 	const char *prog;
@@ -52,7 +57,8 @@ static void usage(FILE *f)
 		"  -x FILE        run the commands in FILE\n"
 		"  -p PID         attach to the running process PID (the program\n"
 		"                 is read from /proc/PID/exe if not given)\n"
-		"  --no-tui       use the plain command line\n"
+		"  --no-tui       use the plain command line, not the full-screen UI\n"
+		"  --theme NAME   colour theme of the UI (themes/NAME.theme)\n"
 		"  --record-session FILE  write the session (commands and output) to FILE\n"
 		"  --replay FILE  run the commands of a session file again\n"
 		"  --step         with --replay: wait for a key before each command\n"
@@ -103,8 +109,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->force = true;
 		} else if ((!strcmp(a, "-p") || !strcmp(a, "--pid")) && i + 1 < argc) {
 			o->pid = argv[++i];
-		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nx") || !strcmp(a, "-q")) {
-			/* the plain command line is all there is for now */
+		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nw")) {
+			o->no_tui = true;
+		} else if (!strcmp(a, "-nx") || !strcmp(a, "-q")) {
+			/* gdb's options: no init file, quiet; qzdb is both */
+		} else if (!strcmp(a, "--theme") && i + 1 < argc) {
+			o->theme = argv[++i];
+		} else if (!strcmp(a, "--tui-bench") && i + 1 < argc) {
+			o->bench = atoi(argv[++i]);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(EXIT_OK);
@@ -185,48 +197,53 @@ static int run_batch(struct qz *q, const struct opts *o)
 	return failed ? EXIT_CMD_FAILED : EXIT_OK;
 }
 
-/* Commands that an empty line repeats, as in gdb. */
-static bool repeatable(const char *line)
+/* One line from stdin: edited (with history and completion) on a
+ * terminal, read plainly otherwise. NULL at end of input. */
+static char *read_command(struct tui_le *le, bool tty, char **buf, size_t *cap)
 {
-	static const char *const words[] = {
-		"n", "next", "s", "step", "si", "stepi", "ni", "nexti", "c",
-		"continue", "l", "list", "x", "u", "until", NULL,
-	};
-	size_t n = strcspn(line, " \t\n");
-	for (int i = 0; words[i]; i++)
-		if (strlen(words[i]) == n && !strncmp(words[i], line, n))
-			return true;
-	return false;
+	if (tty)
+		return tui_le_readline(le, "(qzdb) ");
+	fputs("(qzdb) ", stdout);
+	fflush(stdout);
+	if (getline(buf, cap, stdin) <= 0)
+		return NULL;
+	return xstrdup(*buf);
 }
 
 static int run_interactive(struct qz *q, const struct opts *o)
 {
-	char *line = NULL, *last = NULL;
+	char *buf = NULL, *last = NULL, *line;
 	size_t cap = 0;
+	bool tty = isatty(0) && isatty(1);
+	struct tui_le le;
+	tui_le_init(&le, q);
+	if (tty)
+		tui_le_history_load(&le);
 	signal(SIGINT, SIG_IGN);   /* Ctrl-C stops the program, not qzdb */
 	run_batch(q, o);
-	for (;;) {
-		fputs("(qzdb) ", stdout);
-		fflush(stdout);
-		if (getline(&line, &cap, stdin) <= 0) {
+	for (;; free(line)) {
+		if (!(line = read_command(&le, tty, &buf, &cap))) {
 			fputs("quit\n", stdout);
 			break;
 		}
 		const char *cmd = line;
 		if (!*str_skip_space(line) && last)
 			cmd = last;
-		else if (repeatable(str_skip_space(line))) {
+		else if (tui_le_repeatable(str_skip_space(line))) {
 			free(last);
 			last = xstrdup(line);
 		} else {
 			free(last);
 			last = NULL;
 		}
-		if (cmd_run(q, cmd) == CMD_QUIT)
+		if (cmd_run(q, cmd) == CMD_QUIT) {
+			free(line);
 			break;
+		}
 	}
-	free(line);
+	free(buf);
 	free(last);
+	tui_le_free(&le);
 	return EXIT_OK;
 }
 
@@ -336,6 +353,16 @@ int main(int argc, char **argv)
 	} else if (o.record_session && qzs_record_to(q, o.record_session) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 		rc = EXIT_CMD_FAILED;
+	} else if (o.bench) {
+		rc = tui_bench(q, o.bench);
+	} else if (!o.batch && !o.no_tui && isatty(0) && isatty(1)) {
+		struct tui_opts to = {o.theme, o.cmds, o.ncmds};
+		rc = tui_main(q, &to);
+		if (rc < 0) {
+			fprintf(stderr, "qzdb: the terminal (TERM=%s) cannot show the full-screen "
+				"UI; using the plain command line.\n", getenv("TERM") ? getenv("TERM") : "");
+			rc = run_interactive(q, &o);
+		}
 	} else {
 		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
 	}

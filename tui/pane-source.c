@@ -1,0 +1,293 @@
+/* pane-source: the program's source around the current line or the
+ * cursor, with a gutter: two columns kept for the switch, suppress and
+ * slice marks of later issues, the breakpoint mark (B enabled, b
+ * disabled), the current-line mark (>) and the line number. The text is
+ * copied out of the engine's source cache when the file changes, so the
+ * runner thread can draw it while the engine works. */
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "keymap.h"
+#include "loc.h"
+#include "session.h"
+#include "source.h"
+#include "theme.h"
+#include "ui.h"
+
+#define SRC_GUTTER 9       /* 2 marks + bp + current + 4 digits + space */
+
+struct src {
+	char *path;           /* the file shown, as the line table names it */
+	char **text;          /* its lines (copied) */
+	int n;
+	int top, cursor;      /* 1-based; top is the first line on screen */
+	int cur_line;         /* where the program is in this file, 0: not here */
+	unsigned char *marks; /* per line: 0, 'B' (enabled), 'b' (disabled) */
+	char *search;         /* last search */
+	char *stop_file;      /* the last stop followed */
+	int stop_line, stop_seq;
+	bool center;          /* scroll the cursor to a third of the pane */
+};
+
+static void src_free_text(struct src *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->text[i]);
+	free(s->text);
+	free(s->marks);
+	s->text = NULL;
+	s->marks = NULL;
+	s->n = 0;
+}
+
+static void src_load(struct src *s, const char *path)
+{
+	if (s->path && !strcmp(s->path, path))
+		return;
+	src_free_text(s);
+	free(s->path);
+	s->path = xstrdup(path);
+	const char *why = NULL;
+	int n = src_count(path);
+	if (n < 0) {
+		src_line(path, 1, &why);
+		s->text = xcalloc(1, sizeof *s->text);
+		s->text[0] = xasprintf("(cannot read %s: %s)", path, why ? why : "unknown");
+		n = 1;
+	} else {
+		s->text = xcalloc((size_t)n + 1, sizeof *s->text);
+		for (int i = 0; i < n; i++) {
+			const char *l = src_line(path, i + 1, NULL);
+			s->text[i] = xstrdup(l ? l : "");
+		}
+	}
+	s->n = n;
+	s->marks = xcalloc((size_t)n + 2, 1);
+	s->cursor = s->top = 1;
+}
+
+static void src_marks(struct src *s, struct qz *q)
+{
+	if (!s->marks)
+		return;
+	memset(s->marks, 0, (size_t)s->n + 2);
+	for (size_t i = 0; i < q->bps.n; i++)
+		for (size_t j = 0; j < q->bps.bps[i].nlocs; j++) {
+			const struct bp_loc *l = &q->bps.bps[i].locs[j];
+			if (!l->file || l->line < 1 || l->line > s->n || strcmp(l->file, s->path))
+				continue;
+			if (s->marks[l->line] != 'B')
+				s->marks[l->line] = q->bps.bps[i].enabled ? 'B' : 'b';
+		}
+}
+
+static void src_go(struct src *s, const char *file, int line)
+{
+	src_load(s, file);
+	s->cursor = line < 1 ? 1 : line > s->n ? s->n : line;
+	s->center = true;
+}
+
+/* Before `run`: main. */
+static void src_show_main(struct src *s, struct qz *q)
+{
+	struct loc_addr *a = NULL;
+	size_t n = 0;
+	struct sbuf err = q->err;
+	q->err = (struct sbuf){0};
+	if (loc_resolve_ex(q, "main", false, &a, &n) == 0 && n && a[0].file)
+		src_go(s, a[0].file, a[0].line);
+	free(a);
+	sbuf_free(&q->err);
+	q->err = err;
+}
+
+static void src_on_stop(struct tui *t, struct tui_pane *p)
+{
+	struct src *s = p->st;
+	struct qz *q = t->q;
+	const struct frame *f = q->proc ? frame_get(q, q->sel_frame) : NULL;
+	s->cur_line = 0;
+	if (f && f->file) {
+		bool moved = !s->stop_file || strcmp(s->stop_file, f->file) ||
+			     s->stop_line != f->line || s->stop_seq != q->stops_shown;
+		if (moved) {
+			free(s->stop_file);
+			s->stop_file = xstrdup(f->file);
+			s->stop_line = f->line;
+			s->stop_seq = q->stops_shown;
+			src_go(s, f->file, f->line);
+		}
+		if (!strcmp(s->path, f->file))
+			s->cur_line = f->line;
+	} else if (!s->path) {
+		src_show_main(s, q);
+	}
+	src_marks(s, q);
+}
+
+static void src_scroll(struct src *s, int rows)
+{
+	if (s->center) {
+		s->top = s->cursor - rows / 3;
+		s->center = false;
+	}
+	if (s->cursor < s->top)
+		s->top = s->cursor;
+	if (s->cursor >= s->top + rows)
+		s->top = s->cursor - rows + 1;
+	if (s->top > s->n - rows + 1)
+		s->top = s->n - rows + 1;
+	if (s->top < 1)
+		s->top = 1;
+}
+
+/* The last search's first match on the line, highlighted. */
+static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, int width)
+{
+	const char *m = s->search && *s->search ? strstr(text, s->search) : NULL;
+	if (!m)
+		return;
+	char *pre = xasprintf("%.*s%s", (int)(m - text), text, s->search);
+	int from, to;
+	tui_text_col(pre, -1, &to);
+	pre[m - text] = 0;
+	tui_text_col(pre, -1, &from);
+	free(pre);
+	if (from < width)
+		tui_draw_text(w, y, SRC_GUTTER + from, m, (to < width ? to : width) - from,
+			      tui_theme_attr(TUI_EL_MATCH), false);
+}
+
+static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
+{
+	char gut[16];
+	bool focus = t->focus == TP_SOURCE;
+	unsigned text_attr = tui_theme_attr(TUI_EL_DEFAULT);
+	if (ln == s->cur_line)
+		text_attr = tui_theme_attr(TUI_EL_CURRENT);
+	else if (ln == s->cursor && focus)
+		text_attr = tui_theme_attr(TUI_EL_CURSOR);
+	tui_draw_text(w, y, 0, "  ", 2, tui_theme_attr(TUI_EL_MARK), false);
+	char bm[2] = {s->marks[ln] ? (char)s->marks[ln] : ' ', 0};
+	tui_draw_text(w, y, 2, bm, 1, tui_theme_attr(s->marks[ln] == 'b' ? TUI_EL_BP_OFF : TUI_EL_BP_ON), false);
+	snprintf(gut, sizeof gut, "%c%4d ", ln == s->cur_line ? '>' : ln == s->cursor && focus ? '*' : ' ', ln);
+	tui_draw_text(w, y, 3, gut, 6, tui_theme_attr(ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO), false);
+	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
+		      ln == s->cur_line || (ln == s->cursor && focus));
+	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
+}
+
+static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
+{
+	struct src *s = p->st;
+	int rows = tui_pane_rows(p);
+	char title[256];
+	if (!s->path) {
+		tui_draw_title(t, p, " source");
+		tui_draw_text(w, 1, 1, "(no source: the program has no line information for main)",
+			      p->w - 2, tui_theme_attr(TUI_EL_DEFAULT), false);
+		return;
+	}
+	src_scroll(s, rows);
+	const char *base = strrchr(s->path, '/');
+	snprintf(title, sizeof title, " source: %s  line %d/%d", base ? base + 1 : s->path,
+		 s->cursor, s->n);
+	tui_draw_title(t, p, title);
+	for (int i = 0; i < rows && s->top + i <= s->n; i++)
+		src_draw_line(t, s, w, i + 1, s->top + i, p->w);
+}
+
+static int src_search(struct tui *t, struct src *s, const char *arg, int dir)
+{
+	if (arg && *arg) {
+		free(s->search);
+		s->search = xstrdup(arg);
+	}
+	if (!s->search)
+		return qz_error(t->q, "No previous search.");
+	for (int k = 1; k <= s->n; k++) {
+		int ln = ((s->cursor - 1 + dir * k) % s->n + s->n) % s->n + 1;
+		if (strstr(s->text[ln - 1], s->search)) {
+			s->cursor = ln;
+			return 0;
+		}
+	}
+	return qz_error(t->q, "Pattern not found: %s", s->search);
+}
+
+static int src_goto(struct tui *t, struct src *s, const char *arg)
+{
+	struct loc_addr *a = NULL;
+	size_t n = 0;
+	char *end;
+	long ln = strtol(arg, &end, 10);
+	if (*arg && !*end && s->path) {
+		src_go(s, s->path, (int)ln);
+		return 0;
+	}
+	if (loc_resolve_ex(t->q, arg, false, &a, &n) < 0)
+		return -1;
+	if (n && a[0].file)
+		src_go(s, a[0].file, a[0].line);
+	free(a);
+	return n ? 0 : qz_error(t->q, "No line for \"%s\".", arg);
+}
+
+static int src_action(struct tui *t, struct tui_pane *p, int act, const char *arg)
+{
+	struct src *s = p->st;
+	int page = tui_pane_rows(p) > 2 ? tui_pane_rows(p) - 1 : 1;
+	if (!s->path && act != TUI_ACT_GOTO)
+		return qz_error(t->q, "No source shown.");
+	switch (act) {
+	case TUI_ACT_LINE_UP: s->cursor--; break;
+	case TUI_ACT_LINE_DOWN: s->cursor++; break;
+	case TUI_ACT_PAGE_UP: s->cursor -= page; s->top -= page; break;
+	case TUI_ACT_PAGE_DOWN: s->cursor += page; s->top += page; break;
+	case TUI_ACT_TOP: s->cursor = 1; break;
+	case TUI_ACT_BOTTOM: s->cursor = s->n; break;
+	case TUI_ACT_SEARCH: return src_search(t, s, arg, 1);
+	case TUI_ACT_SEARCH_NEXT: return src_search(t, s, NULL, 1);
+	case TUI_ACT_SEARCH_PREV: return src_search(t, s, NULL, -1);
+	case TUI_ACT_GOTO: return src_goto(t, s, arg);
+	case TUI_ACT_CURRENT:
+		if (!s->stop_file || !t->q->proc)
+			return qz_error(t->q, "The program is not stopped anywhere.");
+		src_go(s, s->stop_file, s->stop_line);
+		break;
+	}
+	s->cursor = s->cursor < 1 ? 1 : s->cursor > s->n ? s->n : s->cursor;
+	return 0;
+}
+
+bool tui_source_cursor(struct tui *t, const char **file, int *line)
+{
+	struct src *s = t->panes[TP_SOURCE].st;
+	*file = s->path;
+	*line = s->cursor;
+	return s->path && s->n > 0;
+}
+
+static void src_init(struct tui *t, struct tui_pane *p)
+{
+	(void)t;
+	p->st = xcalloc(1, sizeof(struct src));
+}
+
+static void src_fini(struct tui_pane *p)
+{
+	struct src *s = p->st;
+	src_free_text(s);
+	free(s->path);
+	free(s->search);
+	free(s->stop_file);
+	free(s);
+}
+
+const struct tui_pane_ops tui_pane_source = {
+	.name = "source", .init = src_init, .draw = src_draw, .action = src_action,
+	.on_stop = src_on_stop, .fini = src_fini,
+};

@@ -1,0 +1,62 @@
+/* status: the status line: the program's state (not started, running,
+ * stopped at FILE:LINE, exited N, crashed SIG), the focused pane, the
+ * theme, and slots for the recording and checkpoint indicators of later
+ * issues. The state is read from the engine after each command
+ * (tui_status_update) and only drawn from the copy. */
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "frame.h"
+#include "session.h"
+#include "signals.h"
+#include "theme.h"
+#include "ui.h"
+
+static void status_where(struct qz *q, char *buf, size_t len)
+{
+	const struct frame *f = frame_get(q, 0);
+	const char *file = f && f->file ? strrchr(f->file, '/') : NULL;
+	if (f && f->file)
+		snprintf(buf, len, "%s:%d", file ? file + 1 : f->file, f->line);
+	else if (f)
+		snprintf(buf, len, "0x%llx", (unsigned long long)f->pc);
+	else
+		snprintf(buf, len, "?");
+}
+
+void tui_status_update(struct tui *t)
+{
+	struct qz *q = t->q;
+	char where[128];
+	if (q->proc) {
+		status_where(q, where, sizeof where);
+		siginfo_t si;
+		if (q->stop == QZ_STOP_SIGNAL && proc_siginfo(q->proc, &si) == 0)
+			snprintf(t->state, sizeof t->state, "stopped by %s at %s",
+				 sig_name(si.si_signo), where);
+		else
+			snprintf(t->state, sizeof t->state, "stopped at %s", where);
+	} else if (q->stop == QZ_STOP_EXITED) {
+		snprintf(t->state, sizeof t->state, "exited %d", q->last_exit_code);
+	} else if (q->stop == QZ_STOP_KILLED) {
+		snprintf(t->state, sizeof t->state, "crashed %s", sig_name(q->term_sig));
+	} else {
+		snprintf(t->state, sizeof t->state, "not started");
+	}
+}
+
+void tui_status_draw(struct tui *t, WINDOW *w)
+{
+	char left[256], right[128];
+	int cols = getmaxx(w);
+	snprintf(left, sizeof left, " %s", t->running ? "running (C-c interrupts)" : t->state);
+	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
+		 *t->indicators ? " | " : "", t->panes[t->focus].ops->name, tui_theme_name());
+	unsigned a = tui_theme_attr(TUI_EL_STATUS);
+	tui_draw_text(w, 0, 0, left, cols, a, true);
+	int rl = (int)strlen(right);
+	if (rl < cols - (int)strlen(left) - 1)
+		tui_draw_text(w, 0, cols - rl, right, rl, a, false);
+}

@@ -1,0 +1,22 @@
+/* tui: the full-screen UI's entry point for main.c. */
+#ifndef TUI_TUI_H
+#define TUI_TUI_H
+
+#include <stddef.h>
+
+struct qz;
+
+struct tui_opts {
+	const char *theme;        /* --theme NAME, or NULL */
+	const char **cmds;        /* -ex commands to run first ("\1FILE" for -x) */
+	size_t ncmds;
+};
+
+/* Run the UI on the terminal until quit; returns the exit status, or -1
+ * (nothing done) if curses cannot drive this terminal. */
+int tui_main(struct qz *q, const struct tui_opts *o);
+/* --tui-bench N: the CPU time of N redraws after `next` at 120x40 in a
+ * virtual terminal, printed on stdout. */
+int tui_bench(struct qz *q, int n);
+
+#endif
