@@ -22,6 +22,7 @@
 #include "loc.h"
 #include "run.h"
 #include "session.h"
+#include "watch.h"
 
 enum call_what { CALL_ARG, CALL_RET, CALL_WRITE, CALL_READ, CALL_ACCESS };
 
@@ -138,6 +139,11 @@ static void call_rearm(struct qz *q)
 		c->slot = -1;
 		if (!c->active || !c->ndr || c->hit)
 			continue;
+		if (watch_hw_active(q)) {
+			qz_warn(q, "Breakpoint %d: hardware watchpoints hold the debug registers; "
+				"this call is not watched.", c->num);
+			continue;
+		}
 		if (n + c->ndr > DREG_MAX) {
 			qz_warn(q, "Breakpoint %d: no debug register left for this call.", c->num);
 			continue;
@@ -149,6 +155,9 @@ static void call_rearm(struct qz *q)
 			kind[n] = c->what == CALL_WRITE ? DREG_WRITE : DREG_ACCESS;
 		}
 	}
+	q->dr_held_by_calls = n;
+	if (watch_hw_active(q))
+		return;   /* the registers are the watchpoints' */
 	if (dreg_arm(proc_cur_tid(q->proc), at, len, kind, n) < 0)
 		qz_warn(q, "Cannot set the debug registers.");
 }

@@ -150,6 +150,12 @@ struct qz {
 	int scratch_state;            /* 0 not tried, 1 mapped, -1 unavailable */
 	size_t scratch_used;
 
+	/* Debug registers alter/ holds for watched calls (break FUNC if write
+	 * ...): while it holds any, watchpoints are software ones, and while
+	 * hardware watchpoints hold them, calls are not watched: the two
+	 * never share DR0-DR3. */
+	int dr_held_by_calls;
+
 	/* State owned by the modules outside core, opaque here. */
 	struct alter_state *alter;
 	struct ckpt_state *ckpt;

@@ -352,6 +352,11 @@ static bool watch_take_slots(struct watch_state *ws, struct bp *b, int *used)
 	return true;
 }
 
+bool watch_hw_active(const struct qz *q)
+{
+	return q->watch && q->watch->dr7;
+}
+
 int watch_arm(struct qz *q, pid_t tid)
 {
 	struct watch_state *ws = watch_state(q);
@@ -413,7 +418,8 @@ static void watch_assign(struct qz *q)
 		if (!b->watch)
 			continue;
 		b->watch->slots = 0;
-		if (b->enabled && watch_is_hw(b->kind) && !watch_take_slots(ws, b, &used))
+		if (b->enabled && watch_is_hw(b->kind) &&
+		    (q->dr_held_by_calls || !watch_take_slots(ws, b, &used)))
 			watch_demote(q, b);
 	}
 }
@@ -925,7 +931,7 @@ static int watch_pick_kind(struct qz *q, struct bp *b, int kind)
 		used += (int)((ws->dr7 >> (2 * i)) & 1);
 	struct watch_state probe = *ws;
 	b->kind = kind;
-	if (watch_take_slots(&probe, b, &used))
+	if (!q->dr_held_by_calls && watch_take_slots(&probe, b, &used))
 		return 0;
 	b->watch->slots = 0;
 	return watch_no_room(q, b, used);

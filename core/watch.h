@@ -59,4 +59,7 @@ bool watch_located(const struct bp *b);
 /* Free a watchpoint's data (from bp_free). */
 void watch_free(struct watch *w);
 
+/* Do hardware watchpoints hold debug registers now? */
+bool watch_hw_active(const struct qz *q);
+
 #endif

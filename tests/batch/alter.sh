@@ -236,3 +236,11 @@ expect "next still in the first iteration" '^\$1 = 0$'
 no_leftover "alter no leftover at the end" $BIN
 qz -ex "switch bug_nullp.c:$L29 3" -ex 'condition 1 k == 2' -ex 'ignore 1 2' $BIN
 expect "condition on a switch refused" '^error: Breakpoint 1 is a switch entry; condition and ignore do not apply to it\.$'
+
+# Watchpoints and watched calls never share the debug registers: with a
+# hardware watchpoint armed, a watched call says it is not watched, and the
+# watchpoint keeps working.
+qz -ex 'break 27' -ex run -ex 'watch -l total' -ex 'break strcpy if write (char*)&total 4' \
+   -ex c $B/bug_stack-O0
+expect "dr shared: call says it is not watched" 'hardware watchpoints hold the debug registers; this call is not watched'
+expect "dr shared: watchpoint still fires" '^New value = 10$'
