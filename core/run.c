@@ -336,6 +336,11 @@ static bool run_stale_int3(struct qz *q, uint64_t addr)
 /* Let the modules outside core act on a trap at a site they planted. */
 static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 {
+	/* Modules act only at sites they planted (bp_site_add counts them as
+	 * internal): a plain breakpoint's hit does not stop every thread. */
+	const struct bp_site *site = bp_site_at(&q->bps, pc);
+	if (!site || site->internal == 0)
+		return RUN_TARGET;
 	for (int i = 0; i < q->nhooks; i++) {
 		if (!q->hooks[i]->on_trap)
 			continue;
