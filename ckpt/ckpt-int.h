@@ -18,15 +18,17 @@
 struct ckpt_blob {
 	uint32_t refs;
 	struct ckpt_slab *slab;       /* allocated with others, or NULL */
-	uint8_t data[CKPT_PAGE];
+	uint8_t *data;                /* CKPT_PAGE bytes */
 };
 
-/* Blobs copied together are allocated together (one populated mapping
- * costs far less than a page fault per blob); freed with the last. */
+/* Blobs copied together are allocated together: their data contiguous
+ * and page-aligned in one populated mapping (a run of adjacent pages is
+ * then one copy, and a fault per blob is avoided), freed with the last. */
 struct ckpt_slab {
 	size_t live;
 	void *mem;
 	size_t len;
+	struct ckpt_blob *blobs;
 };
 
 struct ckpt_page {
