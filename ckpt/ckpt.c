@@ -638,3 +638,36 @@ void ckpt_init(struct qz *q)
 	q->ckpt->want = CKPT_AUTO;
 	qz_add_hooks(q, &ckpt_hooks);
 }
+
+/* ---- hidden checkpoints (a replay's `b`) ---- */
+
+int ckpt_hidden_take(struct qz *q)
+{
+	struct ckpt_state *s = q->ckpt;
+	if (!s)
+		return qz_error(q, "Checkpoints are not available.");
+	int next = s->next_id;
+	if (ckpt_take(q, true) < 0)
+		return -1;
+	struct ckpt *c = ckpt_find(s, next + 1);
+	s->next_id = next;   /* the user's next checkpoint keeps its number */
+	if (!c)
+		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
+	c->id = -(++s->hidden_ids);
+	c->hidden = true;
+	return -c->id;
+}
+
+int ckpt_hidden_rollback(struct qz *q, int handle)
+{
+	struct ckpt *c = q->ckpt && handle > 0 ? ckpt_find(q->ckpt, -handle) : NULL;
+	if (!c)
+		return qz_error(q, "That step's checkpoint is gone.");
+	if (!q->proc || !ckpt_process_check(q))
+		return qz_error(q, "The program is not being run.");
+	bool was = q->quiet;
+	q->quiet = true;
+	int rc = ckpt_rollback(q, c);
+	q->quiet = was;
+	return rc;
+}

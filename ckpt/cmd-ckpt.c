@@ -67,15 +67,18 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 	struct ckpt_state *s = q->ckpt;
 	(void)a;
 	size_t shown = 0;
+	const struct ckpt *cur = s->base;   /* a replay's hidden ones are not shown */
+	while (cur && cur->hidden)
+		cur = cur->parent;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ckpt *c = s->cps[i];
 		char bytes[32];
-		if (c->dead)
+		if (c->dead || c->hidden)
 			continue;
 		if (!shown++)
 			qz_printf(q, "  Id   Time       Pages    Held         Found by  Where\n");
 		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
-		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == s->base ? '*' : ' ',
+		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == cur ? '*' : ' ',
 			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
 			  c->automatic ? " (auto)" : "");
 	}

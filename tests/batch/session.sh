@@ -58,6 +58,29 @@ expect "step mode prompts" 'space or Enter: run, b: back, q: stop'
 OUT=$(printf '\nb\nq\n' | timeout 60 ./qzdb --replay $S/rec.qzs --step 2>&1)
 expect "back without a checkpoint says so" 'Cannot go back|back one step'
 
+# b in --step goes back with hidden checkpoints: the session's own
+# checkpoint keeps its number, the command re-run prints the same, and
+# nothing of the going back shows in the listing or the transcript.
+qz --record-session $S/ck.qzs -ex 'break find_entry' -ex run -ex checkpoint -ex next -ex next \
+	-ex 'print i' -ex 'rollback 1' -ex 'print key' -ex 'info checkpoints' \
+	-ex "save session $S/ck-step.qzs" $BIN
+rm -f $S/ck-step.qzs
+OUT=$(printf '\n\n\n\n\nb\n\n\n\n\n\n\n' | timeout 60 ./qzdb --replay $S/ck.qzs --step 2>&1)
+expect "step back: says so" '^\[back one step\]$'
+expect "step back: the session's checkpoint keeps number 1" '^Checkpoint 1 at bug_nullp\.c:18 '
+N=$(printf '%s\n' "$OUT" | grep -Ec '^20[[:space:]]+return &table\[i\];$')
+[ "$N" = 2 ] && pass "step back: the re-run next prints the same line" ||
+	fail "step back: the re-run next prints the same line" "seen $N times"
+expect "step back: rollback 1 is the session's checkpoint" '^\$2 = 0x[0-9a-f]+ "alpha"$'
+expect "step back: info checkpoints marks the session's as current" '^\* 1 '
+expect_not "step back: no hidden checkpoint listed" '^[ *] (-|[2-9])'
+OUT=$(cat $S/ck-step.qzs 2>&1)
+expect "step back: save session in the replay wrote the file" '^\(qzdb\) info checkpoints$'
+expect_not "step back: no quiet checkpoint or rollback in the transcript" '^\(qzdb\) (rollback [^1]|checkpoint .)'
+N=$(grep -c '^(qzdb) checkpoint$' $S/ck-step.qzs)
+[ "$N" = 1 ] && pass "step back: only the session's own checkpoint in the transcript" ||
+	fail "step back: only the session's own checkpoint in the transcript" "$N checkpoint commands"
+
 # Malformed files: a clear error naming the line, nothing run.
 bad() {
 	printf "$2" > $S/bad.qzs
