@@ -12,6 +12,7 @@
 
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
+#include "qzs.h"
 
 static int ckpt_arg_id(struct qz *q, const char *a, int *id)
 {
@@ -171,6 +172,9 @@ static int ckpt_dump_open(struct qz *q, const char *path, FILE **f)
 {
 	if (!*path)
 		return qz_error(q, "Argument required (file name).");
+	if (!qzs_may_write(q, path))   /* a replayed session is data */
+		return qz_error(q, "A replayed session may only write files under the current "
+				"directory, not \"%s\".", path);
 	*f = fopen(path, "w");
 	if (!*f)
 		return qz_error(q, "%s: %s.", path, strerror(errno));

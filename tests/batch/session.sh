@@ -116,6 +116,15 @@ expect "replay refuses an absolute output redirection" 'may only write files und
 expect "replay refuses save outside" 'may only write files under the current directory, not "\.\./qzdb-evil\.qzs"'
 expect "replay refuses shell" 'a session file may not run `shell touch'
 expect_rc "refused command fails the replay" 1
+# Under the current directory by name but outside through a link.
+rm -rf /tmp/qzdb-evil-dir $S/out-link; mkdir -p /tmp/qzdb-evil-dir; ln -s /tmp/qzdb-evil-dir $S/out-link
+head -5 $S/rec.qzs > $S/evil2.qzs
+printf '(qzdb) save session %s/out-link/x.qzs\n(qzdb) maint dump-state /tmp/qzdb-evil-dir/y\n#@ end\n' $S >> $S/evil2.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/evil2.qzs 2>&1); RC=$?
+expect "replay refuses a save through a link out of the directory" 'may only write files under the current directory, not ".*out-link/x\.qzs"'
+expect "replay refuses maint dump-state outside" 'may only write files under the current directory, not "/tmp/qzdb-evil-dir/y"'
+[ -z "$(ls -A /tmp/qzdb-evil-dir)" ] && pass "nothing written through the link" || fail "nothing written through the link" "$(ls /tmp/qzdb-evil-dir)"
+rm -rf /tmp/qzdb-evil-dir $S/out-link
 if [ -e /tmp/qzdb-evil-out ] || [ -e /tmp/qzdb-evil.qzs ] || [ -e /tmp/qzdb-evil-shell ] || [ -e ../qzdb-evil.qzs ]; then
 	fail "nothing written outside" "a file was created"
 else
