@@ -119,7 +119,7 @@ expect_rc "refused command fails the replay" 1
 # Under the current directory by name but outside through a link.
 rm -rf /tmp/qzdb-evil-dir $S/out-link; mkdir -p /tmp/qzdb-evil-dir; ln -s /tmp/qzdb-evil-dir $S/out-link
 head -5 $S/rec.qzs > $S/evil2.qzs
-printf '(qzdb) save session %s/out-link/x.qzs\n(qzdb) maint dump-state /tmp/qzdb-evil-dir/y\n#@ end\n' $S >> $S/evil2.qzs
+printf '(qzdb) save session %s/out-link/x.qzs\n(qzdb) break main\n(qzdb) run\n(qzdb) maint dump-state /tmp/qzdb-evil-dir/y\n#@ end\n' $S >> $S/evil2.qzs
 OUT=$(timeout 60 ./qzdb --replay $S/evil2.qzs 2>&1); RC=$?
 expect "replay refuses a save through a link out of the directory" 'may only write files under the current directory, not ".*out-link/x\.qzs"'
 expect "replay refuses maint dump-state outside" 'may only write files under the current directory, not "/tmp/qzdb-evil-dir/y"'
