@@ -388,6 +388,23 @@ static struct slice *ex_slice_arg(struct qz *q, const char **a)
 	return sl;
 }
 
+/* The members with no dependence of their own: where the chain begins. */
+static void ex_roots(struct qz *q, struct sbuf *b, const struct slice *s)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	uint8_t *out = xcalloc(t->ninsts + 1, 1);
+	char nb[300];
+	for (size_t i = 0; i < s->nedges; i++)
+		out[s->edges[i].from] = 1;
+	sbuf_add(b, "Roots (where the chain begins: they depend on nothing recorded):");
+	size_t nroots = 0;
+	for (size_t i = 0; i < s->nmembers; i++)
+		if (!out[s->members[i]] && nroots++ < EX_WALK_MAX)
+			sbuf_printf(b, " %s", slice_inst_name(q, s->members[i], nb, sizeof nb));
+	sbuf_add(b, nroots > EX_WALK_MAX ? " ...\n" : nroots ? "\n" : " none\n");
+	free(out);
+}
+
 static int ex_slice(struct qz *q, const char *a)
 {
 	struct slice *s = ex_slice_arg(q, &a);
@@ -422,18 +439,9 @@ static int ex_slice(struct qz *q, const char *a)
 	if (s->nmembers > head)
 		sbuf_printf(&b, "... and %zu more (\"info slice %d\" lists them, \"explain %d "
 			    "FILE:LINE#N\" explains one).\n", s->nmembers - head, s->id, s->id);
-	uint8_t *out = xcalloc(t->ninsts + 1, 1);
-	for (size_t i = 0; i < s->nedges; i++)
-		out[s->edges[i].from] = 1;
-	sbuf_add(&b, "Roots (where the chain begins: they depend on nothing recorded):");
-	size_t nroots = 0;
-	for (size_t i = 0; i < s->nmembers; i++)
-		if (!out[s->members[i]] && nroots++ < EX_WALK_MAX)
-			sbuf_printf(&b, " %s", slice_inst_name(q, s->members[i], nb, sizeof nb));
-	sbuf_add(&b, nroots > EX_WALK_MAX ? " ...\n" : nroots ? "\n" : " none\n");
+	ex_roots(q, &b, s);
 	qz_puts(q, b.s);
 	sbuf_free(&b);
-	free(out);
 	free(seen);
 	free(queue);
 	return 0;
