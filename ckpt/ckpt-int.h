@@ -94,6 +94,7 @@ struct ckpt {
 	uint64_t at_ns;               /* time since the run started */
 	const char *method;           /* how its dirty pages were found */
 	bool hidden;                  /* a replay's step mark (ckpt_hidden_take) */
+	int user_next;                /* hidden: the user's next_id when taken */
 };
 
 struct ckpt_dirty;

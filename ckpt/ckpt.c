@@ -655,6 +655,7 @@ int ckpt_hidden_take(struct qz *q)
 		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
 	c->id = -(++s->hidden_ids);
 	c->hidden = true;
+	c->user_next = next;
 	return -c->id;
 }
 
@@ -669,5 +670,15 @@ int ckpt_hidden_rollback(struct qz *q, int handle)
 	q->quiet = true;
 	int rc = ckpt_rollback(q, c);
 	q->quiet = was;
-	return rc;
+	if (rc < 0)
+		return rc;
+	/* Going back over a `checkpoint` command undoes it too, so running
+	 * that command again gives the number it gave the first time. */
+	struct ckpt_state *s = q->ckpt;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
+			s->cps[i]->dead = true;
+	ckpt_gc(q, s);
+	s->next_id = c->user_next;
+	return 0;
 }

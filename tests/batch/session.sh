@@ -80,6 +80,12 @@ expect_not "step back: no quiet checkpoint or rollback in the transcript" '^\(qz
 N=$(grep -c '^(qzdb) checkpoint$' $S/ck-step.qzs)
 [ "$N" = 1 ] && pass "step back: only the session's own checkpoint in the transcript" ||
 	fail "step back: only the session's own checkpoint in the transcript" "$N checkpoint commands"
+OUT=$(printf '\n\n\nb\n\n\n\n\n\n\n\n\n\n' | timeout 60 ./qzdb --replay $S/ck.qzs --step 2>&1)
+N=$(printf '%s\n' "$OUT" | grep -c '^Checkpoint 1 at bug_nullp\.c:18 ')
+[ "$N" = 2 ] && pass "step back over checkpoint: it gets number 1 again" ||
+	fail "step back over checkpoint: it gets number 1 again" "Checkpoint 1 seen $N times"
+expect_not "step back over checkpoint: no checkpoint 2" '^Checkpoint 2'
+expect "step back over checkpoint: rollback 1 still works" '^\$2 = 0x[0-9a-f]+ "alpha"$'
 
 # --check ignores what depends on where qzdb runs (the checkpoint's page
 # count, the warning about inherited terminals and pipes) but not the rest.
