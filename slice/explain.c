@@ -320,13 +320,31 @@ static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *t
 }
 
 /* One data edge: "uses entry, whose value was returned by f at X" */
-static void ex_data(struct qz *q, struct sbuf *b, const struct slice_edge *e)
+/* The call whose returned value instance inst stored, if it stored one:
+ * its data edge through rax into another function. */
+static const struct slice_edge *ex_returned(struct qz *q, const struct slice *s, int32_t inst)
+{
+	const char *f = ex_func(q, inst);
+	for (size_t i = 0; f && i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		const char *g = e->from == inst && e->kind == SLICE_DATA && e->reg == 0 ?
+			ex_func(q, e->to) : NULL;
+		if (g && strcmp(f, g) != 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Returns the instance a following "which ran only because" is about. */
+static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
+		       const struct slice_edge *e)
 {
 	char to[300], lb[128];
 	slice_inst_name(q, e->to, to, sizeof to);
 	slice_edge_label(q, e, lb, sizeof lb);
 	const char *ff = ex_func(q, e->from), *tf = ex_func(q, e->to);
 	bool other = ff && tf && strcmp(ff, tf) != 0;
+	const struct slice_edge *r;
 	if (e->reg == 0 && other)
 		sbuf_printf(b, "uses the value returned by %s at %s", tf, to);
 	else if (e->reg != 0xff && other && ex_is_arg_reg(e->reg))
@@ -336,8 +354,14 @@ static void ex_data(struct qz *q, struct sbuf *b, const struct slice_edge *e)
 			    "register %s, not in a variable)", to, lb + 1);
 	else if (lb[0] == '0' && lb[1] == 'x')
 		ex_memory(q, b, e->addr, to);
-	else
+	else if ((r = ex_returned(q, s, e->to))) {
+		char at[300];
+		sbuf_printf(b, "uses %s (set at %s), whose value was returned by %s at %s",
+			    lb, to, ex_func(q, r->to), slice_inst_name(q, r->to, at, sizeof at));
+		return r->to;
+	} else
 		sbuf_printf(b, "uses %s, whose value was set at %s", lb, to);
+	return e->to;
 }
 
 /* Every dependence of inst in s, a sentence each. */
@@ -355,8 +379,7 @@ static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t
 		if (e->from != inst || e->kind != SLICE_DATA)
 			continue;
 		sbuf_add(b, any ? ";\n    it also " : "\n    ");
-		ex_data(q, b, e);
-		const struct slice_edge *c = ex_control_of(s, e->to);
+		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, e));
 		if (c) {
 			sbuf_add(b, ", which ");
 			ex_because(q, b, c);

@@ -42,7 +42,7 @@ expect "explain an edge: the key test ran because the loop test was true" '^    
 expect "explain an edge: i++ ran because the key did not match" 'uses i, whose value was set at bug_nullp.c:18#7, which ran only because the condition at bug_nullp.c:19#6 was false'
 expect "explain slice: the question" 'Slice 1 answers: which statements that ran could have affected bug_nullp.c:30#3 \(criterion: bug_nullp.c:30 e\)'
 expect "explain slice: starts at the criterion" '^1\. bug_nullp.c:30#3 \(sum \+= e->value;\)$'
-expect "explain slice: e from line 28" 'uses e, whose value was set at bug_nullp.c:28#3'
+expect "explain slice: e from line 28, returned by find_entry" '^    uses e \(set at bug_nullp.c:28#3\), whose value was returned by find_entry at bug_nullp.c:21#1, which ran only because the condition at bug_nullp.c:18#8 was false\.$'
 expect "explain slice: the callee's argument" 'uses an argument that main passed to find_entry at bug_nullp.c:28#3'
 expect "explain slice: roots" '^Roots \(where the chain begins: they depend on nothing recorded\): bug_nullp.c:27#1$'
 expect_not "explain slice: no error" 'error:'
