@@ -62,6 +62,9 @@ qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex 'slice' -ex 'explai
 expect "explain: instance 0 is refused" 'error: Expected FILE:LINE or FILE:LINE#N, not "bug_nullp.c:30#0"'
 qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex 'slice' -ex 'explain 1' $BIN
 expect "explain ID without a statement" 'error: Usage: explain ID FILE:LINE\[#N\]'
+qz -ex 'break main' -ex run -ex checkpoint -ex 'record on' -ex continue -ex 'slice' -ex 'rollback 1' \
+	-ex 'explain slice 1' $BIN
+expect "explain: a slice whose recording a rollback cut back" 'error: Slice 1 was computed on a recording that has since been cut back'
 qz -ex 'explain what' $BIN
 expect "explain: unknown argument" 'error: Usage: explain \| explain slice ID'
 expect_rc "explain: unknown argument fails" 1
