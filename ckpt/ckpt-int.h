@@ -95,6 +95,8 @@ struct ckpt {
 	char *where;                  /* "file.c:40" or "0x... in f" */
 	uint64_t at_ns;               /* time since the run started */
 	const char *method;           /* how its dirty pages were found */
+	bool hidden;                  /* a replay's step mark (ckpt_hidden_take) */
+	int user_next;                /* hidden: the user's next_id when taken */
 };
 
 struct ckpt_dirty;
@@ -116,6 +118,7 @@ struct ckpt_state {
 	uint64_t last_auto_ns;
 	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
 	char *limits;                 /* what rollback cannot undo, as last said */
+	int hidden_ids;               /* hidden checkpoints so far: ids -1, -2.. */
 };
 
 uint64_t ckpt_now_ns(void);

@@ -12,6 +12,7 @@
 
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
+#include "qzs.h"
 
 static int ckpt_arg_id(struct qz *q, const char *a, int *id)
 {
@@ -67,15 +68,18 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 	struct ckpt_state *s = q->ckpt;
 	(void)a;
 	size_t shown = 0;
+	const struct ckpt *cur = s->base;   /* a replay's hidden ones are not shown */
+	while (cur && cur->hidden)
+		cur = cur->parent;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ckpt *c = s->cps[i];
 		char bytes[32];
-		if (c->dead)
+		if (c->dead || c->hidden)
 			continue;
 		if (!shown++)
 			qz_printf(q, "  Id   Time       Pages    Held         Found by  Where\n");
 		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
-		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == s->base ? '*' : ' ',
+		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == cur ? '*' : ' ',
 			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
 			  c->automatic ? " (auto)" : "");
 	}
@@ -168,6 +172,9 @@ static int ckpt_dump_open(struct qz *q, const char *path, FILE **f)
 {
 	if (!*path)
 		return qz_error(q, "Argument required (file name).");
+	if (!qzs_may_write(q, path))   /* a replayed session is data */
+		return qz_error(q, "A replayed session may only write files under the current "
+				"directory, not \"%s\".", path);
 	*f = fopen(path, "w");
 	if (!*f)
 		return qz_error(q, "%s: %s.", path, strerror(errno));

@@ -10,6 +10,7 @@
 #include "../ckpt/cmd-ckpt.h"
 #include "thread.h"
 #include "../slice/cmd-slice.h"
+#include "../slice/explain.h"
 #include "cmd-ui.h"
 
 #define P CMD_NEEDS_PROCESS
@@ -296,6 +297,13 @@ const struct cmd_def cmd_table[] = {
 	{"info slices", NULL, NULL, 0, cmd_info_slices, "List the slices.", NULL},
 	{"info slice", NULL, "info slice ID", 0, cmd_info_slice,
 	 "Members of a slice: one statement a line with its instances.", NULL},
+	/* plain-words explanations (slice/explain.c) */
+	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", 0, cmd_explain,
+	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
+	 "With no argument: why the program stopped (the signal and what it means, where,\n"
+	 "the statement, and your call site if it stopped inside a library).\n"
+	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
+	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
 	{"set record", NULL, "set record spill BYTES", 0, cmd_set_record,
 	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 

@@ -12,25 +12,63 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "../ckpt/ckpt.h"
 
 /* Numbers that legitimately differ from run to run: process and thread ids. */
-static char *qzs_normalise(const char *s)
+static void qzs_normalise_ids(struct sbuf *b, const char *s, size_t n)
 {
 	static const char *const before[] = { "process ", "LWP ", "pid ", NULL };
+	for (const char *end = s + n; s < end;) {
+		bool id = false;
+		for (int i = 0; before[i] && !id; i++)
+			id = b->len >= strlen(before[i]) &&
+			     !strcmp(b->s + b->len - strlen(before[i]), before[i]);
+		if (id && isdigit((unsigned char)*s)) {
+			while (s < end && isdigit((unsigned char)*s))
+				s++;
+			sbuf_addc(b, 'N');
+			continue;
+		}
+		sbuf_addc(b, *s++);
+	}
+}
+
+/* Lines that depend on where qzdb runs rather than on the program: which
+ * file descriptors the program inherited (a terminal or pipe here, a file
+ * there) decides whether the checkpoint warning appears and what it
+ * lists, and a checkpoint's page count depends on what earlier (e.g.
+ * --step's hidden) checkpoints hold. */
+static const char *qzs_normalise_line(const char *line, size_t n, size_t *keep)
+{
+	static const char warn[] = "warning: a rollback does not undo:";
+	*keep = n;
+	if (n >= sizeof warn - 1 && !strncmp(line, warn, sizeof warn - 1))
+		return "";
+	if (str_starts(line, "Checkpoint ") && n && line[n - 1] == ')') {
+		const char *paren = line + n;
+		while (paren > line && *paren != '(')
+			paren--;
+		if (paren > line && memmem(paren, (size_t)(line + n - paren), " pages, ", 8)) {
+			*keep = (size_t)(paren - line);
+			return "(pages)";
+		}
+	}
+	return NULL;
+}
+
+static char *qzs_normalise(const char *s)
+{
 	struct sbuf b = {0};
 	sbuf_add(&b, "");
 	while (*s) {
-		bool id = false;
-		for (int i = 0; before[i] && !id; i++)
-			id = b.len >= strlen(before[i]) &&
-			     !strcmp(b.s + b.len - strlen(before[i]), before[i]);
-		if (id && isdigit((unsigned char)*s)) {
-			while (isdigit((unsigned char)*s))
-				s++;
-			sbuf_addc(&b, 'N');
-			continue;
+		size_t n = strcspn(s, "\n"), keep;
+		const char *repl = qzs_normalise_line(s, n, &keep);
+		if (!repl || *repl) {
+			qzs_normalise_ids(&b, s, keep);
+			sbuf_add(&b, repl ? repl : "");
+			sbuf_addc(&b, '\n');
 		}
-		sbuf_addc(&b, *s++);
+		s += n + (s[n] == '\n');
 	}
 	return sbuf_take(&b);
 }
@@ -75,27 +113,17 @@ static void qzs_show_diff(struct qz *q, const struct qzs_file *f,
 		  f->path, e->lineno, e->cmd, e->output, got);
 }
 
-/* Run a command with its output hidden (checkpoints for going back). */
-static int qzs_quiet(struct qz *q, const char *cmd)
-{
-	bool was = q->quiet;
-	q->quiet = true;
-	int r = cmd_run(q, cmd);
-	q->quiet = was;
-	return r;
-}
-
-/* Checkpoint before each command while the program runs, so `b` can go
- * back; ckpts[i] is the checkpoint taken before command i, or 0. */
+/* Take a hidden checkpoint before each command while the program runs,
+ * so `b` can go back; ckpts[i] is the one taken before command i, or 0.
+ * Hidden: the session's own checkpoints keep their numbers, `info
+ * checkpoints` does not list these, and nothing enters the transcript. */
 static void qzs_mark(struct qz *q, int *ckpts, size_t i)
 {
 	ckpts[i] = 0;
-	if (!qz_running(q) || qzs_quiet(q, "checkpoint") != CMD_OK)
+	if (!qz_running(q))
 		return;
-	const char *out = qzs_last_output(q);
-	int id;
-	if (sscanf(out, "Checkpoint %d", &id) == 1)
-		ckpts[i] = id;
+	int h = ckpt_hidden_take(q);
+	ckpts[i] = h > 0 ? h : 0;
 }
 
 /* Go back to before command i-1; returns the index to resume at. */
@@ -109,10 +137,8 @@ static size_t qzs_back(struct qz *q, const int *ckpts, size_t i)
 		qz_printf(q, "Cannot go back: no checkpoint was taken before that command.\n");
 		return i;
 	}
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rollback %d", ckpts[i - 1]);
-	if (qzs_quiet(q, cmd) != CMD_OK) {
-		qz_printf(q, "Cannot go back: %s\n", qzs_last_output(q));
+	if (ckpt_hidden_rollback(q, ckpts[i - 1]) < 0) {
+		qz_printf(q, "Cannot go back: %s\n", q->err.s ? q->err.s : "");
 		return i;
 	}
 	qz_printf(q, "[back one step]\n");

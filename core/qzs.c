@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "image.h"
@@ -242,6 +243,34 @@ int cmd_save_session(struct qz *q, const char *a)
 	return 0;
 }
 
+/* Under the current directory, also once symbolic links are followed:
+ * the deepest existing directory on the path must resolve inside it, and
+ * the file itself must not be a link. */
+static bool qzs_resolves_inside(const char *path)
+{
+	char cwd[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	if (!getcwd(cwd, sizeof cwd) || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
+		return false;
+	char *dir = xstrdup(path);
+	bool ok = false;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		if (!slash) {
+			ok = true;    /* the current directory itself */
+			break;
+		}
+		*slash = 0;
+		if (realpath(*dir ? dir : "/", real)) {
+			size_t n = strlen(cwd);
+			ok = !strncmp(real, cwd, n) && (real[n] == '/' || !real[n] || n == 1);
+			break;
+		}
+	}
+	free(dir);
+	return ok;
+}
+
 bool qzs_may_write(const struct qz *q, const char *path)
 {
 	if (!q->replaying)
@@ -251,5 +280,5 @@ bool qzs_may_write(const struct qz *q, const char *path)
 	for (const char *s = path; *s; s = strchr(s, '/') ? strchr(s, '/') + 1 : "")
 		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
 			return false;
-	return true;
+	return qzs_resolves_inside(path);
 }

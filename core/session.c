@@ -2,6 +2,7 @@
  * memory access with breakpoints hidden. */
 #define _GNU_SOURCE
 #include "session.h"
+#include "source.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -100,6 +101,7 @@ int qz_load(struct qz *q, const char *prog, char **args, size_t nargs)
 	if (!im)
 		return qz_error(q, "\"%s\": %s.", real, err);
 	q->prog = xstrdup(real);
+	src_set_program(real);
 	q->exe.path = xstrdup(real);
 	q->exe.img = im;
 	q->exe.lines = lines_open(real, err, sizeof err);

@@ -36,10 +36,48 @@ static void src_split(struct src_file *f)
 	}
 }
 
+/* The program's directory (absolute): a relative source path that is not
+ * found from the current directory is looked for there and in its parents
+ * (a program built with its source directory mapped to "." and debugged
+ * from elsewhere, e.g. a session file replayed from another directory). */
+static char *src_prog_dir;
+
+void src_set_program(const char *path)
+{
+	free(src_prog_dir);
+	src_prog_dir = path[0] == '/' ? xstrdup(path) : NULL;
+	char *slash = src_prog_dir ? strrchr(src_prog_dir, '/') : NULL;
+	if (slash)
+		*slash = 0;
+}
+
+static FILE *src_open_near_program(const char *path)
+{
+	if (!src_prog_dir || path[0] == '/')
+		return NULL;
+	char *dir = xstrdup(src_prog_dir);
+	FILE *fp = NULL;
+	for (int up = 0; up < 4 && !fp && *dir; up++) {
+		char *p = xasprintf("%s/%s", dir, path);
+		fp = fopen(p, "r");
+		free(p);
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = 0;
+	}
+	free(dir);
+	return fp;
+}
+
 static void src_load(struct src_file *f)
 {
 	FILE *fp = fopen(f->path, "r");
+	int err = errno;
+	if (!fp)
+		fp = src_open_near_program(f->path);
 	if (!fp) {
+		errno = err;
 		f->err = errno;
 		return;
 	}

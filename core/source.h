@@ -10,6 +10,9 @@
 const char *src_line(const char *path, int n, const char **why);
 /* Number of lines of the file; -1 if it cannot be read. */
 int src_count(const char *path);
+/* The program being debugged (absolute path): relative source paths not
+ * found from the current directory are looked for near it. */
+void src_set_program(const char *path);
 /* Forget cached files (they may have changed on disk). */
 void src_flush(void);
 

@@ -58,6 +58,49 @@ expect "step mode prompts" 'space or Enter: run, b: back, q: stop'
 OUT=$(printf '\nb\nq\n' | timeout 60 ./qzdb --replay $S/rec.qzs --step 2>&1)
 expect "back without a checkpoint says so" 'Cannot go back|back one step'
 
+# b in --step goes back with hidden checkpoints: the session's own
+# checkpoint keeps its number, the command re-run prints the same, and
+# nothing of the going back shows in the listing or the transcript.
+qz --record-session $S/ck.qzs -ex 'break find_entry' -ex run -ex checkpoint -ex next -ex next \
+	-ex 'print i' -ex 'rollback 1' -ex 'print key' -ex 'info checkpoints' \
+	-ex "save session $S/ck-step.qzs" $BIN
+rm -f $S/ck-step.qzs
+OUT=$(printf '\n\n\n\n\nb\n\n\n\n\n\n\n' | timeout 60 ./qzdb --replay $S/ck.qzs --step 2>&1)
+expect "step back: says so" '^\[back one step\]$'
+expect "step back: the session's checkpoint keeps number 1" '^Checkpoint 1 at bug_nullp\.c:18 '
+N=$(printf '%s\n' "$OUT" | grep -Ec '^20[[:space:]]+return &table\[i\];$')
+[ "$N" = 2 ] && pass "step back: the re-run next prints the same line" ||
+	fail "step back: the re-run next prints the same line" "seen $N times"
+expect "step back: rollback 1 is the session's checkpoint" '^\$2 = 0x[0-9a-f]+ "alpha"$'
+expect "step back: info checkpoints marks the session's as current" '^\* 1 '
+expect_not "step back: no hidden checkpoint listed" '^[ *] (-|[2-9])'
+OUT=$(cat $S/ck-step.qzs 2>&1)
+expect "step back: save session in the replay wrote the file" '^\(qzdb\) info checkpoints$'
+expect_not "step back: no quiet checkpoint or rollback in the transcript" '^\(qzdb\) (rollback [^1]|checkpoint .)'
+N=$(grep -c '^(qzdb) checkpoint$' $S/ck-step.qzs)
+[ "$N" = 1 ] && pass "step back: only the session's own checkpoint in the transcript" ||
+	fail "step back: only the session's own checkpoint in the transcript" "$N checkpoint commands"
+OUT=$(printf '\n\n\nb\n\n\n\n\n\n\n\n\n\n' | timeout 60 ./qzdb --replay $S/ck.qzs --step 2>&1)
+N=$(printf '%s\n' "$OUT" | grep -c '^Checkpoint 1 at bug_nullp\.c:18 ')
+[ "$N" = 2 ] && pass "step back over checkpoint: it gets number 1 again" ||
+	fail "step back over checkpoint: it gets number 1 again" "Checkpoint 1 seen $N times"
+expect_not "step back over checkpoint: no checkpoint 2" '^Checkpoint 2'
+expect "step back over checkpoint: rollback 1 still works" '^\$2 = 0x[0-9a-f]+ "alpha"$'
+
+# --check ignores what depends on where qzdb runs (the checkpoint's page
+# count, the warning about inherited terminals and pipes) but not the rest.
+cp examples/nullp.qzs $S/norm.qzs 2>/dev/null && sh examples/build.sh && {
+	sed -i 's/^#@ program build\//#@ program ..\/..\/..\/examples\/build\//' $S/norm.qzs
+	sed -i 's/^\(Checkpoint 1 at nullp.c:29\) (.*)$/\1 (99 pages, 396 KiB)/' $S/norm.qzs
+	sed -i '/^Checkpoint 1 at nullp.c:29/a warning: a rollback does not undo: output already written to a terminal or pipe (fd 7) stays written.' $S/norm.qzs
+	OUT=$(timeout 120 ./qzdb --replay $S/norm.qzs --check 2>&1); RC=$?
+	expect_rc "check ignores page counts and the fd warning" 0
+	sed 's/^Checkpoint 1 at nullp.c:29/Checkpoint 2 at nullp.c:29/' $S/norm.qzs > $S/norm2.qzs
+	OUT=$(timeout 120 ./qzdb --replay $S/norm2.qzs --check 2>&1); RC=$?
+	expect_rc "check still catches a changed checkpoint number" 1
+	expect "check names the checkpoint line" 'the output of `checkpoint` differs'
+}
+
 # Malformed files: a clear error naming the line, nothing run.
 bad() {
 	printf "$2" > $S/bad.qzs
@@ -93,6 +136,15 @@ expect "replay refuses an absolute output redirection" 'may only write files und
 expect "replay refuses save outside" 'may only write files under the current directory, not "\.\./qzdb-evil\.qzs"'
 expect "replay refuses shell" 'a session file may not run `shell touch'
 expect_rc "refused command fails the replay" 1
+# Under the current directory by name but outside through a link.
+rm -rf /tmp/qzdb-evil-dir $S/out-link; mkdir -p /tmp/qzdb-evil-dir; ln -s /tmp/qzdb-evil-dir $S/out-link
+head -5 $S/rec.qzs > $S/evil2.qzs
+printf '(qzdb) save session %s/out-link/x.qzs\n(qzdb) break main\n(qzdb) run\n(qzdb) maint dump-state /tmp/qzdb-evil-dir/y\n#@ end\n' $S >> $S/evil2.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/evil2.qzs 2>&1); RC=$?
+expect "replay refuses a save through a link out of the directory" 'may only write files under the current directory, not ".*out-link/x\.qzs"'
+expect "replay refuses maint dump-state outside" 'may only write files under the current directory, not "/tmp/qzdb-evil-dir/y"'
+[ -z "$(ls -A /tmp/qzdb-evil-dir)" ] && pass "nothing written through the link" || fail "nothing written through the link" "$(ls /tmp/qzdb-evil-dir)"
+rm -rf /tmp/qzdb-evil-dir $S/out-link
 if [ -e /tmp/qzdb-evil-out ] || [ -e /tmp/qzdb-evil.qzs ] || [ -e /tmp/qzdb-evil-shell ] || [ -e ../qzdb-evil.qzs ]; then
 	fail "nothing written outside" "a file was created"
 else

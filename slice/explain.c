@@ -1,0 +1,544 @@
+/* explain: plain-words accounts, for students, of why the program last
+ * stopped, of what a slice says (the chain from its criterion back to its
+ * roots) and of one statement instance's dependence edges. Everything is
+ * read from the stop (siginfo, frames) and the slice module's data; no
+ * state of its own. */
+#include "explain.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dinfo.h"
+#include "frame.h"
+#include "image.h"
+#include "proc.h"
+#include "session.h"
+#include "signals.h"
+#include "slice.h"
+#include "source.h"
+
+/* How many statement instances `explain slice` walks before it stops
+ * (a long slice is read with info slice and explain ID FILE:LINE). */
+#define EX_WALK_MAX 12
+
+/* ---- the last stop ---- */
+
+/* What signal sig means, in a sentence or two. addr: the faulting
+ * address, pc: where the program was. */
+static void ex_sig_meaning(struct sbuf *b, int sig, int code, uint64_t addr, uint64_t pc)
+{
+	if (sig == SIGSEGV && code == SI_KERNEL)
+		sbuf_add(b, "It used an address the processor refuses outright (a \"non-canonical\" "
+			 "address, far outside all memory): a pointer made of garbage bytes, such as "
+			 "text copied over it.\n");
+	else if (sig == SIGSEGV && addr < 4096)
+		sbuf_printf(b, "It used the address 0x%llx, which is NULL%s: nothing lives there, "
+			    "so the program may not read or write it. A pointer that should point "
+			    "to something was NULL.\n", (unsigned long long)addr,
+			    addr ? " plus a small offset (a field reached through a NULL pointer)" : "");
+	else if (sig == SIGSEGV && addr == pc)
+		sbuf_printf(b, "It tried to run code at 0x%llx, where there is none: a return "
+			    "address on the stack was overwritten (a stack buffer overflow) or a "
+			    "function pointer holds garbage.\n", (unsigned long long)addr);
+	else if (sig == SIGSEGV)
+		sbuf_printf(b, "It used the address 0x%llx, which is not memory the program may use "
+			    "(never allocated, already freed, or past the end of a buffer).\n",
+			    (unsigned long long)addr);
+	else if (sig == SIGABRT)
+		sbuf_add(b, "The program stopped itself by calling abort(). The C library does this "
+			 "when it finds its heap bookkeeping broken (a double free, or a write past "
+			 "the end of a malloc'd block); assert() does it when a check fails.\n");
+	else if (sig == SIGFPE)
+		sbuf_add(b, "An arithmetic error: most often an integer division by zero.\n");
+	else if (sig == SIGBUS)
+		sbuf_add(b, "It used an address that exists but cannot be accessed that way "
+			 "(past the end of a mapped file, or misaligned).\n");
+	else if (sig == SIGILL)
+		sbuf_add(b, "The processor met bytes that are not a valid instruction: the program "
+			 "jumped into data, or reached a deliberate trap.\n");
+	else if (sig == SIGINT)
+		sbuf_add(b, "You interrupted it (Control-C).\n");
+}
+
+/* "FUNC at FILE:LINE" then the statement's text on its own line. */
+static void ex_where(struct qz *q, struct sbuf *b, const struct frame *f)
+{
+	sbuf_printf(b, "%s (%s:%d)", f->func ? f->func->name : f->sym ? f->sym : "??",
+		    str_basename(frame_file_name(q, f->file)), f->line);
+	const char *text = src_line(f->file, f->line, NULL);
+	if (text)
+		sbuf_printf(b, ", the statement\n    %s\n", str_skip_space(text));
+	else
+		sbuf_add(b, ".\n");
+}
+
+/* The innermost frame in the program's own code with line information. */
+static const struct frame *ex_user_frame(struct qz *q, int *level)
+{
+	for (int i = 0; i < 64; i++) {
+		const struct frame *f = frame_get(q, i);
+		if (!f)
+			return NULL;
+		if (f->mod == &q->exe && f->file && f->line > 0) {
+			*level = i;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+static void ex_location(struct qz *q, struct sbuf *b, const char *verb)
+{
+	int level = 0;
+	const struct frame *u = ex_user_frame(q, &level);
+	if (!u) {
+		sbuf_printf(b, "It %s at 0x%llx, in code without debugging information.\n", verb,
+			    (unsigned long long)proc_pc(q->proc));
+		return;
+	}
+	if (level == 0) {
+		sbuf_printf(b, "It %s in ", verb);
+		ex_where(q, b, u);
+		return;
+	}
+	const struct frame *callee = frame_get(q, level - 1);
+	const char *lib = callee && callee->mod && callee->mod->path ?
+		str_basename(callee->mod->path) : "a library";
+	sbuf_printf(b, "It %s inside %s, a function of %s (library code, not yours), which your "
+		    "program called from ", verb, callee && callee->sym ? callee->sym :
+		    callee && callee->func ? callee->func->name : "??", lib);
+	ex_where(q, b, u);
+	sbuf_add(b, "The cause is in your code: the arguments it passed there, or, for malloc "
+		 "and free, memory your code damaged earlier that the library only noticed now.\n");
+}
+
+/* At a closing brace the function returns through the address saved on
+ * its stack: a crash there means that address was overwritten. */
+static void ex_return_hint(struct qz *q, struct sbuf *b)
+{
+	const struct frame *f = frame_get(q, 0);
+	const char *text = f && f->file ? src_line(f->file, f->line, NULL) : NULL;
+	if (text && strcmp(str_skip_space(text), "}") == 0)
+		sbuf_add(b, "At a closing brace the function returns, through an address saved on the "
+			 "stack next to its local variables: that address was overwritten, typically "
+			 "by a local array written past its end.\n");
+}
+
+static int ex_gone(struct qz *q)
+{
+	if (q->stop == QZ_STOP_EXITED)
+		return qz_printf(q, "The program ran to its end and exited with code %d: "
+				 "nothing went wrong that the system noticed.\n", q->last_exit_code), 0;
+	if (q->stop == QZ_STOP_KILLED && q->term_sig) {
+		struct sbuf b = {0};
+		sbuf_printf(&b, "The program was ended by signal %s (%s).\n", sig_name(q->term_sig),
+			    sig_desc(q->term_sig));
+		ex_sig_meaning(&b, q->term_sig, 0, 1 << 20, 0);
+		qz_puts(q, b.s);
+		sbuf_free(&b);
+		return 0;
+	}
+	return qz_error(q, "The program is not being run: there is no stop to explain.");
+}
+
+static int ex_stop(struct qz *q)
+{
+	if (!qz_running(q))
+		return ex_gone(q);
+	struct sbuf b = {0};
+	siginfo_t si = {0};
+	switch (q->stop) {
+	case QZ_STOP_SIGNAL:
+		if (proc_siginfo(q->proc, &si) < 0)
+			si.si_signo = q->stop_sig;
+		sbuf_printf(&b, "The program received signal %s (%s).\n", sig_name(si.si_signo),
+			    sig_desc(si.si_signo));
+		ex_sig_meaning(&b, si.si_signo, si.si_code, (uint64_t)(uintptr_t)si.si_addr,
+			       proc_pc(q->proc));
+		ex_location(q, &b, "was running");
+		if (si.si_signo == SIGSEGV)
+			ex_return_hint(q, &b);
+		break;
+	case QZ_STOP_BREAKPOINT:
+		sbuf_add(&b, "The program reached a breakpoint you set; the statement there has not run yet.\n");
+		ex_location(q, &b, "stopped");
+		break;
+	case QZ_STOP_STEP:
+	case QZ_STOP_LOCATION:
+		sbuf_add(&b, "The program stopped where a step or finish command (or until, advance) "
+			 "ended; the statement shown has not run yet.\n");
+		ex_location(q, &b, "stopped");
+		break;
+	default:
+		sbuf_add(&b, "The program is stopped but has not been run further yet.\n");
+		ex_location(q, &b, "is");
+	}
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	return 0;
+}
+
+/* ---- statement instances of the recording ---- */
+
+/* The record number where instance inst begins, -1 if none. */
+static int64_t ex_first_rec(const struct trace *t, int32_t inst)
+{
+	for (size_t k = 0; k < t->nsegs; k++)
+		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
+			return t->segs[k].at;
+	return -1;
+}
+
+/* The decoded instruction of record i. */
+static const struct trace_insn *ex_rec_insn(const struct trace *t, uint64_t i)
+{
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	size_t n = trace_block(t, (size_t)(i / TRACE_BLK), recs);
+	const struct trace_insn *ti = NULL;
+	if (i % TRACE_BLK < n && recs[i % TRACE_BLK].id < t->ninsns)
+		ti = &t->insns[recs[i % TRACE_BLK].id];
+	free(recs);
+	return ti;
+}
+
+/* The function instance inst ran in, or NULL. */
+static const char *ex_func(struct qz *q, int32_t inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	int64_t i = ex_first_rec(t, inst);
+	const struct trace_insn *ti = i < 0 ? NULL : ex_rec_insn(t, (uint64_t)i);
+	if (!ti || !q->exe.di || ti->pc < q->exe.lo || ti->pc >= q->exe.hi)
+		return NULL;
+	const struct di_func *f = di_func_at(q->exe.di, ti->pc - q->exe.bias);
+	return f ? f->name : NULL;
+}
+
+static const char *ex_text(struct qz *q, int32_t inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	const struct trace_stmt *st = &t->stmts[t->insts[inst].stmt];
+	const char *text = st->file ? src_line(st->file, st->line, NULL) : NULL;
+	return text ? str_skip_space(text) : NULL;
+}
+
+/* Was the condition that the control edge from -> to stands for true (1)
+ * or false (0)? -1: cannot tell. The branch is the conditional jump the
+ * recorder found as from's control parent; gcc lays out a condition so
+ * that a forward jump skips the guarded code (taken: false) and a
+ * backward jump, a loop's test at its bottom, repeats it (taken: true).
+ * Only an if/for/while line is read this way (a switch's jumps are not). */
+static int ex_outcome(struct qz *q, int32_t from, int32_t to)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	int64_t i = ex_first_rec(t, from);
+	int64_t p = i < 0 ? -1 : trace_cd_at(t, (uint64_t)i);
+	const char *text = ex_text(q, to);
+	if (p < 0 || (uint64_t)p + 1 >= t->n || trace_inst_at(t, (uint64_t)p) != to || !text ||
+	    strstr(text, "switch") || strstr(text, "case") ||
+	    !(strstr(text, "if") || strstr(text, "for") || strstr(text, "while")))
+		return -1;
+	const struct trace_insn *br = ex_rec_insn(t, (uint64_t)p);
+	const struct trace_insn *next = ex_rec_insn(t, (uint64_t)p + 1);
+	if (!br || !next || br->in.kind != INSN_JCC)
+		return -1;
+	bool taken = next->pc == br->in.target;
+	return br->in.target <= br->pc ? taken : !taken;
+}
+
+/* ---- edges in sentences ---- */
+
+static const struct slice_edge *ex_control_of(const struct slice *s, int32_t inst)
+{
+	for (size_t i = 0; i < s->nedges; i++)
+		if (s->edges[i].from == inst && s->edges[i].kind == SLICE_CONTROL)
+			return &s->edges[i];
+	return NULL;
+}
+
+/* "ran only because the condition at X was false" */
+static void ex_because(struct qz *q, struct sbuf *b, const struct slice_edge *e)
+{
+	char nb[300];
+	int o = ex_outcome(q, e->from, e->to);
+	slice_inst_name(q, e->to, nb, sizeof nb);
+	if (o >= 0)
+		sbuf_printf(b, "ran only because the condition at %s was %s", nb, o ? "true" : "false");
+	else
+		sbuf_printf(b, "ran only because of how the test at %s came out", nb);
+}
+
+static bool ex_is_arg_reg(uint8_t r)
+{
+	return r == 7 || r == 6 || r == 2 || r == 1 || r == 8 || r == 9;   /* rdi..r9 */
+}
+
+/* The name of the mapping holding addr in the program's memory map:
+ * "[stack]", "[heap]", a file's path, "" for anonymous memory; false if
+ * addr is in none (or the process is gone). */
+static bool ex_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
+{
+	char path[64], line[600];
+	bool found = false;
+	if (!q->proc)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
+	FILE *f = fopen(path, "r");
+	unsigned long long lo, hi;
+	int off = 0;
+	while (f && !found && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || !off ||
+		    addr < lo || addr >= hi)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(name, len, "%s", line + off);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A data edge through memory no variable names. Stack addresses depend on
+ * the environment and a library's on its version, so only a heap address
+ * is shown (it matches the pointers print shows). */
+static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *to)
+{
+	char m[512] = "";
+	bool known = ex_mapping(q, addr, m, sizeof m);
+	if (known && !strcmp(m, "[stack]"))
+		sbuf_printf(b, "uses a local variable on the stack (an array element, or one "
+			    "reached through a pointer), which was written at %s", to);
+	else if (known && m[0] != '[' && (!q->prog || strcmp(m, q->prog)))
+		sbuf_printf(b, "uses memory that belongs to %s (not to your variables), which "
+			    "was written at %s", m[0] ? str_basename(m) : "the C library's own data",
+			    to);
+	else
+		sbuf_printf(b, "uses the memory at 0x%llx (reached through a pointer: no variable "
+			    "names it), which was written at %s", (unsigned long long)addr, to);
+}
+
+/* One data edge: "uses entry, whose value was returned by f at X" */
+/* The call whose returned value instance inst stored, if it stored one:
+ * its data edge through rax into another function. */
+static const struct slice_edge *ex_returned(struct qz *q, const struct slice *s, int32_t inst)
+{
+	const char *f = ex_func(q, inst);
+	for (size_t i = 0; f && i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		const char *g = e->from == inst && e->kind == SLICE_DATA && e->reg == 0 ?
+			ex_func(q, e->to) : NULL;
+		if (g && strcmp(f, g) != 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Returns the instance a following "which ran only because" is about. */
+static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
+		       const struct slice_edge *e)
+{
+	char to[300], lb[128];
+	slice_inst_name(q, e->to, to, sizeof to);
+	slice_edge_label(q, e, lb, sizeof lb);
+	const char *ff = ex_func(q, e->from), *tf = ex_func(q, e->to);
+	bool other = ff && tf && strcmp(ff, tf) != 0;
+	const struct slice_edge *r;
+	if (e->reg == 0 && other)
+		sbuf_printf(b, "uses the value returned by %s at %s", tf, to);
+	else if (e->reg != 0xff && other && ex_is_arg_reg(e->reg))
+		sbuf_printf(b, "uses an argument that %s passed to %s at %s", tf, ff, to);
+	else if (e->reg != 0xff)
+		sbuf_printf(b, "uses a value computed at %s (it travelled in the processor "
+			    "register %s, not in a variable)", to, lb + 1);
+	else if (lb[0] == '0' && lb[1] == 'x')
+		ex_memory(q, b, e->addr, to);
+	else if ((r = ex_returned(q, s, e->to))) {
+		char at[300];
+		sbuf_printf(b, "uses %s (set at %s), whose value was returned by %s at %s",
+			    lb, to, ex_func(q, r->to), slice_inst_name(q, r->to, at, sizeof at));
+		return r->to;
+	} else
+		sbuf_printf(b, "uses %s, whose value was set at %s", lb, to);
+	return e->to;
+}
+
+/* Every dependence of inst in s, a sentence each. */
+static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t inst)
+{
+	char nb[300];
+	const char *text = ex_text(q, inst);
+	slice_inst_name(q, inst, nb, sizeof nb);
+	sbuf_printf(b, "%s", nb);
+	if (text)
+		sbuf_printf(b, " (%s)", text);
+	bool any = false;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		if (e->from != inst || e->kind != SLICE_DATA)
+			continue;
+		sbuf_add(b, any ? ";\n    it also " : "\n    ");
+		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, e));
+		if (c) {
+			sbuf_add(b, ", which ");
+			ex_because(q, b, c);
+		}
+		any = true;
+	}
+	const struct slice_edge *c = ex_control_of(s, inst);
+	if (c) {
+		sbuf_add(b, any ? ".\n    It " : "\n    ");
+		ex_because(q, b, c);
+		any = true;
+	}
+	sbuf_add(b, any ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
+}
+
+/* ---- explain slice ID and explain ID FILE:LINE[#N] ---- */
+
+static struct slice *ex_slice_arg(struct qz *q, const char **a)
+{
+	const char *s = str_skip_space(*a);
+	char *end;
+	long id = strtol(s, &end, 10);
+	if (end == s || (*end && *end != ' ' && *end != '\t'))
+		return qz_error(q, "Expected a slice number, not \"%s\".", s), NULL;
+	struct slice *sl = slice_find(q, (int)id);
+	if (!sl)
+		return qz_error(q, "No slice number %ld (\"info slices\" lists them).", id), NULL;
+	const struct trace *t = &slice_rec(q)->tr;
+	bool stale = sl->crit >= (int32_t)t->ninsts || ex_first_rec(t, sl->crit) < 0;
+	for (size_t i = 0; i < sl->nmembers && !stale; i++)
+		stale = sl->members[i] >= (int32_t)t->ninsts;
+	if (stale)
+		return qz_error(q, "Slice %ld was computed on a recording that has since been cut "
+				"back (a rollback) or replaced: record again and compute a new slice.",
+				id), NULL;
+	*a = str_skip_space(end);
+	return sl;
+}
+
+/* The members with no dependence of their own: where the chain begins. */
+static void ex_roots(struct qz *q, struct sbuf *b, const struct slice *s)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	uint8_t *out = xcalloc(t->ninsts + 1, 1);
+	char nb[300];
+	for (size_t i = 0; i < s->nedges; i++)
+		out[s->edges[i].from] = 1;
+	sbuf_add(b, "Roots (where the chain begins: they depend on nothing recorded):");
+	size_t nroots = 0;
+	for (size_t i = 0; i < s->nmembers; i++)
+		if (!out[s->members[i]] && nroots++ < EX_WALK_MAX)
+			sbuf_printf(b, " %s", slice_inst_name(q, s->members[i], nb, sizeof nb));
+	sbuf_add(b, nroots > EX_WALK_MAX ? " ...\n" : nroots ? "\n" : " none\n");
+	free(out);
+}
+
+static int ex_slice(struct qz *q, const char *a)
+{
+	struct slice *s = ex_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	if (*a)
+		return qz_error(q, "Usage: explain slice ID");
+	const struct trace *t = &slice_rec(q)->tr;
+	char nb[300];
+	struct sbuf b = {0};
+	sbuf_printf(&b, "Slice %d answers: which statements that ran could have affected %s",
+		    s->id, slice_inst_name(q, s->crit, nb, sizeof nb));
+	if (s->what && *s->what)
+		sbuf_printf(&b, " (criterion: %s)", s->what);
+	sbuf_printf(&b, "? %zu statements (%zu executions of them). \"#N\" means the N-th time "
+		    "a line ran. Read backwards from the criterion:\n", s->nstmts, s->nmembers);
+	int32_t *queue = xmalloc((s->nmembers + 1) * sizeof *queue);
+	uint8_t *seen = xcalloc(t->ninsts + 1, 1);
+	size_t head = 0, tail = 0;
+	queue[tail++] = s->crit;
+	seen[s->crit] = 1;
+	while (head < tail && head < EX_WALK_MAX) {
+		int32_t inst = queue[head++];
+		sbuf_printf(&b, "%zu. ", head);
+		ex_inst(q, &b, s, inst);
+		for (size_t i = 0; i < s->nedges; i++)
+			if (s->edges[i].from == inst && !seen[s->edges[i].to] && tail < s->nmembers) {
+				seen[s->edges[i].to] = 1;
+				queue[tail++] = s->edges[i].to;
+			}
+	}
+	if (s->nmembers > head)
+		sbuf_printf(&b, "... and %zu more (\"info slice %d\" lists them, \"explain %d "
+			    "FILE:LINE#N\" explains one).\n", s->nmembers - head, s->id, s->id);
+	ex_roots(q, &b, s);
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	free(seen);
+	free(queue);
+	return 0;
+}
+
+/* The member of s at FILE:LINE[#N] (no #N: its latest instance in s). */
+static int ex_member(struct qz *q, const struct slice *s, const char *spec, int32_t *inst)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	char *file = xstrdup(spec), *colon = strrchr(file, ':'), *hash = strchr(file, '#');
+	int64_t line = 0, n = 0;
+	bool ok = colon && (!hash || hash > colon);
+	if (ok && hash) {
+		*hash = 0;
+		ok = str_to_i64(hash + 1, &n) && n > 0;
+	}
+	if (ok) {
+		*colon = 0;
+		ok = *file && str_to_i64(colon + 1, &line) && line > 0;
+	}
+	*inst = -1;
+	for (size_t i = 0; ok && i < s->nmembers; i++) {
+		const struct trace_inst *ti = &t->insts[s->members[i]];
+		const struct trace_stmt *st = &t->stmts[ti->stmt];
+		if (st->line != line || !st->file || strcmp(str_basename(st->file), str_basename(file)))
+			continue;
+		if (n ? ti->n == (uint64_t)n : *inst < 0 || ti->n > t->insts[*inst].n)
+			*inst = s->members[i];
+	}
+	free(file);
+	if (!ok)
+		return qz_error(q, "Expected FILE:LINE or FILE:LINE#N, not \"%s\".", spec);
+	if (*inst < 0)
+		return qz_error(q, "%s is not in slice %d (\"info slice %d\" lists its statements).",
+				spec, s->id, s->id);
+	return 0;
+}
+
+static int ex_edges(struct qz *q, const char *a)
+{
+	struct slice *s = ex_slice_arg(q, &a);
+	if (!s)
+		return -1;
+	if (!*a)
+		return qz_error(q, "Usage: explain ID FILE:LINE[#N]");
+	int32_t inst;
+	char *spec = str_trim(a);
+	int rc = ex_member(q, s, spec, &inst);
+	free(spec);
+	if (rc < 0)
+		return -1;
+	struct sbuf b = {0};
+	ex_inst(q, &b, s, inst);
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	return 0;
+}
+
+int cmd_explain(struct qz *q, const char *a)
+{
+	const char *p = str_skip_space(a ? a : "");
+	if (!*p)
+		return ex_stop(q);
+	if (str_starts(p, "slice") && (p[5] == 0 || p[5] == ' ' || p[5] == '\t'))
+		return ex_slice(q, p + 5);
+	if (*p >= '0' && *p <= '9')
+		return ex_edges(q, p);
+	return qz_error(q, "Usage: explain | explain slice ID | explain ID FILE:LINE[#N]");
+}
