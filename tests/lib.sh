@@ -75,16 +75,26 @@ expect_rc() {
 }
 
 # no_leftover NAME BIN: no process of that binary is alive.
+# ours NAME: pids of processes called NAME started from this checkout (their
+# working directory is ours), so that other checkouts' test runs on the same
+# machine are neither counted nor killed.
+ours() {
+	for _p in $(pgrep -x "$1" 2>/dev/null); do
+		[ "$(readlink /proc/$_p/cwd 2>/dev/null)" = "$(pwd -P)" ] && echo "$_p"
+	done
+}
+
 no_leftover() {
 	_comm=$(basename "$2" | cut -c1-15)
 	_i=0   # a killed process may take a moment to be reaped
-	while [ $_i -lt 20 ] && pgrep -x "$_comm" >/dev/null 2>&1; do
+	while [ $_i -lt 20 ] && [ -n "$(ours "$_comm")" ]; do
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	if pgrep -x "$_comm" >/dev/null 2>&1; then
+	_left=$(ours "$_comm")
+	if [ -n "$_left" ]; then
 		fail "$1" "process of $2 still alive"
-		pkill -9 -x "$_comm"
+		kill -9 $_left 2>/dev/null
 	else
 		pass "$1"
 	fi

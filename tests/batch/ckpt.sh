@@ -97,7 +97,7 @@ no_leftover "no leftover after crash workflow" $NULLP
 
 # A debuggee killed from outside between checkpoint and rollback.
 out=$( (echo 'break mark'; echo run; echo checkpoint; sleep 1;
-	pkill -9 -x ckpt_prop-O0; sleep 0.3; echo 'rollback 1'; echo 'rollback 1'; echo quit) |
+	kill -9 $(ours ckpt_prop-O0); sleep 0.3; echo 'rollback 1'; echo 'rollback 1'; echo quit) |
 	timeout 60 $QZDB $BIN 2>&1)
 OUT=$out
 expect "killed from outside reported" 'Program terminated with signal SIGKILL, Killed\.'

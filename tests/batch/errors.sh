@@ -73,7 +73,7 @@ info breakpoints
 run 1
 continue
 CMDS
-( sleep 1.5; pkill -KILL -x spin-O0 ) &
+( sleep 1.5; kill -KILL $(ours spin-O0) ) &
 qz -x $B/kill.cmds $B/spin-O0
 wait
 expect "killed from outside" '^Program terminated with signal SIGKILL, Killed\.$'
