@@ -8,5 +8,7 @@ struct qz;
 
 /* Register the module with the session (once, after qz_new). */
 void ckpt_init(struct qz *q);
+/* Live checkpoints (for a status line). */
+int ckpt_count(struct qz *q);
 
 #endif
