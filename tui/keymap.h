@@ -48,8 +48,8 @@ enum tui_key {
 	X(FORWARD, "forward", "go forward again after back") \
 	X(NEXT_MEMBER, "next-member", "next line of the current slice in this file") \
 	X(PREV_MEMBER, "prev-member", "previous line of the current slice in this file") \
-	X(SWITCH_LINE, "switch-line", "switch the cursor line [all|once|N] (default: its slice instance; again: delete)") \
-	X(SUPPRESS_LINE, "suppress-line", "suppress the cursor line [all|once|N] (default: its slice instance; again: delete)") \
+	X(SWITCH_LINE, "switch-line", "switch the cursor line's branch [all|once|N] (default once; again: delete)") \
+	X(SUPPRESS_LINE, "suppress-line", "suppress the cursor line [all|once|N] (default once; again: delete)") \
 	X(SLICE_LINE, "slice-line", "slice from the last instance of the cursor line") \
 	X(SBREAK_LINE, "sbreak-line", "sbreak on the cursor line in the current slice") \
 	X(TOGGLE_RECORD, "toggle-record", "turn recording on or off") \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "../alter/alter.h"
 #include "bp.h"
 #include "keymap.h"
 #include "slicev.h"
@@ -93,13 +94,21 @@ static void src_marks(struct src *s, struct tui *t)
 		return;
 	memset(s->marks, 0, (size_t)s->n + 2);
 	memset(s->alter, 0, (size_t)s->n + 2);
-	for (size_t i = 0; i < q->bps.n; i++)
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const char *af;
+		int al;
+		if (alter_bp_line(&q->bps.bps[i], &af, &al)) {
+			if (al >= 1 && al <= s->n && tui_slice_same_file(af, s->path))
+				src_mark_one(s, &q->bps.bps[i], al);
+			continue;
+		}
 		for (size_t j = 0; j < q->bps.bps[i].nlocs; j++) {
 			const struct bp_loc *l = &q->bps.bps[i].locs[j];
 			if (!l->file || l->line < 1 || l->line > s->n || strcmp(l->file, s->path))
 				continue;
 			src_mark_one(s, &q->bps.bps[i], l->line);
 		}
+	}
 	tui_slice_lines(t, s->path, s->n, s->slice);
 }
 
@@ -188,8 +197,9 @@ static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln
 	unsigned text_attr = tui_theme_attr(s->slice[ln] ? TUI_EL_SLICE : TUI_EL_DEFAULT);
 	if (ln == s->cur_line)
 		text_attr = tui_theme_attr(TUI_EL_CURRENT);
-	else if (ln == s->cursor && focus)
-		text_attr = tui_theme_attr(TUI_EL_CURSOR);
+	else if (ln == s->cursor && focus)   /* a member keeps its colour */
+		text_attr = s->slice[ln] ? text_attr | A_BOLD | A_UNDERLINE
+			: tui_theme_attr(TUI_EL_CURSOR);
 	char am[3] = {s->alter[ln] ? (char)s->alter[ln] : ' ',
 		      !s->slice[ln] ? ' ' : s->slice[ln] > 9 ? '+' : (char)('0' + s->slice[ln]), 0};
 	tui_draw_text(w, y, 0, am, 1, tui_theme_attr(TUI_EL_ALTER), false);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../alter/alter.h"
 #include "../ckpt/ckpt.h"
 #include "../slice/slice.h"
 #include "bp.h"
@@ -161,45 +162,27 @@ int tui_slicev_run(struct tui *t, const char *fmt, ...)
 /* The switch or suppression of this kind at file:line, or NULL. */
 static struct bp *sv_alter_at(struct qz *q, enum bp_kind kind, const char *file, int line)
 {
-	for (size_t i = 0; i < q->bps.n; i++)
-		for (size_t j = 0; j < q->bps.bps[i].nlocs; j++) {
-			const struct bp_loc *l = &q->bps.bps[i].locs[j];
-			if (q->bps.bps[i].kind == kind && l->file && l->line == line &&
-			    !strcmp(l->file, file))
-				return &q->bps.bps[i];
-		}
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const char *f;
+		int l;
+		if (q->bps.bps[i].kind == kind && alter_bp_line(&q->bps.bps[i], &f, &l) &&
+		    l == line && tui_slice_same_file(f, file))
+			return &q->bps.bps[i];
+	}
 	return NULL;
 }
 
-/* The latest instance of file:line among the current slice's members
- * (the one that led to the criterion), or 0. */
-static unsigned sv_member_inst(struct tui *t, const char *file, int line)
-{
-	const struct slice *s = tui_slice_current(t);
-	unsigned best = 0, n;
-	const char *f;
-	int l;
-	for (size_t i = 0; s && i < s->nmembers; i++)
-		if (tui_slice_place(t, s->members[i], &f, &l, &n) && l == line &&
-		    tui_slice_same_file(f, file) && n > best)
-			best = n;
-	return best;
-}
-
-/* switch or suppress the cursor line: the instance given (all, once, N),
- * else the slice's instance of it, else the next one; again deletes it. */
+/* switch or suppress the cursor line: the instances given (all, once,
+ * N), else the next one; again without them deletes it. */
 static int sv_alter(struct tui *t, enum bp_kind kind, const char *file, int line,
 		    const char *arg)
 {
 	const char *verb = kind == BP_KIND_SWITCH ? "switch" : "suppress";
 	struct bp *b = sv_alter_at(t->q, kind, file, line);
-	unsigned n = sv_member_inst(t, file, line);
 	if (b && !*arg)
 		return tui_slicev_run(t, "delete %d", b->num);
 	if (*arg)
 		return tui_slicev_run(t, "%s %s:%d %s", verb, file, line, arg);
-	if (n)
-		return tui_slicev_run(t, "%s %s:%d %u", verb, file, line, n);
 	return tui_slicev_run(t, "%s %s:%d", verb, file, line);
 }
 
