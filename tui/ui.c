@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "keymap.h"
+#include "replay.h"
 #include "runner.h"
 #include "slicev.h"
 #include "session.h"
@@ -740,7 +741,7 @@ void tui_teardown(struct tui *t)
 	t->q->ui = NULL;
 }
 
-int tui_main(struct qz *q, const struct tui_opts *o)
+int tui_main(struct qz *q, struct tui_opts *o)
 {
 	struct tui t;
 	struct qz_sink old = q->sink;
@@ -756,6 +757,8 @@ int tui_main(struct qz *q, const struct tui_opts *o)
 	tui_le_history_load(&t.le);
 	tui_layout(&t);
 	ui_read_rc(&t);
+	if (o->replay)
+		o->replay_rc = tui_replay(&t, o->replay, o->step);
 	if (!ui_run_opts(&t, o)) {
 		tui_refresh(&t);
 		tui_layout(&t);
