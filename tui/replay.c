@@ -103,7 +103,11 @@ int tui_replay(struct tui *t, const struct qzs_file *f, bool step)
 	tui_refresh(t);
 	char last[sizeof t->caption], head[64];
 	snprintf(last, sizeof last, "%s", t->caption);   /* the last caption stays */
-	snprintf(head, sizeof head, "replay %s (%zu commands)", rc ? "stopped" : "done", r.ncmds);
+	if (*last)   /* the caption matters more than the count */
+		snprintf(head, sizeof head, "replay %s", rc ? "stopped" : "done");
+	else
+		snprintf(head, sizeof head, "replay %s (%zu commands)", rc ? "stopped" : "done",
+			 r.ncmds);
 	snprintf(t->caption, sizeof t->caption, "%s%s%.*s", head, *last ? ": " : "",
 		 (int)(sizeof t->caption - sizeof head - 3), last);
 	return rc;

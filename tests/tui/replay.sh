@@ -22,7 +22,7 @@ see "replay commands in the pane" '^\(qzdb\) finish'
 see "replay output in the pane" 'Value returned is \$1 = \(struct entry \*\)'
 see "replay source follows the stop" '^  B> +18 +for \(int i = 0; i < 3; i\+\+\)|^   > +2[89] '
 see "replay caption in status" 'Back in main with the entry'
-see "replay done" 'replay done \(5 commands\)'
+see "replay done" 'replay done: Back in main'
 type_cmd 'quit'
 see "replay quit" '^QZDB-EXITED 0'
 no_leftover "replay no process left" "$BIN"
