@@ -74,6 +74,31 @@ type_cmd 'tui follow-edge 9'
 see "two bad edge number" 'No edge 9 here'
 type_cmd 'tui slice-select 7'
 see "two bad slice" 'No slice number 7'
+type_cmd 'tui forward'
+see "two forward to the root cause" 'source: table.c +line 12/16'
+type_cmd 'tui forward'
+see "two end of history" 'Nothing to go forward to\.'
+type_cmd 'tui prune-edge'
+see "two control edge not prunable" 'A control edge has no variable to prune\.'
+type_cmd 'tui sbreak-line'
+see "two sbreak from the cursor" '\(qzdb\) sbreak 1 [^ ]*table\.c:12'
+type_cmd 'tui goto main.c:13'
+see "two goto the crash line" 'deps: slice 1, main.c:13'
+type_cmd 'tui prune-edge'
+see "two prune from the edge" '\(qzdb\) prune 1 p'
+see "two pruned slice" 'Slice 1 from main\.c:13#4: [0-9]+ statements'
+keys F1
+see "two help open" 'qzdb help'
+keys PgDn
+see "two help lists deps keys" 'deps:'
+i=0
+while [ $i -lt 30 ] && ! screen | grep -q 'follow-edge +follow the selected'; do
+	keys PgDn; sleep 0.1; i=$((i + 1))
+done
+see "two help lists follow-edge" 'follow-edge +follow the selected'
+keys Escape
+type_cmd 'tui'
+see "two tui lists actions" 'tui prune-edge +prune the variable'
 type_cmd 'quit'
 see "two quit" '^QZDB-EXITED 0'
 no_leftover "two no process left" "$BIN"
