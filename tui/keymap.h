@@ -48,14 +48,14 @@ enum tui_key {
 	X(FORWARD, "forward", "go forward again after back") \
 	X(NEXT_MEMBER, "next-member", "next line of the current slice in this file") \
 	X(PREV_MEMBER, "prev-member", "previous line of the current slice in this file") \
-	X(SWITCH_LINE, "switch-line", "switch the cursor line's branch [all|once|N] (default once; again: delete)") \
-	X(SUPPRESS_LINE, "suppress-line", "suppress the cursor line [all|once|N] (default once; again: delete)") \
+	X(SWITCH_LINE, "switch-line", "switch the cursor line [all|once|N] (once; again: delete)") \
+	X(SUPPRESS_LINE, "suppress-line", "suppress the cursor line [all|once|N] (once; again: delete)") \
 	X(SLICE_LINE, "slice-line", "slice from the last instance of the cursor line") \
 	X(SBREAK_LINE, "sbreak-line", "sbreak on the cursor line in the current slice") \
 	X(TOGGLE_RECORD, "toggle-record", "turn recording on or off") \
 	X(CHECKPOINT, "checkpoint", "take a checkpoint") \
 	X(SLICE_SELECT, "slice-select", "make slice N (or the selected one) the current slice") \
-	X(SELECT, "select", "the selected row: rollback (checkpoints), make current (slices), follow (deps)") \
+	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
 	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice")
 
