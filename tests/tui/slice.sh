@@ -121,6 +121,11 @@ type_cmd 'slice'
 see "nullp deps" '#3 -> bug_nullp.c:29 #3 control'
 highlighted "nullp predicate coloured" '^ 1  +29 +if \(strlen'
 plain "nullp printf plain" '^ +32 +printf'
+type_cmd 'theme mono'
+see "nullp mono theme" 'theme mono'
+if row_of '^ 1  +28 +struct entry' | grep -q '\[[0-9;]*4m'; then pass "nullp mono underlines members"
+else fail "nullp mono underlines members" "$(row_of '^ 1  +28 +struct entry' | cat -v)"; fi
+type_cmd 'theme default'
 keys Escape k
 see "nullp cursor on predicate" 'source: bug_nullp.c +line 29/'
 keys W
