@@ -76,6 +76,7 @@ static const char *const default_bindings[][3] = {
 	{"source", "S", "tui sbreak-line"},
 	{"source", "R", "tui toggle-record"},
 	{"source", "c", "tui checkpoint"},
+	{"source", "I", "tui slice-numbers"},
 	{"source", "Backspace", "tui back"},
 	{"deps", "Backspace", "tui back"},
 	{"generic", "M-Left", "tui back"},

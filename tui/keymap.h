@@ -57,7 +57,8 @@ enum tui_key {
 	X(SLICE_SELECT, "slice-select", "make slice N (or the selected one) the current slice") \
 	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
-	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice")
+	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
+	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends")
 
 enum tui_action {
 #define TUI_ACT_ENUM(id, name, help) TUI_ACT_##id,

@@ -190,6 +190,16 @@ static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, in
 			      tui_theme_attr(TUI_EL_MATCH), false);
 }
 
+/* slice-numbers: the line's member instances, right-aligned. */
+static void src_draw_insts(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
+{
+	char buf[256], txt[260];
+	tui_slice_line_insts(t, s->path, ln, buf, sizeof buf);
+	int n = snprintf(txt, sizeof txt, " %s", buf);
+	if (n < width - SRC_GUTTER - 4)
+		tui_draw_text(w, y, width - n, txt, n, tui_theme_attr(TUI_EL_MARK), false);
+}
+
 static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
 {
 	char gut[16];
@@ -211,6 +221,8 @@ static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln
 	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
 		      ln == s->cur_line || (ln == s->cursor && focus) || s->slice[ln]);
 	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
+	if (t->slice_numbers && s->slice[ln])
+		src_draw_insts(t, s, w, y, ln, width);
 }
 
 static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)

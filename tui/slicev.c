@@ -65,6 +65,35 @@ bool tui_slice_lines(struct tui *t, const char *file, int n, unsigned char *coun
 	return true;
 }
 
+static int sv_cmp_u(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+const char *tui_slice_line_insts(struct tui *t, const char *file, int line, char *buf,
+				 size_t len)
+{
+	const struct slice *s = tui_slice_current(t);
+	unsigned *v = NULL, k;
+	size_t nv = 0, cap = 0, n = 0;
+	const char *f;
+	int l;
+	for (size_t i = 0; s && i < s->nmembers; i++)
+		if (tui_slice_place(t, s->members[i], &f, &l, &k) && l == line &&
+		    tui_slice_same_file(f, file)) {
+			XGROW(v, cap, nv + 1);
+			v[nv++] = k;
+		}
+	if (nv)   /* members come in discovery order, backwards */
+		qsort(v, nv, sizeof *v, sv_cmp_u);
+	buf[0] = 0;
+	for (size_t i = 0; i < nv && n + 12 < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s#%u", n ? "," : "", v[i]);
+	free(v);
+	return buf;
+}
+
 void tui_slicev_refresh(struct tui *t)
 {
 	struct slice_state *st = slice_state(t->q);
@@ -258,6 +287,7 @@ int tui_slicev_action(struct tui *t, int act, const char *arg)
 	case TUI_ACT_TOGGLE_RECORD:
 		return tui_slicev_run(t, "record %s", slice_rec(t->q)->on ? "off" : "on");
 	case TUI_ACT_CHECKPOINT: return tui_slicev_run(t, "checkpoint");
+	case TUI_ACT_SLICE_NUMBERS: t->slice_numbers = !t->slice_numbers; return 0;
 	case TUI_ACT_SLICE_SELECT: return sv_slice_select(t, arg);
 	case TUI_ACT_SELECT: case TUI_ACT_DELETE_ITEM: return sv_pane_action(t, -1, act, arg);
 	case TUI_ACT_FOLLOW_EDGE: case TUI_ACT_PRUNE_EDGE: return sv_pane_action(t, TP_DEPS, act, arg);

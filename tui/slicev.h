@@ -23,6 +23,10 @@ bool tui_slice_lines(struct tui *t, const char *file, int n, unsigned char *coun
 bool tui_slice_place(struct tui *t, int32_t inst, const char **file, int *line, unsigned *n);
 /* Same file? (line tables and frames may spell a path differently) */
 bool tui_slice_same_file(const char *a, const char *b);
+/* "#1,#3": the instance numbers of file:line among the current slice's
+ * members, in buf ("" if none). */
+const char *tui_slice_line_insts(struct tui *t, const char *file, int line, char *buf,
+				 size_t len);
 /* After each command: a new slice becomes current (deps pane shown). */
 void tui_slicev_refresh(struct tui *t);
 /* Show file:line in the source pane, remembered for back/forward. */

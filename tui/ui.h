@@ -109,6 +109,7 @@ struct tui {
 	struct tui_place *hist; /* places followed to, back/forward */
 	size_t nhist, hist_at, hist_cap;
 	char caption[200];      /* a replay's caption, or "" */
+	bool slice_numbers;     /* member instance numbers at the line ends */
 };
 
 /* Line stores. */

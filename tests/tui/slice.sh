@@ -44,7 +44,13 @@ see "two edge to p" '#4 -> main.c:12 #4 data p'
 highlighted "two member row coloured" '^ 1    12 +int \*p = slot_f'
 plain "two non-member row plain" '^ +15 +printf'
 see "two instance count in gutter" '^ 4    11 +for'
-keys Escape Tab
+keys Escape I
+see "two instance numbers toggled on" '^ 4    11 +for .* #1,#2,#3,#4 *$'
+keys I
+wait_for '#1,#2,#3,#4' >/dev/null
+sleep 0.3
+not_see "two instance numbers toggled off" '#1,#2,#3,#4'
+keys Tab
 see "two deps focused" '\| deps'
 keys Enter
 see "two followed to main.c:12" 'deps: slice 1, main.c:12'
