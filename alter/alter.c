@@ -222,6 +222,16 @@ static int alter_on_trap(struct qz *q, uint64_t pc)
 	return alter_call_trap(q, pc);
 }
 
+bool alter_bp_line(const struct bp *b, const char **file, int *line)
+{
+	const struct alter_alt *a = b->ext;
+	if ((b->kind != BP_KIND_SWITCH && b->kind != BP_KIND_SUPPRESS) || !a || !a->ln)
+		return false;
+	*file = a->ln->code.file;
+	*line = a->ln->code.line;
+	return *file != NULL;
+}
+
 int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count)
 {
 	*count = 0;

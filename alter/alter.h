@@ -25,4 +25,9 @@ int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count)
  * session's error set. The count is exact if no process runs yet. */
 int alter_instance_watch(struct qz *q, const char *file, int line);
 
+struct bp;
+/* The statement a switch or suppression (bp->kind) covers, for the UI's
+ * gutter marks; false for other breakpoints. */
+bool alter_bp_line(const struct bp *b, const char **file, int *line);
+
 #endif

@@ -8,6 +8,8 @@ struct qz;
 
 /* Register the module with the session (once, after qz_new). */
 void ckpt_init(struct qz *q);
+/* Live checkpoints (for a status line). */
+int ckpt_count(struct qz *q);
 
 /* For going back a step in a session replay (core/qzs-replay.c): a
  * checkpoint that takes no number the user sees, is not listed and prints

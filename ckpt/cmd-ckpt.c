@@ -63,6 +63,15 @@ static void ckpt_fmt_bytes(char *buf, size_t len, uint64_t b)
 	snprintf(buf, len, "%llu KiB", (unsigned long long)((b + 1023) >> 10));
 }
 
+int ckpt_count(struct qz *q)
+{
+	const struct ckpt_state *s = q->ckpt;
+	int n = 0;
+	for (size_t i = 0; s && i < s->n; i++)
+		n += !s->cps[i]->dead;
+	return n;
+}
+
 int cmd_info_checkpoints(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = q->ckpt;

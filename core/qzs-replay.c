@@ -183,6 +183,8 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 			}
 		}
 		rc = qzs_one(q, f, e, r);
+		if (r->after)
+			r->after(r->arg);
 		i++;
 	}
 	if (rc == 0 && f->trailer)

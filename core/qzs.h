@@ -69,6 +69,9 @@ struct qzs_replay {
 	bool check;
 	int (*wait_key)(void *arg);
 	void *arg;
+	/* Called after each command (the full-screen UI shows its effect);
+	 * NULL: nothing. */
+	void (*after)(void *arg);
 };
 
 /* Replay the commands of f in q (loaded with its program). Returns 0 when

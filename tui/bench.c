@@ -4,11 +4,14 @@
  * UI does after each step: the panes read the engine (frame, locals,
  * backtrace, breakpoints) and the screen is drawn. It also counts the
  * bytes curses sends per redraw against a full repaint, which shows that
- * only changed cells go out. */
+ * only changed cells go out. With QZ_TUI_BENCH=follow it times instead
+ * following dependence edges (tui follow-edge / tui back, with the panes'
+ * refresh and the drawing) in a slice of the program's crash. */
 #define _GNU_SOURCE
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -67,6 +70,30 @@ static int bench_run(struct tui *t, FILE *out, int n)
 	return 0;
 }
 
+/* Record to the crash, slice, then follow edges 1 three times and go
+ * back three times, over and over; each move timed with its redraw. */
+static int bench_follow(struct tui *t, int n)
+{
+	static const char *const setup[] = {"break main", "run", "record on", "continue", "slice"};
+	double cpu = 0;
+	int fails = 0;
+	for (size_t i = 0; i < sizeof setup / sizeof *setup; i++)
+		cmd_run(t->q, setup[i]);
+	tui_refresh(t);
+	tui_layout(t);
+	tui_draw(t);
+	for (int i = 0; i < n; i++) {
+		double c0 = bench_cpu_ms();
+		fails += cmd_run(t->q, i % 6 < 3 ? "tui follow-edge 1" : "tui back") != CMD_OK;
+		tui_refresh(t);
+		tui_draw(t);
+		cpu += bench_cpu_ms() - c0;
+	}
+	printf("tui-follow: %d edge moves at %dx%d: %.3f ms CPU each (%d failed)\n", n, t->cols,
+	       t->rows, cpu / n, fails);
+	return fails ? 1 : 0;
+}
+
 int tui_bench(struct qz *q, int n)
 {
 	setenv("LINES", "40", 1);
@@ -87,7 +114,8 @@ int tui_bench(struct qz *q, int n)
 	tui_layout(&t);
 	tui_refresh(&t);
 	tui_draw(&t);
-	int rc = bench_run(&t, out, n);
+	const char *mode = getenv("QZ_TUI_BENCH");
+	int rc = mode && !strcmp(mode, "follow") ? bench_follow(&t, n) : bench_run(&t, out, n);
 	endwin();
 	if (q->proc)
 		cmd_run(q, "kill");

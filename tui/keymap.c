@@ -23,7 +23,7 @@ static const char *const action_help[] = {
 
 static const char *const pane_names[] = {
 	"generic", "source", "cmd", "output", "locals", "stack", "regs", "bps",
-	"disasm", "help", NULL,
+	"disasm", "help", "deps", "ckpts", "slices", NULL,
 };
 
 struct binding {
@@ -66,10 +66,34 @@ static const char *const default_bindings[][3] = {
 	{"source", "?", "tui help"},
 	{"source", "Enter", "tui focus-cmd"},
 	{"source", "Tab", "tui focus-next"},
+	{"source", "]", "tui next-member"},
+	{"source", "[", "tui prev-member"},
+	{"source", "w", "tui switch-line"},
+	{"source", "W", "tui switch-line all"},
+	{"source", "u", "tui suppress-line"},
+	{"source", "U", "tui suppress-line all"},
+	{"source", "s", "tui slice-line"},
+	{"source", "S", "tui sbreak-line"},
+	{"source", "R", "tui toggle-record"},
+	{"source", "c", "tui checkpoint"},
+	{"source", "I", "tui slice-numbers"},
+	{"source", "Backspace", "tui back"},
+	{"deps", "Backspace", "tui back"},
+	{"generic", "M-Left", "tui back"},
+	{"generic", "M-Right", "tui forward"},
+	{"deps", "Enter", "tui follow-edge"},
+	{"deps", "p", "tui prune-edge"},
+	{"deps", "]", "tui next-member"},
+	{"deps", "[", "tui prev-member"},
+	{"ckpts", "Enter", "tui select"},
+	{"ckpts", "d", "tui delete-item"},
+	{"slices", "Enter", "tui select"},
+	{"slices", "d", "tui delete-item"},
 };
 
 /* Every side pane scrolls with the same keys. */
-static const char *const side_panes[] = {"locals", "stack", "regs", "bps", "disasm"};
+static const char *const side_panes[] = {"locals", "stack", "regs", "bps", "disasm",
+	"deps", "ckpts", "slices"};
 static const char *const side_bindings[][2] = {
 	{"j", "tui line-down"}, {"Down", "tui line-down"}, {"k", "tui line-up"},
 	{"Up", "tui line-up"}, {"PgDn", "tui page-down"}, {"PgUp", "tui page-up"},
@@ -88,6 +112,7 @@ static const struct {
 	{"Backspace", TK_BACKSPACE}, {"Up", TK_UP}, {"Down", TK_DOWN},
 	{"Left", TK_LEFT}, {"Right", TK_RIGHT}, {"PgUp", TK_PGUP},
 	{"PgDn", TK_PGDN}, {"Home", TK_HOME}, {"End", TK_END}, {"Delete", TK_DEL},
+	{"M-Left", TK_M_LEFT}, {"M-Right", TK_M_RIGHT},
 };
 
 int tui_action_lookup(const char *name)
@@ -174,7 +199,7 @@ int tui_keymap_bind(const char *pane, const char *key, const char *cmd,
 	int p = tui_keymap_pane(pane), k = tui_key_parse(key);
 	if (p < 0) {
 		snprintf(err, errlen, "unknown pane '%s' (generic, source, cmd, output, "
-			 "locals, stack, regs, bps, disasm, help)", pane);
+			 "locals, stack, regs, bps, disasm, help, deps, ckpts, slices)", pane);
 		return -1;
 	}
 	if (k < 0) {
@@ -253,8 +278,8 @@ static int key_csi(const char *params, char final)
 	switch (final) {
 	case 'A': return TK_UP;
 	case 'B': return TK_DOWN;
-	case 'C': return TK_RIGHT;
-	case 'D': return TK_LEFT;
+	case 'C': return mod == 3 ? TK_M_RIGHT : TK_RIGHT;
+	case 'D': return mod == 3 ? TK_M_LEFT : TK_LEFT;
 	case 'H': return TK_HOME;
 	case 'F': return TK_END;
 	case 'P': case 'Q': case 'R': case 'S':

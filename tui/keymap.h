@@ -15,6 +15,7 @@ enum tui_key {
 	TK_BASE = 0x110000,
 	TK_UP, TK_DOWN, TK_LEFT, TK_RIGHT, TK_PGUP, TK_PGDN, TK_HOME, TK_END,
 	TK_DEL, TK_BACKSPACE, TK_ENTER, TK_TAB, TK_ESC, TK_RESIZE,
+	TK_M_LEFT, TK_M_RIGHT,    /* Alt-Left, Alt-Right */
 	TK_F1,                  /* F1..F12 follow */
 	TK_SF1 = TK_F1 + 12,    /* Shift-F1..Shift-F12 follow */
 	TK_LAST = TK_SF1 + 12,
@@ -41,7 +42,23 @@ enum tui_key {
 	X(SEARCH_NEXT, "search-next", "next match of the last search") \
 	X(SEARCH_PREV, "search-prev", "previous match of the last search") \
 	X(GOTO, "goto", "show FILE:LINE (or LINE) in the source pane") \
-	X(CURRENT, "current", "show the line the program is stopped at")
+	X(CURRENT, "current", "show the line the program is stopped at") \
+	X(FOLLOW_EDGE, "follow-edge", "follow the selected dependence edge (or edge N) to its statement") \
+	X(BACK, "back", "go back to the statement shown before (like a browser)") \
+	X(FORWARD, "forward", "go forward again after back") \
+	X(NEXT_MEMBER, "next-member", "next line of the current slice in this file") \
+	X(PREV_MEMBER, "prev-member", "previous line of the current slice in this file") \
+	X(SWITCH_LINE, "switch-line", "switch the cursor line [all|once|N] (once; again: delete)") \
+	X(SUPPRESS_LINE, "suppress-line", "suppress the cursor line [all|once|N] (once; again: delete)") \
+	X(SLICE_LINE, "slice-line", "slice from the last instance of the cursor line") \
+	X(SBREAK_LINE, "sbreak-line", "sbreak on the cursor line in the current slice") \
+	X(TOGGLE_RECORD, "toggle-record", "turn recording on or off") \
+	X(CHECKPOINT, "checkpoint", "take a checkpoint") \
+	X(SLICE_SELECT, "slice-select", "make slice N (or the selected one) the current slice") \
+	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
+	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
+	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
+	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends")
 
 enum tui_action {
 #define TUI_ACT_ENUM(id, name, help) TUI_ACT_##id,

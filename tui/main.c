@@ -284,6 +284,19 @@ static int replay_wait_key(void *arg)
 	return c == EOF ? 'q' : c;
 }
 
+/* On a terminal the replay is shown in the full-screen UI (--check stays
+ * a batch feature); -1 when it is not. */
+static int run_replay_ui(struct qz *q, const struct opts *o, const struct qzs_file *f)
+{
+	if (o->check || o->batch || o->no_tui || !isatty(0) || !isatty(1))
+		return -1;
+	struct tui_opts to = {.theme = o->theme, .replay = f, .step = o->step};
+	int rc = tui_main(q, &to);
+	if (rc < 0)
+		return -1;
+	return to.replay_rc ? EXIT_CMD_FAILED : rc;
+}
+
 static int run_replay(const struct opts *o)
 {
 	char err[1024];
@@ -304,10 +317,13 @@ static int run_replay(const struct opts *o)
 	if (qz_load(q, prog, f->args, f->nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 	} else {
-		struct qzs_replay r = { .check = o->check,
-					.wait_key = o->step ? replay_wait_key : NULL };
-		signal(SIGINT, SIG_IGN);
-		rc = qzs_replay_run(q, f, &r) ? EXIT_CMD_FAILED : EXIT_OK;
+		rc = run_replay_ui(q, o, f);
+		if (rc < 0) {
+			struct qzs_replay r = { .check = o->check,
+						.wait_key = o->step ? replay_wait_key : NULL };
+			signal(SIGINT, SIG_IGN);
+			rc = qzs_replay_run(q, f, &r) ? EXIT_CMD_FAILED : EXIT_OK;
+		}
 	}
 	qz_free(q);
 	free(prog);
@@ -356,7 +372,7 @@ int main(int argc, char **argv)
 	} else if (o.bench) {
 		rc = tui_bench(q, o.bench);
 	} else if (!o.batch && !o.no_tui && isatty(0) && isatty(1)) {
-		struct tui_opts to = {o.theme, o.cmds, o.ncmds};
+		struct tui_opts to = {.theme = o.theme, .cmds = o.cmds, .ncmds = o.ncmds};
 		rc = tui_main(q, &to);
 		if (rc < 0) {
 			fprintf(stderr, "qzdb: the terminal (TERM=%s) cannot show the full-screen "

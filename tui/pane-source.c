@@ -1,7 +1,9 @@
 /* pane-source: the program's source around the current line or the
- * cursor, with a gutter: two columns kept for the switch, suppress and
- * slice marks of later issues, the breakpoint mark (B enabled, b
- * disabled), the current-line mark (>) and the line number. The text is
+ * cursor, with a gutter: the alteration mark (W switch, X suppress), the
+ * slice mark (how many instances of the line are members of the current
+ * slice: 1-9, + beyond; member lines also get the `slice` colour), the
+ * breakpoint mark (B enabled, b disabled), the current-line mark (>) and
+ * the line number. The text is
  * copied out of the engine's source cache when the file changes, so the
  * runner thread can draw it while the engine works. */
 #include <curses.h>
@@ -9,7 +11,10 @@
 #include <string.h>
 
 #include "frame.h"
+#include "../alter/alter.h"
+#include "bp.h"
 #include "keymap.h"
+#include "slicev.h"
 #include "loc.h"
 #include "session.h"
 #include "source.h"
@@ -25,6 +30,8 @@ struct src {
 	int top, cursor;      /* 1-based; top is the first line on screen */
 	int cur_line;         /* where the program is in this file, 0: not here */
 	unsigned char *marks; /* per line: 0, 'B' (enabled), 'b' (disabled) */
+	unsigned char *alter; /* per line: 0, 'W' (switch), 'X' (suppress) */
+	unsigned char *slice; /* per line: member instances of the slice shown */
 	char *search;         /* last search */
 	char *stop_file;      /* the last stop followed */
 	int stop_line, stop_seq;
@@ -37,8 +44,10 @@ static void src_free_text(struct src *s)
 		free(s->text[i]);
 	free(s->text);
 	free(s->marks);
+	free(s->alter);
+	free(s->slice);
 	s->text = NULL;
-	s->marks = NULL;
+	s->marks = s->alter = s->slice = NULL;
 	s->n = 0;
 }
 
@@ -65,22 +74,42 @@ static void src_load(struct src *s, const char *path)
 	}
 	s->n = n;
 	s->marks = xcalloc((size_t)n + 2, 1);
+	s->alter = xcalloc((size_t)n + 2, 1);
+	s->slice = xcalloc((size_t)n + 2, 1);
 	s->cursor = s->top = 1;
 }
 
-static void src_marks(struct src *s, struct qz *q)
+static void src_mark_one(struct src *s, const struct bp *b, int line)
 {
+	if (b->kind == BP_KIND_SWITCH || b->kind == BP_KIND_SUPPRESS)
+		s->alter[line] = b->kind == BP_KIND_SWITCH ? 'W' : 'X';
+	else if (s->marks[line] != 'B')
+		s->marks[line] = b->enabled ? 'B' : 'b';
+}
+
+static void src_marks(struct src *s, struct tui *t)
+{
+	struct qz *q = t->q;
 	if (!s->marks)
 		return;
 	memset(s->marks, 0, (size_t)s->n + 2);
-	for (size_t i = 0; i < q->bps.n; i++)
+	memset(s->alter, 0, (size_t)s->n + 2);
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const char *af;
+		int al;
+		if (alter_bp_line(&q->bps.bps[i], &af, &al)) {
+			if (al >= 1 && al <= s->n && tui_slice_same_file(af, s->path))
+				src_mark_one(s, &q->bps.bps[i], al);
+			continue;
+		}
 		for (size_t j = 0; j < q->bps.bps[i].nlocs; j++) {
 			const struct bp_loc *l = &q->bps.bps[i].locs[j];
 			if (!l->file || l->line < 1 || l->line > s->n || strcmp(l->file, s->path))
 				continue;
-			if (s->marks[l->line] != 'B')
-				s->marks[l->line] = q->bps.bps[i].enabled ? 'B' : 'b';
+			src_mark_one(s, &q->bps.bps[i], l->line);
 		}
+	}
+	tui_slice_lines(t, s->path, s->n, s->slice);
 }
 
 static void src_go(struct src *s, const char *file, int line)
@@ -125,7 +154,7 @@ static void src_on_stop(struct tui *t, struct tui_pane *p)
 	} else if (!s->path) {
 		src_show_main(s, q);
 	}
-	src_marks(s, q);
+	src_marks(s, t);
 }
 
 static void src_scroll(struct src *s, int rows)
@@ -161,23 +190,39 @@ static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, in
 			      tui_theme_attr(TUI_EL_MATCH), false);
 }
 
+/* slice-numbers: the line's member instances, right-aligned. */
+static void src_draw_insts(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
+{
+	char buf[256], txt[260];
+	tui_slice_line_insts(t, s->path, ln, buf, sizeof buf);
+	int n = snprintf(txt, sizeof txt, " %s", buf);
+	if (n < width - SRC_GUTTER - 4)
+		tui_draw_text(w, y, width - n, txt, n, tui_theme_attr(TUI_EL_MARK), false);
+}
+
 static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
 {
 	char gut[16];
-	bool focus = t->focus == TP_SOURCE;
-	unsigned text_attr = tui_theme_attr(TUI_EL_DEFAULT);
+	bool focus = t->focus == TP_SOURCE || t->focus == TP_DEPS;
+	unsigned text_attr = tui_theme_attr(s->slice[ln] ? TUI_EL_SLICE : TUI_EL_DEFAULT);
 	if (ln == s->cur_line)
 		text_attr = tui_theme_attr(TUI_EL_CURRENT);
-	else if (ln == s->cursor && focus)
-		text_attr = tui_theme_attr(TUI_EL_CURSOR);
-	tui_draw_text(w, y, 0, "  ", 2, tui_theme_attr(TUI_EL_MARK), false);
+	else if (ln == s->cursor && focus)   /* a member keeps its colour */
+		text_attr = s->slice[ln] ? text_attr | A_BOLD | A_UNDERLINE
+			: tui_theme_attr(TUI_EL_CURSOR);
+	char am[3] = {s->alter[ln] ? (char)s->alter[ln] : ' ',
+		      !s->slice[ln] ? ' ' : s->slice[ln] > 9 ? '+' : (char)('0' + s->slice[ln]), 0};
+	tui_draw_text(w, y, 0, am, 1, tui_theme_attr(TUI_EL_ALTER), false);
+	tui_draw_text(w, y, 1, am + 1, 1, tui_theme_attr(TUI_EL_MARK), false);
 	char bm[2] = {s->marks[ln] ? (char)s->marks[ln] : ' ', 0};
 	tui_draw_text(w, y, 2, bm, 1, tui_theme_attr(s->marks[ln] == 'b' ? TUI_EL_BP_OFF : TUI_EL_BP_ON), false);
 	snprintf(gut, sizeof gut, "%c%4d ", ln == s->cur_line ? '>' : ln == s->cursor && focus ? '*' : ' ', ln);
 	tui_draw_text(w, y, 3, gut, 6, tui_theme_attr(ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO), false);
 	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
-		      ln == s->cur_line || (ln == s->cursor && focus));
+		      ln == s->cur_line || (ln == s->cursor && focus) || s->slice[ln]);
 	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
+	if (t->slice_numbers && s->slice[ln])
+		src_draw_insts(t, s, w, y, ln, width);
 }
 
 static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
@@ -261,6 +306,13 @@ static int src_action(struct tui *t, struct tui_pane *p, int act, const char *ar
 	}
 	s->cursor = s->cursor < 1 ? 1 : s->cursor > s->n ? s->n : s->cursor;
 	return 0;
+}
+
+void tui_source_go(struct tui *t, const char *file, int line)
+{
+	struct src *s = t->panes[TP_SOURCE].st;
+	src_go(s, file, line);
+	src_marks(s, t);
 }
 
 bool tui_source_cursor(struct tui *t, const char **file, int *line)

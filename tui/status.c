@@ -11,6 +11,7 @@
 #include "frame.h"
 #include "session.h"
 #include "signals.h"
+#include "slicev.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -45,15 +46,20 @@ void tui_status_update(struct tui *t)
 	} else {
 		snprintf(t->state, sizeof t->state, "not started");
 	}
+	tui_slicev_status(t, t->indicators, sizeof t->indicators);
 }
 
 void tui_status_draw(struct tui *t, WINDOW *w)
 {
-	char left[256], right[128];
+	char left[512], right[160];
 	int cols = getmaxx(w);
-	snprintf(left, sizeof left, " %s", t->running ? "running (C-c interrupts)" : t->state);
+	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
+		 *t->caption ? " | " : "", t->caption);
 	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
 		 *t->indicators ? " | " : "", t->panes[t->focus].ops->name, tui_theme_name());
+	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */
+		snprintf(right, sizeof right, "%s%s%s ", t->indicators, *t->indicators ? " | " : "",
+			 t->panes[t->focus].ops->name);
 	unsigned a = tui_theme_attr(TUI_EL_STATUS);
 	tui_draw_text(w, 0, 0, left, cols, a, true);
 	int rl = (int)strlen(right);

@@ -38,7 +38,8 @@ static const char *const default_lines[] = {
 	"bp-enabled red default bold", "bp-disabled color244 default",
 	"mark magenta default bold", "prompt cyan default bold", "error red default bold",
 	"warning yellow default", "echo cyan default", "output default default",
-	"search-match black yellow", "help default default", "default default default",
+	"search-match black yellow", "help default default", "slice black yellow",
+	"alter-mark cyan default bold", "caption black cyan bold", "default default default",
 };
 
 static const char *const color_names[] = {

@@ -15,7 +15,8 @@
 	X(STATUS, "status") X(LINENO, "lineno") X(CURSOR, "cursor") \
 	X(CURRENT, "current") X(BP_ON, "bp-enabled") X(BP_OFF, "bp-disabled") \
 	X(MARK, "mark") X(PROMPT, "prompt") X(ERROR, "error") X(WARNING, "warning") \
-	X(ECHO, "echo") X(OUTPUT, "output") X(MATCH, "search-match") X(HELP, "help")
+	X(ECHO, "echo") X(OUTPUT, "output") X(MATCH, "search-match") X(HELP, "help") \
+	X(SLICE, "slice") X(ALTER, "alter-mark") X(CAPTION, "caption")
 
 enum tui_elem {
 #define TUI_ELEM_ENUM(id, name) TUI_EL_##id,

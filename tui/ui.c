@@ -20,7 +20,9 @@
 
 #include "cmd.h"
 #include "keymap.h"
+#include "replay.h"
 #include "runner.h"
+#include "slicev.h"
 #include "session.h"
 #include "theme.h"
 #include "tui.h"
@@ -219,6 +221,7 @@ void tui_capture(struct tui *t, const char *cmd, struct sbuf *out)
 void tui_refresh(struct tui *t)
 {
 	ui_flush_partial(t);
+	tui_slicev_refresh(t);
 	for (int i = 0; i < TP_COUNT; i++)
 		if (t->panes[i].ops->on_stop && (t->panes[i].shown || !t->panes[i].ops->side))
 			t->panes[i].ops->on_stop(t, &t->panes[i]);
@@ -401,6 +404,11 @@ static int ui_key_from_curses(int r, wint_t wc)
 	case KEY_ENTER: return TK_ENTER;
 	case KEY_RESIZE: return TK_RESIZE;
 	}
+	const char *kn = keyname((int)wc);   /* Alt-arrows have no fixed code */
+	if (kn && !strcmp(kn, "kLFT3"))
+		return TK_M_LEFT;
+	if (kn && !strcmp(kn, "kRIT3"))
+		return TK_M_RIGHT;
 	return -1;
 }
 
@@ -530,6 +538,7 @@ static const struct tui_pane_ops *const pane_ops[TP_COUNT] = {
 	[TP_OUTPUT] = &tui_pane_output, [TP_LOCALS] = &tui_pane_locals,
 	[TP_STACK] = &tui_pane_stack, [TP_REGS] = &tui_pane_regs,
 	[TP_BPS] = &tui_pane_bps, [TP_DISASM] = &tui_pane_disasm,
+	[TP_DEPS] = &tui_pane_deps, [TP_CKPTS] = &tui_pane_ckpts, [TP_SLICES] = &tui_pane_slices,
 };
 
 static void ui_init_panes(struct tui *t)
@@ -724,6 +733,7 @@ void tui_teardown(struct tui *t)
 			t->panes[i].ops->fini(&t->panes[i]);
 	ui_free_windows(t);
 	lines_free(&t->help_text);
+	tui_slicev_free(t);
 	tui_le_free(&t->le);
 	sbuf_free(&t->partial);
 	free(t->last_cmd);
@@ -731,7 +741,7 @@ void tui_teardown(struct tui *t)
 	t->q->ui = NULL;
 }
 
-int tui_main(struct qz *q, const struct tui_opts *o)
+int tui_main(struct qz *q, struct tui_opts *o)
 {
 	struct tui t;
 	struct qz_sink old = q->sink;
@@ -747,6 +757,8 @@ int tui_main(struct qz *q, const struct tui_opts *o)
 	tui_le_history_load(&t.le);
 	tui_layout(&t);
 	ui_read_rc(&t);
+	if (o->replay)
+		o->replay_rc = tui_replay(&t, o->replay, o->step);
 	if (!ui_run_opts(&t, o)) {
 		tui_refresh(&t);
 		tui_layout(&t);

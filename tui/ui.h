@@ -28,7 +28,7 @@ enum tui_flags {
 
 enum tui_pane_id {
 	TP_SOURCE, TP_CMD, TP_OUTPUT, TP_LOCALS, TP_STACK, TP_REGS, TP_BPS,
-	TP_DISASM, TP_COUNT
+	TP_DISASM, TP_DEPS, TP_CKPTS, TP_SLICES, TP_COUNT
 };
 
 /* Lines of text with a theme element each (scrollback, captured output). */
@@ -41,6 +41,9 @@ struct tui_lines {
 
 struct tui;
 struct tui_pane;
+
+/* A source line visited (back/forward history). */
+struct tui_place { char *file; int line; };
 
 struct tui_pane_ops {
 	const char *name;       /* as `pane` and `bind` name it */
@@ -100,6 +103,13 @@ struct tui {
 	char indicators[64];    /* status line slots: recording, checkpoints
 	                           (filled by later issues), or "" */
 	int want;               /* flags UI commands ask of the loop */
+	/* slicing (slicev.c) */
+	int cur_slice;          /* the slice shown (its id), 0: none */
+	int slices_seen;        /* the engine's next slice id when last looked */
+	struct tui_place *hist; /* places followed to, back/forward */
+	size_t nhist, hist_at, hist_cap;
+	char caption[200];      /* a replay's caption, or "" */
+	bool slice_numbers;     /* member instance numbers at the line ends */
 };
 
 /* Line stores. */
@@ -143,13 +153,16 @@ void tui_say(struct tui *t, const char *text, int elem);
 
 /* Panes (pane-*.c). */
 extern const struct tui_pane_ops tui_pane_source, tui_pane_cmd, tui_pane_output,
-	tui_pane_locals, tui_pane_stack, tui_pane_regs, tui_pane_bps, tui_pane_disasm;
+	tui_pane_locals, tui_pane_stack, tui_pane_regs, tui_pane_bps, tui_pane_disasm,
+	tui_pane_deps, tui_pane_ckpts, tui_pane_slices;
 /* The program wrote to its terminal. */
 void tui_output_feed(struct tui *t, const char *buf, size_t n);
 /* The command pane's scrollback. */
 struct tui_lines *tui_cmd_lines(struct tui *t);
 /* Source pane: the file and line under its cursor. */
 bool tui_source_cursor(struct tui *t, const char **file, int *line);
+/* Source pane: show file at line with the cursor on it. */
+void tui_source_go(struct tui *t, const char *file, int line);
 
 /* status.c */
 void tui_status_update(struct tui *t);

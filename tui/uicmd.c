@@ -13,6 +13,7 @@
 #include "theme.h"
 #include "ui.h"
 #include "cmd-ui.h"
+#include "slicev.h"
 
 static struct tui *ui_tui;   /* one UI per process */
 
@@ -127,7 +128,8 @@ static int uicmd_tui(struct tui *t, const char *a)
 		tui_le_set(&t->le, "");
 		return 0;
 	}
-	return uicmd_navigate(t, act, arg);
+	int r = tui_slicev_action(t, act, arg);
+	return r != TUI_NOT_MINE ? r : uicmd_navigate(t, act, arg);
 }
 
 static int uicmd_pane_size(struct tui *t, const char *name, const char *num)
@@ -160,7 +162,8 @@ static int uicmd_pane(struct tui *t, const char *a)
 		if (!strcmp(t->panes[i].ops->name, name))
 			p = &t->panes[i];
 	if (!p || !p->ops->side)
-		return qz_error(t->q, "No side pane \"%s\" (locals, stack, regs, bps, disasm).", name);
+		return qz_error(t->q, "No side pane \"%s\" (locals, stack, regs, bps, disasm, deps, "
+				"ckpts, slices).", name);
 	if (!strcmp(verb, "show") || !strcmp(verb, "hide") || !strcmp(verb, "toggle"))
 		p->shown = verb[0] == 's' ? true : verb[0] == 'h' ? false : !p->shown;
 	else

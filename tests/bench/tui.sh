@@ -19,6 +19,18 @@ verdict=$(awk -v m="$ms" 'BEGIN { print (m < 5) ? "within the 5 ms budget" : "OV
 echo "tui-redraw: qzdb $ms ms/redraw, gdb n/a, speedup n/a ($verdict)"
 echo "  ${line#tui-redraw: }"
 
+# tui-follow: following a dependence edge (and back) in the UI at 120x40:
+# the move, the panes reading the engine and the drawing, in CPU time
+# (budget: 5 ms), in the slice of ui_twofile's crash.
+line=$(QZ_TUI_BENCH=follow timeout 120 $QZDB --tui-bench "${TUI_N:-300}" $B/ui_twofile-O0 2>&1 | grep '^tui-follow:')
+ms=$(echo "$line" | sed -n 's/.*: \([0-9.]*\) ms CPU each (0 failed).*/\1/p')
+if [ -z "$ms" ]; then
+	echo "tui-follow: qzdb n/a, gdb n/a, speedup n/a (the bench did not run: $line)"
+else
+	verdict=$(awk -v m="$ms" 'BEGIN { print (m < 5) ? "within the 5 ms budget" : "OVER the 5 ms budget" }')
+	echo "tui-follow: qzdb $ms ms/edge followed, gdb n/a, speedup n/a ($verdict)"
+fi
+
 # tui-next-e2e: the same seen from outside, the whole UI process in a real
 # terminal (tmux, 120x40): CPU time (user + system, /usr/bin/time) of
 # `break main`, `run`, N x `next` from a -x script in the UI minus that of

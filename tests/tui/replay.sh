@@ -1,0 +1,48 @@
+#!/bin/sh
+# --replay of a session file in the full-screen UI (tmux, 80x24): the
+# commands and their output in the command pane, the source pane at the
+# stops, a comment as the caption in the status line; with --step nothing
+# runs before a key, space runs one command, b goes back, q stops.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tui/common.sh
+fixtures_build || exit 1
+BIN=$B/bug_nullp-O0
+S=$B/tui-sess
+rm -rf $S
+mkdir -p $S
+qz --record-session $S/rec.qzs -ex 'break find_entry' -ex 'run' -ex 'bt' \
+	-ex 'continue' -ex 'finish' $BIN
+awk '/^\(qzdb\) bt$/ { print "# Who called find_entry." }
+     /^\(qzdb\) finish$/ { print "# Back in main with the entry." } { print }' \
+	$S/rec.qzs > $S/cap.qzs
+F=$(cd $S && pwd)/cap.qzs
+
+tui_start 80 24 -- --replay "$F"
+see "replay commands in the pane" '^\(qzdb\) finish'
+see "replay output in the pane" 'Value returned is \$1 = \(struct entry \*\)'
+see "replay source follows the stop" '^  B> +18 +for \(int i = 0; i < 3; i\+\+\)|^   > +2[89] '
+see "replay caption in status" 'Back in main with the entry'
+see "replay done" 'replay done: Back in main'
+type_cmd 'quit'
+see "replay quit" '^QZDB-EXITED 0'
+no_leftover "replay no process left" "$BIN"
+
+tui_start 80 24 -- --replay "$F" --step
+see "step waits" 'space/Enter: run, b: back, q: stop'
+not_see "step runs nothing first" 'Breakpoint 1 at'
+keys Space
+see "step key runs break" 'Breakpoint 1 at 0x[0-9a-f]+: file'
+not_see "step only one command" 'Breakpoint 1, find_entry'
+keys Space
+see "step run stops in find_entry" '^  B> +18 '
+keys Space
+see "step caption" 'Who called find_entry\.'
+see "step bt" '^#1  0x[0-9a-f]+ in main \(\)'
+keys b
+see "step back" '\[back one step\]'
+keys q
+see "step stopped" 'replay done'
+type_cmd 'quit'
+see "step quit" '^QZDB-EXITED 0'
+no_leftover "step no process left" "$BIN"
+tui_end

@@ -1,0 +1,114 @@
+/* replay: a session file replayed live in the UI (see replay.h). The
+ * engine's qzs_replay_run drives; the UI only draws between commands and,
+ * with --step, reads the key that lets the next one run. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "replay.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qzs.h"
+#include "runner.h"
+#include "session.h"
+#include "ui.h"
+
+struct rp {
+	struct tui *t;
+	bool step;
+	size_t ncmds;             /* commands run so far */
+};
+
+/* The caption: the `# comment` the replay printed just before the
+ * latest command line, if any (else the one shown stays). */
+static void rp_caption(struct tui *t)
+{
+	struct tui_lines *l = tui_cmd_lines(t);
+	size_t i = l->n;
+	while (i-- > 0 && strncmp(l->v[i], "(qzdb) ", 7))
+		;
+	if (i + 1 == 0 || i == 0 || strncmp(l->v[i - 1], "# ", 2))
+		return;
+	while (i > 1 && !strncmp(l->v[i - 2], "# ", 2))   /* its first line */
+		i--;
+	snprintf(t->caption, sizeof t->caption, "%s", l->v[i - 1] + 2);
+}
+
+/* Draw the panes as they are now. */
+static void rp_show(struct tui *t)
+{
+	tui_pty_drain(t);
+	tui_refresh(t);
+	rp_caption(t);
+	if (t->want & TUI_LAYOUT)
+		tui_layout(t);
+	t->want = 0;
+	tui_draw(t);
+}
+
+static void rp_after(void *arg)
+{
+	struct rp *r = arg;
+	r->ncmds++;
+	rp_show(r->t);
+}
+
+/* A key from the terminal: ' ' (go on), 'b' or 'q'. */
+static int rp_key(struct tui *t)
+{
+	for (;;) {
+		struct pollfd fd = {0, POLLIN, 0};
+		if (poll(&fd, 1, -1) < 0 && errno != EINTR)
+			return 'q';
+		if (fd.revents & (POLLHUP | POLLERR))
+			return 'q';
+		wint_t wc;
+		int r;
+		while ((r = get_wch(&wc)) != ERR) {
+			if (r == KEY_CODE_YES && wc == KEY_RESIZE) {
+				tui_layout(t);
+				tui_draw(t);
+			} else if (r == OK && (wc == ' ' || wc == '\r' || wc == '\n')) {
+				return ' ';
+			} else if (r == OK && (wc == 'b' || wc == 'q')) {
+				return (int)wc;
+			}
+		}
+	}
+}
+
+static int rp_wait(void *arg)
+{
+	struct rp *r = arg;
+	char hint[] = "  [space/Enter: run, b: back, q: stop]";
+	rp_show(r->t);
+	size_t n = strlen(r->t->caption);
+	if (n + sizeof hint <= sizeof r->t->caption)
+		memcpy(r->t->caption + n, hint, sizeof hint);
+	tui_draw(r->t);
+	int k = rp_key(r->t);
+	r->t->caption[n] = 0;
+	return k;
+}
+
+int tui_replay(struct tui *t, const struct qzs_file *f, bool step)
+{
+	struct rp r = {t, step, 0};
+	struct qzs_replay rp = {.wait_key = step ? rp_wait : NULL, .arg = &r, .after = rp_after};
+	tui_layout(t);
+	rp_show(t);
+	int rc = qzs_replay_run(t->q, f, &rp);
+	tui_refresh(t);
+	char last[sizeof t->caption], head[64];
+	snprintf(last, sizeof last, "%s", t->caption);   /* the last caption stays */
+	if (*last)   /* the caption matters more than the count */
+		snprintf(head, sizeof head, "replay %s", rc ? "stopped" : "done");
+	else
+		snprintf(head, sizeof head, "replay %s (%zu commands)", rc ? "stopped" : "done",
+			 r.ncmds);
+	snprintf(t->caption, sizeof t->caption, "%s%s%.*s", head, *last ? ": " : "",
+		 (int)(sizeof t->caption - sizeof head - 3), last);
+	return rc;
+}
