@@ -1,12 +1,13 @@
 #!/bin/sh
-# `qzdb --replay FILE --step` on a real terminal (tmux): one command per
+# `qzdb --no-tui --replay FILE --step` on a real terminal (tmux; the
+# full-screen replay is tests/tui/replay.sh): one command per
 # key, captions shown before their command, `b` goes back one step (the
 # re-run command gives the same output), q stops.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tui/common.sh
 sh examples/build.sh || { fail "step replay: examples build" "examples/build.sh failed"; exit 0; }
 
-tui_start 100 40 -- --replay examples/nullp.qzs --step
+tui_start 100 40 -- --no-tui --replay examples/nullp.qzs --step
 see "step: waits for a key" '^-- space or Enter: run, b: back, q: stop --'
 see "step: caption before the first command" '^# The program adds up the values of four keys'
 not_see "step: nothing run before the key" 'Breakpoint 1 at'
