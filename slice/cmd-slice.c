@@ -341,6 +341,10 @@ int cmd_prune(struct qz *q, const char *a)
 		return -1;
 	if (!*a)
 		return qz_error(q, "Usage: prune ID VAR|$REG...");
+	if (slice_stale(q, s))
+		return qz_error(q, "Slice %d was computed on a recording that has since been cut "
+				"back (a rollback) or replaced: record again and compute a new slice.",
+				s->id);
 	char *names = xstrdup(a), *save = NULL;
 	int rc = 0;
 	for (char *tok = strtok_r(names, " \t,", &save); tok && rc == 0;

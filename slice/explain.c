@@ -407,11 +407,7 @@ static struct slice *ex_slice_arg(struct qz *q, const char **a)
 	struct slice *sl = slice_find(q, (int)id);
 	if (!sl)
 		return qz_error(q, "No slice number %ld (\"info slices\" lists them).", id), NULL;
-	const struct trace *t = &slice_rec(q)->tr;
-	bool stale = sl->crit >= (int32_t)t->ninsts || ex_first_rec(t, sl->crit) < 0;
-	for (size_t i = 0; i < sl->nmembers && !stale; i++)
-		stale = sl->members[i] >= (int32_t)t->ninsts;
-	if (stale)
+	if (slice_stale(q, sl))
 		return qz_error(q, "Slice %ld was computed on a recording that has since been cut "
 				"back (a rollback) or replaced: record again and compute a new slice.",
 				id), NULL;

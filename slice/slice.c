@@ -649,3 +649,17 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 		snprintf(buf, len, "0x%llx", (unsigned long long)e->addr);
 	return buf;
 }
+
+bool slice_stale(struct qz *q, const struct slice *s)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	bool crit_seen = false;
+	for (size_t k = 0; k < t->nsegs && !crit_seen; k++)
+		crit_seen = t->segs[k].inst == s->crit && t->segs[k].at < t->n;
+	if (!crit_seen || s->crit >= (int32_t)t->ninsts)
+		return true;
+	for (size_t i = 0; i < s->nmembers; i++)
+		if (s->members[i] >= (int32_t)t->ninsts)
+			return true;
+	return false;
+}

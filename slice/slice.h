@@ -93,5 +93,8 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
 /* Is instance inst a member of s? */
 bool slice_has(const struct slice *s, int32_t inst);
+/* Was s computed on a recording that a rollback has since cut back, or a
+ * new recording replaced? Then it cannot be computed again (prune). */
+bool slice_stale(struct qz *q, const struct slice *s);
 
 #endif

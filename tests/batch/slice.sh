@@ -240,3 +240,10 @@ for O in O0 O2; do
 	same_rec "transparent signals-$O" $B/sig-$O -ex c -ex c -ex c
 	same_rec "transparent crash-$O" $B/crash-$O -ex c -ex bt -ex c
 done
+
+# A slice whose recording a rollback cut back cannot be pruned (recomputed);
+# it can still be listed.
+qz -ex 'break main' -ex run -ex checkpoint -ex 'record on' -ex c -ex slice \
+   -ex 'rollback 1' -ex 'prune 1 e' -ex 'info slices' $B/bug_nullp-O0
+expect "prune of a cut-back slice refused" 'error: Slice 1 was computed on a recording that has since been cut back'
+expect "cut-back slice still listed" '^Slice 1 from bug_nullp\.c:30#3'
