@@ -60,6 +60,8 @@ void tui_status_draw(struct tui *t, WINDOW *w)
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */
 		snprintf(right, sizeof right, "%s%s%s ", t->indicators, *t->indicators ? " | " : "",
 			 t->panes[t->focus].ops->name);
+	if ((int)strlen(right) >= cols - (int)strlen(left) - 1 && *t->indicators)
+		snprintf(right, sizeof right, "%s ", t->indicators);   /* narrower: slots only */
 	unsigned a = tui_theme_attr(TUI_EL_STATUS);
 	tui_draw_text(w, 0, 0, left, cols, a, true);
 	int rl = (int)strlen(right);
