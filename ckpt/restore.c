@@ -300,19 +300,8 @@ static void ckpt_report(struct qz *q)
 	q->inline_unskip = 0;
 	q->libs_stale = true;
 	const struct frame *f = frame_get(q, 0);
-	if (!f)
-		return;
-	struct sbuf b = {0};
-	sbuf_add(&b, "#0  ");
-	frame_describe(q, f, frame_shows_addr(f), &b);
-	sbuf_addc(&b, '\n');
-	qz_puts(q, b.s);
-	sbuf_free(&b);
-	if (f->file) {
-		struct frame copy = *f;
-		copy.line_start = true;
-		frame_print_stop(q, &copy, false);
-	}
+	if (f)
+		frame_print_level(q, 0, f);
 }
 
 /* Break, map and descriptors, in that order (brk may unmap heap). */

@@ -54,18 +54,7 @@ static int cmd_select(struct qz *q, int n)
 	if (!f)
 		return qz_error(q, "No frame at level %d.", n);
 	q->sel_frame = n;
-	struct sbuf b = {0};
-	sbuf_printf(&b, "#%-2d ", n);
-	frame_describe(q, f, frame_shows_addr(f), &b);
-	sbuf_addc(&b, '\n');
-	qz_puts(q, b.s);
-	sbuf_free(&b);
-	/* The source line, without repeating the frame. */
-	if (f->file) {
-		struct frame copy = *f;
-		copy.line_start = true;
-		frame_print_stop(q, &copy, false);
-	}
+	frame_print_level(q, n, f);
 	return 0;
 }
 

@@ -598,3 +598,18 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 	q->list_line = f->line;
 	q->list_first = q->list_last = 0;
 }
+
+void frame_print_level(struct qz *q, int n, const struct frame *f)
+{
+	struct sbuf b = {0};
+	sbuf_printf(&b, "#%-2d ", n);
+	frame_describe(q, f, frame_shows_addr(f), &b);
+	sbuf_addc(&b, '\n');
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	if (f->file) {   /* the source line, without repeating the frame */
+		struct frame copy = *f;
+		copy.line_start = true;
+		frame_print_stop(q, &copy, false);
+	}
+}

@@ -67,6 +67,8 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 /* Print a stop location as gdb does: the frame line (if want_frame) and the
  * source line, with the address when the pc is mid-line. */
 void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame);
+/* "#N  frame" and its source line, as `frame N` prints a selected frame. */
+void frame_print_level(struct qz *q, int n, const struct frame *f);
 /* gdb shows a frame's pc when it is not at the start of a line: always
  * for callers (a return address), never for a frame an inlined call sits in
  * (the call site is its line). */
