@@ -148,10 +148,11 @@ static size_t qzs_back(struct qz *q, const int *ckpts, size_t i)
 static int qzs_one(struct qz *q, const struct qzs_file *f, const struct qzs_entry *e,
 		   const struct qzs_replay *r)
 {
-	if (qzs_refused(e->cmd)) {
-		qz_error(q, "%s:%d: a session file may not run `%s`.", f->path, e->lineno, e->cmd);
+	if (qzs_refused(e->cmd)) {   /* skipped; the replay goes on */
+		qz_error(q, "%s:%d: a session file may not run `%s`: skipped, not run.",
+			 f->path, e->lineno, e->cmd);
 		q->sink.write(q->sink.arg, QZ_OUT_ERROR, q->err.s);
-		return 1;
+		return 2;
 	}
 	if (cmd_run(q, e->cmd) == CMD_QUIT)
 		return -1;
@@ -166,6 +167,7 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 {
 	int *ckpts = xcalloc(f->n + 1, sizeof *ckpts);
 	int rc = 0;
+	bool refused = false;   /* a refused command makes the replay fail at the end */
 	q->replaying = true;
 	for (size_t i = 0; i < f->n && rc == 0;) {
 		const struct qzs_entry *e = &f->entries[i];
@@ -183,6 +185,10 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 			}
 		}
 		rc = qzs_one(q, f, e, r);
+		if (rc == 2) {
+			refused = true;
+			rc = 0;
+		}
 		if (r->after)
 			r->after(r->arg);
 		i++;
@@ -191,5 +197,5 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 		qzs_show_caption(q, f->trailer);
 	q->replaying = false;
 	free(ckpts);
-	return rc > 0 ? 1 : 0;
+	return rc > 0 || refused ? 1 : 0;
 }

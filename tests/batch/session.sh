@@ -115,6 +115,10 @@ bad "output before a command" '# qzdb session\n#@ version 1\n#@ program ../bug_n
 bad "truncated file" '# qzdb session\n#@ version 1\n#@ program ../bug_nullp-O0\n(qzdb) info breakpoints\nNo breakpoints or watchpoints.\n' 'bad\.qzs:5: truncated'
 bad "no program" '# qzdb session\n#@ version 1\n(qzdb) run\n' 'bad\.qzs:3: command before the header.s program'
 bad "binary data" '# qzdb session\n#@ version 1\n\000\n' 'bad\.qzs:3: binary data'
+head -c 4096 /dev/urandom > $S/random.qzs
+OUT=$(timeout 60 ./qzdb --replay $S/random.qzs 2>&1); RC=$?
+expect_rc "random bytes: status" 1
+expect "random bytes: clear error" '^error: .*random\.qzs:[0-9]+: '
 OUT=$(timeout 60 ./qzdb --replay $S/missing.qzs 2>&1); RC=$?
 expect_rc "missing session file" 1
 expect "missing session file message" 'missing\.qzs: No such file or directory'
@@ -129,12 +133,13 @@ expect_rc "--force replays anyway" 0
 
 # A replayed file is data: no shell, no writes outside the current directory.
 head -5 $S/rec.qzs > $S/evil.qzs
-printf '(qzdb) run >/tmp/qzdb-evil-out\n(qzdb) save session /tmp/qzdb-evil.qzs\n(qzdb) save session ../qzdb-evil.qzs\n(qzdb) shell touch /tmp/qzdb-evil-shell\n#@ end\n' >> $S/evil.qzs
+printf '(qzdb) run >/tmp/qzdb-evil-out\n(qzdb) save session /tmp/qzdb-evil.qzs\n(qzdb) save session ../qzdb-evil.qzs\n(qzdb) shell touch /tmp/qzdb-evil-shell\n(qzdb) echo after the shell\\n\n#@ end\n' >> $S/evil.qzs
 rm -f /tmp/qzdb-evil-out /tmp/qzdb-evil.qzs /tmp/qzdb-evil-shell ../qzdb-evil.qzs
 OUT=$(timeout 60 ./qzdb --replay $S/evil.qzs 2>&1); RC=$?
 expect "replay refuses an absolute output redirection" 'may only write files under the current directory, not "/tmp/qzdb-evil-out"'
 expect "replay refuses save outside" 'may only write files under the current directory, not "\.\./qzdb-evil\.qzs"'
-expect "replay refuses shell" 'a session file may not run `shell touch'
+expect "replay refuses shell and says so" 'a session file may not run `shell touch /tmp/qzdb-evil-shell`: skipped, not run\.'
+expect "replay goes on after a refused command" '^after the shell$'
 expect_rc "refused command fails the replay" 1
 # Under the current directory by name but outside through a link.
 rm -rf /tmp/qzdb-evil-dir $S/out-link; mkdir -p /tmp/qzdb-evil-dir; ln -s /tmp/qzdb-evil-dir $S/out-link
