@@ -71,22 +71,25 @@ int ckpt_dirty_fd(const struct ckpt_dirty *d)
 	return d ? d->ufd : -1;
 }
 
-/* Pages of [lo, hi) with no page behind them (not present), as ranges
- * from PAGEMAP_SCAN: far cheaper than reading /proc/PID/pagemap. */
-int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out)
+/* Walk [lo, hi) with PAGEMAP_SCAN as `how` asks (flags and categories;
+ * the range and buffer are filled in here), adding every page reported to
+ * out (NULL: only for the side effect, write-protection). -errno on
+ * failure. */
+static int ckpt_pm_walk(struct ckpt_dirty *d, uint64_t lo, uint64_t hi,
+			const struct ckpt_pm_scan_arg *how, struct ckpt_addrs *out)
 {
 	struct ckpt_page_region vec[256];
 	for (uint64_t a = lo; a < hi;) {
-		struct ckpt_pm_scan_arg arg = {
-			.size = sizeof arg, .start = a, .end = hi,
-			.vec = (uint64_t)(uintptr_t)vec, .vec_len = 256,
-			.category_inverted = CKPT_PAGE_IS_PRESENT, .category_mask = CKPT_PAGE_IS_PRESENT,
-			.return_mask = CKPT_PAGE_IS_PRESENT,
-		};
+		struct ckpt_pm_scan_arg arg = *how;
+		arg.size = sizeof arg;
+		arg.start = a;
+		arg.end = hi;
+		arg.vec = (uint64_t)(uintptr_t)vec;
+		arg.vec_len = 256;
 		long n = ioctl(d->pmfd, CKPT_PAGEMAP_SCAN, &arg);
 		if (n < 0)
-			return -1;
-		for (long i = 0; i < n; i++)
+			return -errno;
+		for (long i = 0; out && i < n; i++)
 			for (uint64_t p = vec[i].start; p < vec[i].end; p += CKPT_PAGE)
 				ckpt_addrs_add(out, p);
 		if (arg.walk_end <= a)
@@ -94,6 +97,17 @@ int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt
 		a = arg.walk_end;
 	}
 	return 0;
+}
+
+/* Pages of [lo, hi) with no page behind them (not present), as ranges
+ * from PAGEMAP_SCAN: far cheaper than reading /proc/PID/pagemap. */
+int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out)
+{
+	const struct ckpt_pm_scan_arg how = {
+		.category_inverted = CKPT_PAGE_IS_PRESENT, .category_mask = CKPT_PAGE_IS_PRESENT,
+		.return_mask = CKPT_PAGE_IS_PRESENT,
+	};
+	return ckpt_pm_walk(d, lo, hi, &how, out) < 0 ? -1 : 0;
 }
 
 /* Write-protect tracking sees writes, not pages dropped to zero. */
@@ -237,25 +251,11 @@ static int ckpt_uffd_open(struct ckpt_dirty *d, struct qz *q, struct ckpt_state 
 static int ckpt_pm_scan(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, bool wp,
 			uint64_t anyof, struct ckpt_addrs *out)
 {
-	struct ckpt_page_region vec[256];
-	for (uint64_t a = lo; a < hi;) {
-		struct ckpt_pm_scan_arg arg = {
-			.size = sizeof arg, .start = a, .end = hi,
-			.flags = wp ? CKPT_PM_SCAN_WP_MATCHING | CKPT_PM_SCAN_CHECK_WPASYNC : 0,
-			.vec = (uint64_t)(uintptr_t)vec, .vec_len = 256,
-			.category_anyof_mask = anyof, .return_mask = anyof,
-		};
-		long n = ioctl(d->pmfd, CKPT_PAGEMAP_SCAN, &arg);
-		if (n < 0)
-			return -errno;
-		for (long i = 0; out && i < n; i++)
-			for (uint64_t p = vec[i].start; p < vec[i].end; p += CKPT_PAGE)
-				ckpt_addrs_add(out, p);
-		if (arg.walk_end <= a)
-			break;
-		a = arg.walk_end;
-	}
-	return 0;
+	const struct ckpt_pm_scan_arg how = {
+		.flags = wp ? CKPT_PM_SCAN_WP_MATCHING | CKPT_PM_SCAN_CHECK_WPASYNC : 0,
+		.category_anyof_mask = anyof, .return_mask = anyof,
+	};
+	return ckpt_pm_walk(d, lo, hi, &how, out);
 }
 
 static int ckpt_pm_register(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
