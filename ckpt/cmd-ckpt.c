@@ -177,19 +177,6 @@ static void ckpt_dump_regs(FILE *f, const struct user_regs_struct *r, const uint
 	fputc('\n', f);
 }
 
-static int ckpt_dump_open(struct qz *q, const char *path, FILE **f)
-{
-	if (!*path)
-		return qz_error(q, "Argument required (file name).");
-	if (!qzs_may_write(q, path))   /* a replayed session is data */
-		return qz_error(q, "A replayed session may only write files under the current "
-				"directory, not \"%s\".", path);
-	*f = fopen(path, "w");
-	if (!*f)
-		return qz_error(q, "%s: %s.", path, strerror(errno));
-	return 0;
-}
-
 /* Page contents of [lo, hi): live (c NULL) or as checkpoint c had them. */
 static int ckpt_dump_range(struct qz *q, const struct ckpt *c, FILE *f, uint64_t lo,
 			   uint64_t hi, int prot)
@@ -247,7 +234,7 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 		return qz_error(q, "The program is not being run.");
 	if (ckpt_os_read(q, &os, CKPT_OS_MAPS) < 0)
 		return qz_error(q, "Cannot read the program's memory map.");
-	if (ckpt_dump_open(q, a, &f) < 0) {
+	if (!(f = qzs_open_write(q, a))) {   /* a replayed session is data */
 		ckpt_os_free(&os);
 		return -1;
 	}
@@ -273,7 +260,7 @@ int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 	struct ckpt *c = ckpt_find(q->ckpt, id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
-	if (ckpt_dump_open(q, sp ? str_skip_space(sp) : "", &f) < 0)
+	if (!(f = qzs_open_write(q, sp ? str_skip_space(sp) : "")))
 		return -1;
 	ckpt_dump_regs(f, &c->regs, c->xstate, c->xlen);
 	r = ckpt_dump_maps(q, c, &c->os, f);

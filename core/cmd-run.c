@@ -96,9 +96,8 @@ static int cmd_start_prog(struct qz *q, const char *a)
 		return qz_error(q, "No executable file specified.");
 	if (*a)
 		cmd_set_prog_args(q, a);
-	if (q->stdout_path && !qzs_may_write(q, q->stdout_path))
-		return qz_error(q, "A replayed session may only write files under the current directory, not \"%s\".",
-				q->stdout_path);
+	if (q->stdout_path && qzs_check_write(q, q->stdout_path) < 0)
+		return -1;
 	return run_start(q);
 }
 

@@ -208,24 +208,11 @@ int qzs_record_to(struct qz *q, const char *path)
 }
 
 /* save session FILE: the transcript so far, without this command. */
-int cmd_save_session(struct qz *q, const char *a)
+static int qzs_save(struct qz *q, const char *path)
 {
-	char *path = str_trim(a);
-	if (!*path) {
-		free(path);
-		return qz_error(q, "Argument required (file name).");
-	}
-	if (!qzs_may_write(q, path)) {
-		int r = qz_error(q, "A replayed session may only write files under the current directory, not \"%s\".", path);
-		free(path);
-		return r;
-	}
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		int r = qz_error(q, "%s: %s.", path, strerror(errno));
-		free(path);
-		return r;
-	}
+	FILE *f = qzs_open_write(q, path);
+	if (!f)
+		return -1;
 	struct qzs_log *l = qzs_log(q);
 	qzs_write_header(q, f, path);
 	for (size_t i = 0; i + 1 < l->n; i++)
@@ -233,14 +220,18 @@ int cmd_save_session(struct qz *q, const char *a)
 	fputs("#@ end\n", f);
 	int bad = ferror(f);
 	bad |= fclose(f);
-	if (bad) {
-		int r = qz_error(q, "%s: could not write the file.", path);
-		free(path);
-		return r;
-	}
+	if (bad)
+		return qz_error(q, "%s: could not write the file.", path);
 	qz_printf(q, "Saved %zu commands to %s.\n", l->n ? l->n - 1 : 0, path);
-	free(path);
 	return 0;
+}
+
+int cmd_save_session(struct qz *q, const char *a)
+{
+	char *path = str_trim(a);
+	int r = qzs_save(q, path);
+	free(path);
+	return r;
 }
 
 /* Under the current directory, also once symbolic links are followed:
@@ -271,7 +262,7 @@ static bool qzs_resolves_inside(const char *path)
 	return ok;
 }
 
-bool qzs_may_write(const struct qz *q, const char *path)
+static bool qzs_may_write(const struct qz *q, const char *path)
 {
 	if (!q->replaying)
 		return true;
@@ -281,4 +272,24 @@ bool qzs_may_write(const struct qz *q, const char *path)
 		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
 			return false;
 	return qzs_resolves_inside(path);
+}
+
+int qzs_check_write(struct qz *q, const char *path)
+{
+	if (qzs_may_write(q, path))
+		return 0;
+	return qz_error(q, "A replayed session may only write files under the current "
+			"directory, not \"%s\".", path);
+}
+
+FILE *qzs_open_write(struct qz *q, const char *path)
+{
+	if (!*path)
+		return qz_error(q, "Argument required (file name)."), NULL;
+	if (qzs_check_write(q, path) < 0)
+		return NULL;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		qz_error(q, "%s: %s.", path, strerror(errno));
+	return f;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "session.h"
 
@@ -80,7 +81,12 @@ struct qzs_replay {
 int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_replay *r);
 
 /* May a command write this file? Always in a normal session; in a replay
- * only a relative path that stays under the current directory. */
-bool qzs_may_write(const struct qz *q, const char *path);
+ * only a relative path that stays under the current directory. 0, or -1
+ * with the error set. */
+int qzs_check_write(struct qz *q, const char *path);
+/* Open a file a command was asked to write (save session, maint dumps):
+ * the name must be given and pass qzs_check_write. NULL with the error
+ * set. */
+FILE *qzs_open_write(struct qz *q, const char *path);
 
 #endif
