@@ -31,38 +31,44 @@ static int qzs_fail(struct qzs_parser *p, const char *fmt, const char *arg)
 	return -1;
 }
 
+/* The header key (klen bytes of line) is exactly key. */
+static bool qzs_key(const char *line, size_t klen, const char *key)
+{
+	return strlen(key) == klen && !strncmp(line, key, klen);
+}
+
 static int qzs_header(struct qzs_parser *p, const char *line)
 {
 	struct qzs_file *f = p->f;
 	const char *v = strchr(line, ' ');
 	size_t klen = v ? (size_t)(v - line) : strlen(line);
 	v = v ? v + 1 : "";
-	if (f->n && strncmp(line, "end", klen))
+	if (f->n && !qzs_key(line, klen, "end"))
 		return qzs_fail(p, "header field \"%s\" after the first command", line);
-	if (!strncmp(line, "version", klen) && klen == 7) {
+	if (qzs_key(line, klen, "version")) {
 		long ver = strtol(v, NULL, 10);
 		if (ver < 1)
 			return qzs_fail(p, "bad format version \"%s\"", v);
 		if (ver > QZS_VERSION)
 			return qzs_fail(p, "format version %s is newer than this qzdb reads (1)", v);
 		p->have_version = true;
-	} else if (!strncmp(line, "program", klen) && klen == 7 && *v) {
+	} else if (qzs_key(line, klen, "program") && *v) {
 		free(f->program);
 		f->program = xstrdup(v);
-	} else if (!strncmp(line, "arg", klen) && klen == 3) {
+	} else if (qzs_key(line, klen, "arg")) {
 		XGROW(f->args, f->nargs, f->nargs + 1);
 		f->args[f->nargs - 1] = xstrdup(v);
-	} else if (!strncmp(line, "build-id", klen) && klen == 8 && *v) {
+	} else if (qzs_key(line, klen, "build-id") && *v) {
 		free(f->build_id);
 		f->build_id = xstrdup(v);
-	} else if (!strncmp(line, "size", klen) && klen == 4) {
+	} else if (qzs_key(line, klen, "size")) {
 		char *end;
 		f->size = strtoll(v, &end, 10);
 		if (!*v || *end || f->size < 0)
 			return qzs_fail(p, "bad program size \"%s\"", v);
-	} else if (!strncmp(line, "stdin", klen) && klen == 5) {
+	} else if (qzs_key(line, klen, "stdin")) {
 		/* informational: the transcript's own `run <FILE` commands redirect */
-	} else if (!strncmp(line, "end", klen) && klen == 3) {
+	} else if (qzs_key(line, klen, "end")) {
 		p->ended = true;
 	} else {
 		return qzs_fail(p, "unknown header field \"%s\"", line);
