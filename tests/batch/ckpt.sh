@@ -161,3 +161,8 @@ qz -ex 'break mark' -ex run -ex checkpoint -ex c -ex 'rollback 1' -ex kill $B/ck
 expect "limits: sockets, shared mapping, child, thread" '^warning: a rollback does not undo: .*; 2 sockets; 1 writable shared mapping; 1 child process; 1 other thread \(only this one is saved\)\.$'
 expect "limits: rollback still works" '^#0  mark \(\) at tests/fixtures/ckpt_limits\.c:[0-9]+$'
 no_leftover "limits: no leftover" $B/ckpt_limits-O0
+
+# maint checkpoint-stats reports the last checkpoint's and rollback's times.
+qz -ex 'break main' -ex run -ex checkpoint -ex next -ex 'rollback 1' \
+   -ex 'maint checkpoint-stats' $B/basic-O0
+expect "checkpoint-stats times" '^last checkpoint [0-9.]+ us, last rollback [0-9.]+ us$'

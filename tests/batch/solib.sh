@@ -125,3 +125,9 @@ qz -ex 'run' $DL $B/no-such-lib.so
 expect "dlopen failure is the program's" 'dlopen: .*no-such-lib.so'
 no_leftover "no leftover dlopen process" $DL
 no_leftover "no leftover dfree process" $BIN
+
+# The separate debug-file directory is a setting that can be read back.
+qz -ex 'show debug-file-directory' -ex 'set debug-file-directory /nonexistent' \
+   -ex 'show debug-file-directory' $B/basic-O0
+expect "debug-file-directory default" '^The directory where separate debug symbols are searched for is "/usr/lib/debug"\.$'
+expect "debug-file-directory set" '^The directory where separate debug symbols are searched for is "/nonexistent"\.$'
