@@ -158,3 +158,9 @@ fi
 
 OUT=$(timeout 10 ./qzdb --check $BIN 2>&1); RC=$?
 expect_rc "--check without --replay is a usage error" 2
+
+# Bad input to save session: a clear error, nothing written.
+qz -ex 'save session' -ex 'save session /nonexistent/dir/x.qzs' $BIN
+expect "save session without a file" '^error: Argument required \(file name\)\.$'
+expect "save session to a missing directory" '^error: /nonexistent/dir/x\.qzs: No such file or directory\.$'
+expect_rc "save session errors fail the batch" 1
