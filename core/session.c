@@ -12,6 +12,7 @@
 
 #include "frame.h"
 #include "qzs.h"
+#include "solib.h"
 #include "resume.h"
 
 struct qz *qz_new(struct qz_sink sink)
@@ -258,13 +259,25 @@ static void qz_map_add(struct qz *q, uint64_t lo, uint64_t hi, uint64_t off,
 		m->hi = hi;
 }
 
+/* Give a module the name the dynamic linker uses for it. */
+static void qz_name_module(struct qz *q, int n, uint64_t bias, const char *name, void *arg)
+{
+	(void)n;
+	(void)arg;
+	for (size_t i = 0; name[0] && i < q->nlibs; i++) {
+		struct qz_module *m = &q->libs[i];
+		if (m->bias == bias && !m->name)
+			m->name = xstrdup(name);
+	}
+}
+
 /* The dynamic linker's list of loaded objects (r_debug.r_map, found
  * through DT_DEBUG in the program's dynamic section): the names it uses,
  * which gdb shows, and which /proc/PID/maps canonicalises. */
 static void qz_read_link_map(struct qz *q)
 {
 	const struct img_sym *dyn = img_sym_named(q->exe.img, "_DYNAMIC");
-	uint64_t d[2], rdebug = 0, lm = 0;
+	uint64_t d[2], rdebug = 0;
 	if (!dyn)
 		return;
 	for (uint64_t a = dyn->addr + q->exe.bias; !rdebug; a += 16) {
@@ -273,23 +286,7 @@ static void qz_read_link_map(struct qz *q)
 		if (d[0] == 21)   /* DT_DEBUG */
 			rdebug = d[1];
 	}
-	if (qz_read(q, rdebug + 8, &lm, 8) < 0)
-		return;
-	for (int n = 0; lm && n < 512; n++) {
-		uint64_t e[4];   /* l_addr, l_name, l_ld, l_next */
-		char name[512] = "";
-		if (qz_read(q, lm, e, sizeof e) < 0)
-			return;
-		for (size_t i = 0; i + 1 < sizeof name; i++)
-			if (qz_read(q, e[1] + i, &name[i], 1) < 0 || !name[i])
-				break;
-		for (size_t i = 0; name[0] && i < q->nlibs; i++) {
-			struct qz_module *m = &q->libs[i];
-			if (m->bias == e[0] && !m->name)
-				m->name = xstrdup(name);
-		}
-		lm = e[3];
-	}
+	solib_walk(q, rdebug, qz_name_module, NULL);
 }
 
 void qz_refresh_modules(struct qz *q)

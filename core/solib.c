@@ -204,29 +204,47 @@ static void solib_rebreak(struct qz *q)
 	bp_sync(&q->bps, q->proc);
 }
 
-void solib_sync(struct qz *q)
+int solib_walk(struct qz *q, uint64_t r_debug, solib_entry_fn fn, void *arg)
 {
-	struct solib_state *s = q->solib;
 	uint64_t lm = 0;
-	if (!s || !s->r_debug || !qz_running(q) || qz_read(q, s->r_debug + 8, &lm, 8) < 0)
-		return;
-	if (!lm)
-		return;   /* at exec: ld.so has not started the list yet */
-	size_t nold = q->nlibs;
-	bool *seen = xcalloc(nold + 1, sizeof *seen);
+	if (qz_read(q, r_debug + 8, &lm, 8) < 0 || !lm)
+		return -1;   /* at exec: ld.so has not started the list yet */
 	for (int n = 0; lm && n < SOLIB_MAX_OBJECTS; n++) {
 		uint64_t e[4];   /* l_addr, l_name, l_ld, l_next */
 		char name[PATH_MAX];
 		if (qz_read(q, lm, e, sizeof e) < 0)
-			break;
+			return 1;
 		solib_read_str(q, e[1], name, sizeof name);
-		if (n > 0 && name[0])   /* the first entry is the program */
-			solib_note(q, name, e[0], seen, nold);
+		fn(q, n, e[0], name, arg);
 		lm = e[3];
 	}
-	if (lm == 0)   /* a list read to its end: what is not in it is gone */
-		solib_drop_unseen(q, seen, nold);
-	free(seen);
+	return lm == 0 ? 0 : 1;
+}
+
+struct solib_seen {
+	bool *seen;      /* which of the first nold modules the map still has */
+	size_t nold;
+};
+
+static void solib_sync_entry(struct qz *q, int n, uint64_t bias, const char *name, void *arg)
+{
+	struct solib_seen *ss = arg;
+	if (n > 0 && name[0])   /* the first entry is the program */
+		solib_note(q, name, bias, ss->seen, ss->nold);
+}
+
+void solib_sync(struct qz *q)
+{
+	struct solib_state *s = q->solib;
+	if (!s || !s->r_debug || !qz_running(q))
+		return;
+	struct solib_seen ss = { xcalloc(q->nlibs + 1, sizeof *ss.seen), q->nlibs };
+	int r = solib_walk(q, s->r_debug, solib_sync_entry, &ss);
+	if (r == 0)   /* a list read to its end: what is not in it is gone */
+		solib_drop_unseen(q, ss.seen, ss.nold);
+	free(ss.seen);
+	if (r < 0)
+		return;
 	frame_invalidate(q);
 	solib_rebreak(q);
 }

@@ -7,8 +7,18 @@
 #define QZ_SOLIB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct qz;
+
+/* One entry of the dynamic linker's link map: the n-th object (0 is the
+ * program), its load bias and name. */
+typedef void (*solib_entry_fn)(struct qz *q, int n, uint64_t bias, const char *name,
+			       void *arg);
+/* Walk the link map of the r_debug at that runtime address: -1 if there is
+ * no list (yet), 0 when read to its end, 1 when cut short (unreadable or
+ * implausibly long). */
+int solib_walk(struct qz *q, uint64_t r_debug, solib_entry_fn fn, void *arg);
 
 /* Register the module's hooks (once per session). */
 void solib_init(struct qz *q);
