@@ -180,12 +180,9 @@ int tui_slicev_run(struct tui *t, const char *fmt, ...)
 	va_end(ap);
 	if (!cmd)
 		return qz_error(t->q, "Out of memory.");
-	char *e = xasprintf("(qzdb) %s", cmd);
-	tui_say(t, e, TUI_EL_ECHO);
-	int r = cmd_run(t->q, cmd);
-	free(e);
+	int r = tui_echo_run(t, cmd);
 	free(cmd);
-	return r == CMD_FAIL ? -1 : 0;
+	return r;
 }
 
 /* The switch or suppression of this kind at file:line, or NULL. */

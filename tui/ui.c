@@ -229,15 +229,25 @@ void tui_refresh(struct tui *t)
 	tui_status_update(t);
 }
 
+void tui_echo(struct tui *t, const char *cmd)
+{
+	char *e = xasprintf("(qzdb) %s", cmd);
+	tui_say(t, e, TUI_EL_ECHO);
+	free(e);
+}
+
+int tui_echo_run(struct tui *t, const char *cmd)
+{
+	tui_echo(t, cmd);
+	return cmd_run(t->q, cmd) == CMD_FAIL ? -1 : 0;
+}
+
 int tui_exec(struct tui *t, const char *line, bool echo)
 {
 	if (t->in_command)   /* a key binding run from within a command */
 		return cmd_run(t->q, line);
-	if (echo) {
-		char *e = xasprintf("(qzdb) %s", line);
-		tui_say(t, e, TUI_EL_ECHO);
-		free(e);
-	}
+	if (echo)
+		tui_echo(t, line);
 	if (t->want & TUI_LAYOUT) {   /* the runner draws with the new sizes */
 		tui_layout(t);
 		t->want &= ~TUI_LAYOUT;

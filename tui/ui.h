@@ -146,6 +146,11 @@ void tui_draw(struct tui *t);
 void tui_refresh(struct tui *t);
 /* Run a command line as typed (echoed to the command pane if echo). */
 int tui_exec(struct tui *t, const char *line, bool echo);
+/* Show "(qzdb) CMD" in the command pane as if typed. */
+void tui_echo(struct tui *t, const char *cmd);
+/* An action's command from inside a running command (a key's `tui
+ * ACTION`): echoed, then run; 0 or -1. */
+int tui_echo_run(struct tui *t, const char *cmd);
 /* Run cmd with its output collected into out instead of shown. */
 void tui_capture(struct tui *t, const char *cmd, struct sbuf *out);
 /* Add text to the command pane's scrollback. */

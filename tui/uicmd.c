@@ -19,11 +19,7 @@ static struct tui *ui_tui;   /* one UI per process */
 
 static int uicmd_run_continue(struct tui *t)
 {
-	const char *cmd = t->q->proc ? "continue" : "run";
-	char *e = xasprintf("(qzdb) %s", cmd);
-	tui_say(t, e, TUI_EL_ECHO);
-	free(e);
-	return cmd_run(t->q, cmd) == CMD_FAIL ? -1 : 0;
+	return tui_echo_run(t, t->q->proc ? "continue" : "run");
 }
 
 /* The breakpoint with a location at file:line, or NULL. */
@@ -46,12 +42,9 @@ static int uicmd_toggle_break(struct tui *t)
 		return qz_error(t->q, "No source line under the cursor.");
 	struct bp *b = uicmd_bp_at(t->q, file, line);
 	char *cmd = b ? xasprintf("delete %d", b->num) : xasprintf("break %s:%d", file, line);
-	char *e = xasprintf("(qzdb) %s", cmd);
-	tui_say(t, e, TUI_EL_ECHO);
-	int r = cmd_run(t->q, cmd);
-	free(e);
+	int r = tui_echo_run(t, cmd);
 	free(cmd);
-	return r == CMD_FAIL ? -1 : 0;
+	return r;
 }
 
 static int uicmd_help(struct tui *t)
