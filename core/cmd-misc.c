@@ -158,7 +158,7 @@ int cmd_set(struct qz *q, const char *a)
 	return qz_error(q, "Undefined set command: \"%s\".  Try \"help set\".", a);
 }
 
-static int cmd_onoff(struct qz *q, const char *a, bool *out)
+int cmd_onoff(struct qz *q, const char *a, bool *out)
 {
 	if (!*a || !strcmp(a, "on") || !strcmp(a, "1") || !strcmp(a, "yes"))
 		*out = true;

@@ -198,6 +198,13 @@ const struct cmd_def cmd_table[] = {
 	 "Describe the selected frame: its CFA, saved pc, caller and callee.", NULL},
 	{"info display", NULL, NULL, 0, cmd_info_display,
 	 "Expressions displayed at each stop.", NULL},
+	{"info platform", NULL, NULL, 0, cmd_info_platform,
+	 "What this CPU, kernel and hypervisor really do, and the fallbacks used.",
+	 "Found by a probe at the first need: whether debug-register watchpoints\n"
+	 "really trap, whether single steps over cpuid and kin stop on time,\n"
+	 "userfaultfd write-protect and PAGEMAP_SCAN, the XSAVE layout, AVX-512,\n"
+	 "Landlock and seccomp. Where a capability is missing, the line names the\n"
+	 "mechanism qzdb uses instead."},
 	{"info program", NULL, NULL, 0, cmd_info_program,
 	 "Execution status of the program.", NULL},
 
@@ -254,6 +261,16 @@ const struct cmd_def cmd_table[] = {
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
 	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
+	{"maint set", NULL, "maint set debug-registers|step-traps on|off", CMD_HIDDEN,
+	 cmd_maint_set, "Force a machine capability off, to test its fallback.",
+	 "debug-registers off: watchpoints and library-call memory conditions use\n"
+	 "page protection, as on machines whose debug registers never trap.\n"
+	 "step-traps off: single steps over cpuid, rdtsc, rdtscp, xgetbv, rdpid,\n"
+	 "rdrand and rdseed go by a temporary breakpoint on the next instruction,\n"
+	 "as on hypervisors that deliver their trap late. `info platform` shows\n"
+	 "what the probe found and what is forced."},
+	{"maint show", NULL, "maint show debug-registers|step-traps", CMD_HIDDEN,
+	 cmd_maint_show, "Whether a machine capability is forced off.", NULL},
 	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN, cmd_maint_checkpoint_stats,
 	 "Time taken by the last checkpoint and rollback.", NULL},
 	/* threads and fork (core/thread.c) */

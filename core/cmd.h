@@ -40,6 +40,10 @@ enum cmd_result {
  * repeats nothing (front ends may repeat the last command). */
 int cmd_run(struct qz *q, const char *line);
 
+/* Parse on|off (also 1/0, yes/no; empty means on) into *out, or report
+ * the error: the one reading of a boolean setting. */
+int cmd_onoff(struct qz *q, const char *a, bool *out);
+
 /* The table, terminated by an entry with a NULL name. */
 extern const struct cmd_def cmd_table[];
 /* Resolve a command word (exact, alias, then unique prefix) among the

@@ -10,6 +10,11 @@ struct qz;
 /* qzs.c */
 int cmd_save_session(struct qz *q, const char *a);
 
+/* cmd-platform.c */
+int cmd_info_platform(struct qz *q, const char *a);
+int cmd_maint_set(struct qz *q, const char *a);
+int cmd_maint_show(struct qz *q, const char *a);
+
 /* cmd-run.c */
 int cmd_run_prog(struct qz *q, const char *a);
 int cmd_start(struct qz *q, const char *a);

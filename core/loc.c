@@ -326,6 +326,8 @@ int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n
 	*out = NULL;
 	*n = 0;
 	spec = str_skip_space(spec);
+	if (!q->exe.img)   /* `qzdb --batch` with no program */
+		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	if (*spec == '*')
 		return loc_address(q, spec + 1, out, n);
 	if ((*spec == '+' || *spec == '-') && loc_is_number(spec + 1))

@@ -29,7 +29,7 @@ enum plat_tri { PLAT_UNKNOWN, PLAT_NO, PLAT_YES };
 struct platform {
 	char vendor[16];          /* "AuthenticAMD", "GenuineIntel" */
 	char model[64];           /* brand string */
-	char kernel[96];          /* uname release and machine */
+	char kernel[224];         /* uname system, release and machine */
 	char hypervisor[16];      /* CPUID 0x40000000 signature, "" on bare metal */
 	bool has_hypervisor;
 	/* debug registers: poking DR7 works, and the traps really arrive */
@@ -56,6 +56,7 @@ const struct platform *platform_get(void);
 /* What qzdb uses, after the maintenance overrides: */
 bool platform_dr_usable(void);            /* debug-register watchpoints */
 bool platform_step_exact(enum plat_insn k); /* single-step trap on time */
+bool platform_steps_all_exact(void);      /* ... for every kind: no need to look */
 
 /* The instruction kind at code (n bytes read at the pc), or -1 when it is
  * none of the kinds above; *len gets its length. */

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "util.h"
 
 /* One traced thread. The register cache is per thread: a stop of one thread
@@ -57,6 +58,10 @@ struct proc {
 	size_t nearly, early_cap;
 	struct proc_notify notify;
 	bool conting;                 /* resumed by proc_cont, not a step */
+	/* A single step made by a temporary int3 on the next instruction
+	 * (core/platform.c found this instruction kind's trap comes late). */
+	uint64_t over_addr;           /* where the int3 is; 0: none planted */
+	uint8_t over_orig;            /* the byte it replaced */
 };
 
 /* The CPU both tracer and debuggee run on: a ptrace stop costs 3-7x less
@@ -503,6 +508,50 @@ int proc_cont(struct proc *p, int sig)
 	return r;
 }
 
+/* Where a single step from pc must end by a temporary breakpoint instead
+ * of the trap flag: after an instruction whose trap this machine delivers
+ * late (or when forced). 0 when the trap can be trusted. These
+ * instructions never branch, so the next one is pc + length. */
+static uint64_t proc_step_over_target(struct proc *p, uint64_t pc)
+{
+	if (platform_steps_all_exact())
+		return 0;
+	uint8_t code[16];
+	size_t n = sizeof code;
+	if (proc_read(p, pc, code, n) < 0) {
+		n = 4096 - (pc & 4095);   /* code that ends at a mapping's end */
+		if (n >= sizeof code || proc_read(p, pc, code, n) < 0)
+			return 0;
+	}
+	int len = 0, k = platform_insn_kind(code, n, &len);
+	return k >= 0 && !platform_step_exact(k) ? pc + (uint64_t)len : 0;
+}
+
+static bool proc_step_over_plant(struct proc *p)
+{
+	uint64_t at = proc_step_over_target(p, proc_pc(p));
+	uint8_t int3 = 0xcc;
+	if (!at || proc_read(p, at, &p->over_orig, 1) < 0 || proc_write(p, at, &int3, 1) < 0)
+		return false;
+	p->over_addr = at;
+	return true;
+}
+
+/* The stop after a step over: the int3 comes out, and its trap looks like
+ * the single step's (pc on the next instruction). */
+static void proc_step_over_done(struct proc *p, struct proc_stop *st)
+{
+	uint64_t at = p->over_addr;
+	p->over_addr = 0;
+	if (!p->alive || st->ev == PROC_EXEC)
+		return;   /* gone, or a new program replaced the memory */
+	proc_write(p, at, &p->over_orig, 1);
+	if (st->ev == PROC_TRAP && proc_pc(p) == at + 1) {
+		proc_set_pc(p, at);
+		proc_flush_regs(p->cur);   /* the kernel's pc is right at once */
+	}
+}
+
 int proc_step(struct proc *p, int sig)
 {
 	p->conting = false;
@@ -510,6 +559,9 @@ int proc_step(struct proc *p, int sig)
 		return -1;
 	proc_stop_others(p);
 	p->stepping = true;
+	/* with a signal the step stops at its handler, before the instruction */
+	if (!sig && proc_step_over_plant(p))
+		return proc_thr_run(p->cur, PTRACE_CONT, 0);
 	return proc_thr_run(p->cur, PTRACE_SINGLESTEP, sig);
 }
 
@@ -898,11 +950,15 @@ void proc_wait(struct proc *p, struct proc_stop *st)
 		if (!t) {
 			st->ev = PROC_ERROR;
 			p->alive = false;
+			p->over_addr = 0;
 			proc_thr_clear(p);
 			return;
 		}
-		if (proc_handle(p, t, status, st))
+		if (proc_handle(p, t, status, st)) {
+			if (p->over_addr)
+				proc_step_over_done(p, st);
 			return;
+		}
 	}
 }
 

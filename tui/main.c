@@ -143,8 +143,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "qzdb: --step, --check and --force go with --replay\n");
 		return -1;
 	}
-	if (i >= argc && o->pid)
-		return 0;   /* the program is the process's */
+	if (i >= argc && (o->pid || o->batch))
+		return 0;   /* the process's program, or none (`info platform`) */
 	if (i >= argc) {
 		fprintf(stderr, "qzdb: no program given\n");
 		usage(stderr);
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	int rc;
 	if (o.pid) {
 		rc = main_attach(q, &o);
-	} else if (qz_load(q, o.prog, o.args, o.nargs) < 0) {
+	} else if (o.prog && qz_load(q, o.prog, o.args, o.nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 		rc = EXIT_CMD_FAILED;
 		if (!o.batch)

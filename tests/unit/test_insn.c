@@ -23,6 +23,7 @@
 #include <capstone/capstone.h>
 
 #include "image.h"
+#include "proc.h"
 #include "unit.h"
 #include "../../slice/insn.h"
 
@@ -166,27 +167,25 @@ static void compare(struct tally *t, const struct insn *in, const struct obs *a,
 	}
 }
 
-static pid_t start(const char *path)
+/* The program under the one stepping primitive (core/proc.c), which steps
+ * over instructions whose trap this machine delivers late (platform.c). */
+static struct proc *start(const char *path)
 {
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(null, 2);
-		personality(ADDR_NO_RANDOMIZE);
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	waitpid(pid, &st, 0);
-	return pid;
+	char *argv[] = {(char *)path, NULL}, err[256];
+	struct proc_launch l = {.path = path, .argv = argv, .stdout_path = "/dev/null"};
+	struct proc *p = proc_launch(&l, err, sizeof err);
+	if (!p)
+		fprintf(stderr, "%s: %s\n", path, err);
+	return p;
 }
 
 static void run_program(const char *path, unsigned long max)
 {
 	struct tally t = {0};
-	pid_t pid = start(path);
+	struct proc *p = start(path);
+	if (!p)
+		return;
+	pid_t pid = proc_pid(p);
 	struct obs *a = malloc(sizeof *a), *b = malloc(sizeof *b);
 	unsigned long undecoded = 0;
 	observe(pid, a);
@@ -196,10 +195,10 @@ static void run_program(const char *path, unsigned long max)
 		struct insn in;
 		bool ok = process_vm_readv(pid, &l, 1, &rm, 1, 0) == 16 &&
 			  insn_decode(bytes, 16, a->r.rip, &in);
-		int st;
-		ptrace(PTRACE_SINGLESTEP, pid, 0, 0);
-		waitpid(pid, &st, 0);
-		if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
+		struct proc_stop st;
+		proc_step(p, 0);
+		proc_wait(p, &st);
+		if (st.ev != PROC_TRAP)
 			break;
 		observe(pid, b);
 		t.steps++;
@@ -211,8 +210,7 @@ static void run_program(const char *path, unsigned long max)
 		a = b;
 		b = x;
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	proc_kill(p);
 	free(a);
 	free(b);
 	char name[256];
