@@ -17,6 +17,7 @@
 #include "ckpt.h"
 #include "ckpt-int.h"
 #include "frame.h"
+#include "regs.h"
 #include "run.h"
 
 uint64_t ckpt_now_ns(void)
@@ -183,14 +184,8 @@ static int ckpt_dropped(struct qz *q, struct ckpt_state *s, const struct ckpt_os
 
 static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 {
-	uint8_t buf[16384];
-	struct iovec iov = {buf, sizeof buf};
 	c->regs = *proc_regs(q->proc);
-	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) == 0) {
-		c->xlen = iov.iov_len;
-		c->xstate = xmalloc(c->xlen);
-		memcpy(c->xstate, buf, c->xlen);
-	}
+	c->xstate = regs_xstate_read(proc_pid(q->proc), &c->xlen);
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
 	for (int i = 0; i < q->nhooks; i++)

@@ -13,6 +13,7 @@
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
 #include "qzs.h"
+#include "regs.h"
 
 static int ckpt_arg_id(struct qz *q, const char *a, int *id)
 {
@@ -227,8 +228,6 @@ static int ckpt_dump_maps(struct qz *q, const struct ckpt *c, const struct ckpt_
 int cmd_maint_dump_state(struct qz *q, const char *a)
 {
 	FILE *f;
-	uint8_t x[16384];
-	struct iovec iov = {x, sizeof x};
 	struct ckpt_os os;
 	if (!q->proc || !ckpt_process_check(q))
 		return qz_error(q, "The program is not being run.");
@@ -238,9 +237,10 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 		ckpt_os_free(&os);
 		return -1;
 	}
-	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) < 0)
-		iov.iov_len = 0;
-	ckpt_dump_regs(f, proc_regs(q->proc), x, iov.iov_len);
+	size_t xlen;
+	uint8_t *x = regs_xstate_read(proc_pid(q->proc), &xlen);
+	ckpt_dump_regs(f, proc_regs(q->proc), x, xlen);
+	free(x);
 	int r = ckpt_dump_maps(q, NULL, &os, f);
 	ckpt_os_free(&os);
 	fclose(f);

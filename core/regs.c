@@ -6,29 +6,48 @@
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
+#include "platform.h"
 #include "session.h"
+#include "util.h"
 #include "value.h"
 
-enum { XS_SIZE = 8192, XS_YMM = 2, XS_OPMASK = 5, XS_ZMM_HI = 6, XS_HI16 = 7, XS_PKRU = 9 };
+enum { XS_YMM = 2, XS_OPMASK = 5, XS_ZMM_HI = 6, XS_HI16 = 7, XS_PKRU = 9 };
 
 struct regs_xs {
-	uint8_t buf[XS_SIZE];
+	uint8_t *buf;
 	size_t len;
 	uint64_t bv;                 /* XSTATE_BV: components not in init state */
 };
 
+uint8_t *regs_xstate_read(pid_t tid, size_t *len)
+{
+	/* the probe's size covers every component the CPU supports (AMX's
+	 * 8 KiB tiles too); 4096 is more than the legacy area and AVX need */
+	size_t cap = platform_get()->xsave_size;
+	if (cap < 4096)
+		cap = 4096;
+	uint8_t *buf = xcalloc(1, cap);
+	struct iovec iov = {buf, cap};
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0) {
+		free(buf);
+		*len = 0;
+		return NULL;
+	}
+	*len = iov.iov_len;
+	return buf;
+}
+
 static bool regs_read(struct qz *q, struct regs_xs *xs)
 {
-	struct iovec iov = {xs->buf, sizeof xs->buf};
-	memset(xs->buf, 0, sizeof xs->buf);
-	if (!qz_running(q) ||
-	    ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) < 0)
+	free(xs->buf);
+	xs->buf = qz_running(q) ? regs_xstate_read(proc_pid(q->proc), &xs->len) : NULL;
+	if (!xs->buf)
 		return false;
-	xs->len = iov.iov_len;
 	memcpy(&xs->bv, xs->buf + 512, 8);
 	return true;
 }

@@ -2,6 +2,10 @@
 # line: "PASS name" or "FAIL name: why".
 QZDB=${QZDB:-./qzdb}
 B=tests/build
+# This script's mark: the programs it starts inherit it, so that `ours`
+# finds them and not those of a suite running beside it (tests/run.sh).
+QZ_SUITE=${QZ_SUITE:-$$}
+export QZ_SUITE
 
 fixtures_build() {
 	mkdir -p $B
@@ -41,6 +45,8 @@ fixtures_build() {
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
+# skip NAME WHY: a check this machine cannot run (WHY names what is missing).
+skip() { echo "SKIP $1: $2"; }
 
 # qz NAME... : run qzdb --batch with the given arguments, output (stdout and
 # stderr merged) in $OUT, exit status in $RC.
@@ -75,12 +81,15 @@ expect_rc() {
 }
 
 # no_leftover NAME BIN: no process of that binary is alive.
-# ours NAME: pids of processes called NAME started from this checkout (their
-# working directory is ours), so that other checkouts' test runs on the same
+# ours NAME: pids of processes called NAME started by this test script
+# (they carry its QZ_SUITE mark) from this checkout (their working directory
+# is ours), so that other suites and other checkouts' test runs on the same
 # machine are neither counted nor killed.
 ours() {
 	for _p in $(pgrep -x "$1" 2>/dev/null); do
-		[ "$(readlink /proc/$_p/cwd 2>/dev/null)" = "$(pwd -P)" ] && echo "$_p"
+		[ "$(readlink /proc/$_p/cwd 2>/dev/null)" = "$(pwd -P)" ] &&
+			tr '\0' '\n' < /proc/$_p/environ 2>/dev/null | grep -qx "QZ_SUITE=$QZ_SUITE" &&
+			echo "$_p"
 	done
 }
 

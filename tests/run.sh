@@ -1,40 +1,49 @@
 #!/bin/sh
 # Run every test: build the fixtures at -O0 and -O2, then the unit test
-# binaries (tests/unit/test_*), then the batch and differential test scripts
-# (tests/batch/*.sh, tests/diff/*.sh). Every check prints one line starting
-# with PASS or FAIL; failures are shown as they come; the last line is
-# "N passed, N failed".
+# binaries (tests/unit/test_*) and the batch, differential and UI test
+# scripts (tests/batch/*.sh, tests/diff/*.sh, tests/tui/*.sh), JOBS at a
+# time (default: the number of CPUs). Every check prints one line starting
+# with PASS, FAIL or SKIP (with the reason); failures and skips are shown
+# as they come; the last line is "N passed, N failed" (", N skipped" when
+# a check could not run on this machine).
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 fixtures_build || { echo "0 passed, 1 failed"; exit 1; }
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 out=$B/results.txt
-one=$B/one.txt
-: > "$out"
+dir=$B/suites
+rm -rf "$dir"
+mkdir -p "$dir"
 
-# run_one NAME CMD...: run a test program or script, keep its lines, show
-# its failures, and count a crash or time-out as a failure of its own.
-run_one() {
-	_name=$1
-	shift
-	timeout 900 "$@" > "$one" 2>&1
-	_rc=$?
-	cat "$one" >> "$out"
-	grep -A12 '^FAIL' "$one" | head -200
-	if [ $_rc -ne 0 ]; then
-		echo "FAIL $_name: exit status $_rc" | tee -a "$out"
-	fi
-	printf '%s: %s passed\n' "$_name" "$(grep -c '^PASS' "$one")" >&2
+# The suites, slowest first so that the parallel run ends together.
+suites() {
+	for t in tests/diff/values_vs_gdb.sh tests/unit/test_* tests/batch/*.sh \
+		 tests/diff/*.sh tests/tui/*.sh; do
+		case "$t" in
+		*.c|*/common.sh) continue ;;   # sources and helpers, not tests
+		esac
+		[ -f "$t" ] && echo "$t"
+	done | awk '!seen[$0]++'
 }
 
-for t in tests/unit/test_*; do
-	case "$t" in *.c) continue ;; esac
-	[ -x "$t" ] && run_one "$t" "$t"
-done
-for t in tests/batch/*.sh tests/diff/*.sh tests/tui/*.sh; do
-	case "$t" in */common.sh) continue ;; esac   # helpers, not tests
-	[ -f "$t" ] && run_one "$t" sh "$t"
-done
+suites > "$dir/list"
+# each suite's lines go to its own file (tests/run-suite.sh); shown in order
+xargs -P "$JOBS" -n 1 sh tests/run-suite.sh "$dir" < "$dir/list"
+: > "$out"
+while read -r t; do
+	f="$dir/$(echo "$t" | tr / _).txt"
+	[ -f "$f" ] || echo "FAIL $t: did not run" > "$f"
+	cat "$f" >> "$out"
+	grep -A12 '^FAIL' "$f" | head -200
+	grep '^SKIP' "$f"
+	printf '%s: %s passed\n' "$t" "$(grep -c '^PASS' "$f")" >&2
+done < "$dir/list"
 p=$(grep -c '^PASS' "$out")
 f=$(grep -c '^FAIL' "$out")
-echo "$p passed, $f failed"
+s=$(grep -c '^SKIP' "$out")
+if [ "$s" -gt 0 ]; then
+	echo "$p passed, $f failed, $s skipped"
+else
+	echo "$p passed, $f failed"
+fi
 [ "$f" -eq 0 ]
