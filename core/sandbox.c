@@ -108,6 +108,7 @@ int sandbox_scratch(struct sandbox *sb, char *err, size_t errlen)
 			return -1;
 		}
 		sb->scratch = tmpl;
+		sb->scratch_made = true;
 	}
 	if (!realpath(sb->scratch, real)) {
 		snprintf(err, errlen, "scratch directory %s: %s", sb->scratch, strerror(errno));
@@ -120,6 +121,8 @@ int sandbox_scratch(struct sandbox *sb, char *err, size_t errlen)
 
 void sandbox_free(struct sandbox *sb)
 {
+	if (sb->scratch_made && sb->scratch)
+		rmdir(sb->scratch);   /* kept if the program left files in it */
 	free(sb->scratch);
 	free(sb->bpf);
 	sb->scratch = NULL;

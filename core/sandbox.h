@@ -27,6 +27,7 @@ struct sandbox {
 	bool forced;             /* replay: commands may not turn it off */
 	bool allow_network;      /* --allow-network: socket/connect allowed */
 	char *scratch;           /* the one writable directory (--scratch) */
+	bool scratch_made;       /* made by qzdb: removed at the end if empty */
 	const char *tty_path;    /* the program's terminal, writable; or NULL */
 	/* Built by sandbox_prepare for the next launch: the seccomp program
 	 * (struct sock_filter[]) with the child's pid still a placeholder. */
