@@ -8,7 +8,8 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra $(EXTRA_CFLAGS)
 CPPFLAGS += -Icore -I/usr/include/libdwarf $(shell pkg-config --cflags $(PKGS))
 # Debian ships libdwarf 20210528 as a static library without a .pc file.
-LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz
+# libseccomp builds the sandbox's system-call filter (core/sandbox.c).
+LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 ENGINE_SRC := $(wildcard core/*.c alter/*.c ckpt/*.c slice/*.c)

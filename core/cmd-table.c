@@ -220,6 +220,13 @@ const struct cmd_def cmd_table[] = {
 	 "Printing settings.", NULL},
 	{"set cpu-pinning", NULL, "set cpu-pinning on|off", 0, cmd_set_cpu_pinning,
 	 "Pin qzdb and the program to one CPU while tracing (faster stops).", NULL},
+	{"set sandbox", NULL, "set sandbox on|off", 0, cmd_set_sandbox,
+	 "Run the program confined from the next run: writes only under a scratch directory.",
+	 "Landlock lets the program read everywhere and write only under the scratch\n"
+	 "directory (--scratch DIR, else a fresh one), /dev/null and its terminal; a\n"
+	 "seccomp filter denies exec, ptrace, signals to other processes, sockets\n"
+	 "(unless --allow-network), mounts and namespaces. Each denied call fails\n"
+	 "with EPERM and is reported as [sandbox: denied ...]. Always on in --replay."},
 	{"set can-use-hw-watchpoints", NULL, "set can-use-hw-watchpoints 0|1", 0,
 	 cmd_set_can_use_hw_watchpoints,
 	 "0: watchpoints are software ones (single-stepping), never debug registers.", NULL},
@@ -233,6 +240,8 @@ const struct cmd_def cmd_table[] = {
 	{"set height", NULL, NULL, CMD_HIDDEN, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"show", NULL, "show SETTING", CMD_PREFIX, cmd_show, "Show a setting.", NULL},
 	{"show args", NULL, NULL, 0, cmd_show_args, "Arguments for the next run.", NULL},
+	{"show sandbox", NULL, NULL, 0, cmd_show_sandbox,
+	 "Whether the program runs sandboxed, and where it may write.", NULL},
 	{"show can-use-hw-watchpoints", NULL, NULL, 0, cmd_show_can_use_hw_watchpoints,
 	 "Whether watchpoints may use the debug registers.", NULL},
 

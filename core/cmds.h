@@ -7,6 +7,10 @@
 
 struct qz;
 
+/* cmd-sandbox.c */
+int cmd_set_sandbox(struct qz *q, const char *a);
+int cmd_show_sandbox(struct qz *q, const char *a);
+
 /* qzs.c */
 int cmd_save_session(struct qz *q, const char *a);
 

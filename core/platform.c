@@ -528,8 +528,14 @@ static void plat_describe_kernel(struct sbuf *out, const struct platform *pf)
 		 : "checkpoints find changed pages by hashing");
 	char ll[32];
 	snprintf(ll, sizeof ll, "ABI %d", pf->landlock_abi);
-	plat_row(out, "Landlock:", pf->landlock_abi ? ll : "no", NULL);
-	plat_row(out, "seccomp filters:", plat_tri_word(pf->seccomp_filter), NULL);
+	plat_row(out, "Landlock:", pf->landlock_abi ? ll : "no",
+		 !pf->landlock_abi ? "no sandbox: replay needs --unsandboxed"
+		 : pf->landlock_abi >= 4 ? "sandboxed programs write only under a scratch "
+					   "directory, no TCP"
+		 : "sandboxed programs write only under a scratch directory");
+	plat_row(out, "seccomp filters:", plat_tri_word(pf->seccomp_filter),
+		 pf->seccomp_filter == PLAT_YES ? "sandbox denials reported"
+		 : "no sandbox: replay needs --unsandboxed");
 }
 
 void platform_describe(struct sbuf *out)

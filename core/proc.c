@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "sandbox.h"
 #include "util.h"
 
 /* One traced thread. The register cache is per thread: a stop of one thread
@@ -62,6 +63,7 @@ struct proc {
 	 * (core/platform.c found this instruction kind's trap comes late). */
 	uint64_t over_addr;           /* where the int3 is; 0: none planted */
 	uint8_t over_orig;            /* the byte it replaced */
+	const struct sandbox *sandbox;   /* judges its seccomp stops, or NULL */
 };
 
 /* The CPU both tracer and debuggee run on: a ptrace stop costs 3-7x less
@@ -128,6 +130,8 @@ static void proc_child(const struct proc_launch *l, int errfd, int cpu)
 	signal(SIGPIPE, SIG_DFL);
 	if (!e && ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
 		e = errno;
+	if (!e && l->sandbox)
+		e = sandbox_enter(l->sandbox);
 	if (!e) {
 		execv(l->path, l->argv);
 		e = errno;
@@ -243,6 +247,41 @@ enum {
 		       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE,
 };
 
+/* The next stop of pid: 1 if it is the ptrace event ev (0: the signal
+ * sig), 0 if another stop, -1 if pid is gone (reaped). */
+static int proc_stopped_at(pid_t pid, int ev, int sig)
+{
+	int status;
+	if (proc_waitpid(pid, &status) != pid || !WIFSTOPPED(status))
+		return -1;
+	return ev ? status >> 8 == (SIGTRAP | ev << 8) : WSTOPSIG(status) == sig;
+}
+
+/* The sandboxed child's start: its SIGSTOP before the filter (seccomp stops
+ * asked for now), the filter's stop at its execve of our program, the only
+ * exec let through, and the exec. False when the child died (its error is
+ * in the pipe) or strayed (then killed). */
+static bool proc_sandbox_start(pid_t pid)
+{
+	struct user_regs_struct r;
+	int at = proc_stopped_at(pid, 0, SIGSTOP);
+	if (at > 0 && ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_EXITKILL |
+			     PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEEXEC) == 0 &&
+	    ptrace(PTRACE_CONT, pid, 0, 0) == 0)
+		at = proc_stopped_at(pid, PTRACE_EVENT_SECCOMP, 0);
+	if (at > 0 && ptrace(PTRACE_GETREGS, pid, 0, &r) == 0 && r.orig_rax == SYS_execve &&
+	    ptrace(PTRACE_CONT, pid, 0, 0) == 0)
+		at = proc_stopped_at(pid, PTRACE_EVENT_EXEC, 0);
+	else if (at > 0)
+		at = 0;
+	if (at == 0) {
+		int status;
+		kill(pid, SIGKILL);
+		proc_waitpid(pid, &status);
+	}
+	return at > 0;
+}
+
 struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 {
 	int pfd[2];
@@ -264,6 +303,7 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 		proc_child(l, pfd[1], cpu);
 	}
 	close(pfd[1]);
+	bool sandboxed = !l->sandbox || proc_sandbox_start(pid);
 	int cerr = 0;
 	ssize_t n = read(pfd[0], &cerr, sizeof cerr);
 	close(pfd[0]);
@@ -273,7 +313,11 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", l->path, strerror(cerr));
 		return NULL;
 	}
-	if (proc_waitpid(pid, &status) < 0 || !WIFSTOPPED(status)) {
+	if (!sandboxed) {
+		snprintf(err, errlen, "%s: the program did not start in the sandbox", l->path);
+		return NULL;
+	}
+	if (!l->sandbox && (proc_waitpid(pid, &status) < 0 || !WIFSTOPPED(status))) {
 		snprintf(err, errlen, "%s: the program did not start under ptrace", l->path);
 		return NULL;
 	}
@@ -284,7 +328,8 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	p->alive = true;
 	p->cur = proc_thr_add(p, pid);
 	p->event_tid = pid;
-	ptrace(PTRACE_SETOPTIONS, pid, 0, PROC_OPTIONS);
+	p->sandbox = l->sandbox;
+	ptrace(PTRACE_SETOPTIONS, pid, 0, PROC_OPTIONS | (l->sandbox ? PTRACE_O_TRACESECCOMP : 0));
 	if (proc_open_mem(p) < 0) {
 		snprintf(err, errlen, "cannot open /proc/%d/mem: %s", pid, strerror(errno));
 		proc_kill(p);
@@ -749,6 +794,15 @@ static pid_t proc_wait_thr(struct proc *p, pid_t tid, int *status)
 	}
 }
 
+/* A sandboxed program's call stopped by its seccomp filter: the sandbox
+ * lets it run or skips it (EPERM), the registers then written back when t
+ * resumes. t stays stopped. */
+static void proc_on_seccomp(struct proc *p, struct proc_thr *t)
+{
+	if (p->sandbox && proc_getregs(t) == 0 && !sandbox_judge(p->sandbox, p->pid, &t->regs))
+		t->regs_dirty = true;
+}
+
 /* Collect the stop of one thread we sent SIGSTOP to. */
 static void proc_collect(struct proc *p, struct proc_thr *u)
 {
@@ -776,6 +830,8 @@ static void proc_collect(struct proc *p, struct proc_thr *u)
 			proc_fork_leave(p, u);
 		else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
 			proc_on_vfork(p, u, ev == PTRACE_EVENT_VFORK_DONE);
+		else if (ev == PTRACE_EVENT_SECCOMP)   /* judged now, skipped or run later */
+			proc_on_seccomp(p, u);
 		else if (WSTOPSIG(status) == SIGSTOP && u->stop_expected)
 			u->stop_expected = false;
 		else if (ev == 0)
@@ -903,6 +959,8 @@ static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
 		r = proc_on_fork(p, t);
 	else if (ev == PTRACE_EVENT_VFORK || ev == PTRACE_EVENT_VFORK_DONE)
 		proc_on_vfork(p, t, ev == PTRACE_EVENT_VFORK_DONE);
+	else if (ev == PTRACE_EVENT_SECCOMP)
+		proc_on_seccomp(p, t);
 	if (r)
 		proc_thr_run(r, r->last_req, 0);
 	return false;

@@ -36,6 +36,7 @@ struct proc_stop {
 };
 
 struct proc;
+struct sandbox;
 
 struct proc_launch {
 	const char *path;
@@ -46,6 +47,10 @@ struct proc_launch {
 	const char *tty_path;    /* NULL: inherit; else the program's own terminal
 	                            (a front end's pty): stdin, stdout and stderr
 	                            on it, in a new session it controls */
+	/* NULL: none; else applied in the child before execve (Landlock and
+	 * a seccomp filter), and its seccomp stops judged while it runs. Must
+	 * outlive the process. */
+	const struct sandbox *sandbox;
 };
 
 /* Start the program stopped at its first instruction (after execve).

@@ -580,11 +580,13 @@ int run_start(struct qz *q)
 	char err[512];
 	if (q->proc)
 		run_kill(q);
+	if (q->sandbox.on && sandbox_session_prepare(q, err, sizeof err) < 0)
+		return qz_error(q, "Cannot sandbox the program: %s.", err);
 	char **argv = run_argv(q);
 	struct proc_launch l = {
 		.path = q->prog, .argv = argv, .stdin_path = q->stdin_path,
 		.stdout_path = q->stdout_path, .pin_cpu = q->pin_cpu,
-		.tty_path = q->tty_path,
+		.tty_path = q->tty_path, .sandbox = q->sandbox.on ? &q->sandbox : NULL,
 	};
 	q->proc = proc_launch(&l, err, sizeof err);
 	free(argv);

@@ -88,6 +88,7 @@ void qz_free(struct qz *q)
 	free(q->stdout_path);
 	free(q->debug_dir);
 	free(q->tty_path);
+	sandbox_free(&q->sandbox);
 	sbuf_free(&q->err);
 	free(q);
 }

@@ -15,6 +15,7 @@
 #include "image.h"
 #include "lines.h"
 #include "proc.h"
+#include "sandbox.h"
 #include "signals.h"
 #include "thread.h"
 #include "unwind.h"
@@ -199,9 +200,15 @@ struct qz {
 	                                 NULL to share qzdb's */
 	int term_sig;                 /* signal that killed the program last */
 	const struct qz_ui *ui;       /* the full-screen UI's commands, or NULL */
+
+	/* set sandbox, --replay (core/cmd-sandbox.c): how the next run is
+	 * confined; the process points at it while it lives. */
+	struct sandbox sandbox;
 };
 
 struct qz *qz_new(struct qz_sink sink);
+/* Make q->sandbox ready for a launch (cmd-sandbox.c); -1 plus err. */
+int sandbox_session_prepare(struct qz *q, char *err, size_t errlen);
 void qz_free(struct qz *q);
 /* Load the program's ELF and debug info; -1 with an error printed. */
 int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);

@@ -38,6 +38,9 @@ struct opts {
 	const char *replay;           /* --replay FILE */
 	bool step, check, force;      /* replay options */
 	const char *pid;         /* -p PID: attach to it */
+	const char *scratch;     /* --scratch DIR: where a sandboxed program writes */
+	bool allow_network;      /* --allow-network: sandboxed, but sockets allowed */
+	bool unsandboxed;        /* --unsandboxed: replay without the sandbox */
 };
 
 static void usage(FILE *f)
@@ -66,6 +69,11 @@ static void usage(FILE *f)
 		"  --check        with --replay: stop with status 1 at the first\n"
 		"                 command whose output differs from the saved one\n"
 		"  --force        with --replay: replay even if the program changed\n"
+		"  --scratch DIR  the one directory a sandboxed program may write to\n"
+		"                 (default: a fresh one under $XDG_RUNTIME_DIR or /tmp)\n"
+		"  --allow-network  a sandboxed program may use TCP/UDP sockets\n"
+		"  --unsandboxed  with --replay: run the program without the sandbox\n"
+		"                 (Landlock and seccomp; only for files you trust)\n"
 		"  --help         show this help\n"
 		"  --version      show the version\n");
 }
@@ -107,6 +115,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->check = true;
 		} else if (!strcmp(a, "--force")) {
 			o->force = true;
+		} else if (!strcmp(a, "--scratch") && i + 1 < argc) {
+			o->scratch = argv[++i];
+		} else if (!strcmp(a, "--allow-network")) {
+			o->allow_network = true;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			o->unsandboxed = true;
 		} else if ((!strcmp(a, "-p") || !strcmp(a, "--pid")) && i + 1 < argc) {
 			o->pid = argv[++i];
 		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nw")) {
@@ -139,8 +153,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 		return 0;
 	}
-	if ((o->step || o->check || o->force) && !o->replay) {
-		fprintf(stderr, "qzdb: --step, --check and --force go with --replay\n");
+	if ((o->step || o->check || o->force || o->unsandboxed) && !o->replay) {
+		fprintf(stderr, "qzdb: --step, --check, --force and --unsandboxed go with --replay\n");
 		return -1;
 	}
 	if (i >= argc && (o->pid || o->batch))
@@ -297,6 +311,33 @@ static int run_replay_ui(struct qz *q, const struct opts *o, const struct qzs_fi
 	return to.replay_rc ? EXIT_CMD_FAILED : rc;
 }
 
+/* The sandbox options; a replay is sandboxed unless --unsandboxed, and
+ * refuses to run where the kernel cannot sandbox. The scratch directory
+ * is named on stderr (not in the transcript: it differs every run). */
+static int main_sandbox(struct qz *q, const struct opts *o)
+{
+	char err[512];
+	struct sandbox *sb = &q->sandbox;
+	sb->allow_network = o->allow_network;
+	if (o->scratch)
+		sb->scratch = xstrdup(o->scratch);
+	if (!o->replay || o->unsandboxed)
+		return 0;
+	if (sandbox_supported(err, sizeof err) < 0) {
+		fprintf(stderr, "error: cannot replay safely: %s. qzdb --replay --unsandboxed "
+			"replays without the sandbox (only for files you trust).\n", err);
+		return -1;
+	}
+	if (sandbox_scratch(sb, err, sizeof err) < 0) {
+		fprintf(stderr, "error: %s\n", err);
+		return -1;
+	}
+	sb->on = sb->forced = true;
+	fprintf(stderr, "qzdb: the program runs sandboxed; it may write only under %s\n",
+		sb->scratch);
+	return 0;
+}
+
 static int run_replay(const struct opts *o)
 {
 	char err[1024];
@@ -314,7 +355,9 @@ static int run_replay(const struct opts *o)
 	}
 	struct qz *q = main_session();
 	int rc = EXIT_CMD_FAILED;
-	if (qz_load(q, prog, f->args, f->nargs) < 0) {
+	if (main_sandbox(q, o) < 0) {
+		/* said why */
+	} else if (qz_load(q, prog, f->args, f->nargs) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 	} else {
 		rc = run_replay_ui(q, o, f);
@@ -359,6 +402,7 @@ int main(int argc, char **argv)
 	}
 	struct qz *q = main_session();
 	int rc;
+	main_sandbox(q, &o);
 	if (o.pid) {
 		rc = main_attach(q, &o);
 	} else if (o.prog && qz_load(q, o.prog, o.args, o.nargs) < 0) {
