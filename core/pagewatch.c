@@ -529,6 +529,11 @@ static void *pw_save(struct qz *q)
 	sv->n = s->npages;
 	sv->pages = xmalloc((sv->n ? sv->n : 1) * sizeof *sv->pages);
 	memcpy(sv->pages, s->pages, sv->n * sizeof *sv->pages);
+	/* taking the checkpoint (its userfaultfd write-protect reset) may
+	 * have given the pages their VMA protection back: ours again */
+	for (size_t i = 0; i < s->npages; i++)
+		s->pages[i].applied = false;
+	pw_apply_all(q, true);
 	return sv;
 }
 
