@@ -6,7 +6,12 @@
  * continue; the rerun is not a hit. ret and memory conditions need the
  * call to run: an int3 at the return address (and debug registers over the
  * memory for the call's duration) decides, and the stop is just after the
- * call, still on the caller's line. */
+ * call, still on the caller's line. Where debug registers do not fire
+ * (platform_dr_usable), a write watch single-steps the call and compares
+ * (the watched bytes are typically on the stack, a return address, where
+ * page protection is unsafe: the call's own pushes and the kernel's signal
+ * frames write there), and a read or access watch protects the pages for
+ * the call's duration (core/pagewatch.c): stepping cannot see reads. */
 #include "callbp.h"
 
 #include <ctype.h>
@@ -20,6 +25,8 @@
 #include "eval.h"
 #include "frame.h"
 #include "loc.h"
+#include "pagewatch.h"
+#include "platform.h"
 #include "run.h"
 #include "session.h"
 #include "watch.h"
@@ -126,11 +133,33 @@ static enum run_ev call_stop_at_site(struct qz *q, struct alter_call *c)
 	return RUN_STOPPED;
 }
 
+static int call_pw_hit(struct qz *q, const struct pw_access *a);
+
+/* Without debug registers: the read and access watches of the calls in
+ * progress as protected pages (write watches single-step, call_watch). */
+static void call_protect(struct qz *q)
+{
+	struct alter_state *st = q->alter;
+	struct pw_range r[16];
+	size_t n = 0;
+	for (size_t i = 0; i < st->ncalls && n < 16; i++) {
+		struct alter_call *c = st->calls[i];
+		if (c->active && c->ndr && !c->hit && c->what != CALL_WRITE)
+			r[n++] = (struct pw_range){c->addr, c->size, true};
+	}
+	q->dr_held_by_calls = 0;
+	pw_set(q, PW_CALLS, r, n, call_pw_hit);
+}
+
 /* The debug registers serve every watched call in progress: give each its
  * slots, in order; a call that finds none left is not watched (said once). */
 static void call_rearm(struct qz *q)
 {
 	struct alter_state *st = q->alter;
+	if (!platform_dr_usable()) {
+		call_protect(q);
+		return;
+	}
 	uint64_t at[DREG_MAX];
 	int len[DREG_MAX], n = 0;
 	enum dreg_kind kind[DREG_MAX];
@@ -162,6 +191,35 @@ static void call_rearm(struct qz *q)
 		qz_warn(q, "Cannot set the debug registers.");
 }
 
+/* A read watch that saw a write (the value changed) is not hit. */
+static bool call_read_was_write(struct qz *q, struct alter_call *c)
+{
+	uint8_t now[64];
+	if (c->what != CALL_READ || qz_read(q, c->addr, now, c->size) < 0 ||
+	    memcmp(now, c->snap, c->size) == 0)
+		return false;
+	memcpy(c->snap, now, c->size);
+	return true;
+}
+
+/* An access to a protected page ran: the calls whose bytes it touched. */
+static int call_pw_hit(struct qz *q, const struct pw_access *a)
+{
+	struct alter_state *st = q->alter;
+	bool any = false;
+	for (size_t i = 0; st && i < st->ncalls; i++) {
+		struct alter_call *c = st->calls[i];
+		if (!c->active || c->hit || !c->ndr || c->what == CALL_WRITE ||
+		    a->addr >= c->addr + c->size || c->addr >= a->addr + a->len)
+			continue;
+		if (!call_read_was_write(q, c))
+			c->hit = any = true;
+	}
+	if (any)
+		call_protect(q);   /* decided calls need no more faults */
+	return RUN_AGAIN;
+}
+
 /* Debug register hits (DR6 bits) to the calls whose slots they are. */
 static void call_take_hits(struct qz *q, unsigned bits)
 {
@@ -171,13 +229,8 @@ static void call_take_hits(struct qz *q, unsigned bits)
 		unsigned mine = c->slot < 0 ? 0 : ((1u << c->ndr) - 1) << c->slot;
 		if (!c->active || c->hit || !(bits & mine))
 			continue;
-		uint8_t now[64];
-		if (c->what == CALL_READ && qz_read(q, c->addr, now, c->size) == 0 &&
-		    memcmp(now, c->snap, c->size) != 0) {
-			memcpy(c->snap, now, c->size);   /* a write, not a read */
-			continue;
-		}
-		c->hit = true;
+		if (!call_read_was_write(q, c))
+			c->hit = true;
 	}
 }
 
@@ -206,6 +259,7 @@ static enum run_ev call_step(struct qz *q, struct alter_call *c)
 {
 	uint8_t *now = xmalloc(c->size);
 	enum run_ev ev = RUN_STEPPED;
+	c->big = xrealloc(c->big, c->size);
 	if (qz_read(q, c->addr, c->big, c->size) < 0)
 		memset(c->big, 0, c->size);
 	while (c->active && !c->hit && ev == RUN_STEPPED) {
@@ -235,7 +289,8 @@ static enum run_ev call_watch(struct qz *q, struct alter_call *c)
 			qz_read(q, c->addr, c->snap, c->size);
 		call_rearm(q);
 	}
-	return c->stepped ? call_step(q, c) : RUN_TARGET;
+	bool step = c->stepped || (c->what == CALL_WRITE && !platform_dr_usable());
+	return step ? call_step(q, c) : RUN_TARGET;
 }
 
 static int call_parse(struct qz *q, struct alter_call *c, const char *rest);

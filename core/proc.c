@@ -64,6 +64,7 @@ struct proc {
 	uint64_t over_addr;           /* where the int3 is; 0: none planted */
 	uint8_t over_orig;            /* the byte it replaced */
 	const struct sandbox *sandbox;   /* judges its seccomp stops, or NULL */
+	bool sys_stops;               /* proc_cont stops at system calls too */
 };
 
 /* The CPU both tracer and debuggee run on: a ptrace stop costs 3-7x less
@@ -533,20 +534,26 @@ bool proc_alive(const struct proc *p)
 
 /* ---- resuming ---- */
 
+void proc_trace_syscalls(struct proc *p, bool on)
+{
+	p->sys_stops = on;
+}
+
 int proc_cont(struct proc *p, int sig)
 {
+	enum __ptrace_request req = p->sys_stops ? PTRACE_SYSCALL : PTRACE_CONT;
 	p->conting = true;
 	if (!p->alive || !p->cur)
 		return -1;
 	p->stepping = false;
 	if (p->nthr == 1)
-		return proc_thr_run(p->cur, PTRACE_CONT, sig);
+		return proc_thr_run(p->cur, req, sig);
 	int r = 0;
 	for (size_t i = 0; i < p->nthr; i++) {
 		struct proc_thr *t = p->thr[i];
 		if (t->running || t->has_pending)
 			continue;
-		int rr = proc_thr_run(t, PTRACE_CONT, t == p->cur ? sig : 0);
+		int rr = proc_thr_run(t, req, t == p->cur ? sig : 0);
 		if (t == p->cur)
 			r = rr;
 	}
@@ -660,7 +667,7 @@ static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
 	proc_getregs(t);
 	proc_notify_thread(p, t, true);
 	if (run)
-		proc_thr_run(t, PTRACE_CONT, 0);
+		proc_thr_run(t, p->sys_stops ? PTRACE_SYSCALL : PTRACE_CONT, 0);
 }
 
 /* Forget the process we traced and trace child instead: its one thread is

@@ -71,6 +71,11 @@ bool proc_alive(const struct proc *p);
  * written back first if dirty. */
 int proc_cont(struct proc *p, int sig);
 int proc_step(struct proc *p, int sig);
+/* While on, proc_cont also stops each thread at the entry and exit of its
+ * system calls (PTRACE_SYSCALL: a SIGTRAP stop whose siginfo code is
+ * SIGTRAP|0x80), for page-protection watchpoints that must see the
+ * program's own mprotect/munmap/mmap. */
+void proc_trace_syscalls(struct proc *p, bool on);
 /* Wait for the next stop of the process (see above for the other threads). */
 void proc_wait(struct proc *p, struct proc_stop *st);
 /* All-stop: stop every thread still running (SIGSTOP, collected). Events

@@ -14,6 +14,7 @@
 #include "expr.h"
 #include "frame.h"
 #include "loc.h"
+#include "pagewatch.h"
 #include "resume.h"
 #include "session.h"
 #include "unwind.h"
@@ -395,6 +396,12 @@ static bool run_hooks_signal(struct qz *q, int sig)
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
 	run_stopped(q);
+	/* page-protection watchpoints: their faults and system-call stops */
+	struct proc_stop own = *st;
+	int pev = pw_classify(q, &own, step);
+	if (pev >= 0)
+		return (enum run_ev)pev;
+	st = &own;
 	if (st->ev == PROC_EXITED || st->ev == PROC_KILLED || st->ev == PROC_ERROR) {
 		run_gone(q, st);
 		return RUN_STOPPED;

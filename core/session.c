@@ -13,6 +13,7 @@
 #include "frame.h"
 #include "qzs.h"
 #include "solib.h"
+#include "watch.h"
 #include "resume.h"
 
 struct qz *qz_new(struct qz_sink sink)
@@ -58,6 +59,7 @@ void qz_free(struct qz *q)
 	if (q->proc) {
 		bp_remove_all(&q->bps, q->proc);
 		if (q->attached) {   /* not ours to kill: gdb detaches too */
+			watch_disarm(q);   /* no debug register or page protection left */
 			qz_printf(q, "[Inferior 1 (process %d) detached]\n", proc_pid(q->proc));
 			proc_detach(q->proc);
 		} else

@@ -172,6 +172,7 @@ struct qz {
 	struct sbuf err;              /* the failing command's message */
 	bool interrupted;             /* SIGINT from the user while running */
 	struct watch_state *watch;    /* watchpoints' registers (core/watch.c) */
+	struct pw_state *pw;          /* page-protection watches (core/pagewatch.c) */
 
 	/* Shared libraries (core/solib.c) and attach. */
 	struct solib_state *solib;

@@ -24,6 +24,8 @@
 #include "eval.h"
 #include "expr.h"
 #include "frame.h"
+#include "pagewatch.h"
+#include "platform.h"
 #include "run.h"
 #include "session.h"
 
@@ -51,6 +53,7 @@ struct watch {
 	bool located;             /* has memory in the live process: gdb then
 	                             widens info breakpoints' Address column */
 	uint8_t slots;            /* debug registers in use, bit i = DRi */
+	bool paged;               /* watched by page protection (pagewatch.c) */
 };
 
 /* What an evaluation touched: variables it looked up and memory it read. */
@@ -354,7 +357,7 @@ static bool watch_take_slots(struct watch_state *ws, struct bp *b, int *used)
 
 bool watch_hw_active(const struct qz *q)
 {
-	return q->watch && q->watch->dr7;
+	return q->watch && q->watch->dr7 && platform_dr_usable();
 }
 
 int watch_arm(struct qz *q, pid_t tid)
@@ -364,6 +367,8 @@ int watch_arm(struct qz *q, pid_t tid)
 		return 0;
 	if (watch_poke_dr(tid, 7, 0) < 0)
 		return -1;
+	if (!platform_dr_usable())
+		return 0;   /* the slots only count: pages are protected instead */
 	for (int i = 0; i < WATCH_NREGS; i++)
 		if ((ws->dr7 >> (2 * i)) & 1 && watch_poke_dr(tid, i, ws->dr[i]) < 0)
 			return -1;
@@ -384,6 +389,8 @@ static int watch_arm_all(struct qz *q)
 
 void watch_disarm(struct qz *q)
 {
+	if (q->proc)
+		pw_release(q);   /* the program's own page protection back */
 	if (!q->watch || !q->watch->dr7 || !q->proc)
 		return;
 	q->watch->dr7 = 0;
@@ -475,11 +482,64 @@ static void watch_sync_scopes(struct qz *q)
 	}
 }
 
+/* Does b compare after every single-step (the last resort)? */
+static bool watch_steps(const struct bp *b)
+{
+	return b->watch && b->enabled && !b->watch->paged &&
+	       (b->kind == BP_KIND_SWATCH || (watch_is_hw(b->kind) && !platform_dr_usable()));
+}
+
+/* Page protection serves a watchpoint without debug registers unless part
+ * of its value is in a register, or a write watch covers stack memory
+ * (the kernel writes signal frames and system-call results there, which a
+ * protected page would turn into faults it cannot take): those single-step.
+ * A read or access watch on the stack is still protected (stepping cannot
+ * see reads). */
+static bool watch_can_page(struct qz *q, const struct bp *b)
+{
+	const struct watch *w = b->watch;
+	if (w->in_reg || !w->nranges)
+		return false;
+	if (b->kind == BP_KIND_RWATCH || b->kind == BP_KIND_AWATCH)
+		return true;
+	for (size_t i = 0; i < w->nranges; i++)
+		if (pw_on_stack(q, w->ranges[i].addr))
+			return false;
+	return true;
+}
+
+static int watch_pw_hit(struct qz *q, const struct pw_access *a);
+
+/* Choose how each watchpoint is watched and give pagewatch the ranges. */
+static void watch_sync_pages(struct qz *q)
+{
+	bool dr = platform_dr_usable();
+	struct pw_range *r = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		struct watch *w = b->watch;
+		if (!w)
+			continue;
+		w->paged = qz_running(q) && b->enabled && (b->kind == BP_KIND_SWATCH || !dr) &&
+			   watch_can_page(q, b);
+		for (size_t k = 0; w->paged && k < w->nranges; k++) {
+			XGROW(r, cap, n + 1);
+			r[n++] = (struct pw_range){w->ranges[k].addr, w->ranges[k].len,
+						   b->kind == BP_KIND_RWATCH || b->kind == BP_KIND_AWATCH};
+		}
+	}
+	if (qz_running(q))
+		pw_set(q, PW_WATCH, r, n, watch_pw_hit);
+	free(r);
+}
+
 void watch_sync(struct qz *q)
 {
 	watch_assign(q);
 	watch_refresh_old(q);
 	watch_sync_scopes(q);
+	watch_sync_pages(q);
 	if (qz_running(q) && watch_arm_all(q) < 0)
 		qz_warn(q, "could not set the debug registers: %s", strerror(errno));
 }
@@ -489,14 +549,14 @@ bool watch_soft_active(struct qz *q)
 	if (!q->watch)
 		return false;
 	for (size_t i = 0; i < q->bps.n; i++)
-		if (q->bps.bps[i].kind == BP_KIND_SWATCH && q->bps.bps[i].enabled)
+		if (watch_steps(&q->bps.bps[i]))
 			return true;
 	return false;
 }
 
 bool watch_hit_pending(struct qz *q)
 {
-	if (!q->watch || !q->watch->dr7 || !qz_running(q))
+	if (!q->watch || !q->watch->dr7 || !qz_running(q) || !platform_dr_usable())
 		return false;
 	return (watch_peek_dr(proc_cur_tid(q->proc), 6) & 0xf) != 0;
 }
@@ -601,6 +661,25 @@ static void watch_fix_pc(struct qz *q)
 	}
 }
 
+/* After the watchpoints were checked: print the report and the frame if
+ * one stops (RUN_STOPPED), else return silent. */
+static int watch_finish(struct qz *q, struct sbuf *out, bool stop, bool resync, int silent)
+{
+	if (resync)
+		watch_sync(q);
+	if (!stop) {
+		sbuf_free(out);
+		return silent;
+	}
+	qz_puts(q, out->s);
+	sbuf_free(out);
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_stop(q, f, true);
+	q->stop = QZ_STOP_BREAKPOINT;
+	return RUN_STOPPED;
+}
+
 static int watch_silent(struct qz *q, bool step)
 {
 	if (step)
@@ -630,7 +709,7 @@ int watch_classify(struct qz *q, bool step)
 	if (!ws || !qz_running(q))
 		return -1;
 	uint64_t dr6 = 0;
-	if (ws->dr7) {
+	if (ws->dr7 && platform_dr_usable()) {
 		dr6 = watch_peek_dr(proc_cur_tid(q->proc), 6);
 		if (dr6 & 0xf)
 			watch_poke_dr(proc_cur_tid(q->proc), 6, 0);
@@ -647,21 +726,35 @@ int watch_classify(struct qz *q, bool step)
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		bool fired = b->watch && b->enabled &&
-			     (b->kind == BP_KIND_SWATCH ? soft : (b->watch->slots & dr6) != 0);
+			     (watch_steps(b) ? soft : (b->watch->slots & dr6) != 0);
 		if (fired)
 			stop |= watch_check(q, b, &out, &resync);
 	}
-	if (resync)
-		watch_sync(q);
-	if (!stop)
-		return watch_silent(q, step);
-	qz_puts(q, out.s);
-	sbuf_free(&out);
-	const struct frame *f = frame_get(q, 0);
-	if (f)
-		frame_print_stop(q, f, true);
-	q->stop = QZ_STOP_BREAKPOINT;
-	return RUN_STOPPED;
+	return watch_finish(q, &out, stop, resync, watch_silent(q, step));
+}
+
+static bool watch_touched_by(const struct watch *w, const struct pw_access *a)
+{
+	for (size_t i = 0; i < w->nranges; i++)
+		if (w->ranges[i].addr < a->addr + a->len && a->addr < w->ranges[i].addr + w->ranges[i].len)
+			return true;
+	return false;
+}
+
+/* An access to a page protected for watchpoints ran (pagewatch.c): as a
+ * debug register's hit, for the watchpoints whose bytes it touched. */
+static int watch_pw_hit(struct qz *q, const struct pw_access *a)
+{
+	struct sbuf out = {0};
+	bool stop = false, resync = false;
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		if (b->watch && b->enabled && b->watch->paged && watch_touched_by(b->watch, a))
+			stop |= watch_check(q, b, &out, &resync);
+	}
+	if (stop)
+		watch_fix_pc(q);
+	return watch_finish(q, &out, stop, resync, RUN_AGAIN);
 }
 
 /* ---- frame exits ---- */
@@ -791,6 +884,7 @@ static const struct qz_hooks watch_hooks = {
 void watch_init(struct qz *q)
 {
 	watch_state(q);
+	pw_init(q);   /* first: a rollback restores its pages before ours */
 	qz_add_hooks(q, &watch_hooks);
 }
 

@@ -120,7 +120,7 @@ else
 	echo "bench: large program build failed (see $LOG/gen-large.out)"
 	report startup-large ms "" ""
 fi
-. tests/bench/watch.sh   # 4. watch-hit: hardware watchpoint hits
+. tests/bench/watch.sh   # 4. watch-hw (where debug registers fire), watch-pageprot
 sh tests/bench/alter.sh
 . tests/bench/solib.sh   # dlopen-cycle (shared libraries)
 

@@ -242,5 +242,11 @@ expect "condition on a switch refused" '^error: Breakpoint 1 is a switch entry; 
 # watchpoint keeps working.
 qz -ex 'break 27' -ex run -ex 'watch -l total' -ex 'break strcpy if write (char*)&total 4' \
    -ex c $B/bug_stack-O0
-expect "dr shared: call says it is not watched" 'hardware watchpoints hold the debug registers; this call is not watched'
+# Without working debug registers (as the probe's `info platform` says)
+# nothing is shared: both are watched.
+if $QZDB --batch -ex 'info platform' | grep -q '^Debug registers, write watch: *yes$'; then
+	expect "dr shared: call says it is not watched" 'hardware watchpoints hold the debug registers; this call is not watched'
+else
+	expect_not "no debug registers: the call is watched too" 'this call is not watched'
+fi
 expect "dr shared: watchpoint still fires" '^New value = 10$'
