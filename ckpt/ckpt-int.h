@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/user.h>
 
@@ -92,6 +93,12 @@ struct ckpt {
 	void *saved[QZ_MAX_HOOKS];    /* the other modules' state */
 	enum qz_stop_kind stop;
 	int stop_sig;
+	siginfo_t si;                 /* the stop's siginfo (a crash's address
+	                                 and code), put back by a rollback */
+	bool has_si;
+	uint64_t sigmask;             /* blocked signals (a handler blocks its
+	                                 own): kernel state, not memory */
+	bool has_mask;
 	char *where;                  /* "file.c:40" or "0x... in f" */
 	uint64_t at_ns;               /* time since the run started */
 	const char *method;           /* how its dirty pages were found */
@@ -169,6 +176,11 @@ int ckpt_delete(struct qz *q, int id);
 void ckpt_check_budget(struct qz *q);
 /* Start or stop the checkpoint-interval timer as the settings say. */
 void ckpt_timer_arm(struct qz *q);
+
+/* The current thread's stop siginfo: injected system calls step the
+ * thread and leave a SIGTRAP's in its place; put the stop's back after. */
+bool ckpt_siginfo_get(struct qz *q, siginfo_t *si);
+void ckpt_siginfo_put(struct qz *q, const siginfo_t *si);
 
 /* restore.c */
 int ckpt_rollback(struct qz *q, struct ckpt *c);

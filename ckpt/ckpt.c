@@ -186,11 +186,13 @@ static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 	uint8_t buf[16384];
 	struct iovec iov = {buf, sizeof buf};
 	c->regs = *proc_regs(q->proc);
-	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) == 0) {
+	if (ptrace(PTRACE_GETREGSET, proc_cur_tid(q->proc), (void *)NT_X86_XSTATE, &iov) == 0) {
 		c->xlen = iov.iov_len;
 		c->xstate = xmalloc(c->xlen);
 		memcpy(c->xstate, buf, c->xlen);
 	}
+	c->has_mask = ptrace(PTRACE_GETSIGMASK, proc_cur_tid(q->proc), sizeof c->sigmask,
+			     &c->sigmask) == 0;
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
 	for (int i = 0; i < q->nhooks; i++)
@@ -338,7 +340,17 @@ static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ck
 	sbuf_free(&b);
 }
 
-int ckpt_take(struct qz *q, bool automatic)
+bool ckpt_siginfo_get(struct qz *q, siginfo_t *si)
+{
+	return ptrace(PTRACE_GETSIGINFO, proc_cur_tid(q->proc), 0, si) == 0;
+}
+
+void ckpt_siginfo_put(struct qz *q, const siginfo_t *si)
+{
+	ptrace(PTRACE_SETSIGINFO, proc_cur_tid(q->proc), 0, si);
+}
+
+static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 {
 	struct ckpt_state *s = q->ckpt;
 	uint64_t t0 = ckpt_now_ns();
@@ -347,6 +359,9 @@ int ckpt_take(struct qz *q, bool automatic)
 	struct ckpt *c = ckpt_snapshot(q, s);
 	if (!c)
 		return -1;
+	c->has_si = si != NULL;
+	if (si)
+		c->si = *si;
 	c->id = ++s->next_id;
 	c->automatic = automatic;
 	c->where = ckpt_where(q);
@@ -365,6 +380,19 @@ int ckpt_take(struct qz *q, bool automatic)
 		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));
 	ckpt_check_budget(q);
 	return 0;
+}
+
+/* The stop's siginfo (a crash's: signal, code, address) survives the
+ * injected system calls, so that continuing delivers the same signal and
+ * explain names it. */
+int ckpt_take(struct qz *q, bool automatic)
+{
+	siginfo_t si;
+	bool has = ckpt_siginfo_get(q, &si);
+	int r = ckpt_take_at(q, automatic, has ? &si : NULL);
+	if (has)
+		ckpt_siginfo_put(q, &si);
+	return r;
 }
 
 /* Give parent's pages that child lacks to child (child keeps its own). */

@@ -238,7 +238,7 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 		ckpt_os_free(&os);
 		return -1;
 	}
-	if (ptrace(PTRACE_GETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov) < 0)
+	if (ptrace(PTRACE_GETREGSET, proc_cur_tid(q->proc), (void *)NT_X86_XSTATE, &iov) < 0)
 		iov.iov_len = 0;
 	ckpt_dump_regs(f, proc_regs(q->proc), x, iov.iov_len);
 	int r = ckpt_dump_maps(q, NULL, &os, f);

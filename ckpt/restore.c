@@ -288,8 +288,10 @@ void ckpt_regs_apply(struct qz *q, const struct ckpt *c)
 	proc_regs_dirty(q->proc);
 	if (c->xlen) {
 		struct iovec iov = {c->xstate, c->xlen};
-		ptrace(PTRACE_SETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov);
+		ptrace(PTRACE_SETREGSET, proc_cur_tid(q->proc), (void *)NT_X86_XSTATE, &iov);
 	}
+	if (c->has_mask)
+		ptrace(PTRACE_SETSIGMASK, proc_cur_tid(q->proc), sizeof c->sigmask, &c->sigmask);
 }
 
 /* The new stop, as `frame` shows it. */
@@ -356,6 +358,8 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	struct ckpt_state *s = q->ckpt;
 	struct ckpt_addrs d = {0}, again = {0};
 	uint64_t t0 = ckpt_now_ns();
+	siginfo_t si;
+	bool has_si = ckpt_siginfo_get(q, &si);
 	int rc = ckpt_restore_os(q, s, c, &d);
 	if (rc == 0)
 		rc = ckpt_rescan(q, s, &d, false);
@@ -370,11 +374,16 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = ckpt_rescan(q, s, &again, true);
 	ckpt_addrs_free(&d);
 	ckpt_addrs_free(&again);
-	if (rc < 0)
+	if (rc < 0) {
+		if (has_si)
+			ckpt_siginfo_put(q, &si);
 		return qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			       "not be restored.", c->id);
+	}
 	s->base = c;
 	ckpt_regs_apply(q, c);
+	if (c->has_si)   /* continuing delivers the checkpoint's signal as it was */
+		ckpt_siginfo_put(q, &c->si);
 	for (int i = 0; i < q->nhooks; i++)
 		if (c->saved[i] && q->hooks[i]->restore)
 			q->hooks[i]->restore(q, c->saved[i]);

@@ -166,3 +166,31 @@ no_leftover "limits: no leftover" $B/ckpt_limits-O0
 qz -ex 'break main' -ex run -ex checkpoint -ex next -ex 'rollback 1' \
    -ex 'maint checkpoint-stats' $B/basic-O0
 expect "checkpoint-stats times" '^last checkpoint [0-9.]+ us, last rollback [0-9.]+ us$'
+
+# A checkpoint at a crash keeps the crash: its injected system calls must
+# not turn the pending SIGSEGV into their own SIGTRAP (issue 16, item 13).
+SIG=$B/ckpt_sig-O0
+qz -ex run -ex checkpoint -ex explain -ex c $SIG
+expect "crash checkpoint: explain names SIGSEGV" '^The program received signal SIGSEGV \(Segmentation fault\)\.$'
+expect "crash checkpoint: explain has the address" '^It used the address 0x10, '
+expect "crash checkpoint: continue dies of SIGSEGV" '^Program terminated with signal SIGSEGV, Segmentation fault\.$'
+expect_not "crash checkpoint: no SIGTRAP" 'SIGTRAP'
+# A handler sees the signal as the kernel gave it (code, address); rolled
+# back to the crash from elsewhere (past it, or at the exit the handler
+# reached with SIGSEGV blocked), continuing delivers it again the same way.
+qz -ex 'break poke' -ex run -ex checkpoint -ex c -ex checkpoint -ex explain -ex c \
+   -ex 'rollback 2' -ex explain -ex c -ex 'rollback 1' -ex c -ex c $SIG handler
+n=$(printf '%s\n' "$OUT" | grep -c '^caught signal 11 code 1 addr 0x10$')
+[ "$n" = 3 ] && pass "crash checkpoint: handler gets the original signal each time" ||
+	fail "crash checkpoint: handler gets the original signal each time" "$n of 3"
+n=$(printf '%s\n' "$OUT" | grep -c '^The program received signal SIGSEGV (Segmentation fault)\.$')
+[ "$n" = 2 ] && pass "crash checkpoint: explain after rollback to the crash" ||
+	fail "crash checkpoint: explain after rollback to the crash" "$n of 2"
+expect_not "crash checkpoint: no SIGTRAP with a handler" 'SIGTRAP|code 0 addr'
+qz -ex 'break poke' -ex run -ex checkpoint -ex c -ex checkpoint -ex 'rollback 1' -ex c \
+   -ex 'rollback 2' -ex c -ex 'rollback 2' -ex explain -ex c $SIG
+n=$(printf '%s\n' "$OUT" | grep -c '^Program terminated with signal SIGSEGV, Segmentation fault\.$')
+[ "$n" = 2 ] && pass "crash checkpoint: rollback to it then continue dies of SIGSEGV" ||
+	fail "crash checkpoint: rollback to it then continue dies of SIGSEGV" "$n of 2"
+expect_not "crash checkpoint: no SIGTRAP after rollback" 'SIGTRAP'
+no_leftover "crash checkpoint: no leftover" $SIG
