@@ -126,6 +126,8 @@ struct ckpt_state {
 	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
 	char *limits;                 /* what rollback cannot undo, as last said */
 	int hidden_ids;               /* hidden checkpoints so far: ids -1, -2.. */
+	bool uffd_in_program;         /* leave the userfaultfd in the debuggee,
+	                                 as where qzdb may not take it (tests) */
 };
 
 uint64_t ckpt_now_ns(void);
@@ -155,8 +157,14 @@ const char *ckpt_dirty_name(const struct ckpt_dirty *d);
 bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d);
 /* The holes of [lo, hi) (pagemap method only); -1 on failure. */
 int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out);
-/* The debuggee's descriptor qzdb uses (a rollback must not close it). */
+/* The debuggee's descriptor qzdb uses (a rollback must not close it), or
+ * -1 when qzdb holds the only one. */
 int ckpt_dirty_fd(const struct ckpt_dirty *d);
+/* Before a checkpoint or rollback: the userfaultfd left in the debuggee
+ * (when qzdb could not take it) is still there, or is made again (said
+ * in one line; every page then counts as changed once). -1 with the
+ * error set, nothing changed, when it cannot be. */
+int ckpt_dirty_check(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s);
 /* Pages of the tracked maps written since the last reset (or all pages
  * holding data, the first time); with reset, tracking restarts from now
  * (pagemap: the pages are write-protected again). Without, the pages stay

@@ -356,6 +356,8 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 	uint64_t t0 = ckpt_now_ns();
 	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
+	if (ckpt_dirty_check(s->dirty, q, s) < 0)
+		return -1;
 	struct ckpt *c = ckpt_snapshot(q, s);
 	if (!c)
 		return -1;

@@ -353,13 +353,10 @@ static int ckpt_rescan(struct qz *q, struct ckpt_state *s, struct ckpt_addrs *d,
 	return r;
 }
 
-int ckpt_rollback(struct qz *q, struct ckpt *c)
+/* Memory map, descriptors, pages; dirty tracking restarted from there. */
+static int ckpt_restore(struct qz *q, struct ckpt_state *s, const struct ckpt *c)
 {
-	struct ckpt_state *s = q->ckpt;
 	struct ckpt_addrs d = {0}, again = {0};
-	uint64_t t0 = ckpt_now_ns();
-	siginfo_t si;
-	bool has_si = ckpt_siginfo_get(q, &si);
 	int rc = ckpt_restore_os(q, s, c, &d);
 	if (rc == 0)
 		rc = ckpt_rescan(q, s, &d, false);
@@ -374,11 +371,23 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = ckpt_rescan(q, s, &again, true);
 	ckpt_addrs_free(&d);
 	ckpt_addrs_free(&again);
+	return rc;
+}
+
+int ckpt_rollback(struct qz *q, struct ckpt *c)
+{
+	struct ckpt_state *s = q->ckpt;
+	uint64_t t0 = ckpt_now_ns();
+	siginfo_t si;
+	bool has_si = ckpt_siginfo_get(q, &si);
+	int rc = ckpt_dirty_check(s->dirty, q, s);   /* refusals change nothing */
+	if (rc == 0 && ckpt_restore(q, s, c) < 0)
+		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
+			      "not be restored.", c->id);
 	if (rc < 0) {
 		if (has_si)
 			ckpt_siginfo_put(q, &si);
-		return qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
-			       "not be restored.", c->id);
+		return -1;
 	}
 	s->base = c;
 	ckpt_regs_apply(q, c);

@@ -194,3 +194,36 @@ n=$(printf '%s\n' "$OUT" | grep -c '^Program terminated with signal SIGSEGV, Seg
 	fail "crash checkpoint: rollback to it then continue dies of SIGSEGV" "$n of 2"
 expect_not "crash checkpoint: no SIGTRAP after rollback" 'SIGTRAP'
 no_leftover "crash checkpoint: no leftover" $SIG
+
+# A program that closes every descriptor above 2 (a daemon's
+# close_range(3, ~0U, 0)) or puts files over the high numbers (dup2)
+# between checkpoint and rollback: qzdb's userfaultfd is not the
+# program's to close, and the rollback is complete (issue 16, item 12).
+CL=$B/ckpt_close-O0
+D=$B/ckpt-close
+mkdir -p $D
+for mode in close dup2; do
+	rm -f $D/*
+	qz -ex 'break ready' -ex 'break closed' -ex run -ex checkpoint -ex "maint dump-state $D/s1" \
+	   -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex c -ex 'rollback 1' \
+	   -ex "maint dump-state $D/r2" -ex c -ex c $CL $mode
+	expect_not "$mode: no error" '^error:|^warning: (cannot|descriptor)'
+	if [ -s $D/s1 ] && cmp -s $D/s1 $D/r1 && cmp -s $D/s1 $D/r2; then
+		pass "$mode: rollbacks complete"
+	else
+		fail "$mode: rollbacks complete" "dumps differ or missing"
+	fi
+	expect "$mode: the program runs on as before" '^counter 42 heap bb read '
+	no_leftover "$mode: no leftover" $CL
+done
+# The program holds no descriptor of qzdb's: it sees what a shell gives it.
+rm -f $D/fds
+(echo 'break ready'; echo run; echo checkpoint; sleep 1;
+	ls -l /proc/$(ours ckpt_close-O0 | head -1)/fd > $D/fds 2>/dev/null; echo kill; echo quit) |
+	timeout 60 $QZDB $CL > /dev/null 2>&1
+if [ -s $D/fds ] && ! grep -q userfaultfd $D/fds; then
+	pass "no userfaultfd descriptor in the program"
+else
+	fail "no userfaultfd descriptor in the program" "$(grep userfaultfd $D/fds)"
+fi
+no_leftover "fds: no leftover" $CL
