@@ -99,6 +99,9 @@ struct ckpt {
 	uint64_t sigmask;             /* blocked signals (a handler blocks its
 	                                 own): kernel state, not memory */
 	bool has_mask;
+	pid_t tid;                    /* the thread whose registers these are */
+	pid_t *tids;                  /* every thread at the checkpoint */
+	size_t ntids;
 	char *where;                  /* "file.c:40" or "0x... in f" */
 	uint64_t at_ns;               /* time since the run started */
 	const char *method;           /* how its dirty pages were found */
@@ -189,6 +192,13 @@ void ckpt_timer_arm(struct qz *q);
  * thread and leave a SIGTRAP's in its place; put the stop's back after. */
 bool ckpt_siginfo_get(struct qz *q, siginfo_t *si);
 void ckpt_siginfo_put(struct qz *q, const siginfo_t *si);
+
+/* threads.c */
+void ckpt_threads_save(struct qz *q, struct ckpt *c);
+/* -1 with the error set when a thread of c has exited since. */
+int ckpt_threads_check(struct qz *q, const struct ckpt *c);
+/* End the threads started after c; select c's thread. */
+int ckpt_threads_end_new(struct qz *q, const struct ckpt *c);
 
 /* restore.c */
 int ckpt_rollback(struct qz *q, struct ckpt *c);

@@ -132,6 +132,7 @@ static void ckpt_free_one(struct qz *q, struct ckpt *c)
 	ckpt_os_free(&c->os);
 	free(c->pages);
 	free(c->xstate);
+	free(c->tids);
 	free(c->where);
 	free(c);
 }
@@ -195,6 +196,7 @@ static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 			     &c->sigmask) == 0;
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
+	ckpt_threads_save(q, c);
 	for (int i = 0; i < q->nhooks; i++)
 		if (q->hooks[i]->save)
 			c->saved[i] = q->hooks[i]->save(q);

@@ -380,7 +380,11 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	uint64_t t0 = ckpt_now_ns();
 	siginfo_t si;
 	bool has_si = ckpt_siginfo_get(q, &si);
-	int rc = ckpt_dirty_check(s->dirty, q, s);   /* refusals change nothing */
+	int rc = ckpt_threads_check(q, c);   /* refusals change nothing */
+	if (rc == 0)
+		rc = ckpt_dirty_check(s->dirty, q, s);
+	if (rc == 0)
+		rc = ckpt_threads_end_new(q, c);
 	if (rc == 0 && ckpt_restore(q, s, c) < 0)
 		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			      "not be restored.", c->id);

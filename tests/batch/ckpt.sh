@@ -227,3 +227,44 @@ else
 	fail "no userfaultfd descriptor in the program" "$(grep userfaultfd $D/fds)"
 fi
 no_leftover "fds: no leftover" $CL
+
+# Rollback across thread creation ends the threads started since (their
+# stacks go with the rollback); continuing starts them again and the
+# program finishes as the first time. A thread of the checkpoint that
+# has exited since: the rollback is refused, nothing changed (issue 16,
+# item 14).
+for opt in O0 O2; do
+	TH=$B/ckpt_threads-$opt
+	D=$B/ckpt-thr
+	mkdir -p $D
+	rm -f $D/*
+	qz -ex 'break ready' -ex 'break started' -ex run -ex checkpoint -ex "maint dump-state $D/s1" \
+	   -ex c -ex 'info threads' -ex 'rollback 1' -ex 'info threads' -ex "maint dump-state $D/r1" \
+	   -ex c -ex c -ex 'rollback 1' -ex "maint dump-state $D/r2" -ex 'info threads' -ex delete \
+	   -ex c $TH
+	expect "$opt threads: two ended" '^Ended 2 threads started after checkpoint 1\.$'
+	n=$(printf '%s\n' "$OUT" | grep -c '^\* 1    Thread .* ready () at ')
+	[ "$n" = 2 ] && pass "$opt threads: one thread left after rollback" ||
+		fail "$opt threads: one thread left after rollback" "$n of 2"
+	expect_not "$opt threads: no thread 2 or 3 after rollback" '^  [2-9]    Thread .* ready \(\)|^error:'
+	if [ -s $D/s1 ] && cmp -s $D/s1 $D/r1 && cmp -s $D/s1 $D/r2; then
+		pass "$opt threads: rollbacks complete"
+	else
+		fail "$opt threads: rollbacks complete" "dumps differ or missing"
+	fi
+	n=$(printf '%s\n' "$OUT" | grep -c '^results 1 2$')
+	[ "$n" = 2 ] && pass "$opt threads: runs again correctly, twice" ||
+		fail "$opt threads: runs again correctly, twice" "$n of 2"
+	expect "$opt threads: ends normally" 'exited normally\]$'
+	no_leftover "$opt threads: no leftover" $TH
+done
+qz -ex 'break started' -ex run -ex checkpoint -ex c -ex "maint dump-state $D/h1" -ex 'rollback 1' \
+   -ex "maint dump-state $D/h2" -ex 'info checkpoints' $TH
+expect "threads: refused when one has exited" '^error: Thread LWP [0-9]+ of checkpoint 1 has exited since: a rollback cannot bring it back \(nothing was changed\)\.$'
+expect "threads: still held at the exit" '^\* 1 '
+if [ -s $D/h1 ] && cmp -s $D/h1 $D/h2; then
+	pass "threads: refusal changed nothing"
+else
+	fail "threads: refusal changed nothing" "dumps differ or missing"
+fi
+no_leftover "threads: refusal: no leftover" $TH
