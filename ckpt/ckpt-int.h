@@ -1,5 +1,5 @@
 /* ckpt-int: the checkpoint module's own types, shared by its files only
- * (ckpt.c, osstate.c, dirty.c, restore.c, cmd-ckpt.c). Nothing outside
+ * (ckpt.c, osstate.c, dirty.c, restore.c, threads.c, cmd-ckpt.c). Nothing outside
  * ckpt/ includes this. */
 #ifndef QZ_CKPT_INT_H
 #define QZ_CKPT_INT_H

@@ -1,7 +1,10 @@
-/* restore: rolling the process back to a checkpoint. The break and the
- * memory map first (injected brk, munmap, mmap), then descriptors (open,
- * dup3, lseek, close), then the pages that differ, then registers and the
- * other modules' state. Only pages that may differ are written: those
+/* restore: rolling the process back to a checkpoint. Refusals first,
+ * while nothing has changed (a thread of the checkpoint gone, no
+ * userfaultfd to be had); then the threads started since are ended, the
+ * break and the memory map restored (injected brk, munmap, mmap), then
+ * descriptors (open, dup3, lseek, close), then the pages that differ,
+ * then registers, blocked signals, the stop's siginfo and the other
+ * modules' state. Only pages that may differ are written: those
  * dirtied since the last reset plus the deltas between the checkpoint the
  * memory is based on and the target. */
 #define _GNU_SOURCE

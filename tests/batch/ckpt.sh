@@ -105,11 +105,13 @@ expect "killed: clear error" '^error: The program is gone \(it exited or was kil
 no_leftover "no leftover after outside kill" $BIN
 
 # Automatic checkpoints and the budget.
-qz -ex 'set checkpoint-interval 10' -ex 'break 20' -ex run -ex 'info checkpoints' \
-   -ex 'rollback 2' -ex 'print i' -ex c $B/loop-O0 100000000
+# (Started at main: before it, a loaded machine may leave the first
+# ones in the dynamic loader.)
+qz -ex 'break main' -ex run -ex 'set checkpoint-interval 10' -ex 'break 20' -ex c \
+   -ex 'info checkpoints' -ex 'rollback 2' -ex 'print i' -ex c $B/loop-O0 100000000
 expect "automatic checkpoints" '^  2 +[0-9.]+ s +[0-9]+ .*loop\.c:[0-9]+ \(auto\)$'
 expect "rollback to an automatic checkpoint" '^#0  .*loop\.c:[0-9]+$'
-expect "loop ends again" '^Breakpoint 1, main .*loop\.c:20$'
+expect "loop ends again" '^Breakpoint 2, main .*loop\.c:20$'
 qz -ex 'set checkpoint-interval x' $BIN
 expect "bad interval" '^error: Usage: set checkpoint-interval MS\|off\.$'
 
@@ -194,6 +196,19 @@ n=$(printf '%s\n' "$OUT" | grep -c '^Program terminated with signal SIGSEGV, Seg
 	fail "crash checkpoint: rollback to it then continue dies of SIGSEGV" "$n of 2"
 expect_not "crash checkpoint: no SIGTRAP after rollback" 'SIGTRAP'
 no_leftover "crash checkpoint: no leftover" $SIG
+# A --step walkthrough takes a hidden checkpoint before each command: at
+# the crash, explain and continue still see the SIGSEGV, also after going
+# back a step.
+rm -f $B/ckpt-sig.qzs
+qz --record-session $B/ckpt-sig.qzs -ex run -ex explain -ex continue $SIG
+OUT=$(printf '\n\nb\n\n\n\n\n' | timeout 60 $QZDB --replay $B/ckpt-sig.qzs --step 2>&1)
+n=$(printf '%s\n' "$OUT" | grep -c '^The program received signal SIGSEGV (Segmentation fault)\.$')
+[ "$n" = 2 ] && pass "step walkthrough at a crash: explain names SIGSEGV, twice" ||
+	fail "step walkthrough at a crash: explain names SIGSEGV, twice" "$n of 2"
+expect "step walkthrough at a crash: went back" '^\[back one step\]$'
+expect "step walkthrough at a crash: continue dies of SIGSEGV" '^Program terminated with signal SIGSEGV, Segmentation fault\.$'
+expect_not "step walkthrough at a crash: no SIGTRAP" 'SIGTRAP'
+no_leftover "step walkthrough at a crash: no leftover" $SIG
 
 # A program that closes every descriptor above 2 (a daemon's
 # close_range(3, ~0U, 0)) or puts files over the high numbers (dup2)
