@@ -1,11 +1,12 @@
 /* ckpt-int: the checkpoint module's own types, shared by its files only
- * (ckpt.c, osstate.c, dirty.c, restore.c, cmd-ckpt.c). Nothing outside
+ * (ckpt.c, osstate.c, dirty.c, restore.c, threads.c, cmd-ckpt.c). Nothing outside
  * ckpt/ includes this. */
 #ifndef QZ_CKPT_INT_H
 #define QZ_CKPT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/user.h>
 
@@ -92,6 +93,15 @@ struct ckpt {
 	void *saved[QZ_MAX_HOOKS];    /* the other modules' state */
 	enum qz_stop_kind stop;
 	int stop_sig;
+	siginfo_t si;                 /* the stop's siginfo (a crash's address
+	                                 and code), put back by a rollback */
+	bool has_si;
+	uint64_t sigmask;             /* blocked signals (a handler blocks its
+	                                 own): kernel state, not memory */
+	bool has_mask;
+	pid_t tid;                    /* the thread whose registers these are */
+	pid_t *tids;                  /* every thread at the checkpoint */
+	size_t ntids;
 	char *where;                  /* "file.c:40" or "0x... in f" */
 	uint64_t at_ns;               /* time since the run started */
 	const char *method;           /* how its dirty pages were found */
@@ -119,6 +129,8 @@ struct ckpt_state {
 	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
 	char *limits;                 /* what rollback cannot undo, as last said */
 	int hidden_ids;               /* hidden checkpoints so far: ids -1, -2.. */
+	bool uffd_in_program;         /* leave the userfaultfd in the debuggee,
+	                                 as where qzdb may not take it (tests) */
 };
 
 uint64_t ckpt_now_ns(void);
@@ -148,8 +160,14 @@ const char *ckpt_dirty_name(const struct ckpt_dirty *d);
 bool ckpt_dirty_misses_holes(const struct ckpt_dirty *d);
 /* The holes of [lo, hi) (pagemap method only); -1 on failure. */
 int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out);
-/* The debuggee's descriptor qzdb uses (a rollback must not close it). */
+/* The debuggee's descriptor qzdb uses (a rollback must not close it), or
+ * -1 when qzdb holds the only one. */
 int ckpt_dirty_fd(const struct ckpt_dirty *d);
+/* Before a checkpoint or rollback: the userfaultfd left in the debuggee
+ * (when qzdb could not take it) is still there, or is made again (said
+ * in one line; every page then counts as changed once). -1 with the
+ * error set, nothing changed, when it cannot be. */
+int ckpt_dirty_check(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s);
 /* Pages of the tracked maps written since the last reset (or all pages
  * holding data, the first time); with reset, tracking restarts from now
  * (pagemap: the pages are write-protected again). Without, the pages stay
@@ -169,6 +187,18 @@ int ckpt_delete(struct qz *q, int id);
 void ckpt_check_budget(struct qz *q);
 /* Start or stop the checkpoint-interval timer as the settings say. */
 void ckpt_timer_arm(struct qz *q);
+
+/* The current thread's stop siginfo: injected system calls step the
+ * thread and leave a SIGTRAP's in its place; put the stop's back after. */
+bool ckpt_siginfo_get(struct qz *q, siginfo_t *si);
+void ckpt_siginfo_put(struct qz *q, const siginfo_t *si);
+
+/* threads.c */
+void ckpt_threads_save(struct qz *q, struct ckpt *c);
+/* -1 with the error set when a thread of c has exited since. */
+int ckpt_threads_check(struct qz *q, const struct ckpt *c);
+/* End the threads started after c; select c's thread. */
+int ckpt_threads_end_new(struct qz *q, const struct ckpt *c);
 
 /* restore.c */
 int ckpt_rollback(struct qz *q, struct ckpt *c);

@@ -133,6 +133,7 @@ static void ckpt_free_one(struct qz *q, struct ckpt *c)
 	ckpt_os_free(&c->os);
 	free(c->pages);
 	free(c->xstate);
+	free(c->tids);
 	free(c->where);
 	free(c);
 }
@@ -185,9 +186,12 @@ static int ckpt_dropped(struct qz *q, struct ckpt_state *s, const struct ckpt_os
 static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 {
 	c->regs = *proc_regs(q->proc);
-	c->xstate = regs_xstate_read(proc_pid(q->proc), &c->xlen);
+	c->xstate = regs_xstate_read(proc_cur_tid(q->proc), &c->xlen);
+	c->has_mask = ptrace(PTRACE_GETSIGMASK, proc_cur_tid(q->proc), sizeof c->sigmask,
+			     &c->sigmask) == 0;
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
+	ckpt_threads_save(q, c);
 	for (int i = 0; i < q->nhooks; i++)
 		if (q->hooks[i]->save)
 			c->saved[i] = q->hooks[i]->save(q);
@@ -333,15 +337,30 @@ static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ck
 	sbuf_free(&b);
 }
 
-int ckpt_take(struct qz *q, bool automatic)
+bool ckpt_siginfo_get(struct qz *q, siginfo_t *si)
+{
+	return ptrace(PTRACE_GETSIGINFO, proc_cur_tid(q->proc), 0, si) == 0;
+}
+
+void ckpt_siginfo_put(struct qz *q, const siginfo_t *si)
+{
+	ptrace(PTRACE_SETSIGINFO, proc_cur_tid(q->proc), 0, si);
+}
+
+static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 {
 	struct ckpt_state *s = q->ckpt;
 	uint64_t t0 = ckpt_now_ns();
 	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
+	if (ckpt_dirty_check(s->dirty, q, s) < 0)
+		return -1;
 	struct ckpt *c = ckpt_snapshot(q, s);
 	if (!c)
 		return -1;
+	c->has_si = si != NULL;
+	if (si)
+		c->si = *si;
 	c->id = ++s->next_id;
 	c->automatic = automatic;
 	c->where = ckpt_where(q);
@@ -360,6 +379,19 @@ int ckpt_take(struct qz *q, bool automatic)
 		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));
 	ckpt_check_budget(q);
 	return 0;
+}
+
+/* The stop's siginfo (a crash's: signal, code, address) survives the
+ * injected system calls, so that continuing delivers the same signal and
+ * explain names it. */
+int ckpt_take(struct qz *q, bool automatic)
+{
+	siginfo_t si;
+	bool has = ckpt_siginfo_get(q, &si);
+	int r = ckpt_take_at(q, automatic, has ? &si : NULL);
+	if (has)
+		ckpt_siginfo_put(q, &si);
+	return r;
 }
 
 /* Give parent's pages that child lacks to child (child keeps its own). */

@@ -238,7 +238,7 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 		return -1;
 	}
 	size_t xlen;
-	uint8_t *x = regs_xstate_read(proc_pid(q->proc), &xlen);
+	uint8_t *x = regs_xstate_read(proc_cur_tid(q->proc), &xlen);
 	ckpt_dump_regs(f, proc_regs(q->proc), x, xlen);
 	free(x);
 	int r = ckpt_dump_maps(q, NULL, &os, f);

@@ -44,9 +44,16 @@ struct ckpt_uffd_register { uint64_t start, len, mode, ioctls; };
 #define CKPT_UFFD_FEATURE_WP_ASYNC (1ull << 15)
 #define CKPT_UFFD_USER_MODE_ONLY 1
 
-/* Where the debuggee's userfaultfd goes: out of the way of the numbers the
- * program itself will open. */
-#define CKPT_UFFD_MIN_FD 900
+/* The userfaultfd: qzdb takes a copy (pidfd_getfd) and closes the
+ * program's, so the program never sees it and cannot close it (a daemon's
+ * close_range(3, ~0U, 0)); tracking lives as long as qzdb's copy. Where
+ * the copy is not allowed, the program keeps it at a number near its
+ * descriptor limit, out of the way of the numbers it opens, checked
+ * before each checkpoint and rollback and made again if the program
+ * closed it. */
+#define CKPT_UFFD_BELOW_LIMIT 16
+#define CKPT_UFFD_MAX_FD 65536
+#define CKPT_UFFD_LINK "anon_inode:[userfaultfd]"
 
 struct ckpt_hash {
 	uint64_t addr, h;
@@ -56,7 +63,8 @@ struct ckpt_dirty {
 	enum ckpt_method method;
 	/* pagemap */
 	int pmfd;                     /* /proc/PID/pagemap, in qzdb */
-	int ufd;                      /* the userfaultfd, in the debuggee */
+	int ufd;                      /* the userfaultfd in the debuggee, or -1 */
+	int lfd;                      /* qzdb's copy of it, or -1 */
 	/* hash: the pages as of the last scan, sorted */
 	struct ckpt_hash *hs;
 	size_t nhs, hs_cap;
@@ -208,42 +216,111 @@ static int ckpt_hash_scan(struct ckpt_dirty *d, struct qz *q, struct ckpt_state 
 
 /* ---- pagemap ---- */
 
-/* ioctl(fd, req, arg) in the debuggee, arg copied through the arg page. */
-static int ckpt_uffd_ioctl(struct qz *q, struct ckpt_state *s, int fd, unsigned long req,
-			   void *arg, size_t len)
+/* ioctl on the userfaultfd: on qzdb's copy, or in the debuggee with arg
+ * copied through the arg page. 0, or -errno. */
+static int ckpt_uffd_ioctl(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
+			   unsigned long req, void *arg, size_t len)
 {
 	int64_t r;
+	if (d->lfd >= 0)
+		return ioctl(d->lfd, req, arg) < 0 ? -errno : 0;
 	if (proc_write(q->proc, s->argpage, arg, len) < 0 ||
-	    ckpt_inject(q, SYS_ioctl, (uint64_t)fd, req, s->argpage, 0, 0, 0, &r) < 0)
+	    ckpt_inject(q, SYS_ioctl, (uint64_t)d->ufd, req, s->argpage, 0, 0, 0, &r) < 0)
 		return -1;
 	if (r < 0)
 		return (int)r;
 	return proc_read(q->proc, s->argpage, arg, len);
 }
 
+/* Take the debuggee's descriptor fd into qzdb; the debuggee's is closed. */
+static int ckpt_uffd_take(struct ckpt_dirty *d, struct qz *q, int fd)
+{
+	int64_t r;
+	int pidfd = (int)syscall(SYS_pidfd_open, proc_pid(q->proc), 0);
+	if (pidfd < 0)
+		return -1;
+	d->lfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	if (d->lfd < 0)
+		return -1;
+	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
+	return 0;
+}
+
+/* The debuggee's soft limit on descriptors (its next open fails there). */
+static long ckpt_nofile(pid_t pid)
+{
+	char path[64], line[256];
+	long soft = 1024;
+	snprintf(path, sizeof path, "/proc/%d/limits", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return soft;
+	while (fgets(line, sizeof line, f))
+		if (str_starts(line, "Max open files"))
+			soft = strtol(line + strlen("Max open files"), NULL, 10);
+	fclose(f);
+	return soft > 0 ? soft : 1024;
+}
+
+/* Move the debuggee's descriptor fd near its limit; the new number. */
+static int ckpt_uffd_high(struct qz *q, int fd)
+{
+	int64_t nfd, r;
+	long at = ckpt_nofile(proc_pid(q->proc));
+	at = (at < CKPT_UFFD_MAX_FD ? at : CKPT_UFFD_MAX_FD) - CKPT_UFFD_BELOW_LIMIT;
+	if (at <= fd || ckpt_inject(q, SYS_fcntl, (uint64_t)fd, F_DUPFD_CLOEXEC, (uint64_t)at,
+				    0, 0, 0, &nfd) < 0 || nfd < 0)
+		return fd;
+	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
+	return (int)nfd;
+}
+
 static int ckpt_uffd_open(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s)
 {
-	int64_t fd, nfd;
+	int64_t fd;
 	if (ckpt_argpage(q, s) < 0 ||
 	    ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | CKPT_UFFD_USER_MODE_ONLY,
 			0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
 		return -1;
-	if (ckpt_inject(q, SYS_fcntl, (uint64_t)fd, F_DUPFD_CLOEXEC, CKPT_UFFD_MIN_FD,
-			0, 0, 0, &nfd) == 0 && nfd >= 0) {
-		int64_t r;
-		ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
-		fd = nfd;
-	}
-	d->ufd = (int)fd;
+	if (s->uffd_in_program || ckpt_uffd_take(d, q, (int)fd) < 0)
+		d->ufd = ckpt_uffd_high(q, (int)fd);
 	struct ckpt_uffd_api api = {
 		CKPT_UFFD_API, CKPT_UFFD_FEATURE_WP_ASYNC | CKPT_UFFD_FEATURE_WP_UNPOPULATED, 0,
 	};
-	if (ckpt_uffd_ioctl(q, s, d->ufd, CKPT_UFFDIO_API, &api, sizeof api) != 0)
+	if (ckpt_uffd_ioctl(d, q, s, CKPT_UFFDIO_API, &api, sizeof api) != 0)
 		return -1;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/pagemap", proc_pid(q->proc));
-	d->pmfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->pmfd < 0)
+		d->pmfd = open(path, O_RDONLY | O_CLOEXEC);
 	return d->pmfd < 0 ? -1 : 0;
+}
+
+/* Is the debuggee's descriptor ufd still a userfaultfd (the program may
+ * have closed it, or put another file at its number)? */
+static bool ckpt_uffd_there(struct qz *q, int ufd)
+{
+	char path[64], target[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", proc_pid(q->proc), ufd);
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	target[n > 0 ? n : 0] = 0;
+	return !strcmp(target, CKPT_UFFD_LINK);
+}
+
+int ckpt_dirty_check(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s)
+{
+	if (!d || d->method != CKPT_PAGEMAP || d->lfd >= 0 || ckpt_uffd_there(q, d->ufd))
+		return 0;
+	int old = d->ufd;
+	d->ufd = -1;   /* not ours any more: never closed by qzdb */
+	if (ckpt_uffd_open(d, q, s) < 0)
+		return qz_error(q, "The program closed qzdb's userfaultfd (descriptor %d) and a new "
+			       "one cannot be made: nothing was changed; `set checkpoint-method hash` "
+			       "after deleting the checkpoints avoids it.", old);
+	qz_printf(q, "The program closed qzdb's userfaultfd (descriptor %d): made again as "
+		  "descriptor %d, every page compared once.\n", old, d->ufd);
+	return 0;
 }
 
 /* One PAGEMAP_SCAN pass over [lo, hi): the pages in the categories asked,
@@ -262,7 +339,7 @@ static int ckpt_pm_register(struct ckpt_dirty *d, struct qz *q, struct ckpt_stat
 			    const struct ckpt_map *m)
 {
 	struct ckpt_uffd_register reg = {m->lo, m->hi - m->lo, CKPT_UFFDIO_REGISTER_MODE_WP, 0};
-	return ckpt_uffd_ioctl(q, s, d->ufd, CKPT_UFFDIO_REGISTER, &reg, sizeof reg) ? -1 : 0;
+	return ckpt_uffd_ioctl(d, q, s, CKPT_UFFDIO_REGISTER, &reg, sizeof reg) ? -1 : 0;
 }
 
 /* A range not registered yet: register it; every page that holds data
@@ -339,7 +416,10 @@ static void ckpt_dirty_close(struct ckpt_dirty *d, struct qz *q)
 	if (d->pmfd >= 0)
 		close(d->pmfd);
 	d->pmfd = -1;
-	if (d->ufd >= 0 && q && proc_alive(q->proc)) {
+	if (d->lfd >= 0)
+		close(d->lfd);
+	d->lfd = -1;
+	if (d->ufd >= 0 && q && proc_alive(q->proc) && ckpt_uffd_there(q, d->ufd)) {
 		int64_t r;
 		ckpt_inject(q, SYS_close, (uint64_t)d->ufd, 0, 0, 0, 0, 0, &r);
 	}
@@ -349,7 +429,7 @@ static void ckpt_dirty_close(struct ckpt_dirty *d, struct qz *q)
 struct ckpt_dirty *ckpt_dirty_new(struct qz *q, struct ckpt_state *s, enum ckpt_method want)
 {
 	struct ckpt_dirty *d = xcalloc(1, sizeof *d);
-	d->pmfd = d->ufd = -1;
+	d->pmfd = d->ufd = d->lfd = -1;
 	d->method = CKPT_HASH;
 	d->first = true;
 	if (want != CKPT_HASH && ckpt_uffd_open(d, q, s) == 0)

@@ -1,7 +1,10 @@
-/* restore: rolling the process back to a checkpoint. The break and the
- * memory map first (injected brk, munmap, mmap), then descriptors (open,
- * dup3, lseek, close), then the pages that differ, then registers and the
- * other modules' state. Only pages that may differ are written: those
+/* restore: rolling the process back to a checkpoint. Refusals first,
+ * while nothing has changed (a thread of the checkpoint gone, no
+ * userfaultfd to be had); then the threads started since are ended, the
+ * break and the memory map restored (injected brk, munmap, mmap), then
+ * descriptors (open, dup3, lseek, close), then the pages that differ,
+ * then registers, blocked signals, the stop's siginfo and the other
+ * modules' state. Only pages that may differ are written: those
  * dirtied since the last reset plus the deltas between the checkpoint the
  * memory is based on and the target. */
 #define _GNU_SOURCE
@@ -288,8 +291,10 @@ void ckpt_regs_apply(struct qz *q, const struct ckpt *c)
 	proc_regs_dirty(q->proc);
 	if (c->xlen) {
 		struct iovec iov = {c->xstate, c->xlen};
-		ptrace(PTRACE_SETREGSET, proc_pid(q->proc), (void *)NT_X86_XSTATE, &iov);
+		ptrace(PTRACE_SETREGSET, proc_cur_tid(q->proc), (void *)NT_X86_XSTATE, &iov);
 	}
+	if (c->has_mask)
+		ptrace(PTRACE_SETSIGMASK, proc_cur_tid(q->proc), sizeof c->sigmask, &c->sigmask);
 }
 
 /* The new stop, as `frame` shows it. */
@@ -351,11 +356,10 @@ static int ckpt_rescan(struct qz *q, struct ckpt_state *s, struct ckpt_addrs *d,
 	return r;
 }
 
-int ckpt_rollback(struct qz *q, struct ckpt *c)
+/* Memory map, descriptors, pages; dirty tracking restarted from there. */
+static int ckpt_restore(struct qz *q, struct ckpt_state *s, const struct ckpt *c)
 {
-	struct ckpt_state *s = q->ckpt;
 	struct ckpt_addrs d = {0}, again = {0};
-	uint64_t t0 = ckpt_now_ns();
 	int rc = ckpt_restore_os(q, s, c, &d);
 	if (rc == 0)
 		rc = ckpt_rescan(q, s, &d, false);
@@ -370,11 +374,32 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = ckpt_rescan(q, s, &again, true);
 	ckpt_addrs_free(&d);
 	ckpt_addrs_free(&again);
-	if (rc < 0)
-		return qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
-			       "not be restored.", c->id);
+	return rc;
+}
+
+int ckpt_rollback(struct qz *q, struct ckpt *c)
+{
+	struct ckpt_state *s = q->ckpt;
+	uint64_t t0 = ckpt_now_ns();
+	siginfo_t si;
+	bool has_si = ckpt_siginfo_get(q, &si);
+	int rc = ckpt_threads_check(q, c);   /* refusals change nothing */
+	if (rc == 0)
+		rc = ckpt_dirty_check(s->dirty, q, s);
+	if (rc == 0)
+		rc = ckpt_threads_end_new(q, c);
+	if (rc == 0 && ckpt_restore(q, s, c) < 0)
+		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
+			      "not be restored.", c->id);
+	if (rc < 0) {
+		if (has_si)
+			ckpt_siginfo_put(q, &si);
+		return -1;
+	}
 	s->base = c;
 	ckpt_regs_apply(q, c);
+	if (c->has_si)   /* continuing delivers the checkpoint's signal as it was */
+		ckpt_siginfo_put(q, &c->si);
 	for (int i = 0; i < q->nhooks; i++)
 		if (c->saved[i] && q->hooks[i]->restore)
 			q->hooks[i]->restore(q, c->saved[i]);

@@ -1155,3 +1155,12 @@ bool proc_multi(const struct proc *p)
 {
 	return p && p->next_num > 1;
 }
+
+void proc_thread_forget(struct proc *p, pid_t tid)
+{
+	struct proc_thr *t = proc_thr_find(p, tid);
+	if (!t || tid == p->pid)
+		return;
+	proc_notify_thread(p, t, false);
+	proc_thr_del(p, t);
+}

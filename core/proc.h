@@ -145,5 +145,9 @@ pid_t proc_event_tid(const struct proc *p);
 /* Has the process ever had more than one thread (gdb then names threads in
  * stop reports)? */
 bool proc_multi(const struct proc *p);
+/* A thread other than the leader that the caller made exit and reaped
+ * itself (a rollback ending threads started after a checkpoint): dropped
+ * from the list, reported as exited. */
+void proc_thread_forget(struct proc *p, pid_t tid);
 
 #endif
