@@ -17,6 +17,8 @@
 struct qzs_parser {
 	struct qzs_file *f;
 	struct sbuf comment;          /* comments since the last command */
+	struct sbuf output;           /* output lines of the last command so far */
+	size_t args_cap, entries_cap; /* capacities of f->args and f->entries */
 	bool have_version, ended;
 	int lineno;
 	char *err;
@@ -56,8 +58,8 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 		free(f->program);
 		f->program = xstrdup(v);
 	} else if (qzs_key(line, klen, "arg")) {
-		XGROW(f->args, f->nargs, f->nargs + 1);
-		f->args[f->nargs - 1] = xstrdup(v);
+		XGROW(f->args, p->args_cap, f->nargs + 1);
+		f->args[f->nargs++] = xstrdup(v);
 	} else if (qzs_key(line, klen, "build-id") && *v) {
 		free(f->build_id);
 		f->build_id = xstrdup(v);
@@ -83,10 +85,22 @@ static char *qzs_take_comment(struct qzs_parser *p)
 	return sbuf_take(&p->comment);
 }
 
+/* The output of the last command is gathered in p->output and handed
+ * over when the next command (or the end) comes: appending to the entry's
+ * string line by line would copy it again for every line. */
+static void qzs_close_output(struct qzs_parser *p)
+{
+	if (p->f->n) {
+		free(p->f->entries[p->f->n - 1].output);
+		p->f->entries[p->f->n - 1].output = sbuf_take(&p->output);
+	}
+}
+
 static void qzs_command(struct qzs_parser *p, const char *cmd)
 {
 	struct qzs_file *f = p->f;
-	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof *f->entries);
+	qzs_close_output(p);
+	XGROW(f->entries, p->entries_cap, f->n + 1);
 	struct qzs_entry *e = &f->entries[f->n++];
 	e->lineno = p->lineno;
 	e->cmd = xstrdup(cmd);
@@ -96,15 +110,12 @@ static void qzs_command(struct qzs_parser *p, const char *cmd)
 
 static int qzs_output(struct qzs_parser *p, const char *line)
 {
-	struct qzs_file *f = p->f;
-	if (!f->n)
+	if (!p->f->n)
 		return qzs_fail(p, "text before the first command: \"%s\"", line);
-	struct qzs_entry *e = &f->entries[f->n - 1];
 	if (line[0] == '\\')
 		line++;
-	char *o = xasprintf("%s%s\n", e->output, line);
-	free(e->output);
-	e->output = o;
+	sbuf_add(&p->output, line);
+	sbuf_addc(&p->output, '\n');
 	return 0;
 }
 
@@ -164,6 +175,7 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 	f->size = -1;
 	struct qzs_parser p = { .f = f, .err = err, .errlen = errlen };
 	int r = qzs_lines(&p, text, len);
+	qzs_close_output(&p);
 	if (r == 0 && !p.have_version) {
 		p.lineno = 1;
 		r = qzs_fail(&p, "%s", "no \"#@ version\" line in the header");
@@ -177,6 +189,7 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 		return f;
 	}
 	sbuf_free(&p.comment);
+	sbuf_free(&p.output);
 	qzs_file_free(f);
 	return NULL;
 }
