@@ -245,6 +245,57 @@ char *qzs_program_path(const struct qzs_file *f)
 	return xasprintf("%.*s/%s", (int)(slash - f->path), f->path, f->program);
 }
 
+char *qzs_file_dir(const struct qzs_file *f)
+{
+	char *copy = xstrdup(f->path), *slash = strrchr(copy, '/');
+	const char *dir = !slash ? "." : slash == copy ? "/" : (*slash = 0, copy);
+	char *real = realpath(dir, NULL);
+	free(copy);
+	return real;
+}
+
+bool qzs_path_inside(const char *dir, const char *path, char **real)
+{
+	if (!dir || !*path)
+		return false;
+	char *full = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+	char *r = realpath(full, NULL);
+	free(full);
+	size_t n = strlen(dir);
+	struct stat st;
+	bool ok = r && !strncmp(r, dir, n) && (r[n] == '/' || n == 1) &&
+		  stat(r, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok && real)
+		*real = r;
+	else
+		free(r);
+	return ok;
+}
+
+char *qzs_replay_program(const struct qzs_file *f, const char *given, char *err, size_t errlen)
+{
+	struct stat st;
+	if (given) {
+		if (stat(given, &st) < 0 || !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "--program %s: not a regular file.", given);
+			return NULL;
+		}
+		return xstrdup(given);
+	}
+	char *dir = qzs_file_dir(f), *real = NULL;
+	bool ok = qzs_path_inside(dir, f->program, &real);
+	free(dir);
+	if (ok)
+		return real;
+	struct sbuf b = {0};
+	str_sanitize(&b, f->program, strlen(f->program));
+	snprintf(err, errlen, "%s: the session names the program \"%s\", which is not a regular "
+		 "file inside the session file's directory; refused. To replay it with a program "
+		 "you choose, give --program PATH.", f->path, b.s);
+	sbuf_free(&b);
+	return NULL;
+}
+
 int qzs_check_program(const struct qzs_file *f, const char *path, char *err, size_t errlen)
 {
 	struct stat st;

@@ -19,21 +19,9 @@
 
 #include "cmd.h"
 #include "image.h"
+#include "qzs-int.h"
 
-struct qzs_item {
-	char *cmd;
-	struct sbuf out;
-};
-
-struct qzs_log {
-	struct qzs_item *items;
-	size_t n, cap;
-	int depth;          /* cmd_run nesting: only the outermost is an item */
-	FILE *rec;          /* --record-session, or NULL */
-	size_t rec_done;    /* items written to rec so far */
-};
-
-static struct qzs_log *qzs_log(struct qz *q)
+struct qzs_log *qzs_log(struct qz *q)
 {
 	if (!q->qzs)
 		q->qzs = xcalloc(1, sizeof *q->qzs);
@@ -234,52 +222,20 @@ int cmd_save_session(struct qz *q, const char *a)
 	return r;
 }
 
-/* Under the current directory, also once symbolic links are followed:
- * the deepest existing directory on the path must resolve inside it, and
- * the file itself must not be a link. */
-static bool qzs_resolves_inside(const char *path)
-{
-	char cwd[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	if (!getcwd(cwd, sizeof cwd) || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
-		return false;
-	char *dir = xstrdup(path);
-	bool ok = false;
-	for (;;) {
-		char *slash = strrchr(dir, '/');
-		if (!slash) {
-			ok = true;    /* the current directory itself */
-			break;
-		}
-		*slash = 0;
-		if (realpath(*dir ? dir : "/", real)) {
-			size_t n = strlen(cwd);
-			ok = !strncmp(real, cwd, n) && (real[n] == '/' || !real[n] || n == 1);
-			break;
-		}
-	}
-	free(dir);
-	return ok;
-}
-
-static bool qzs_may_write(const struct qz *q, const char *path)
-{
-	if (!q->replaying)
-		return true;
-	if (!*path || path[0] == '/' || path[0] == '~')
-		return false;
-	for (const char *s = path; *s; s = strchr(s, '/') ? strchr(s, '/') + 1 : "")
-		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
-			return false;
-	return qzs_resolves_inside(path);
-}
-
+/* A replayed file writes nothing (--allow-unsafe aside): the refusal
+ * stops the replay like a refused command. */
 int qzs_check_write(struct qz *q, const char *path)
 {
-	if (qzs_may_write(q, path))
+	struct qzs_log *l = qzs_log(q);
+	if (!q->replaying || l->allow_unsafe)
 		return 0;
-	return qz_error(q, "A replayed session may only write files under the current "
-			"directory, not \"%s\".", path);
+	l->refused = true;
+	struct sbuf b = {0};
+	str_sanitize(&b, path, strlen(path));
+	qz_error(q, "a replayed session may not write files, not \"%s\" (replay with "
+		 "--allow-unsafe to allow it).", b.s ? b.s : "");
+	sbuf_free(&b);
+	return -1;
 }
 
 FILE *qzs_open_write(struct qz *q, const char *path)

@@ -17,7 +17,7 @@ awk '/^\(qzdb\) bt$/ { print "# Who called find_entry." }
 	$S/rec.qzs > $S/cap.qzs
 F=$(cd $S && pwd)/cap.qzs
 
-tui_start 80 24 -- --replay "$F"
+tui_start 80 24 -- --program "$BIN" --replay "$F"
 see "replay commands in the pane" '^\(qzdb\) finish'
 see "replay output in the pane" 'Value returned is \$1 = \(struct entry \*\)'
 see "replay source follows the stop" '^  B> +18 +for \(int i = 0; i < 3; i\+\+\)|^   > +2[89] '
@@ -27,7 +27,7 @@ type_cmd 'quit'
 see "replay quit" '^QZDB-EXITED 0'
 no_leftover "replay no process left" "$BIN"
 
-tui_start 80 24 -- --replay "$F" --step
+tui_start 80 24 -- --program "$BIN" --replay "$F" --step
 see "step waits" 'space/Enter: run, b: back, q: stop'
 not_see "step runs nothing first" 'Breakpoint 1 at'
 keys Space

@@ -1,0 +1,32 @@
+/* qzs-int: the session transcript's state, shared by the qzs*.c files. */
+#ifndef QZ_QZS_INT_H
+#define QZ_QZS_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+struct qz;
+
+struct qzs_item {
+	char *cmd;
+	struct sbuf out;
+};
+
+struct qzs_log {
+	struct qzs_item *items;
+	size_t n, cap;
+	int depth;          /* cmd_run nesting: only the outermost is an item */
+	FILE *rec;          /* --record-session, or NULL */
+	size_t rec_done;    /* items written to rec so far */
+	/* Replay policy (see qzs-replay.c). */
+	bool allow_unsafe;  /* --allow-unsafe: the viewer trusts the file */
+	bool refused;       /* a command was refused: the replay stops */
+	char *replay_dir;   /* real path of the replayed file's directory */
+};
+
+/* The session's log, made on first use. */
+struct qzs_log *qzs_log(struct qz *q);
+
+#endif
