@@ -148,7 +148,7 @@ printf '(qzdb) echo before\\n\nbefore\n(qzdb) shell touch /tmp/qzdb-evil-shell\n
 rm -f /tmp/qzdb-evil-shell
 OUT=$(timeout 60 ./qzdb --program $BIN --replay $S/evil.qzs 2>&1); RC=$?
 expect "replay runs what comes before" '^before$'
-expect "replay refuses shell in one line" '^error: .*evil\.qzs:7: a replayed session may not run `shell`: it runs a shell command \(replay with --allow-unsafe to allow it\)\.$'
+expect "replay refuses shell in one line" '^error: .*evil\.qzs:8: a replayed session may not run `shell`: it runs a shell command \(replay with --allow-unsafe to allow it\)\.$'
 expect_not "replay stops at a refused command" '^after the shell$'
 expect_rc "refused command fails the replay" 1
 [ -e /tmp/qzdb-evil-shell ] && fail "shell not run" "/tmp/qzdb-evil-shell exists" || pass "shell not run"
