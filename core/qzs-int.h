@@ -18,8 +18,13 @@ struct qzs_log {
 	struct qzs_item *items;
 	size_t n, cap;
 	int depth;          /* cmd_run nesting: only the outermost is an item */
-	FILE *rec;          /* --record-session, or NULL */
-	size_t rec_done;    /* items written to rec so far */
+	/* --record-session: the file always holds a whole session (header,
+	 * the complete commands so far, "#@ end"): each command is written
+	 * over the end marker together with a new one. */
+	int rec_fd;         /* -1: not recording */
+	char *rec_path;
+	long long rec_end;  /* offset of the "#@ end" line */
+	size_t rec_done;    /* items written so far */
 	/* Replay policy (see qzs-replay.c). */
 	bool allow_unsafe;  /* --allow-unsafe: the viewer trusts the file */
 	bool refused;       /* a command was refused: the replay stops */

@@ -1,11 +1,16 @@
 /* util: allocation wrappers, string buffer and string helpers. */
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -336,4 +341,65 @@ void str_esc_char(struct sbuf *b, unsigned char ch, char quote)
 	} else {
 		sbuf_printf(b, "\\%03o", ch);
 	}
+}
+
+int file_temp_near(const char *path, char **tmp)
+{
+	const char *base = str_basename(path);
+	char *t = xasprintf("%.*s.%s.XXXXXX", (int)(base - path), path, base);
+	int fd = mkostemp(t, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(t);
+		errno = e;
+		return -1;
+	}
+	mode_t mask = umask(0);   /* the mode an ordinary open would give */
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	*tmp = t;
+	return fd;
+}
+
+int file_pwrite_all(int fd, const char *data, size_t len, long long offset)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, data, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+		offset += n;
+	}
+	return 0;
+}
+
+int file_replace(const char *path, const char *data, size_t len)
+{
+	char *tmp;
+	int fd = file_temp_near(path, &tmp);
+	if (fd < 0)
+		return -1;
+	int r = file_pwrite_all(fd, data, len, 0);
+	if (r == 0 && fsync(fd) < 0)
+		r = -1;
+	int e = errno;
+	if (close(fd) < 0 && r == 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r == 0 && rename(tmp, path) < 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return r;
 }

@@ -69,4 +69,17 @@ void str_sanitize(struct sbuf *b, const char *s, size_t n);
  * friends, \033 for other non-printing bytes, quote and backslash escaped. */
 void str_esc_char(struct sbuf *b, unsigned char ch, char quote);
 
+/* Safe writes. A temporary file next to path ("DIR/.NAME.XXXXXX",
+ * O_CLOEXEC, created exclusively so no link is followed); its name in
+ * *tmp. -1 with errno set. */
+int file_temp_near(const char *path, char **tmp);
+/* Write all of data at offset (EINTR and short writes handled); -1 with
+ * errno set (ENOSPC, EFBIG with SIGXFSZ ignored). */
+int file_pwrite_all(int fd, const char *data, size_t len, long long offset);
+/* Replace the file at path with data atomically: a temporary file in the
+ * same directory, written, fsynced and renamed over path (a symbolic link
+ * at path is replaced, never followed). On error nothing changed at path;
+ * -1 with errno set. */
+int file_replace(const char *path, const char *data, size_t len);
+
 #endif
