@@ -186,18 +186,35 @@ int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args)
 
 /* The policy for a line of the file, before it runs: also the names that
  * are no command at all (a shell escape). */
+/* `set environment VAR`, `unset env VAR`, whether or not qzdb has them. */
+static bool qzs_sets_loader_var(const char *s)
+{
+	const char *w = str_starts(s, "set ") ? s + 4 : str_starts(s, "unset ") ? s + 6 : NULL;
+	if (!w || !str_starts(str_skip_space(w), "env"))
+		return false;
+	w = str_skip_space(w);
+	return qzs_loader_var(w + strcspn(w, " \t"));
+}
+
+/* The policy for a line of the file, before it runs. Names that reach
+ * outside the debugger are refused by name even when qzdb has no such
+ * command (`cd` would otherwise run as a prefix of `cdelete`). */
 static int qzs_allowed_line(struct qz *q, const char *line)
 {
 	const char *args, *s = str_skip_space(line);
-	const struct cmd_def *c = cmd_resolve(s, &args);
-	if (c)
-		return qzs_replay_allows(q, c, args);
 	size_t n = *s == '!' || *s == '|' ? 1 : strcspn(s, " \t");
 	char word[16];
 	snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
-	if (!qzs_log(q)->allow_unsafe && qzs_why_named(word))
+	const struct cmd_def *c = cmd_resolve(s, &args);
+	bool exact = c && !strcmp(c->name, word);
+	if (qzs_log(q)->allow_unsafe)
+		return 0;
+	if (!exact && qzs_why_named(word))
 		return qzs_refuse(q, word, qzs_why_named(word));
-	return 0;   /* no command: it fails as an undefined one */
+	if (qzs_sets_loader_var(s))
+		return qzs_refuse(q, "set environment",
+				  "it changes how the program's libraries are loaded");
+	return c ? qzs_replay_allows(q, c, args) : 0;
 }
 
 void qzs_replay_allow_unsafe(struct qz *q, bool allow)
