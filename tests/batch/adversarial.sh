@@ -107,6 +107,21 @@ done
 replay escapes check
 expect "escapes: --check's difference shows the saved bytes visibly" '^hi \^\[\]0;owned-title\^G\^\[\[2J\^\[\[31m\\x9b2J$'
 
+# Bytes from files and from the program shown by qzdb itself: a source
+# line (list) holding escapes shows them as ^[, a string (print, x/s) as
+# gdb does, \033; the program's own output is its own.
+printf '#include <stdio.h>\n/* title: \033]0;owned\007 clear: \033[2J */\nint main(void)\n{\n\tconst char *s = "\\033]0;x\\007";\n\tputs("done");\n\treturn s[0] == 27 ? 0 : 1;\n}\n' > "$A/ctl.c"
+if (cd "$A" && cc -g -O0 -o ctl ctl.c); then
+	qz -ex 'list 1,4' -ex 'break 6' -ex run -ex 'print s' -ex 'x/s s' "$A/ctl"
+	expect "list: control bytes of a source line shown as ^[" '^2[[:space:]]+/\* title: \^\[\]0;owned\^G clear: \^\[\[2J \*/$'
+	expect "print: escapes in a string as gdb shows them" '^\$1 = 0x[0-9a-f]+ "\\033\]0;x\\a"$'
+	expect "x/s: the same" '^0x[0-9a-f]+:[[:space:]]+"\\033\]0;x\\a"$'
+	case $OUT in *"$ESC"*) fail "list and print: no raw escape byte" "ESC in the output" ;;
+	*) pass "list and print: no raw escape byte" ;; esac
+else
+	fail "control-byte source builds" "cc failed"
+fi
+
 # Binary and huge files: clear errors, bounded time and memory.
 printf '# qzdb session\n#@ version 1\n#@ program pr\000og\n#@ end\n' > "$A/nul.qzs"
 refused nul 'nul\.qzs:3: binary data \(a NUL byte\)'
