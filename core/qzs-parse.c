@@ -28,8 +28,11 @@ struct qzs_parser {
 static int qzs_fail(struct qzs_parser *p, const char *fmt, const char *arg)
 {
 	int n = snprintf(p->err, p->errlen, "%s:%d: ", p->f->path, p->lineno);
+	struct sbuf b = {0};
+	str_sanitize(&b, arg, strnlen(arg, 200));   /* the file's bytes, quoted */
 	if (n >= 0 && (size_t)n < p->errlen)
-		snprintf(p->err + n, p->errlen - (size_t)n, fmt, arg);
+		snprintf(p->err + n, p->errlen - (size_t)n, fmt, b.s ? b.s : "");
+	sbuf_free(&b);
 	return -1;
 }
 
@@ -48,8 +51,8 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 	if (f->n && !qzs_key(line, klen, "end"))
 		return qzs_fail(p, "header field \"%s\" after the first command", line);
 	if (qzs_key(line, klen, "version")) {
-		long ver = strtol(v, NULL, 10);
-		if (ver < 1)
+		int64_t ver = 0;
+		if (str_num_all(v, 1, INT32_MAX, &ver) != STR_NUM_OK)
 			return qzs_fail(p, "bad format version \"%s\"", v);
 		if (ver > QZS_VERSION)
 			return qzs_fail(p, "format version %s is newer than this qzdb reads (1)", v);
@@ -64,10 +67,10 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 		free(f->build_id);
 		f->build_id = xstrdup(v);
 	} else if (qzs_key(line, klen, "size")) {
-		char *end;
-		f->size = strtoll(v, &end, 10);
-		if (!*v || *end || f->size < 0)
+		int64_t size;
+		if (str_num_all(v, 0, INT64_MAX, &size) != STR_NUM_OK)
 			return qzs_fail(p, "bad program size \"%s\"", v);
+		f->size = size;
 	} else if (qzs_key(line, klen, "stdin")) {
 		/* informational: the transcript's own `run <FILE` commands redirect */
 	} else if (qzs_key(line, klen, "end")) {
