@@ -199,7 +199,7 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 
 struct qzs_file *qzs_parse(const char *path, char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(path, "re");   /* O_CLOEXEC */
 	if (!fp) {
 		snprintf(err, errlen, "%s: %s.", path, strerror(errno));
 		return NULL;

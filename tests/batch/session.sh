@@ -169,3 +169,35 @@ qz -ex 'save session' -ex 'save session /nonexistent/dir/x.qzs' $BIN
 expect "save session without a file" '^error: Argument required \(file name\)\.$'
 expect "save session to a missing directory" '^error: /nonexistent/dir/x\.qzs: No such file or directory\.$'
 expect_rc "save session errors fail the batch" 1
+
+# Safe writes: a symbolic link at the path is replaced, never followed;
+# a failed save leaves the old file whole.
+rm -rf $S/w && mkdir -p $S/w
+echo precious > $S/w/target
+ln -s target $S/w/link.qzs
+qz -ex 'break find_entry' -ex "save session $S/w/link.qzs" $BIN
+expect "save session through a link: saved" "^Saved 1 commands to $S/w/link\.qzs\.$"
+[ "$(cat $S/w/target)" = precious ] && pass "save session does not follow a link" ||
+	fail "save session does not follow a link" "target now: $(head -1 $S/w/target)"
+[ -f $S/w/link.qzs ] && [ ! -L $S/w/link.qzs ] && pass "save session replaced the link by the file" ||
+	fail "save session replaced the link by the file" "$(ls -l $S/w/link.qzs)"
+ln -s target $S/w/rec-link.qzs
+qz --record-session $S/w/rec-link.qzs -ex 'break find_entry' $BIN
+[ "$(cat $S/w/target)" = precious ] && pass "--record-session does not follow a link" ||
+	fail "--record-session does not follow a link" "target now: $(head -1 $S/w/target)"
+[ -z "$(ls -A $S/w | grep '^\.')" ] && pass "no temporary file left" || fail "no temporary file left" "$(ls -A $S/w)"
+
+# Recording under ulimit -f (SIGXFSZ ignored, EFBIG reported): qzdb goes
+# on, the file keeps every complete command and stays a valid session.
+OUT=$(sh -c "ulimit -f 1; exec timeout 60 ./qzdb --batch --record-session $S/w/full.qzs \
+	-ex 'break find_entry' -ex run -ex 'info breakpoints' -ex 'disassemble main' \
+	-ex 'disassemble find_entry' -ex 'echo still alive\\n' $BIN" 2>&1); RC=$?
+expect "ulimit -f: a clear error" "^error: $S/w/full\.qzs: File too large: recording stopped; the file keeps every command completed before this one\.$"
+expect "ulimit -f: qzdb goes on" '^still alive$'
+[ $RC -lt 128 ] && pass "ulimit -f: not killed by SIGXFSZ" || fail "ulimit -f: not killed by SIGXFSZ" "status $RC"
+OUT=$(tail -1 $S/w/full.qzs)
+expect "ulimit -f: the file ends with its end marker" '^#@ end$'
+OUT=$(grep '^(qzdb) ' $S/w/full.qzs)
+expect "ulimit -f: the commands before the failure kept" '^\(qzdb\) run$'
+OUT=$(timeout 60 ./qzdb --program $BIN --replay $S/w/full.qzs --check 2>&1); RC=$?
+expect_rc "ulimit -f: what was kept replays and checks" 0
