@@ -46,3 +46,19 @@ type_cmd 'quit'
 see "step quit" '^QZDB-EXITED 0'
 no_leftover "step no process left" "$BIN"
 tui_end
+
+# A session file's bind is refused in the UI too, the replay stops, and
+# the key does nothing afterwards (nothing persists).
+head -5 $S/rec.qzs > $S/bind.qzs
+printf '(qzdb) bind generic C-y echo OWNED\\n\n(qzdb) echo AFTER\\n\nAFTER\n#@ end\n' >> $S/bind.qzs
+tui_start 80 24 -- --program "$BIN" --replay "$(cd $S && pwd)/bind.qzs"
+see "UI replay refuses bind" 'bind\.qzs:6: a replayed session may not'
+see "UI replay stops at the refusal" 'replay stopped'
+not_see "UI replay ran nothing after it" '^AFTER'
+keys C-y
+type_cmd 'echo CHECKED\n'
+see "UI after the replay: commands run" '^CHECKED'
+not_see "UI refused bind did not persist" '^OWNED'
+type_cmd 'quit'
+see "bind replay quit" '^QZDB-EXITED'
+tui_end
