@@ -376,13 +376,29 @@ static int main_attach(struct qz *q, const struct opts *o)
 	return o->batch ? run_batch(q, o) : run_interactive(q, o);
 }
 
+static void on_sigxfsz(int sig)
+{
+	(void)sig;
+}
+
+/* A file over ulimit -f is an EFBIG error for qzdb to report, not death.
+ * A handler that does nothing rather than SIG_IGN: exec resets a handler
+ * to the default, so the program still gets the signal as in a shell. */
+static void main_ignore_sigxfsz(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigxfsz };
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	if (parse_opts(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);   /* a full file is an EFBIG error, not death */
+	main_ignore_sigxfsz();
 	if (o.replay) {
 		free(o.cmds);
 		return run_replay(&o);
