@@ -203,5 +203,6 @@ OUT=$(timeout 60 ./qzdb --program $BIN --replay $S/w/full.qzs --check 2>&1); RC=
 expect_rc "ulimit -f: what was kept replays and checks" 0
 # qzdb survives SIGXFSZ, but the program it runs still gets the signal as
 # in a shell (a handler, not SIG_IGN, which the program would inherit).
-OUT=$(cd $S/w && sh -c "ulimit -f 1; exec timeout 60 $(pwd)/qzdb --batch -ex run --args /bin/sh -c 'head -c 100000 /dev/zero > big; echo status \$?'" 2>&1)
+ROOT=$(pwd)
+OUT=$(cd $S/w && sh -c "ulimit -f 1; exec timeout 60 $ROOT/qzdb --batch -ex run --args /bin/sh -c 'head -c 100000 /dev/zero > big; echo status \$?'" 2>&1)
 expect "the program still dies of SIGXFSZ" '^status 153$'
