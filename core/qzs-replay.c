@@ -184,8 +184,6 @@ int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args)
 	return 0;
 }
 
-/* The policy for a line of the file, before it runs: also the names that
- * are no command at all (a shell escape). */
 /* `set environment VAR`, `unset env VAR`, whether or not qzdb has them. */
 static bool qzs_sets_loader_var(const char *s)
 {
