@@ -1,5 +1,6 @@
 /* cmd-bp: setting, listing and changing breakpoints. */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,37 @@ int cmd_tbreak(struct qz *q, const char *a)
 }
 
 /* Apply fn to each breakpoint number in a list ("1 3 5-7"); all if empty. */
+/* Apply fn to breakpoints lo..hi. Numbers that do not exist are named in
+ * a short range; in a long one only the breakpoints that exist are visited
+ * (their numbers are collected first: fn may delete). */
+static int cmd_bp_range(struct qz *q, int64_t lo, int64_t hi,
+			void (*fn)(struct qz *, struct bp *))
+{
+	int rc = 0;
+	if (hi - lo < 1000) {
+		for (int64_t n = lo; n <= hi; n++) {
+			struct bp *b = bp_find(&q->bps, (int)n);
+			if (b)
+				fn(q, b);
+			else
+				rc = qz_error(q, "No breakpoint number %lld.", (long long)n);
+		}
+		return rc;
+	}
+	int *nums = xcalloc(q->bps.n + 1, sizeof *nums);
+	size_t k = 0;
+	for (size_t i = 0; i < q->bps.n; i++)
+		if (q->bps.bps[i].num >= lo && q->bps.bps[i].num <= hi)
+			nums[k++] = q->bps.bps[i].num;
+	for (size_t i = 0; i < k; i++) {
+		struct bp *b = bp_find(&q->bps, nums[i]);
+		if (b)
+			fn(q, b);
+	}
+	free(nums);
+	return 0;
+}
+
 static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, struct bp *))
 {
 	if (!*a) {
@@ -151,21 +183,26 @@ static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, stru
 	}
 	int rc = 0;
 	while (*(a = str_skip_space(a))) {
-		char *end;
-		long lo = strtol(a, &end, 10), hi = lo;
-		if (end == a)
+		int64_t lo, hi;
+		const char *start = a;
+		char why[160];
+		int r = str_num(&a, 1, INT32_MAX, &lo);
+		if (r == STR_NUM_OK && *a == '-') {
+			a++;
+			r = str_num(&a, 1, INT32_MAX, &hi);
+		} else {
+			hi = lo;
+		}
+		if (r == STR_NUM_NONE)
 			return qz_error(q, "Convenience variable must have integer value.\n"
 					"Args must be numbers or '$' variables.");
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long n = lo; n <= hi; n++) {
-			struct bp *b = bp_find(&q->bps, (int)n);
-			if (b)
-				fn(q, b);
-			else
-				rc = qz_error(q, "No breakpoint number %ld.", n);
-		}
-		a = end;
+		if (r != STR_NUM_OK)
+			return qz_error(q, "%s", str_num_error(r, "A breakpoint number", start,
+							      1, INT32_MAX, why, sizeof why));
+		if (lo > hi)
+			return qz_error(q, "inverted range");
+		if (cmd_bp_range(q, lo, hi, fn) < 0)
+			rc = -1;
 	}
 	return rc;
 }
@@ -220,16 +257,21 @@ int cmd_enable(struct qz *q, const char *a)
 
 static struct bp *cmd_bp_arg(struct qz *q, const char **a)
 {
-	char *end;
-	long n = strtol(*a, &end, 10);
-	if (end == *a) {
+	int64_t n;
+	char why[160];
+	int r = str_num(a, 1, INT32_MAX, &n);
+	if (r == STR_NUM_NONE) {
 		qz_error(q, "Argument required (breakpoint number).");
+		return NULL;
+	}
+	if (r != STR_NUM_OK) {
+		qz_error(q, "%s", str_num_error(r, "A breakpoint number", *a, 1, INT32_MAX, why, sizeof why));
 		return NULL;
 	}
 	struct bp *b = bp_find(&q->bps, (int)n);
 	if (!b)
-		qz_error(q, "No breakpoint number %ld.", n);
-	*a = str_skip_space(end);
+		qz_error(q, "No breakpoint number %lld.", (long long)n);
+	*a = str_skip_space(*a);
 	return b;
 }
 
@@ -267,8 +309,11 @@ int cmd_ignore(struct qz *q, const char *a)
 		return -1;
 	if (!*a)
 		return qz_error(q, "Second argument (specified ignore-count) is missing.");
-	if (!str_to_i64(a, &n))
-		return qz_error(q, "Invalid number \"%s\".", a);
+	char why[160];
+	int r = str_num_all(a, INT32_MIN, INT32_MAX, &n);
+	if (r != STR_NUM_OK)
+		return qz_error(q, "%s", str_num_error(r, "The ignore count", a, INT32_MIN, INT32_MAX,
+						      why, sizeof why));
 	b->ignore = n < 0 ? 0 : (int)n;
 	if (b->ignore == 0)
 		qz_printf(q, "Will stop next time breakpoint %d is reached.\n", b->num);

@@ -92,8 +92,11 @@ struct cmd_xfmt {
 
 static void cmd_xfmt_parse(const char *s, struct cmd_xfmt *f)
 {
-	if (isdigit((unsigned char)*s))
-		f->count = strtol(s, (char **)&s, 10);
+	int64_t n;
+	if (isdigit((unsigned char)*s) && str_num(&s, 0, INT32_MAX, &n) == STR_NUM_OK)
+		f->count = (int)n;
+	else if (isdigit((unsigned char)*s))
+		f->count = -1;   /* out of range: refused by the caller */
 	for (; *s; s++) {
 		switch (*s) {
 		case 'b': f->size = 1; break;
@@ -229,6 +232,8 @@ int cmd_x(struct qz *q, const char *a)
 		char *spec = xstrndup(a + 1, n - 1);
 		cmd_xfmt_parse(spec, &f);
 		free(spec);
+		if (f.count < 0)
+			return qz_error(q, "The count of x must be between 0 and %d.", INT32_MAX);
 		a = str_skip_space(a + n);
 	}
 	if (f.fmt == 'a' || (f.fmt == 'g'))
@@ -319,8 +324,10 @@ int cmd_display(struct qz *q, const char *a)
 	int count = 0;
 	if (*a == '/') {
 		a++;
-		if (isdigit((unsigned char)*a))
-			count = (int)strtol(a, (char **)&a, 10);
+		int64_t n = 0;
+		if (isdigit((unsigned char)*a) && str_num(&a, 0, INT32_MAX, &n))
+			return qz_error(q, "Invalid count in \"%.40s\".", a);
+		count = (int)n;
 		while (*a && !isspace((unsigned char)*a))
 			fmt = *a++;
 		a = str_skip_space(a);
@@ -351,15 +358,15 @@ int cmd_undisplay(struct qz *q, const char *a)
 		return 0;
 	}
 	while (*(a = str_skip_space(a))) {
-		char *end;
-		long n = strtol(a, &end, 10);
-		if (end == a)
+		const char *end = a;
+		int64_t n;
+		if (str_num(&end, 0, INT32_MAX, &n))
 			return qz_error(q, "Arguments must be display numbers.");
 		size_t i = 0;
 		while (i < q->ndisplays && q->displays[i].num != n)
 			i++;
 		if (i == q->ndisplays)
-			return qz_error(q, "No display number %ld.", n);
+			return qz_error(q, "No display number %lld.", (long long)n);
 		free(q->displays[i].expr);
 		memmove(&q->displays[i], &q->displays[i + 1],
 			(q->ndisplays - i - 1) * sizeof q->displays[0]);

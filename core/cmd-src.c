@@ -75,7 +75,10 @@ static int cmd_list_literal(struct qz *q, const char *spec, const char **file, i
 	const char *num = colon ? colon + 1 : spec;
 	if (!cmd_all_digits(num))
 		return 1;
-	*line = atoi(num);
+	int64_t v;
+	if (str_num_all(num, 0, INT32_MAX, &v))
+		return qz_error(q, "Line number %.40s out of range.", num);
+	*line = (int)v;
 	if (!colon) {
 		int ignored;
 		return cmd_list_default(q, file, &ignored) < 0 ? -1 : 0;
@@ -215,8 +218,9 @@ int cmd_info_line(struct qz *q, const char *a)
 	int want = 0;
 	const char *colon = strrchr(a, ':');
 	const char *num = colon ? colon + 1 : a;
-	if (*a != '*' && *num >= '0' && *num <= '9')
-		want = atoi(num);
+	int64_t v;
+	if (*a != '*' && *num >= '0' && *num <= '9' && str_num_all(num, 0, INT32_MAX, &v) == 0)
+		want = (int)v;
 	const struct di_func *f = m && m->di && !want && *a != '*' ?
 		di_func_at(m->di, link) : NULL;
 	if (f)

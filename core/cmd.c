@@ -112,6 +112,8 @@ static void cmd_ambiguous(struct qz *q, const char *prefix, const char *word)
 
 static int cmd_dispatch(struct qz *q, const struct cmd_def *c, const char *args)
 {
+	if (q->replaying && qzs_replay_allows(q, c, args) < 0)
+		return CMD_FAIL;   /* also nested ones: thread apply all CMD */
 	if (!qz_running(q)) {   /* gdb's words for each kind of need */
 		if (c->flags & CMD_NEEDS_STACK)
 			return qz_error(q, "No stack.");
@@ -166,6 +168,22 @@ static int cmd_run_line(struct qz *q, const char *line)
 	if (c->flags & CMD_PREFIX)
 		return cmd_run_sub(q, c, args);
 	return cmd_dispatch(q, c, args);
+}
+
+const struct cmd_def *cmd_resolve(const char *line, const char **args)
+{
+	char word[64];
+	bool amb;
+	const char *rest = cmd_word(line, word, sizeof word);
+	const struct cmd_def *c = *word ? cmd_lookup("", word, &amb) : NULL;
+	*args = rest;
+	if (!c || !(c->flags & CMD_PREFIX))
+		return c;
+	const char *sub_args = cmd_word(rest, word, sizeof word);
+	const struct cmd_def *sub = *word ? cmd_lookup(c->name, word, &amb) : NULL;
+	if (sub)
+		*args = sub_args;
+	return sub ? sub : c;
 }
 
 int cmd_run(struct qz *q, const char *line)

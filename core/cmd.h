@@ -15,6 +15,11 @@ enum cmd_flags {
 	CMD_NEEDS_STACK = 1 << 3,     /* "No stack." */
 	CMD_NEEDS_FRAME = 1 << 4,     /* "No frame selected." */
 	CMD_NEEDS_REGS = 1 << 5,      /* "The program has no registers now." */
+	/* May run in a replayed session file (a file from anyone): inspection,
+	 * stepping, breakpoints, checkpoints, Qzdb's own commands. Unset, the
+	 * command is refused in a replay and the replay stops, so a new
+	 * command is unsafe until someone decides otherwise. */
+	CMD_REPLAY_SAFE = 1 << 6,
 };
 
 typedef int (*cmd_fn)(struct qz *q, const char *args);
@@ -50,5 +55,8 @@ extern const struct cmd_def cmd_table[];
  * entries under prefix ("" for top level, "info" for info's). */
 const struct cmd_def *cmd_lookup(const char *prefix, const char *word,
 				 bool *ambiguous);
+/* The entry a command line runs (a subcommand when it names one) and its
+ * arguments; NULL when the line names no command. */
+const struct cmd_def *cmd_resolve(const char *line, const char **args);
 
 #endif

@@ -281,12 +281,27 @@ static void loc_default_file(struct qz *q)
 		q->list_file = r->file;
 }
 
+/* A line number or offset of a location, checked (no silent overflow). */
+static int loc_number(struct qz *q, const char *s, int *out)
+{
+	int64_t v;
+	char why[160];
+	int r = str_num_all(s, 0, INT32_MAX, &v);
+	if (r != STR_NUM_OK)
+		return qz_error(q, "%s", str_num_error(r, "A line number", s, 0, INT32_MAX,
+						      why, sizeof why));
+	*out = (int)v;
+	return 0;
+}
+
 static int loc_relative(struct qz *q, const char *spec, struct loc_addr **out, size_t *n)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
 	int base = f && f->file ? f->line : q->list_line;
 	const char *file = f && f->file ? f->file : q->list_file;
-	int d = atoi(spec + 1);
+	int d;
+	if (loc_number(q, spec + 1, &d) < 0)
+		return -1;
 	if (!file)
 		return qz_error(q, "No default source file: give FILE:LINE.");
 	const char *save = q->list_file;
@@ -333,15 +348,20 @@ int loc_resolve(struct qz *q, const char *spec, struct loc_addr **out, size_t *n
 	if ((*spec == '+' || *spec == '-') && loc_is_number(spec + 1))
 		return loc_relative(q, spec, out, n);
 	if (loc_is_number(spec)) {
+		int line;
+		if (loc_number(q, spec, &line) < 0)
+			return -1;
 		loc_default_file(q);
-		return loc_file_line(q, NULL, atoi(spec), out, n);
+		return loc_file_line(q, NULL, line, out, n);
 	}
 	const char *colon = strrchr(spec, ':');
 	if (colon && colon[1] != ':' && colon > spec && colon[-1] != ':') {
 		char *file = xstrndup(spec, (size_t)(colon - spec));
 		int r;
+		int line;
 		if (loc_is_number(colon + 1))
-			r = loc_file_line(q, file, atoi(colon + 1), out, n);
+			r = loc_number(q, colon + 1, &line) < 0 ? -1 :
+			    loc_file_line(q, file, line, out, n);
 		else if (q->exe.lines && loc_module_for_file(q, file) == &q->exe &&
 			 !lines_file(q->exe.lines, file))
 			r = qz_error(q, "No source file named %s.", file);

@@ -17,6 +17,8 @@
 struct qzs_parser {
 	struct qzs_file *f;
 	struct sbuf comment;          /* comments since the last command */
+	struct sbuf output;           /* output lines of the last command so far */
+	size_t args_cap, entries_cap; /* capacities of f->args and f->entries */
 	bool have_version, ended;
 	int lineno;
 	char *err;
@@ -26,8 +28,11 @@ struct qzs_parser {
 static int qzs_fail(struct qzs_parser *p, const char *fmt, const char *arg)
 {
 	int n = snprintf(p->err, p->errlen, "%s:%d: ", p->f->path, p->lineno);
+	struct sbuf b = {0};
+	str_sanitize(&b, arg, strnlen(arg, 200));   /* the file's bytes, quoted */
 	if (n >= 0 && (size_t)n < p->errlen)
-		snprintf(p->err + n, p->errlen - (size_t)n, fmt, arg);
+		snprintf(p->err + n, p->errlen - (size_t)n, fmt, b.s ? b.s : "");
+	sbuf_free(&b);
 	return -1;
 }
 
@@ -46,8 +51,8 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 	if (f->n && !qzs_key(line, klen, "end"))
 		return qzs_fail(p, "header field \"%s\" after the first command", line);
 	if (qzs_key(line, klen, "version")) {
-		long ver = strtol(v, NULL, 10);
-		if (ver < 1)
+		int64_t ver = 0;
+		if (str_num_all(v, 1, INT32_MAX, &ver) != STR_NUM_OK)
 			return qzs_fail(p, "bad format version \"%s\"", v);
 		if (ver > QZS_VERSION)
 			return qzs_fail(p, "format version %s is newer than this qzdb reads (1)", v);
@@ -56,16 +61,16 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 		free(f->program);
 		f->program = xstrdup(v);
 	} else if (qzs_key(line, klen, "arg")) {
-		XGROW(f->args, f->nargs, f->nargs + 1);
-		f->args[f->nargs - 1] = xstrdup(v);
+		XGROW(f->args, p->args_cap, f->nargs + 1);
+		f->args[f->nargs++] = xstrdup(v);
 	} else if (qzs_key(line, klen, "build-id") && *v) {
 		free(f->build_id);
 		f->build_id = xstrdup(v);
 	} else if (qzs_key(line, klen, "size")) {
-		char *end;
-		f->size = strtoll(v, &end, 10);
-		if (!*v || *end || f->size < 0)
+		int64_t size;
+		if (str_num_all(v, 0, INT64_MAX, &size) != STR_NUM_OK)
 			return qzs_fail(p, "bad program size \"%s\"", v);
+		f->size = size;
 	} else if (qzs_key(line, klen, "stdin")) {
 		/* informational: the transcript's own `run <FILE` commands redirect */
 	} else if (qzs_key(line, klen, "end")) {
@@ -83,10 +88,22 @@ static char *qzs_take_comment(struct qzs_parser *p)
 	return sbuf_take(&p->comment);
 }
 
+/* The output of the last command is gathered in p->output and handed
+ * over when the next command (or the end) comes: appending to the entry's
+ * string line by line would copy it again for every line. */
+static void qzs_close_output(struct qzs_parser *p)
+{
+	if (p->f->n) {
+		free(p->f->entries[p->f->n - 1].output);
+		p->f->entries[p->f->n - 1].output = sbuf_take(&p->output);
+	}
+}
+
 static void qzs_command(struct qzs_parser *p, const char *cmd)
 {
 	struct qzs_file *f = p->f;
-	f->entries = xrealloc(f->entries, (f->n + 1) * sizeof *f->entries);
+	qzs_close_output(p);
+	XGROW(f->entries, p->entries_cap, f->n + 1);
 	struct qzs_entry *e = &f->entries[f->n++];
 	e->lineno = p->lineno;
 	e->cmd = xstrdup(cmd);
@@ -96,15 +113,12 @@ static void qzs_command(struct qzs_parser *p, const char *cmd)
 
 static int qzs_output(struct qzs_parser *p, const char *line)
 {
-	struct qzs_file *f = p->f;
-	if (!f->n)
+	if (!p->f->n)
 		return qzs_fail(p, "text before the first command: \"%s\"", line);
-	struct qzs_entry *e = &f->entries[f->n - 1];
 	if (line[0] == '\\')
 		line++;
-	char *o = xasprintf("%s%s\n", e->output, line);
-	free(e->output);
-	e->output = o;
+	sbuf_add(&p->output, line);
+	sbuf_addc(&p->output, '\n');
 	return 0;
 }
 
@@ -164,6 +178,7 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 	f->size = -1;
 	struct qzs_parser p = { .f = f, .err = err, .errlen = errlen };
 	int r = qzs_lines(&p, text, len);
+	qzs_close_output(&p);
 	if (r == 0 && !p.have_version) {
 		p.lineno = 1;
 		r = qzs_fail(&p, "%s", "no \"#@ version\" line in the header");
@@ -177,13 +192,14 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 		return f;
 	}
 	sbuf_free(&p.comment);
+	sbuf_free(&p.output);
 	qzs_file_free(f);
 	return NULL;
 }
 
 struct qzs_file *qzs_parse(const char *path, char *err, size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen(path, "re");   /* O_CLOEXEC */
 	if (!fp) {
 		snprintf(err, errlen, "%s: %s.", path, strerror(errno));
 		return NULL;
@@ -230,6 +246,57 @@ char *qzs_program_path(const struct qzs_file *f)
 	if (!slash)
 		return xstrdup(f->program);
 	return xasprintf("%.*s/%s", (int)(slash - f->path), f->path, f->program);
+}
+
+char *qzs_file_dir(const struct qzs_file *f)
+{
+	char *copy = xstrdup(f->path), *slash = strrchr(copy, '/');
+	const char *dir = !slash ? "." : slash == copy ? "/" : (*slash = 0, copy);
+	char *real = realpath(dir, NULL);
+	free(copy);
+	return real;
+}
+
+bool qzs_path_inside(const char *dir, const char *path, char **real)
+{
+	if (!dir || !*path)
+		return false;
+	char *full = path[0] == '/' ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+	char *r = realpath(full, NULL);
+	free(full);
+	size_t n = strlen(dir);
+	struct stat st;
+	bool ok = r && !strncmp(r, dir, n) && (r[n] == '/' || n == 1) &&
+		  stat(r, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok && real)
+		*real = r;
+	else
+		free(r);
+	return ok;
+}
+
+char *qzs_replay_program(const struct qzs_file *f, const char *given, char *err, size_t errlen)
+{
+	struct stat st;
+	if (given) {
+		if (stat(given, &st) < 0 || !S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "--program %s: not a regular file.", given);
+			return NULL;
+		}
+		return xstrdup(given);
+	}
+	char *dir = qzs_file_dir(f), *real = NULL;
+	bool ok = qzs_path_inside(dir, f->program, &real);
+	free(dir);
+	if (ok)
+		return real;
+	struct sbuf b = {0};
+	str_sanitize(&b, f->program, strlen(f->program));
+	snprintf(err, errlen, "%s: the session names the program \"%s\", which is not a regular "
+		 "file inside the session file's directory; refused. To replay it with a program "
+		 "you choose, give --program PATH.", f->path, b.s);
+	sbuf_free(&b);
+	return NULL;
 }
 
 int qzs_check_program(const struct qzs_file *f, const char *path, char *err, size_t errlen)

@@ -1,7 +1,6 @@
 /* qzs-replay: running a session file's commands again. A replayed file is
- * data: commands that reach outside the debugger (a shell, a pipe) are
- * refused, and file writes are kept under the current directory
- * (qzs_may_write). Going back a step uses checkpoints, through the same
+ * data: only commands marked safe in the table run (qzs_replay_allows),
+ * the first refusal stops the replay, and nothing is written. Going back a step uses checkpoints, through the same
  * commands a user would type. */
 #define _GNU_SOURCE
 #include "qzs.h"
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "qzs-int.h"
 #include "../ckpt/ckpt.h"
 
 /* Numbers that legitimately differ from run to run: process and thread ids. */
@@ -82,19 +82,142 @@ bool qzs_output_matches(const char *saved, const char *got)
 	return same;
 }
 
-/* Commands a replayed file may not run. None of these exist in qzdb today;
- * the list keeps a future `shell` from becoming a hole. */
-static bool qzs_refused(const char *cmd)
+/* The replay policy. A session file is data from anyone: only commands
+ * marked CMD_REPLAY_SAFE in the table run, a few of those only with
+ * harmless arguments, and the first refusal stops the replay. The viewer
+ * can lift all of it with --allow-unsafe. */
+
+struct qzs_why {
+	const char *name;
+	const char *why;
+};
+
+/* Why an unsafe command is refused; the names not in the table (shell,
+ * make, ...) are refused here too, so that one added later without the
+ * flag cannot become a hole either way. */
+static const struct qzs_why qzs_whys[] = {
+	{"attach", "it attaches to another process"},
+	{"bind", "it changes the key bindings"},
+	{"theme", "it reads a file the session names"},
+	{"save session", "it writes a file"},
+	{"maint dump-state", "it writes a file"},
+	{"maint dump-checkpoint", "it writes a file"},
+	{"set debug-file-directory", "it makes qzdb read another directory"},
+	{"shell", "it runs a shell command"},
+	{"!", "it runs a shell command"},
+	{"pipe", "it runs a shell command"},
+	{"|", "it runs a shell command"},
+	{"make", "it runs make"},
+	{"cd", "it changes qzdb's directory"},
+	{"source", "it runs commands from a file outside the session's directory"},
+	{NULL, NULL},
+};
+
+/* Why name is refused, or NULL if it is not listed. */
+static const char *qzs_why_named(const char *name)
 {
-	static const char *const words[] = { "shell", "pipe", "make", "!", "|", NULL };
-	const char *s = str_skip_space(cmd);
-	if (*s == '!' || *s == '|')
+	for (const struct qzs_why *w = qzs_whys; w->name; w++)
+		if (!strcmp(w->name, name))
+			return w->why;
+	return NULL;
+}
+
+static const char *qzs_why(const char *name)
+{
+	const char *why = qzs_why_named(name);
+	return why ? why : "it is not marked safe for a replayed session";
+}
+
+static int qzs_refuse(struct qz *q, const char *name, const char *why)
+{
+	qzs_log(q)->refused = true;
+	return qz_error(q, "a replayed session may not run `%s`: %s (replay with "
+			"--allow-unsafe to allow it).", name, why);
+}
+
+/* Variables that make the dynamic loader run or read other code. */
+static bool qzs_loader_var(const char *args)
+{
+	static const char *const vars[] = { "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH",
+					    "NLSPATH", "HOSTALIASES", "MALLOC_", NULL };
+	const char *s = str_skip_space(args);
+	if (str_starts(s, "LD_"))
 		return true;
-	size_t n = strcspn(s, " \t");
-	for (int i = 0; words[i]; i++)
-		if (strlen(words[i]) == n && !strncmp(s, words[i], n))
+	for (int i = 0; vars[i]; i++)
+		if (str_starts(s, vars[i]))
 			return true;
 	return false;
+}
+
+/* An output redirection outside quotes: `run >OUT`, `set args >>OUT`. */
+static bool qzs_redirects_out(const char *args)
+{
+	char quote = 0;
+	for (const char *s = args; *s; s++) {
+		if (quote && *s == quote)
+			quote = 0;
+		else if (!quote && (*s == '"' || *s == '\''))
+			quote = *s;
+		else if (!quote && *s == '\\' && s[1])
+			s++;
+		else if (!quote && *s == '>')
+			return true;
+	}
+	return false;
+}
+
+int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args)
+{
+	struct qzs_log *l = qzs_log(q);
+	if (l->allow_unsafe)
+		return 0;
+	if (!(c->flags & CMD_REPLAY_SAFE))
+		return qzs_refuse(q, c->name, qzs_why(c->name));
+	if ((!strcmp(c->name, "set environment") || !strcmp(c->name, "unset environment")) &&
+	    qzs_loader_var(args))
+		return qzs_refuse(q, c->name, "it changes how the program's libraries are loaded");
+	if (!strcmp(c->name, "source") && !qzs_path_inside(l->replay_dir, args, NULL))
+		return qzs_refuse(q, c->name, qzs_why(c->name));
+	if ((!strcmp(c->name, "run") || !strcmp(c->name, "start") || !strcmp(c->name, "set args")) &&
+	    qzs_redirects_out(args))
+		return qzs_refuse(q, c->name, "it redirects the program's output to a file");
+	return 0;
+}
+
+/* `set environment VAR`, `unset env VAR`, whether or not qzdb has them. */
+static bool qzs_sets_loader_var(const char *s)
+{
+	const char *w = str_starts(s, "set ") ? s + 4 : str_starts(s, "unset ") ? s + 6 : NULL;
+	if (!w || !str_starts(str_skip_space(w), "env"))
+		return false;
+	w = str_skip_space(w);
+	return qzs_loader_var(w + strcspn(w, " \t"));
+}
+
+/* The policy for a line of the file, before it runs. Names that reach
+ * outside the debugger are refused by name even when qzdb has no such
+ * command (`cd` would otherwise run as a prefix of `cdelete`). */
+static int qzs_allowed_line(struct qz *q, const char *line)
+{
+	const char *args, *s = str_skip_space(line);
+	size_t n = *s == '!' || *s == '|' ? 1 : strcspn(s, " \t");
+	char word[16];
+	snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), s);
+	const struct cmd_def *c = cmd_resolve(s, &args);
+	bool exact = c && !strcmp(c->name, word);
+	if (qzs_log(q)->allow_unsafe)
+		return 0;
+	if (!exact && qzs_why_named(word))
+		return qzs_refuse(q, word, qzs_why_named(word));
+	if (qzs_sets_loader_var(s))
+		return qzs_refuse(q, "set environment",
+				  "it changes how the program's libraries are loaded");
+	return c ? qzs_replay_allows(q, c, args) : 0;
+}
+
+void qzs_replay_allow_unsafe(struct qz *q, bool allow)
+{
+	qzs_log(q)->allow_unsafe = allow;
 }
 
 static void qzs_show_caption(struct qz *q, const char *comment)
@@ -145,17 +268,20 @@ static size_t qzs_back(struct qz *q, const int *ckpts, size_t i)
 	return i - 1;
 }
 
+/* 0: go on; 1: stop (a difference or a refusal); -1: the file quit. */
 static int qzs_one(struct qz *q, const struct qzs_file *f, const struct qzs_entry *e,
 		   const struct qzs_replay *r)
 {
-	if (qzs_refused(e->cmd)) {   /* skipped; the replay goes on */
-		qz_error(q, "%s:%d: a session file may not run `%s`: skipped, not run.",
-			 f->path, e->lineno, e->cmd);
-		q->sink.write(q->sink.arg, QZ_OUT_ERROR, q->err.s);
-		return 2;
+	if (qzs_allowed_line(q, e->cmd) < 0) {
+		char *msg = xasprintf("%s:%d: %s", f->path, e->lineno, q->err.s);
+		q->sink.write(q->sink.arg, QZ_OUT_ERROR, msg);
+		free(msg);
+		return 1;
 	}
 	if (cmd_run(q, e->cmd) == CMD_QUIT)
 		return -1;
+	if (qzs_log(q)->refused)
+		return 1;   /* a nested command or a file write was refused */
 	if (r->check && !qzs_output_matches(e->output, qzs_last_output(q))) {
 		qzs_show_diff(q, f, e, qzs_last_output(q));
 		return 1;
@@ -167,7 +293,10 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 {
 	int *ckpts = xcalloc(f->n + 1, sizeof *ckpts);
 	int rc = 0;
-	bool refused = false;   /* a refused command makes the replay fail at the end */
+	struct qzs_log *l = qzs_log(q);
+	l->refused = false;
+	free(l->replay_dir);
+	l->replay_dir = qzs_file_dir(f);
 	q->replaying = true;
 	for (size_t i = 0; i < f->n && rc == 0;) {
 		const struct qzs_entry *e = &f->entries[i];
@@ -185,10 +314,6 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 			}
 		}
 		rc = qzs_one(q, f, e, r);
-		if (rc == 2) {
-			refused = true;
-			rc = 0;
-		}
 		if (r->after)
 			r->after(r->arg);
 		i++;
@@ -197,5 +322,5 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 		qzs_show_caption(q, f->trailer);
 	q->replaying = false;
 	free(ckpts);
-	return rc > 0 || refused ? 1 : 0;
+	return rc > 0 ? 1 : 0;
 }

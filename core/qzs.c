@@ -9,6 +9,7 @@
 #include "qzs.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,36 +20,26 @@
 
 #include "cmd.h"
 #include "image.h"
+#include "qzs-int.h"
 
-struct qzs_item {
-	char *cmd;
-	struct sbuf out;
-};
-
-struct qzs_log {
-	struct qzs_item *items;
-	size_t n, cap;
-	int depth;          /* cmd_run nesting: only the outermost is an item */
-	FILE *rec;          /* --record-session, or NULL */
-	size_t rec_done;    /* items written to rec so far */
-};
-
-static struct qzs_log *qzs_log(struct qz *q)
+struct qzs_log *qzs_log(struct qz *q)
 {
-	if (!q->qzs)
+	if (!q->qzs) {
 		q->qzs = xcalloc(1, sizeof *q->qzs);
+		q->qzs->rec_fd = -1;
+	}
 	return q->qzs;
 }
+
+static void qzs_rec_close(struct qzs_log *l);
 
 void qzs_free_log(struct qz *q)
 {
 	struct qzs_log *l = q->qzs;
 	if (!l)
 		return;
-	if (l->rec) {
-		fputs("#@ end\n", l->rec);
-		fclose(l->rec);
-	}
+	qzs_rec_close(l);
+	free(l->replay_dir);
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->items[i].cmd);
 		sbuf_free(&l->items[i].out);
@@ -97,25 +88,25 @@ bool qzs_is_comment(const char *line)
 	return line[0] == '#' && !isdigit((unsigned char)line[1]);
 }
 
-static void qzs_write_output(FILE *f, const char *out)
+static void qzs_write_output(struct sbuf *b, const char *out)
 {
 	const char *s = out;
 	while (*s) {
 		size_t n = strcspn(s, "\n");
 		if (str_starts(s, "(qzdb) ") || qzs_is_comment(s) || *s == '\\')
-			fputc('\\', f);
-		fwrite(s, 1, n, f);
-		fputc('\n', f);
+			sbuf_addc(b, '\\');
+		sbuf_addn(b, s, n);
+		sbuf_addc(b, '\n');
 		s += n;
 		if (*s == '\n')
 			s++;
 	}
 }
 
-static void qzs_write_item(FILE *f, const struct qzs_item *it)
+static void qzs_write_item(struct sbuf *b, const struct qzs_item *it)
 {
-	fprintf(f, "(qzdb) %s\n", it->cmd);
-	qzs_write_output(f, it->out.s ? it->out.s : "");
+	sbuf_printf(b, "(qzdb) %s\n", it->cmd);
+	qzs_write_output(b, it->out.s ? it->out.s : "");
 }
 
 /* The program's path as the file should name it: relative to the file's
@@ -156,72 +147,121 @@ static char *qzs_rel_program(const char *prog, const char *file)
 	return xstrdup(prog);
 }
 
-static void qzs_write_header(struct qz *q, FILE *f, const char *path)
+static void qzs_write_header(struct qz *q, struct sbuf *f, const char *path)
 {
-	fprintf(f, "# qzdb session\n#@ version %d\n", QZS_VERSION);
+	sbuf_printf(f, "# qzdb session\n#@ version %d\n", QZS_VERSION);
 	if (q->prog) {
 		char *rel = qzs_rel_program(q->prog, path);
-		fprintf(f, "#@ program %s\n", rel);
+		sbuf_printf(f, "#@ program %s\n", rel);
 		free(rel);
 		struct stat st;
 		if (stat(q->prog, &st) == 0)
-			fprintf(f, "#@ size %lld\n", (long long)st.st_size);
+			sbuf_printf(f, "#@ size %lld\n", (long long)st.st_size);
 	}
 	const char *id = q->exe.img ? img_build_id(q->exe.img) : NULL;
 	if (id)
-		fprintf(f, "#@ build-id %s\n", id);
+		sbuf_printf(f, "#@ build-id %s\n", id);
 	for (size_t i = 0; i < q->nargs; i++)
-		fprintf(f, "#@ arg %s\n", q->args[i]);
+		sbuf_printf(f, "#@ arg %s\n", q->args[i]);
 	if (q->stdin_path)
-		fprintf(f, "#@ stdin %s\n", q->stdin_path);
+		sbuf_printf(f, "#@ stdin %s\n", q->stdin_path);
 }
 
-static void qzs_flush_rec(struct qzs_log *l)
+static void qzs_rec_close(struct qzs_log *l)
 {
-	if (!l->rec)
+	if (l->rec_fd >= 0) {
+		fsync(l->rec_fd);
+		close(l->rec_fd);
+	}
+	l->rec_fd = -1;
+	free(l->rec_path);
+	l->rec_path = NULL;
+}
+
+/* Write the commands completed since the last flush. On a write error
+ * (a full disk, ulimit -f) the file is cut back to the last complete
+ * command and its end marker, which fit where they were before. */
+static void qzs_flush_rec(struct qz *q, struct qzs_log *l)
+{
+	if (l->rec_fd < 0 || l->rec_done >= l->n)
 		return;
+	struct sbuf b = {0};
 	for (; l->rec_done < l->n; l->rec_done++)
-		qzs_write_item(l->rec, &l->items[l->rec_done]);
-	fflush(l->rec);
+		qzs_write_item(&b, &l->items[l->rec_done]);
+	size_t body = b.len;
+	sbuf_add(&b, "#@ end\n");
+	if (file_pwrite_all(l->rec_fd, b.s, b.len, l->rec_end) == 0) {
+		l->rec_end += (long long)body;
+	} else {
+		char *msg = xasprintf("%s: %s: recording stopped; the file keeps every command "
+				      "completed before this one.", l->rec_path, strerror(errno));
+		if (ftruncate(l->rec_fd, (off_t)l->rec_end) == 0)
+			file_pwrite_all(l->rec_fd, "#@ end\n", 7, l->rec_end);
+		qzs_rec_close(l);
+		qz_emit(q, QZ_OUT_ERROR, msg);
+		free(msg);
+	}
+	sbuf_free(&b);
 }
 
 void qzs_cmd_end(struct qz *q)
 {
 	struct qzs_log *l = qzs_log(q);
 	if (l->depth > 0 && --l->depth == 0)
-		qzs_flush_rec(l);
+		qzs_flush_rec(q, l);
 }
 
+/* The file is made whole (header and end marker) in a temporary file and
+ * renamed into place; commands are then written in place as they
+ * complete, so a killed qzdb leaves a readable session. */
 int qzs_record_to(struct qz *q, const char *path)
 {
 	struct qzs_log *l = qzs_log(q);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return qz_error(q, "%s: %s.", path, strerror(errno));
-	qzs_write_header(q, f, path);
-	if (l->rec)
-		fclose(l->rec);
-	l->rec = f;
+	struct sbuf b = {0};
+	qzs_write_header(q, &b, path);
+	size_t head = b.len;
+	sbuf_add(&b, "#@ end\n");
+	char *tmp = NULL;
+	int fd = file_temp_near(path, &tmp);
+	if (fd < 0 || file_pwrite_all(fd, b.s, b.len, 0) < 0 || fsync(fd) < 0 ||
+	    rename(tmp, path) < 0) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		sbuf_free(&b);
+		return qz_error(q, "%s: %s.", path, strerror(e));
+	}
+	free(tmp);
+	sbuf_free(&b);
+	qzs_rec_close(l);
+	l->rec_fd = fd;
+	l->rec_path = xstrdup(path);
+	l->rec_end = (long long)head;
 	l->rec_done = 0;
-	qzs_flush_rec(l);
+	qzs_flush_rec(q, l);
 	return 0;
 }
 
 /* save session FILE: the transcript so far, without this command. */
 static int qzs_save(struct qz *q, const char *path)
 {
-	FILE *f = qzs_open_write(q, path);
-	if (!f)
+	if (!*path)
+		return qz_error(q, "Argument required (file name).");
+	if (qzs_check_write(q, path) < 0)
 		return -1;
 	struct qzs_log *l = qzs_log(q);
-	qzs_write_header(q, f, path);
+	struct sbuf b = {0};
+	qzs_write_header(q, &b, path);
 	for (size_t i = 0; i + 1 < l->n; i++)
-		qzs_write_item(f, &l->items[i]);
-	fputs("#@ end\n", f);
-	int bad = ferror(f);
-	bad |= fclose(f);
-	if (bad)
-		return qz_error(q, "%s: could not write the file.", path);
+		qzs_write_item(&b, &l->items[i]);
+	sbuf_add(&b, "#@ end\n");
+	int r = file_replace(path, b.s, b.len);
+	sbuf_free(&b);
+	if (r < 0)
+		return qz_error(q, "%s: %s.", path, strerror(errno));
 	qz_printf(q, "Saved %zu commands to %s.\n", l->n ? l->n - 1 : 0, path);
 	return 0;
 }
@@ -234,52 +274,20 @@ int cmd_save_session(struct qz *q, const char *a)
 	return r;
 }
 
-/* Under the current directory, also once symbolic links are followed:
- * the deepest existing directory on the path must resolve inside it, and
- * the file itself must not be a link. */
-static bool qzs_resolves_inside(const char *path)
-{
-	char cwd[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	if (!getcwd(cwd, sizeof cwd) || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)))
-		return false;
-	char *dir = xstrdup(path);
-	bool ok = false;
-	for (;;) {
-		char *slash = strrchr(dir, '/');
-		if (!slash) {
-			ok = true;    /* the current directory itself */
-			break;
-		}
-		*slash = 0;
-		if (realpath(*dir ? dir : "/", real)) {
-			size_t n = strlen(cwd);
-			ok = !strncmp(real, cwd, n) && (real[n] == '/' || !real[n] || n == 1);
-			break;
-		}
-	}
-	free(dir);
-	return ok;
-}
-
-static bool qzs_may_write(const struct qz *q, const char *path)
-{
-	if (!q->replaying)
-		return true;
-	if (!*path || path[0] == '/' || path[0] == '~')
-		return false;
-	for (const char *s = path; *s; s = strchr(s, '/') ? strchr(s, '/') + 1 : "")
-		if (!strncmp(s, "..", 2) && (s[2] == '/' || !s[2]))
-			return false;
-	return qzs_resolves_inside(path);
-}
-
+/* A replayed file writes nothing (--allow-unsafe aside): the refusal
+ * stops the replay like a refused command. */
 int qzs_check_write(struct qz *q, const char *path)
 {
-	if (qzs_may_write(q, path))
+	struct qzs_log *l = qzs_log(q);
+	if (!q->replaying || l->allow_unsafe)
 		return 0;
-	return qz_error(q, "A replayed session may only write files under the current "
-			"directory, not \"%s\".", path);
+	l->refused = true;
+	struct sbuf b = {0};
+	str_sanitize(&b, path, strlen(path));
+	qz_error(q, "a replayed session may not write files, not \"%s\" (replay with "
+		 "--allow-unsafe to allow it).", b.s ? b.s : "");
+	sbuf_free(&b);
+	return -1;
 }
 
 FILE *qzs_open_write(struct qz *q, const char *path)
@@ -288,8 +296,13 @@ FILE *qzs_open_write(struct qz *q, const char *path)
 		return qz_error(q, "Argument required (file name)."), NULL;
 	if (qzs_check_write(q, path) < 0)
 		return NULL;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		qz_error(q, "%s: %s.", path, strerror(errno));
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		qz_error(q, "%s: %s.", path, errno == ELOOP ? "a symbolic link (not followed)" :
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	return f;
 }

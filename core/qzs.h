@@ -56,6 +56,16 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 void qzs_file_free(struct qzs_file *f);
 /* The program the file names, resolved against the file's directory. */
 char *qzs_program_path(const struct qzs_file *f);
+/* The real path of the file's directory (NULL if it cannot be resolved). */
+char *qzs_file_dir(const struct qzs_file *f);
+/* path (relative to dir unless absolute) names a regular file whose real
+ * path lies inside dir, also once symbolic links are followed; its real
+ * path in *real if real is not NULL (to free). */
+bool qzs_path_inside(const char *dir, const char *path, char **real);
+/* The program a replay runs: given (--program, any file the viewer
+ * chose) or the one the file names, which must lie inside the file's
+ * directory tree. NULL with a message naming the path otherwise. */
+char *qzs_replay_program(const struct qzs_file *f, const char *given, char *err, size_t errlen);
 /* Check the program against the header's build-id and size; -1 with a
  * message when they differ. */
 int qzs_check_program(const struct qzs_file *f, const char *path, char *err, size_t errlen);
@@ -80,9 +90,15 @@ struct qzs_replay {
  * or a refused command. */
 int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_replay *r);
 
-/* May a command write this file? Always in a normal session; in a replay
- * only a relative path that stays under the current directory. 0, or -1
- * with the error set. */
+/* The replay policy: 0 if command c may run with args in this replay,
+ * else -1 with the error set and the replay marked to stop. */
+struct cmd_def;
+int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args);
+/* --allow-unsafe: the viewer trusts the file; nothing is refused. */
+void qzs_replay_allow_unsafe(struct qz *q, bool allow);
+
+/* May a command write this file? Always in a normal session, never in a
+ * replay (unless --allow-unsafe). 0, or -1 with the error set. */
 int qzs_check_write(struct qz *q, const char *path);
 /* Open a file a command was asked to write (save session, maint dumps):
  * the name must be given and pass qzs_check_write. NULL with the error

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util.h"
+
 struct sig_info {
 	int sig;
 	const char *name;
@@ -93,15 +95,19 @@ const char *sig_desc(int sig)
 
 int sig_parse(const char *s)
 {
-	if (isdigit((unsigned char)*s)) {
-		int n = atoi(s);
-		return n > 0 && n < SIG_MAX ? n : 0;
-	}
+	int64_t n;
+	if (isdigit((unsigned char)*s))
+		return str_num_all(s, 1, SIG_MAX - 1, &n) == STR_NUM_OK ? (int)n : 0;
 	const char *bare = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
 	for (size_t i = 0; i < sizeof sig_infos / sizeof sig_infos[0]; i++)
 		if (strcasecmp(sig_infos[i].name + 3, bare) == 0)
 			return sig_infos[i].sig;
-	if (strncasecmp(bare, "RTMIN", 5) == 0)
-		return SIGRTMIN + atoi(bare + 5);
+	if (strncasecmp(bare, "RTMIN", 5) == 0) {
+		const char *off = bare + 5;
+		if (!*off)
+			return SIGRTMIN;
+		return str_num_all(off, 0, SIGRTMAX - SIGRTMIN, &n) == STR_NUM_OK ?
+		       SIGRTMIN + (int)n : 0;
+	}
 	return 0;
 }

@@ -218,15 +218,18 @@ static bool thread_listed(const char *list, int num)
 	if (!*p)
 		return true;
 	while (*p) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (end == p)
+		int64_t lo, hi;
+		if (str_num(&p, 0, INT32_MAX, &lo))
 			return false;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (str_num(&p, 0, INT32_MAX, &hi))
+				return false;
+		}
 		if (num >= lo && num <= hi)
 			return true;
-		p = str_skip_space(end);
+		p = str_skip_space(p);
 	}
 	return false;
 }
@@ -390,8 +393,11 @@ static int thread_apply_list(struct qz *q, const char *a)
 		char *dash = strchr(tok, '-');
 		if (dash)
 			*dash = 0;
-		if (!str_to_i64(tok, &lo) || (dash && !str_to_i64(dash + 1, &hi)))
+		if (str_num_all(tok, 1, INT32_MAX, &lo) ||
+		    (dash && str_num_all(dash + 1, 1, INT32_MAX, &hi)))
 			r = qz_error(q, "Invalid thread ID: %s", a);
+		else if (dash && (hi < lo || hi - lo >= 65536))   /* each is a line */
+			r = qz_error(q, "Invalid thread ID range: %s-%s", tok, dash + 1);
 		for (int64_t n = lo; r == 0 && n <= (dash ? hi : lo); n++) {
 			struct proc_thread_info t;
 			char num[24];

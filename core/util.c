@@ -1,11 +1,16 @@
 /* util: allocation wrappers, string buffer and string helpers. */
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -201,4 +206,200 @@ bool str_to_i64(const char *s, int64_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+/* Digits of base at s into *out; false on overflow of uint64_t. */
+static bool str_digits(const char **s, int base, uint64_t *out, bool *any)
+{
+	uint64_t v = 0;
+	bool ok = true;
+	for (const char *p = *s;; p++) {
+		int d = isdigit((unsigned char)*p) ? *p - '0' :
+			base == 16 && isxdigit((unsigned char)*p) ? tolower((unsigned char)*p) - 'a' + 10 : -1;
+		if (d < 0) {
+			*s = p;
+			break;
+		}
+		*any = true;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			ok = false;
+		v = ok ? v * (uint64_t)base + (uint64_t)d : v;
+	}
+	*out = v;
+	return ok;
+}
+
+int str_num(const char **s, int64_t lo, int64_t hi, int64_t *out)
+{
+	const char *p = *s;
+	bool neg = *p == '-', any = false;
+	if (*p == '-' || *p == '+')
+		p++;
+	int base = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]) ? 16 : 10;
+	p += base == 16 ? 2 : 0;
+	uint64_t mag;
+	bool fits = str_digits(&p, base, &mag, &any);
+	if (!any)
+		return STR_NUM_NONE;
+	if (!fits || mag > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+		return STR_NUM_RANGE;
+	int64_t v = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	if (v < lo || v > hi)
+		return STR_NUM_RANGE;
+	*out = v;
+	*s = p;
+	return STR_NUM_OK;
+}
+
+int str_num_all(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	const char *p = str_skip_space(s);
+	int64_t v;
+	int r = str_num(&p, lo, hi, &v);
+	if (r == STR_NUM_OK && *str_skip_space(p))
+		return STR_NUM_NONE;
+	if (r == STR_NUM_OK)
+		*out = v;
+	return r;
+}
+
+const char *str_num_error(int r, const char *what, const char *text,
+			  int64_t lo, int64_t hi, char *buf, size_t len)
+{
+	if (r == STR_NUM_RANGE)
+		snprintf(buf, len, "%s must be between %lld and %lld, not \"%.40s\".",
+			 what, (long long)lo, (long long)hi, text);
+	else
+		snprintf(buf, len, "%s must be a number, not \"%.40s\".", what, text);
+	return buf;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes) and its code
+ * point, or 0 if the bytes are not one (overlong forms and surrogates
+ * included). */
+static size_t str_utf8(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t len = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (!len || s[0] >= 0xf5 || len > n)
+		return 0;
+	uint32_t c = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min[len] || c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* Code points a terminal acts on: C1 controls and the bidi overrides
+ * that reorder what is shown. */
+static bool str_unsafe_cp(uint32_t c)
+{
+	return c < 0xa0 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+void str_sanitize(struct sbuf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = u[i];
+		if (c < 0x80) {
+			if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f))
+				sbuf_addc(b, (char)c);
+			else
+				sbuf_printf(b, "^%c", c == 0x7f ? '?' : c + '@');
+			i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = str_utf8(u + i, n - i, &cp);
+		if (len && !str_unsafe_cp(cp)) {
+			sbuf_addn(b, s + i, len);
+			i += len;
+			continue;
+		}
+		for (size_t end = i + (len ? len : 1); i < end; i++)
+			sbuf_printf(b, "\\x%02x", u[i]);
+	}
+}
+
+void str_esc_char(struct sbuf *b, unsigned char ch, char quote)
+{
+	static const char names[] = "\aa\bb\ff\nn\rr\tt\vv";
+	const char *e = ch ? memchr(names, ch, sizeof(names) - 1) : NULL;
+	if (e && (e - names) % 2 == 0) {
+		sbuf_addc(b, '\\');
+		sbuf_addc(b, e[1]);
+	} else if (ch >= 0x20 && ch < 0x7f) {
+		if (ch == quote || ch == '\\')
+			sbuf_addc(b, '\\');
+		sbuf_addc(b, (char)ch);
+	} else {
+		sbuf_printf(b, "\\%03o", ch);
+	}
+}
+
+int file_temp_near(const char *path, char **tmp)
+{
+	const char *base = str_basename(path);
+	char *t = xasprintf("%.*s.%s.XXXXXX", (int)(base - path), path, base);
+	int fd = mkostemp(t, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		free(t);
+		errno = e;
+		return -1;
+	}
+	mode_t mask = umask(0);   /* the mode an ordinary open would give */
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	*tmp = t;
+	return fd;
+}
+
+int file_pwrite_all(int fd, const char *data, size_t len, long long offset)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, data, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+		offset += n;
+	}
+	return 0;
+}
+
+int file_replace(const char *path, const char *data, size_t len)
+{
+	char *tmp;
+	int fd = file_temp_near(path, &tmp);
+	if (fd < 0)
+		return -1;
+	int r = file_pwrite_all(fd, data, len, 0);
+	if (r == 0 && fsync(fd) < 0)
+		r = -1;
+	int e = errno;
+	if (close(fd) < 0 && r == 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r == 0 && rename(tmp, path) < 0) {
+		r = -1;
+		e = errno;
+	}
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return r;
 }

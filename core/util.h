@@ -47,4 +47,39 @@ const char *str_basename(const char *path);
 bool str_to_u64(const char *s, uint64_t *out);
 bool str_to_i64(const char *s, int64_t *out);
 
+/* The one checked parser for a numeric argument: an optionally signed
+ * decimal (or 0x hex) integer at *s, within [lo, hi]. On success *s moves
+ * past it and 0 is returned; otherwise *s is unchanged and the result says
+ * why: STR_NUM_NONE (no digits) or STR_NUM_RANGE (outside [lo, hi],
+ * overflow included). str_num_error words the failure for the user. */
+enum { STR_NUM_OK = 0, STR_NUM_NONE = -1, STR_NUM_RANGE = -2 };
+int str_num(const char **s, int64_t lo, int64_t hi, int64_t *out);
+/* The same for a whole string (surrounding spaces allowed). */
+int str_num_all(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* "Number expected, not \"abc\"." or "N must be between LO and HI." */
+const char *str_num_error(int r, const char *what, const char *text,
+			  int64_t lo, int64_t hi, char *buf, size_t len);
+
+/* Terminal safety: the one place bytes from a file or the program are
+ * made safe to print. Appends s (n bytes) to b with every byte a terminal
+ * would act on shown visibly: C0 controls and DEL as ^X (^[ for ESC; newline
+ * and tab kept), C1 controls, bidi overrides and invalid UTF-8 as \xNN. */
+void str_sanitize(struct sbuf *b, const char *s, size_t n);
+/* One character of a C string or char literal as gdb prints it: \n and
+ * friends, \033 for other non-printing bytes, quote and backslash escaped. */
+void str_esc_char(struct sbuf *b, unsigned char ch, char quote);
+
+/* Safe writes. A temporary file next to path ("DIR/.NAME.XXXXXX",
+ * O_CLOEXEC, created exclusively so no link is followed); its name in
+ * *tmp. -1 with errno set. */
+int file_temp_near(const char *path, char **tmp);
+/* Write all of data at offset (EINTR and short writes handled); -1 with
+ * errno set (ENOSPC, EFBIG with SIGXFSZ ignored). */
+int file_pwrite_all(int fd, const char *data, size_t len, long long offset);
+/* Replace the file at path with data atomically: a temporary file in the
+ * same directory, written, fsynced and renamed over path (a symbolic link
+ * at path is replaced, never followed). On error nothing changed at path;
+ * -1 with errno set. */
+int file_replace(const char *path, const char *data, size_t len);
+
 #endif

@@ -39,29 +39,13 @@ static bool is_base(const struct di_type *t, int enc)
 
 /* Characters. */
 
-static void pr_esc(struct sbuf *out, unsigned char ch, char quote)
-{
-	static const char names[] = "\aa\bb\ff\nn\rr\tt\vv";
-	const char *e = ch ? memchr(names, ch, sizeof(names) - 1) : NULL;
-	if (e && (e - names) % 2 == 0) {
-		sbuf_addc(out, '\\');
-		sbuf_addc(out, e[1]);
-	} else if (ch >= 0x20 && ch < 0x7f) {
-		if (ch == quote || ch == '\\')
-			sbuf_addc(out, '\\');
-		sbuf_addc(out, (char)ch);
-	} else {
-		sbuf_printf(out, "\\%03o", ch);
-	}
-}
-
 static void pr_char(struct sbuf *out, int64_t x, bool is_signed)
 {
 	if (is_signed)
 		sbuf_printf(out, "%lld '", (long long)(int8_t)x);
 	else
 		sbuf_printf(out, "%u '", (unsigned)(uint8_t)x);
-	pr_esc(out, (unsigned char)x, '\'');
+	str_esc_char(out, (unsigned char)x, '\'');
 	sbuf_addc(out, '\'');
 }
 
@@ -88,7 +72,7 @@ static void pr_str(struct pr *c, const uint8_t *s, size_t len, bool force)
 			if (state != START)
 				sbuf_add(c->out, ", ");
 			sbuf_addc(c->out, '\'');
-			pr_esc(c->out, s[i], '"');
+			str_esc_char(c->out, s[i], '"');
 			sbuf_printf(c->out, "' <repeats %zu times>", run);
 			state = REPEAT;
 		} else {
@@ -98,7 +82,7 @@ static void pr_str(struct pr *c, const uint8_t *s, size_t len, bool force)
 				sbuf_addc(c->out, '"');
 			}
 			for (size_t k = 0; k < run; k++)
-				pr_esc(c->out, s[i], '"');
+				str_esc_char(c->out, s[i], '"');
 			state = SINGLE;
 		}
 		i += run;

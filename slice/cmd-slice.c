@@ -224,6 +224,14 @@ static int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
 	return rc;
 }
 
+/* The N of FILE:LINE#N: 0 (refused by the caller) unless a number in
+ * range; trailing text is ignored as before. */
+static long cs_instance(const char *s)
+{
+	int64_t n = 0;
+	return str_num(&s, 0, INT32_MAX, &n) == STR_NUM_OK ? (long)n : 0;
+}
+
 /* Split "FILE:LINE[#N] [N] [REST]" off args. */
 static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 {
@@ -238,7 +246,7 @@ static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 			long n = 0;
 			if (hash) {
 				*hash = 0;
-				n = strtol(hash + 1, NULL, 10);
+				n = cs_instance(hash + 1);
 			}
 			int32_t stmt;
 			int rc = cs_stmt(q, s, &stmt);
@@ -248,7 +256,9 @@ static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 			rest = (char *)str_skip_space(end);
 			size_t digits = strspn(rest, "0123456789");
 			if (!hash && digits && (!rest[digits] || isspace((unsigned char)rest[digits]))) {
-				n = strtol(rest, &rest, 10);   /* N; an ADDR is 0x... */
+				int64_t v = 0;   /* N; an ADDR is 0x... */
+				str_num((const char **)&rest, 1, INT32_MAX, &v);
+				n = (long)v;
 				rest = (char *)str_skip_space(rest);
 				hash = rest;
 			}
@@ -306,14 +316,13 @@ int cmd_slice(struct qz *q, const char *a)
 static struct slice *cs_slice_arg(struct qz *q, const char **a)
 {
 	const char *s = str_skip_space(*a ? *a : "");
-	char *end;
-	long id = strtol(s, &end, 10);
-	if (end == s)
+	int64_t id;
+	if (str_num(&s, INT32_MIN, INT32_MAX, &id))
 		return qz_error(q, "Expected a slice number."), NULL;
 	struct slice *sl = slice_find(q, (int)id);
 	if (!sl)
-		return qz_error(q, "No slice number %ld.", id), NULL;
-	*a = str_skip_space(end);
+		return qz_error(q, "No slice number %lld.", (long long)id), NULL;
+	*a = str_skip_space(s);
 	return sl;
 }
 
@@ -439,7 +448,7 @@ int cmd_deps(struct qz *q, const char *a)
 	long n = 0;
 	if (hash) {
 		*hash = 0;
-		n = strtol(hash + 1, NULL, 10);
+		n = cs_instance(hash + 1);
 	}
 	int32_t stmt, inst = -1;
 	int rc = cs_stmt(q, spec, &stmt);

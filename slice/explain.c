@@ -400,13 +400,13 @@ static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t
 static struct slice *ex_slice_arg(struct qz *q, const char **a)
 {
 	const char *s = str_skip_space(*a);
-	char *end;
-	long id = strtol(s, &end, 10);
-	if (end == s || (*end && *end != ' ' && *end != '\t'))
+	const char *end = s;
+	int64_t id;
+	if (str_num(&end, INT32_MIN, INT32_MAX, &id) || (*end && *end != ' ' && *end != '\t'))
 		return qz_error(q, "Expected a slice number, not \"%s\".", s), NULL;
 	struct slice *sl = slice_find(q, (int)id);
 	if (!sl)
-		return qz_error(q, "No slice number %ld (\"info slices\" lists them).", id), NULL;
+		return qz_error(q, "No slice number %lld (\"info slices\" lists them).", (long long)id), NULL;
 	if (slice_stale(q, sl))
 		return qz_error(q, "Slice %ld was computed on a recording that has since been cut "
 				"back (a rollback) or replaced: record again and compute a new slice.",

@@ -2,7 +2,7 @@
 # Benchmarks of qzdb against gdb (run by `make bench` after building ./qzdb).
 # One line per figure:
 #   NAME: qzdb VALUE UNIT, gdb VALUE UNIT, speedup Rx     (R = gdb cost / qzdb cost)
-# Figures:
+# Figures (and qzs-parse, an absolute one: tests/bench/qzs.sh):
 #   cond-break-hit  `break work if i < 0` (never true) on loop-O0 20000, `run`:
 #                   (time of that batch run - time of a plain `run`) / 20000
 #   stepi           `break main`, `run`, `stepi 20000` on loop-O0 20000:
@@ -131,3 +131,4 @@ sh tests/bench/ckpt.sh
 . tests/bench/threads.sh
 sh tests/bench/slice.sh
 sh tests/bench/tui.sh
+sh tests/bench/qzs.sh     # qzs-parse: session files (absolute, no gdb)

@@ -37,6 +37,8 @@ struct opts {
 	const char *record_session;   /* --record-session FILE */
 	const char *replay;           /* --replay FILE */
 	bool step, check, force;      /* replay options */
+	const char *program;          /* --program PATH: the viewer's choice */
+	bool allow_unsafe;            /* --allow-unsafe: trust the session file */
 	const char *pid;         /* -p PID: attach to it */
 	const char *scratch;     /* --scratch DIR: where a sandboxed program writes */
 	bool allow_network;      /* --allow-network: sandboxed, but sockets allowed */
@@ -48,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: qzdb [options] PROGRAM [ARGS...]\n"
 		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
-		"       qzdb --replay SESSION.qzs [--step] [--check] [--force]\n"
+		"       qzdb --replay SESSION.qzs [--program PATH] [--step] [--check] [--force]\n"
 		"       qzdb [options] -p PID [PROGRAM]\n"
 		"\n"
 		"A debugger for C programs on x86-64 Linux.\n"
@@ -74,24 +76,49 @@ static void usage(FILE *f)
 		"  --allow-network  a sandboxed program may use TCP/UDP sockets\n"
 		"  --unsandboxed  with --replay: run the program without the sandbox\n"
 		"                 (Landlock and seccomp; only for files you trust)\n"
+		"  --program PATH with --replay: run PATH, not the program the file names\n"
+		"                 (which must lie in the session file's directory tree)\n"
+		"  --allow-unsafe with --replay: let the file run commands a replay\n"
+		"                 refuses (attach, bind, file writes, ...)\n"
 		"  --help         show this help\n"
 		"  --version      show the version\n");
+}
+
+/* Write text to f with control bytes shown visibly: what qzdb prints can
+ * hold bytes from files and from the program (a source line, a string, a
+ * session file's output), which must not drive the user's terminal. */
+static void put_safe(FILE *f, const char *text)
+{
+	struct sbuf b = {0};
+	str_sanitize(&b, text, strlen(text));
+	if (b.s)
+		fputs(b.s, f);
+	sbuf_free(&b);
 }
 
 static void sink_write(void *arg, enum qz_out_kind kind, const char *text)
 {
 	(void)arg;
 	if (kind == QZ_OUT_TEXT) {
-		fputs(text, stdout);
+		put_safe(stdout, text);
 		fflush(stdout);
 		return;
 	}
 	fflush(stdout);
 	if (kind == QZ_OUT_ERROR)
-		fprintf(stderr, "error: %s\n", text);
-	else
-		fputs(text, stderr);
+		fputs("error: ", stderr);
+	put_safe(stderr, text);
+	if (kind == QZ_OUT_ERROR)
+		fputs("\n", stderr);
 	fflush(stderr);
+}
+
+/* An error message that may quote a file's bytes. */
+static void print_error(const char *msg)
+{
+	fputs("error: ", stderr);
+	put_safe(stderr, msg);
+	fputs("\n", stderr);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -121,6 +148,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->allow_network = true;
 		} else if (!strcmp(a, "--unsandboxed")) {
 			o->unsandboxed = true;
+		} else if (!strcmp(a, "--program") && i + 1 < argc) {
+			o->program = argv[++i];
+		} else if (!strcmp(a, "--allow-unsafe")) {
+			o->allow_unsafe = true;
 		} else if ((!strcmp(a, "-p") || !strcmp(a, "--pid")) && i + 1 < argc) {
 			o->pid = argv[++i];
 		} else if (!strcmp(a, "--no-tui") || !strcmp(a, "-nw")) {
@@ -153,8 +184,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 		return 0;
 	}
-	if ((o->step || o->check || o->force || o->unsandboxed) && !o->replay) {
-		fprintf(stderr, "qzdb: --step, --check, --force and --unsandboxed go with --replay\n");
+	if ((o->step || o->check || o->force || o->unsandboxed || o->program || o->allow_unsafe) &&
+	    !o->replay) {
+		fprintf(stderr, "qzdb: --step, --check, --force, --unsandboxed, --program and "
+			"--allow-unsafe go with --replay\n");
 		return -1;
 	}
 	if (i >= argc && (o->pid || o->batch))
@@ -342,23 +375,20 @@ static int run_replay(const struct opts *o)
 {
 	char err[1024];
 	struct qzs_file *f = qzs_parse(o->replay, err, sizeof err);
-	if (!f) {
-		fprintf(stderr, "error: %s\n", err);
-		return EXIT_CMD_FAILED;
-	}
-	char *prog = qzs_program_path(f);
-	if (!o->force && qzs_check_program(f, prog, err, sizeof err) < 0) {
-		fprintf(stderr, "error: %s\n", err);
+	char *prog = f ? qzs_replay_program(f, o->program, err, sizeof err) : NULL;
+	if (!prog || (!o->force && qzs_check_program(f, prog, err, sizeof err) < 0)) {
+		print_error(err);
 		free(prog);
 		qzs_file_free(f);
 		return EXIT_CMD_FAILED;
 	}
 	struct qz *q = main_session();
+	qzs_replay_allow_unsafe(q, o->allow_unsafe);
 	int rc = EXIT_CMD_FAILED;
 	if (main_sandbox(q, o) < 0) {
 		/* said why */
 	} else if (qz_load(q, prog, f->args, f->nargs) < 0) {
-		fprintf(stderr, "error: %s\n", q->err.s);
+		print_error(q->err.s);
 	} else {
 		rc = run_replay_ui(q, o, f);
 		if (rc < 0) {
@@ -390,12 +420,29 @@ static int main_attach(struct qz *q, const struct opts *o)
 	return o->batch ? run_batch(q, o) : run_interactive(q, o);
 }
 
+static void on_sigxfsz(int sig)
+{
+	(void)sig;
+}
+
+/* A file over ulimit -f is an EFBIG error for qzdb to report, not death.
+ * A handler that does nothing rather than SIG_IGN: exec resets a handler
+ * to the default, so the program still gets the signal as in a shell. */
+static void main_ignore_sigxfsz(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigxfsz };
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
 	if (parse_opts(argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	signal(SIGPIPE, SIG_IGN);
+	main_ignore_sigxfsz();
 	if (o.replay) {
 		free(o.cmds);
 		return run_replay(&o);

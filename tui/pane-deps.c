@@ -120,7 +120,8 @@ static void deps_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 /* follow-edge [N]: row N (from 1) or the selected one. */
 static int deps_follow(struct tui *t, struct deps *d, const char *arg)
 {
-	int k = arg && *arg ? atoi(arg) - 1 : d->sel;
+	int64_t v = 0;
+	int k = arg && *arg ? (str_num_all(arg, 1, INT32_MAX, &v) ? -1 : (int)v - 1) : d->sel;
 	const char *file;
 	int line;
 	if (k < 0 || (size_t)k >= d->n)

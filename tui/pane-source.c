@@ -267,9 +267,8 @@ static int src_goto(struct tui *t, struct src *s, const char *arg)
 {
 	struct loc_addr *a = NULL;
 	size_t n = 0;
-	char *end;
-	long ln = strtol(arg, &end, 10);
-	if (*arg && !*end && s->path) {
+	int64_t ln;
+	if (str_num_all(arg, 0, INT32_MAX, &ln) == STR_NUM_OK && s->path) {
 		src_go(s, s->path, (int)ln);
 		return 0;
 	}

@@ -238,7 +238,8 @@ static int sv_slice_select(struct tui *t, const char *arg)
 {
 	if (!*arg)   /* Enter in the slices pane */
 		return t->panes[TP_SLICES].ops->action(t, &t->panes[TP_SLICES], TUI_ACT_SELECT, arg);
-	int id = atoi(arg);
+	int64_t v = 0;
+	int id = str_num_all(arg, 1, INT32_MAX, &v) == STR_NUM_OK ? (int)v : 0;
 	if (!slice_find(t->q, id))
 		return qz_error(t->q, "No slice number %s.", arg);
 	t->cur_slice = id;
