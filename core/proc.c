@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,6 +106,31 @@ static int proc_own_tty(const char *path)
 	return 0;
 }
 
+/* In the child: mark every descriptor above 2 close-on-exec, so the program
+ * starts with exactly stdin, stdout and stderr, as from a shell (qzdb's own
+ * and those qzdb inherited are not its business). Marking rather than
+ * closing keeps the exec-error pipe open until execve succeeds. Without
+ * close_range (before Linux 5.11): each entry of /proc/self/fd, read with
+ * getdents64 into a stack buffer (no allocation after fork). */
+static void proc_cloexec_above_2(void)
+{
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char buf[4096];
+	long n;
+	while (d >= 0 && (n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			int fd = atoi(e->d_name);
+			if (fd > 2 && fd != d)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+			off += e->d_reclen;
+		}
+	if (d >= 0)
+		close(d);
+}
+
 /* In the child: become traceable, set up, exec. Failures are reported to
  * the parent through the close-on-exec pipe as an errno value. */
 static void proc_child(const struct proc_launch *l, int errfd, int cpu)
@@ -124,6 +151,7 @@ static void proc_child(const struct proc_launch *l, int errfd, int cpu)
 	if (!e && ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
 		e = errno;
 	if (!e) {
+		proc_cloexec_above_2();
 		execv(l->path, l->argv);
 		e = errno;
 	}
@@ -440,6 +468,13 @@ void proc_kill(struct proc *p)
 
 static void proc_stop_others(struct proc *p);
 
+/* A debug register left armed would trap the program after we leave it
+ * (watchpoints, alter's watched calls): DR7 off, whoever armed them. */
+static void proc_clear_dr7(pid_t tid)
+{
+	ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
+}
+
 /* After detaching: a SIGSTOP we sent and never collected would stop the
  * process for good; SIGCONT discards pending stop signals. */
 static void proc_discard_stops(struct proc *p)
@@ -459,6 +494,7 @@ int proc_detach(struct proc *p)
 		for (size_t i = 0; i < p->nthr; i++) {
 			struct proc_thr *t = p->thr[i];
 			proc_flush_regs(t);
+			proc_clear_dr7(t->tid);
 			int sig = t->has_pending && WSTOPSIG(t->pending) != SIGTRAP ?
 				  WSTOPSIG(t->pending) : 0;
 			if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig) < 0 &&
@@ -759,6 +795,66 @@ void proc_stop_all(struct proc *p)
 		proc_stop_others(p);
 }
 
+/* ---- leaving on a signal (SIGTERM, SIGHUP, SIGPIPE) ----
+ * A program resumed with proc_cont may run for ever while qzdb waits for
+ * it. The front end's handler calls proc_quit_signal, which stops the
+ * thread the wait is for with SIGSTOP (or the wait does, if the signal came
+ * before it); proc_wait reports that stop with quit set, so the command
+ * ends at an ordinary stop and the front end cleans up from there. */
+static volatile sig_atomic_t proc_quit_sig;
+static volatile pid_t proc_quit_pid, proc_quit_tid;   /* whom the handler stops */
+static volatile pid_t proc_quit_sent;                 /* sent SIGSTOP to, or 0 */
+
+void proc_quit_signal(int sig)
+{
+	int e = errno;
+	pid_t tid = proc_quit_tid;
+	proc_quit_sig = sig;
+	if (tid && !proc_quit_sent && syscall(SYS_tgkill, proc_quit_pid, tid, SIGSTOP) == 0)
+		proc_quit_sent = tid;
+	errno = e;
+}
+
+int proc_quit_pending(void)
+{
+	return proc_quit_sig;
+}
+
+/* Before waiting for a process proc_cont resumed: name the thread the
+ * handler is to stop, and stop it now if the signal came already. */
+static void proc_quit_arm(struct proc *p)
+{
+	struct proc_thr *t = p->cur && p->cur->running ? p->cur : NULL;
+	for (size_t i = 0; !t && i < p->nthr; i++)
+		if (p->thr[i]->running)
+			t = p->thr[i];
+	if (!t || t->stop_expected)   /* nothing runs, or a SIGSTOP is on its way */
+		return;
+	proc_quit_pid = p->pid;
+	proc_quit_tid = t->tid;
+	if (!proc_quit_sig)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (!proc_quit_sent && syscall(SYS_tgkill, p->pid, t->tid, SIGSTOP) == 0)
+		proc_quit_sent = t->tid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A status of the thread we sent the quit's SIGSTOP to: whatever it is,
+ * the SIGSTOP is this stop or still to come (stop_expected). True when it
+ * is the stop to report. */
+static bool proc_quit_stop(struct proc_thr *t, int status)
+{
+	if (t->tid == proc_quit_sent) {
+		proc_quit_sent = 0;
+		t->stop_expected = true;
+	}
+	return proc_quit_sig && WIFSTOPPED(status) && (status >> 16) == 0 &&
+	       WSTOPSIG(status) == SIGSTOP && t->stop_expected;
+}
+
 static bool proc_alarm_on;
 
 void proc_alarm_window(bool on)
@@ -778,7 +874,13 @@ static pid_t proc_wait_windowed(struct proc *p, pid_t want, int *status)
 	sigaddset(&set, SIGALRM);
 	if (window)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
-	pid_t r = proc_waitpid(want, status);
+	pid_t r;
+	do {
+		if (p->conting)
+			proc_quit_arm(p);
+		r = waitpid(want, status, __WALL);
+		proc_quit_tid = 0;
+	} while (r < 0 && errno == EINTR);
 	if (window)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 	return r;
@@ -859,6 +961,13 @@ static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
 /* Handle one status; true when it is a stop to report (st filled). */
 static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct proc_stop *st)
 {
+	if (proc_quit_stop(t, status)) {
+		t->running = t->stop_expected = false;
+		p->cur = t;
+		p->event_tid = t->tid;
+		*st = (struct proc_stop){ .ev = PROC_SIGNAL, .sig = SIGSTOP, .quit = true };
+		return true;
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (t->tid != p->pid) {
 			proc_thr_gone(p, t);
@@ -923,6 +1032,12 @@ struct user_regs_struct *proc_regs(struct proc *p)
 	if (p->alive)
 		proc_getregs(p->cur);
 	return &p->cur->regs;
+}
+
+void proc_flush(struct proc *p)
+{
+	for (size_t i = 0; p->alive && i < p->nthr; i++)
+		proc_flush_regs(p->thr[i]);
 }
 
 void proc_regs_dirty(struct proc *p)

@@ -388,8 +388,8 @@ static int le_read_key(unsigned char *pend, size_t *npend)
 			continue;
 		}
 		ssize_t n = read(0, pend + *npend, 64 - *npend);
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n < 0 && errno == EINTR && !proc_quit_pending())
+			continue;   /* SIGWINCH; SIGTERM or SIGHUP end the input */
 		if (n <= 0)
 			return -1;
 		*npend += (size_t)n;

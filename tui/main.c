@@ -252,6 +252,7 @@ static struct qz *main_session(void)
 {
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
+	qz_signals(q);   /* SIGTERM, SIGHUP, SIGPIPE, crashes: leave it clean */
 	watch_init(q);
 	alter_init(q);
 	solib_init(q);
@@ -347,6 +348,18 @@ static int main_attach(struct qz *q, const struct opts *o)
 	return o->batch ? run_batch(q, o) : run_interactive(q, o);
 }
 
+/* Left on SIGTERM, SIGHUP or SIGPIPE (the program restored, then killed
+ * or detached): die of that signal, as the shell expects. */
+static int main_exit(int rc)
+{
+	int sig = proc_quit_pending();
+	if (sig) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -355,7 +368,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (o.replay) {
 		free(o.cmds);
-		return run_replay(&o);
+		return main_exit(run_replay(&o));
 	}
 	struct qz *q = main_session();
 	int rc;
@@ -387,5 +400,5 @@ int main(int argc, char **argv)
 		if (o.cmds[i][0] == '\1')
 			free((char *)o.cmds[i]);
 	free(o.cmds);
-	return rc;
+	return main_exit(rc);
 }
