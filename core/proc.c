@@ -36,6 +36,10 @@ struct proc_thr {
 	bool regs_dirty;              /* cache must be written before resuming */
 	uint64_t fs_base;             /* the thread pointer, gdb's pthread_t */
 	struct user_regs_struct regs;
+	bool parked;                  /* moved from its step's SIGTRAP stop to a
+	                                 SIGSTOP one (proc_settle): si is the
+	                                 siginfo of the stop the user sees */
+	siginfo_t si;
 };
 
 /* A wait status of a pid we did not know yet (a new thread or child whose
@@ -252,6 +256,7 @@ static int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
 {
 	proc_flush_regs(t);
 	t->regs_valid = false;
+	t->parked = false;
 	t->last_req = req;
 	int r = (int)ptrace(req, t->tid, 0, (void *)(long)sig);
 	t->running = r == 0;
@@ -1040,6 +1045,36 @@ void proc_flush(struct proc *p)
 		proc_flush_regs(p->thr[i]);
 }
 
+/* A thread last resumed by single-step keeps the trap flag the kernel set
+ * for it (cleared at the next resume or PTRACE_DETACH, not when the tracer
+ * dies): if qzdb died now, the program would die of SIGTRAP one instruction
+ * later. Resume it with PTRACE_CONT, which clears the flag, into a SIGSTOP
+ * sent just before: it stops again before running an instruction. */
+static void proc_untrap(struct proc *p, struct proc_thr *t)
+{
+	siginfo_t si;
+	if (t->last_req != PTRACE_SINGLESTEP || t->running || t->has_pending ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_signo != SIGTRAP ||
+	    syscall(SYS_tgkill, p->pid, t->tid, SIGSTOP) < 0)
+		return;
+	t->stop_expected = true;
+	if (proc_thr_run(t, PTRACE_CONT, 0) < 0)
+		return;
+	t->parked = true;
+	t->si = si;
+	proc_collect(p, t);   /* may find it gone: t is not used after */
+}
+
+void proc_settle(struct proc *p)
+{
+	proc_flush(p);
+	for (size_t i = 0; p->alive && i < p->nthr;) {
+		size_t n = p->nthr;
+		proc_untrap(p, p->thr[i]);
+		i += p->nthr == n;   /* the thread may have gone meanwhile */
+	}
+}
+
 void proc_regs_dirty(struct proc *p)
 {
 	if (p->cur)
@@ -1080,6 +1115,10 @@ int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len)
 
 int proc_siginfo(struct proc *p, void *siginfo)
 {
+	if (p->cur && p->cur->parked) {
+		memcpy(siginfo, &p->cur->si, sizeof p->cur->si);
+		return 0;
+	}
 	return p->cur ? (int)ptrace(PTRACE_GETSIGINFO, p->cur->tid, 0, siginfo) : -1;
 }
 

@@ -88,6 +88,10 @@ void proc_regs_dirty(struct proc *p);                  /* after changing them */
  * the next resume (a stop for the user: qzdb may die before it resumes).
  * Only ptrace calls: usable from a fatal signal's handler. */
 void proc_flush(struct proc *p);
+/* The program stops for the user: proc_flush, and no thread left with the
+ * single-step trap flag set (it would kill the program with SIGTRAP if
+ * qzdb died before resuming it). */
+void proc_settle(struct proc *p);
 int proc_fpregs(struct proc *p, struct user_fpregs_struct *fp);
 uint64_t proc_pc(struct proc *p);
 void proc_set_pc(struct proc *p, uint64_t pc);

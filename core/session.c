@@ -78,7 +78,7 @@ void qz_user_stop(struct qz *q)
 		return;
 	proc_stop_all(q->proc);
 	bp_take_out(&q->bps, q->proc);
-	proc_flush(q->proc);
+	proc_settle(q->proc);
 }
 
 /* SIGTERM, SIGHUP (the terminal or SSH connection is gone), SIGPIPE: a
