@@ -98,7 +98,7 @@ static int proc_redirect(const char *path, int fd, int flags)
 static int proc_own_tty(const char *path)
 {
 	setsid();
-	int fd = open(path, O_RDWR);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	ioctl(fd, TIOCSCTTY, 0);
@@ -327,7 +327,7 @@ static long proc_status_field(pid_t pid, const char *key)
 	char path[64], line[256];
 	long v = -1;
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	while (f && fgets(line, sizeof line, f))
 		if (strncmp(line, key, strlen(key)) == 0) {
 			v = strtol(line + strlen(key), NULL, 10);
@@ -345,7 +345,7 @@ static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
 	int scope = 0;
 	long tracer = proc_status_field(pid, "TracerPid:");
 	long uid = proc_status_field(pid, "Uid:");
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
 			scope = 0;

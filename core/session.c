@@ -363,7 +363,7 @@ void qz_refresh_modules(struct qz *q)
 	/* The selected thread's view: a leader gone by pthread_exit has none. */
 	snprintf(path, sizeof path, "/proc/%d/task/%d/maps", proc_pid(q->proc),
 		 proc_cur_tid(q->proc));
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	q->exe.lo = q->exe.hi = 0;

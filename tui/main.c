@@ -159,7 +159,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 /* Run the commands of a script file; stops at quit. */
 static int run_file(struct qz *q, const char *path, bool *failed)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f) {
 		fprintf(stderr, "error: %s: %s.\n", path, strerror(errno));
 		*failed = true;

@@ -583,7 +583,7 @@ static void ui_read_rc(struct tui *t)
 {
 	char *path = ui_rc_path(), *line = NULL;
 	size_t cap = 0;
-	FILE *f = path ? fopen(path, "r") : NULL;
+	FILE *f = path ? fopen(path, "re") : NULL;
 	if (f) {
 		t->rc_path = path;
 		t->rc_line = 0;
@@ -683,7 +683,7 @@ static void ui_loop(struct tui *t)
 /* -x FILE: its commands, the screen following each; true at quit. */
 static bool ui_run_file(struct tui *t, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	bool quit = false;

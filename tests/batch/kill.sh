@@ -83,7 +83,7 @@ detached() {
 
 # at_stop NAME SIGNAL CMDS...: attach to a running fixture, run CMDS (the
 # last one ends at a stop, which the output shows by matching $STOP), then
-# send SIGNAL to qzdb.
+# send SIGNAL to qzdb (0: not yet).
 at_stop() {
 	_n=$1 _sig=$2
 	shift 2
@@ -95,11 +95,26 @@ at_stop() {
 		fail "$_n: reached the stop" "no line matching /$STOP/:"
 		sed 's/^/    | /' $QOUT | tail -15
 	fi
-	qz_die "$_sig"
+	[ "$_sig" = 0 ] || qz_die "$_sig"
+}
+
+# own_fds_cloexec NAME: every descriptor of qzdb's that this shell did not
+# hand it is close-on-exec (flags in /proc/PID/fdinfo have 02000000).
+own_fds_cloexec() {
+	_bad=""
+	for _f in /proc/$QPID/fd/*; do
+		_n=${_f##*/}
+		[ -e /proc/$$/fd/$_n ] && continue   # inherited from us
+		_fl=$(sed -n 's/^flags:[[:space:]]*//p' /proc/$QPID/fdinfo/$_n 2>/dev/null)
+		[ -n "$_fl" ] && [ $((0$_fl & 02000000)) = 0 ] && _bad="$_bad $_n->$(readlink $_f)"
+	done
+	[ -z "$_bad" ] && pass "$1" || fail "$1" "without O_CLOEXEC:$_bad"
 }
 
 STOP='^Breakpoint 1, mix'
-at_stop "SIGKILL at a breakpoint" KILL 'break mix' continue
+at_stop "SIGKILL at a breakpoint" 0 'break mix' continue
+own_fds_cloexec "qzdb's own descriptors are close-on-exec"
+qz_die KILL
 prog_ok "SIGKILL at a breakpoint: the program runs on unharmed"
 
 at_stop "SIGKILL after stepping" KILL 'break mix' continue next next
