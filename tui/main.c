@@ -348,18 +348,6 @@ static int main_attach(struct qz *q, const struct opts *o)
 	return o->batch ? run_batch(q, o) : run_interactive(q, o);
 }
 
-/* Left on SIGTERM, SIGHUP or SIGPIPE (the program restored, then killed
- * or detached): die of that signal, as the shell expects. */
-static int main_exit(int rc)
-{
-	int sig = proc_quit_pending();
-	if (sig) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	return rc;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -368,7 +356,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (o.replay) {
 		free(o.cmds);
-		return main_exit(run_replay(&o));
+		return run_replay(&o);
 	}
 	struct qz *q = main_session();
 	int rc;
@@ -400,5 +388,5 @@ int main(int argc, char **argv)
 		if (o.cmds[i][0] == '\1')
 			free((char *)o.cmds[i]);
 	free(o.cmds);
-	return main_exit(rc);
+	return rc;
 }
