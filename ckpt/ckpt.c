@@ -281,7 +281,7 @@ static long ckpt_proc_count(pid_t pid, bool children)
 		snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
 	else
 		snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return 0;
 	while (fgets(buf, sizeof buf, f)) {
@@ -626,7 +626,7 @@ static bool ckpt_sig_in(pid_t pid, const char *field, int sig)
 	char path[64], line[256];
 	bool in = false;
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
 	size_t fl = strlen(field);

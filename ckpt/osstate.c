@@ -53,7 +53,7 @@ static int ckpt_maps_read(pid_t pid, struct ckpt_os *os)
 	char path[64], line[PATH_MAX + 128];
 	size_t cap = 0;
 	snprintf(path, sizeof path, "/proc/%d/maps", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof line, f)) {
@@ -71,7 +71,7 @@ static void ckpt_fdinfo(pid_t pid, struct ckpt_fd *fd)
 {
 	char path[64], line[256];
 	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", pid, fd->fd);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
@@ -256,7 +256,7 @@ static bool ckpt_swap_on(void)
 {
 	char line[256];
 	int n = 0;
-	FILE *f = fopen("/proc/swaps", "r");
+	FILE *f = fopen("/proc/swaps", "re");
 	if (!f)
 		return false;
 	while (fgets(line, sizeof line, f))

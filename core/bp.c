@@ -92,12 +92,14 @@ int bp_site_drop(struct bp_table *t, struct proc *p, struct bp_site *s)
 
 int bp_site_lift(struct bp_table *t, struct proc *p, struct bp_site *s)
 {
-	(void)t;
-	if (s->inserted || !p || !proc_alive(p))
+	if (s->inserted || t->out || !p || !proc_alive(p))
 		return 0;
-	if (proc_read(p, s->addr, &s->orig, 1) < 0 ||
-	    proc_write(p, s->addr, &INT3, 1) < 0)
+	uint8_t now;
+	if (proc_read(p, s->addr, &now, 1) < 0 || proc_write(p, s->addr, &INT3, 1) < 0)
 		return -1;
+	if (now != s->orig)   /* the code changed while the int3 was out */
+		s->resume = BP_RESUME_UNKNOWN;
+	s->orig = now;
 	s->inserted = true;
 	return 0;
 }
@@ -167,6 +169,27 @@ void bp_sync(struct bp_table *t, struct proc *p)
 		}
 	}
 	bp_site_gc(t, p);
+}
+
+void bp_take_out(struct bp_table *t, struct proc *p)
+{
+	for (size_t i = 0; i < t->nsites; i++)
+		bp_site_drop(t, p, &t->sites[i]);
+	t->out = true;
+}
+
+void bp_put_back(struct bp_table *t, struct proc *p)
+{
+	t->out = false;
+	for (size_t i = 0; i < t->nsites; i++)
+		bp_site_lift(t, p, &t->sites[i]);
+}
+
+void bp_restore_raw(const struct bp_table *t, struct proc *p)
+{
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].inserted)
+			proc_write(p, t->sites[i].addr, &t->sites[i].orig, 1);
 }
 
 void bp_remove_all(struct bp_table *t, struct proc *p)

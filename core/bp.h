@@ -92,6 +92,11 @@ struct bp_table {
 	int next_num;
 	struct bp_site *sites;
 	size_t nsites, sites_cap;
+	/* The program is stopped for the user: the int3s are out of its memory
+	 * (gdb's `breakpoint always-inserted off`), so that qzdb dying now
+	 * leaves a clean program. Sites stay listed; bp_put_back plants them
+	 * all when the program resumes. */
+	bool out;
 };
 
 void bp_table_free(struct bp_table *t);
@@ -111,6 +116,13 @@ int bp_site_drop(struct bp_table *t, struct proc *p, struct bp_site *s);
 /* Sync the sites with the enabled locations of every breakpoint: call after
  * any change to breakpoints or relocation. */
 void bp_sync(struct bp_table *t, struct proc *p);
+/* Take every int3 out (the program stops for the user) and put them all
+ * back (it resumes); while out, adding a site only lists it. */
+void bp_take_out(struct bp_table *t, struct proc *p);
+void bp_put_back(struct bp_table *t, struct proc *p);
+/* From a fatal signal's handler: the original bytes back, with nothing
+ * but pwrite (no allocation, no locks). */
+void bp_restore_raw(const struct bp_table *t, struct proc *p);
 /* Forget inserted state (the process is gone) and restore the original
  * bytes if the process is alive (detach). */
 void bp_remove_all(struct bp_table *t, struct proc *p);

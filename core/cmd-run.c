@@ -208,18 +208,7 @@ int cmd_kill(struct qz *q, const char *a)
 int cmd_detach(struct qz *q, const char *a)
 {
 	(void)a;
-	int pid = proc_pid(q->proc);
-	bp_remove_all(&q->bps, q->proc);
-	watch_disarm(q);   /* a debug register left set would trap it */
-	int sig = q->stop_sig;
-	q->stop_sig = 0;
-	if (sig) /* hand a pending signal back so the program sees it */
-		kill(pid, sig);
-	proc_detach(q->proc);
-	q->proc = NULL;
-	qz_process_gone(q);
-	qz_printf(q, "[Inferior 1 (process %d) detached]\n", pid);
-	return 0;
+	return qz_detach(q);
 }
 
 /* The program loaded is not what the process runs: its symbols would lie. */

@@ -199,5 +199,8 @@ int cmd_run(struct qz *q, const char *line)
 	if (q->stops_shown != stops && q->ndisplays && r != CMD_QUIT)
 		cmd_show_displays(q);   /* the command ended at a new stop */
 	qzs_cmd_end(q);
+	qz_user_stop(q);   /* int3s out, registers written: qzdb may die now */
+	if (proc_quit_pending())   /* SIGTERM, SIGHUP, SIGPIPE: leave */
+		return CMD_QUIT;
 	return r < 0 ? CMD_FAIL : r;
 }

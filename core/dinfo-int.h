@@ -128,6 +128,7 @@ struct di_callsite_vec {
  * expand it: it is never const in fact (di_open made it). */
 struct di_info {
 	Dwarf_Debug dbg;           /* open until di_close: DIEs are read lazily */
+	int fd;                    /* dbg's file, -1 without dbg */
 	struct dwcu_lines sane;    /* line tables dwarf_srcfiles may read */
 	struct di_arena_blk *arena;
 	struct di_func *funcs;     /* top-level functions, by lo */

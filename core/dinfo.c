@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ARENA_BLOCK (64 * 1024)
 #define MAX_REF_DEPTH 8     /* origin/specification chains longer are bogus */
@@ -1299,7 +1300,7 @@ static void index_funcs(struct di_info *di)
 static int check_elf(const char *path, char *err, size_t errlen)
 {
 	unsigned char magic[4];
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -1322,8 +1323,7 @@ struct di_info *di_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	struct di_info *di = xcalloc(1, sizeof(*di));
 	di->sane = sane;
-	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
-				  NULL, NULL, &di->dbg, NULL, 0, NULL, &e);
+	int res = dwcu_init(path, &di->fd, &di->dbg, &e);
 	if (res == DW_DLV_ERROR) {
 		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
 		dwarf_dealloc(di->dbg, e, DW_DLA_ERROR);
@@ -1346,6 +1346,7 @@ void di_close(struct di_info *di)
 	if (di->dbg) {
 		Dwarf_Error e = NULL;
 		dwarf_finish(di->dbg, &e);
+		close(di->fd);
 	}
 	dwcu_lines_free(&di->sane);
 	for (size_t i = 0; i < di->ncus; i++)   /* units live in the arena */

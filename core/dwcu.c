@@ -446,11 +446,24 @@ static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
 	}
 }
 
+int dwcu_init(const char *path, int *fd, Dwarf_Debug *dbg, Dwarf_Error *e)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return DW_DLV_NO_ENTRY;
+	int res = dwarf_init_b(*fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, dbg, e);
+	if (res != DW_DLV_OK) {
+		close(*fd);
+		*fd = -1;
+	}
+	return res;
+}
+
 int dwcu_check_file(const char *path, struct dwcu_lines *lines,
 		    char *err, size_t errlen)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;    /* the caller's own open reports it */
 	elf_version(EV_CURRENT);

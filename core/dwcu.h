@@ -45,6 +45,10 @@ struct dwcu_lines {
  * .debug_loclists (it frees memory twice). 0, or -1 with err
  * ("PATH: corrupt .debug_rnglists header at 0x10"). When lines is not
  * NULL it gets the sane line tables (free them with dwcu_lines_free). */
+/* dwarf_init_b on path opened close-on-exec (dwarf_init_path's own open
+ * lacks O_CLOEXEC: the program and qzdb's children would inherit it). The
+ * caller closes *fd after dwarf_finish; -1 unless DW_DLV_OK. */
+int dwcu_init(const char *path, int *fd, Dwarf_Debug *dbg, Dwarf_Error *e);
 int dwcu_check_file(const char *path, struct dwcu_lines *lines,
 		    char *err, size_t errlen);
 void dwcu_lines_free(struct dwcu_lines *lines);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
@@ -42,6 +43,7 @@ struct lrange {
 
 struct lines {
 	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
+	int fd;                   /* dbg's file, -1 without dbg */
 	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
 	struct lcu *cus;
 	size_t ncus, capcus;
@@ -181,7 +183,7 @@ static const char *lines_intern(struct lines *lt, const char *path)
 static int check_elf(const char *path, char *err, size_t errlen)
 {
 	unsigned char magic[4];
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -437,8 +439,7 @@ struct lines *lines_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	struct lines *lt = xcalloc(1, sizeof(*lt));
 	lt->sane = sane;
-	int res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
-				  NULL, NULL, &dbg, NULL, 0, NULL, &e);
+	int res = dwcu_init(path, &lt->fd, &dbg, &e);
 	if (res == DW_DLV_ERROR) {
 		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
 		dwarf_dealloc(dbg, e, DW_DLA_ERROR);
@@ -461,6 +462,7 @@ void lines_close(struct lines *lt)
 	if (lt->dbg) {
 		Dwarf_Error e = NULL;
 		dwarf_finish(lt->dbg, &e);
+		close(lt->fd);
 	}
 	dwcu_lines_free(&lt->sane);
 	for (size_t i = 0; i < lt->ncus; i++) {

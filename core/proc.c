@@ -6,6 +6,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +38,10 @@ struct proc_thr {
 	bool regs_dirty;              /* cache must be written before resuming */
 	uint64_t fs_base;             /* the thread pointer, gdb's pthread_t */
 	struct user_regs_struct regs;
+	bool parked;                  /* moved from its step's SIGTRAP stop to a
+	                                 SIGSTOP one (proc_settle): si is the
+	                                 siginfo of the stop the user sees */
+	siginfo_t si;
 };
 
 /* A wait status of a pid we did not know yet (a new thread or child whose
@@ -100,7 +106,7 @@ static int proc_redirect(const char *path, int fd, int flags)
 static int proc_own_tty(const char *path)
 {
 	setsid();
-	int fd = open(path, O_RDWR);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	ioctl(fd, TIOCSCTTY, 0);
@@ -110,6 +116,31 @@ static int proc_own_tty(const char *path)
 	if (fd > 2)
 		close(fd);
 	return 0;
+}
+
+/* In the child: mark every descriptor above 2 close-on-exec, so the program
+ * starts with exactly stdin, stdout and stderr, as from a shell (qzdb's own
+ * and those qzdb inherited are not its business). Marking rather than
+ * closing keeps the exec-error pipe open until execve succeeds. Without
+ * close_range (before Linux 5.11): each entry of /proc/self/fd, read with
+ * getdents64 into a stack buffer (no allocation after fork). */
+static void proc_cloexec_above_2(void)
+{
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char buf[4096];
+	long n;
+	while (d >= 0 && (n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0)
+		for (long off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			int fd = atoi(e->d_name);
+			if (fd > 2 && fd != d)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+			off += e->d_reclen;
+		}
+	if (d >= 0)
+		close(d);
 }
 
 /* In the child: become traceable, set up, exec. Failures are reported to
@@ -134,6 +165,7 @@ static void proc_child(const struct proc_launch *l, int errfd, int cpu)
 	if (!e && l->sandbox)
 		e = sandbox_enter(l->sandbox);
 	if (!e) {
+		proc_cloexec_above_2();
 		execv(l->path, l->argv);
 		e = errno;
 	}
@@ -234,6 +266,7 @@ static int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
 {
 	proc_flush_regs(t);
 	t->regs_valid = false;
+	t->parked = false;
 	t->last_req = req;
 	int r = (int)ptrace(req, t->tid, 0, (void *)(long)sig);
 	t->running = r == 0;
@@ -345,7 +378,7 @@ static long proc_status_field(pid_t pid, const char *key)
 	char path[64], line[256];
 	long v = -1;
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	while (f && fgets(line, sizeof line, f))
 		if (strncmp(line, key, strlen(key)) == 0) {
 			v = strtol(line + strlen(key), NULL, 10);
@@ -363,7 +396,7 @@ static void proc_eperm_reason(pid_t pid, char *err, size_t errlen)
 	int scope = 0;
 	long tracer = proc_status_field(pid, "TracerPid:");
 	long uid = proc_status_field(pid, "Uid:");
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	if (f) {
 		if (fscanf(f, "%d", &scope) != 1)
 			scope = 0;
@@ -491,6 +524,13 @@ void proc_kill(struct proc *p)
 
 static void proc_stop_others(struct proc *p);
 
+/* A debug register left armed would trap the program after we leave it
+ * (watchpoints, alter's watched calls): DR7 off, whoever armed them. */
+static void proc_clear_dr7(pid_t tid)
+{
+	ptrace(PTRACE_POKEUSER, tid, offsetof(struct user, u_debugreg[7]), 0);
+}
+
 /* After detaching: a SIGSTOP we sent and never collected would stop the
  * process for good; SIGCONT discards pending stop signals. */
 static void proc_discard_stops(struct proc *p)
@@ -510,6 +550,7 @@ int proc_detach(struct proc *p)
 		for (size_t i = 0; i < p->nthr; i++) {
 			struct proc_thr *t = p->thr[i];
 			proc_flush_regs(t);
+			proc_clear_dr7(t->tid);
 			int sig = t->has_pending && WSTOPSIG(t->pending) != SIGTRAP ?
 				  WSTOPSIG(t->pending) : 0;
 			if (ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig) < 0 &&
@@ -874,6 +915,66 @@ void proc_stop_all(struct proc *p)
 		proc_stop_others(p);
 }
 
+/* ---- leaving on a signal (SIGTERM, SIGHUP, SIGPIPE) ----
+ * A program resumed with proc_cont may run for ever while qzdb waits for
+ * it. The front end's handler calls proc_quit_signal, which stops the
+ * thread the wait is for with SIGSTOP (or the wait does, if the signal came
+ * before it); proc_wait reports that stop with quit set, so the command
+ * ends at an ordinary stop and the front end cleans up from there. */
+static volatile sig_atomic_t proc_quit_sig;
+static volatile pid_t proc_quit_pid, proc_quit_tid;   /* whom the handler stops */
+static volatile pid_t proc_quit_sent;                 /* sent SIGSTOP to, or 0 */
+
+void proc_quit_signal(int sig)
+{
+	int e = errno;
+	pid_t tid = proc_quit_tid;
+	proc_quit_sig = sig;
+	if (tid && !proc_quit_sent && syscall(SYS_tgkill, proc_quit_pid, tid, SIGSTOP) == 0)
+		proc_quit_sent = tid;
+	errno = e;
+}
+
+int proc_quit_pending(void)
+{
+	return proc_quit_sig;
+}
+
+/* Before waiting for a process proc_cont resumed: name the thread the
+ * handler is to stop, and stop it now if the signal came already. */
+static void proc_quit_arm(struct proc *p)
+{
+	struct proc_thr *t = p->cur && p->cur->running ? p->cur : NULL;
+	for (size_t i = 0; !t && i < p->nthr; i++)
+		if (p->thr[i]->running)
+			t = p->thr[i];
+	if (!t || t->stop_expected)   /* nothing runs, or a SIGSTOP is on its way */
+		return;
+	proc_quit_pid = p->pid;
+	proc_quit_tid = t->tid;
+	if (!proc_quit_sig)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (!proc_quit_sent && syscall(SYS_tgkill, p->pid, t->tid, SIGSTOP) == 0)
+		proc_quit_sent = t->tid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A status of the thread we sent the quit's SIGSTOP to: whatever it is,
+ * the SIGSTOP is this stop or still to come (stop_expected). True when it
+ * is the stop to report. */
+static bool proc_quit_stop(struct proc_thr *t, int status)
+{
+	if (t->tid == proc_quit_sent) {
+		proc_quit_sent = 0;
+		t->stop_expected = true;
+	}
+	return proc_quit_sig && WIFSTOPPED(status) && (status >> 16) == 0 &&
+	       WSTOPSIG(status) == SIGSTOP && t->stop_expected;
+}
+
 static bool proc_alarm_on;
 
 void proc_alarm_window(bool on)
@@ -893,7 +994,13 @@ static pid_t proc_wait_windowed(struct proc *p, pid_t want, int *status)
 	sigaddset(&set, SIGALRM);
 	if (window)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
-	pid_t r = proc_waitpid(want, status);
+	pid_t r;
+	do {
+		if (p->conting)
+			proc_quit_arm(p);
+		r = waitpid(want, status, __WALL);
+		proc_quit_tid = 0;
+	} while (r < 0 && errno == EINTR);
 	if (window)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 	return r;
@@ -976,6 +1083,13 @@ static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
 /* Handle one status; true when it is a stop to report (st filled). */
 static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct proc_stop *st)
 {
+	if (proc_quit_stop(t, status)) {
+		t->running = t->stop_expected = false;
+		p->cur = t;
+		p->event_tid = t->tid;
+		*st = (struct proc_stop){ .ev = PROC_SIGNAL, .sig = SIGSTOP, .quit = true };
+		return true;
+	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (t->tid != p->pid) {
 			proc_thr_gone(p, t);
@@ -1046,6 +1160,42 @@ struct user_regs_struct *proc_regs(struct proc *p)
 	return &p->cur->regs;
 }
 
+void proc_flush(struct proc *p)
+{
+	for (size_t i = 0; p->alive && i < p->nthr; i++)
+		proc_flush_regs(p->thr[i]);
+}
+
+/* A thread last resumed by single-step keeps the trap flag the kernel set
+ * for it (cleared at the next resume or PTRACE_DETACH, not when the tracer
+ * dies): if qzdb died now, the program would die of SIGTRAP one instruction
+ * later. Resume it with PTRACE_CONT, which clears the flag, into a SIGSTOP
+ * sent just before: it stops again before running an instruction. */
+static void proc_untrap(struct proc *p, struct proc_thr *t)
+{
+	siginfo_t si;
+	if (t->last_req != PTRACE_SINGLESTEP || t->running || t->has_pending ||
+	    ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0 || si.si_signo != SIGTRAP ||
+	    syscall(SYS_tgkill, p->pid, t->tid, SIGSTOP) < 0)
+		return;
+	t->stop_expected = true;
+	if (proc_thr_run(t, PTRACE_CONT, 0) < 0)
+		return;
+	t->parked = true;
+	t->si = si;
+	proc_collect(p, t);   /* may find it gone: t is not used after */
+}
+
+void proc_settle(struct proc *p)
+{
+	proc_flush(p);
+	for (size_t i = 0; p->alive && i < p->nthr;) {
+		size_t n = p->nthr;
+		proc_untrap(p, p->thr[i]);
+		i += p->nthr == n;   /* the thread may have gone meanwhile */
+	}
+}
+
 void proc_regs_dirty(struct proc *p)
 {
 	if (p->cur)
@@ -1086,6 +1236,10 @@ int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len)
 
 int proc_siginfo(struct proc *p, void *siginfo)
 {
+	if (p->cur && p->cur->parked) {
+		memcpy(siginfo, &p->cur->si, sizeof p->cur->si);
+		return 0;
+	}
 	return p->cur ? (int)ptrace(PTRACE_GETSIGINFO, p->cur->tid, 0, siginfo) : -1;
 }
 

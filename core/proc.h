@@ -33,6 +33,7 @@ struct proc_stop {
 	enum proc_event ev;
 	int sig;
 	int code;
+	bool quit;      /* PROC_SIGNAL SIGSTOP sent because qzdb must leave */
 };
 
 struct proc;
@@ -84,8 +85,23 @@ void proc_stop_all(struct proc *p);
 /* Ask a running process to stop (SIGSTOP through tgkill). */
 void proc_interrupt(struct proc *p);
 
+/* qzdb must leave (SIGTERM, SIGHUP, SIGPIPE): safe in a signal handler.
+ * A wait for a process proc_cont resumed then ends with a stop whose quit
+ * is set (the program stopped by SIGSTOP) instead of blocking for ever. */
+void proc_quit_signal(int sig);
+/* The signal passed to proc_quit_signal, 0 if none came. */
+int proc_quit_pending(void);
+
 struct user_regs_struct *proc_regs(struct proc *p);   /* cached */
 void proc_regs_dirty(struct proc *p);                  /* after changing them */
+/* Write every thread's changed registers to the kernel now rather than at
+ * the next resume (a stop for the user: qzdb may die before it resumes).
+ * Only ptrace calls: usable from a fatal signal's handler. */
+void proc_flush(struct proc *p);
+/* The program stops for the user: proc_flush, and no thread left with the
+ * single-step trap flag set (it would kill the program with SIGTRAP if
+ * qzdb died before resuming it). */
+void proc_settle(struct proc *p);
 int proc_fpregs(struct proc *p, struct user_fpregs_struct *fp);
 uint64_t proc_pc(struct proc *p);
 void proc_set_pc(struct proc *p, uint64_t pc);

@@ -1,6 +1,8 @@
-/* run: resume/stop primitives and stop reports. Breakpoints stay planted
- * while the process is stopped (reads hide them); resuming from a planted
- * site lifts it for one single-step. */
+/* run: resume/stop primitives and stop reports. Breakpoints are planted
+ * while the process runs and stay in at internal stops (a false condition,
+ * a step: reads hide them); at a stop for the user they are out (the
+ * session takes them out when a command ends) and go back in at the next
+ * resume. Resuming from a planted site lifts it for one single-step. */
 #include "run.h"
 
 #include <signal.h>
@@ -137,6 +139,8 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 {
 	struct proc *p = q->proc;
 	int sig = run_take_signal(q);
+	if (q->bps.out)   /* out while the user looked: in while it runs */
+		bp_put_back(&q->bps, p);
 	run_step_off_event_thread(q);
 	if (!proc_alive(p)) {
 		proc_wait(p, st);
@@ -392,10 +396,21 @@ static bool run_hooks_signal(struct qz *q, int sig)
 	return false;
 }
 
+/* qzdb must leave (SIGTERM, SIGHUP, SIGPIPE: proc_quit_signal): the
+ * command ends here, at a stop, and the front end cleans up from there. */
+static enum run_ev run_quit_stop(struct qz *q)
+{
+	run_stop_all(q);
+	q->stop = QZ_STOP_SIGNAL;
+	return RUN_STOPPED;
+}
+
 /* Classify a stop after a resume; returns RUN_STOPPED when reported. */
 static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool step)
 {
 	run_stopped(q);
+	if (st->quit)   /* our SIGSTOP: not the program's to receive */
+		return run_quit_stop(q);
 	/* page-protection watchpoints: their faults and system-call stops */
 	struct proc_stop own = *st;
 	int pev = pw_classify(q, &own, step);
@@ -483,6 +498,8 @@ enum run_ev run_step_raw(struct qz *q)
 {
 	for (;;) {
 		struct proc_stop st;
+		if (proc_quit_pending())
+			return run_quit_stop(q);
 		if (run_held_dying(q))
 			return RUN_STOPPED;
 		run_resume(q, true, &st);
@@ -512,6 +529,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 	if (t)
 		proc_thread_cur(q->proc, &self);
 	for (;;) {
+		if (proc_quit_pending())
+			return run_quit_stop(q);
 		if (q->region)
 			return (enum run_ev)q->region(q, t, false);
 		struct proc_stop st;

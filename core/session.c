@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,10 @@
 #include "solib.h"
 #include "watch.h"
 #include "resume.h"
+#include "watch.h"
+
+/* The session a fatal error inside qzdb cleans up after (qz_signals). */
+static struct qz *qz_live;
 
 struct qz *qz_new(struct qz_sink sink)
 {
@@ -52,19 +57,77 @@ static void qz_libs_free(struct qz *q)
 	q->nlibs = 0;
 }
 
+int qz_detach(struct qz *q)
+{
+	int pid = proc_pid(q->proc);
+	bp_remove_all(&q->bps, q->proc);
+	watch_disarm(q);   /* a debug register left set would trap it */
+	int sig = q->stop_sig;
+	q->stop_sig = 0;
+	if (sig)   /* hand a pending signal back so the program sees it */
+		kill(pid, sig);
+	proc_detach(q->proc);
+	q->proc = NULL;
+	qz_process_gone(q);
+	qz_printf(q, "[Inferior 1 (process %d) detached]\n", pid);
+	return 0;
+}
+
+void qz_user_stop(struct qz *q)
+{
+	if (!q->proc || !proc_alive(q->proc))
+		return;
+	proc_stop_all(q->proc);
+	bp_take_out(&q->bps, q->proc);
+	proc_settle(q->proc);
+}
+
+/* SIGTERM, SIGHUP (the terminal or SSH connection is gone), SIGPIPE: a
+ * wait for the program ends at a stop (proc_quit_signal), the command
+ * ends, cmd_run answers CMD_QUIT and the front end leaves as at `quit`. */
+static void qz_on_quit(int sig)
+{
+	proc_quit_signal(sig);
+}
+
+/* A crash inside qzdb: the int3s out and the registers written back with
+ * nothing but system calls, then die as we would have; the kernel detaches
+ * the program (and kills it if qzdb started it: PTRACE_O_EXITKILL). */
+static void qz_on_fatal(int sig)
+{
+	struct qz *q = qz_live;
+	if (q && q->proc && proc_alive(q->proc)) {
+		bp_restore_raw(&q->bps, q->proc);
+		proc_flush(q->proc);
+	}
+	raise(sig);   /* SA_RESETHAND: the default action now */
+}
+
+void qz_signals(struct qz *q)
+{
+	static const int quit[] = {SIGTERM, SIGHUP, SIGPIPE};
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+	struct sigaction sa = {.sa_handler = qz_on_quit};   /* no SA_RESTART: */
+	sigemptyset(&sa.sa_mask);                          /* waits end */
+	for (size_t i = 0; i < sizeof quit / sizeof quit[0]; i++)
+		sigaction(quit[i], &sa, NULL);
+	sa.sa_handler = qz_on_fatal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+		sigaction(fatal[i], &sa, NULL);
+	qz_live = q;
+}
+
 void qz_free(struct qz *q)
 {
 	if (!q)
 		return;
-	if (q->proc) {
-		bp_remove_all(&q->bps, q->proc);
-		if (q->attached) {   /* not ours to kill: gdb detaches too */
-			watch_disarm(q);   /* no debug register or page protection left */
-			qz_printf(q, "[Inferior 1 (process %d) detached]\n", proc_pid(q->proc));
-			proc_detach(q->proc);
-		} else
-			proc_kill(q->proc);
-	}
+	if (q->proc && q->attached)   /* not ours to kill: gdb detaches too */
+		qz_detach(q);
+	else if (q->proc)
+		proc_kill(q->proc);
+	if (qz_live == q)
+		qz_live = NULL;
 	for (int i = q->nhooks - 1; i >= 0; i--)
 		if (q->hooks[i]->fini)
 			q->hooks[i]->fini(q);
@@ -198,10 +261,12 @@ int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len)
 	const uint8_t *b = buf;
 	for (size_t i = 0; i < q->bps.nsites; i++) {
 		struct bp_site *s = &q->bps.sites[i];
+		uint64_t end = s->addr + (s->len ? s->len : 1);
+		if (end > addr && s->addr < addr + len)
+			s->resume = BP_RESUME_UNKNOWN;   /* the instruction changed */
 		if (!s->inserted || s->addr < addr || s->addr >= addr + len)
 			continue;
 		s->orig = b[s->addr - addr];
-		s->resume = BP_RESUME_UNKNOWN;   /* the instruction changed */
 		uint8_t int3 = 0xcc;
 		proc_write(q->proc, s->addr, &int3, 1);
 	}
@@ -300,7 +365,7 @@ void qz_refresh_modules(struct qz *q)
 	/* The selected thread's view: a leader gone by pthread_exit has none. */
 	snprintf(path, sizeof path, "/proc/%d/task/%d/maps", proc_pid(q->proc),
 		 proc_cur_tid(q->proc));
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	q->exe.lo = q->exe.hi = 0;

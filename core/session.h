@@ -248,6 +248,18 @@ int qz_exec_reload(struct qz *q, const char *path);
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);
 
+/* Leave an attached process as it was before qzdb touched it (int3s,
+ * debug registers, a pending signal handed back) and detach: it runs on. */
+int qz_detach(struct qz *q);
+/* A command ended with the program stopped for the user: registers
+ * written back to the kernel and the int3s out of its memory (they go back
+ * in when it resumes), so that qzdb dying now leaves a clean program. */
+void qz_user_stop(struct qz *q);
+/* Front ends: SIGTERM, SIGHUP and SIGPIPE end the running command at a stop
+ * and make cmd_run answer CMD_QUIT (proc_quit_pending()); a crash inside
+ * qzdb puts q's program back as it was before dying. */
+void qz_signals(struct qz *q);
+
 /* Register a module's hooks (once per session). */
 void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
 void qz_hooks_start(struct qz *q);

@@ -59,7 +59,7 @@ static FILE *src_open_near_program(const char *path)
 	FILE *fp = NULL;
 	for (int up = 0; up < 4 && !fp && *dir; up++) {
 		char *p = xasprintf("%s/%s", dir, path);
-		fp = fopen(p, "r");
+		fp = fopen(p, "re");
 		free(p);
 		char *slash = strrchr(dir, '/');
 		if (!slash)
@@ -72,7 +72,7 @@ static FILE *src_open_near_program(const char *path)
 
 static void src_load(struct src_file *f)
 {
-	FILE *fp = fopen(f->path, "r");
+	FILE *fp = fopen(f->path, "re");
 	int err = errno;
 	if (!fp)
 		fp = src_open_near_program(f->path);

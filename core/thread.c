@@ -21,7 +21,7 @@ static void thread_name(struct qz *q, int tid, char *buf, size_t len)
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", proc_pid(q->proc), tid);
 	buf[0] = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
 	if (fgets(buf, (int)len, f))

@@ -284,7 +284,7 @@ static bool ex_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
 	if (!q->proc)
 		return false;
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	unsigned long long lo, hi;
 	int off = 0;
 	while (f && !found && fgets(line, sizeof line, f)) {

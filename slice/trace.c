@@ -1,6 +1,7 @@
 /* trace: compact records with block headers; see trace.h. */
 #include "trace.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,7 @@ static void trace_spill(struct trace *t)
 	size_t keep_from = t->len, n = keep_from - t->spilled;
 	if (!t->spill && !(t->spill = tmpfile()))
 		return;   /* no file: everything stays in memory */
+	fcntl(fileno(t->spill), F_SETFD, FD_CLOEXEC);   /* tmpfile has no "e" */
 	if (pwrite(fileno(t->spill), t->buf, n, (off_t)t->spilled) != (ssize_t)n)
 		return;
 	t->spilled = keep_from;

@@ -182,7 +182,7 @@ static void le_history_add(struct tui_le *e, const char *line)
 	}
 	XGROW(e->hist, e->hist_cap, e->nhist + 1);
 	e->hist[e->nhist++] = xstrdup(line);
-	FILE *f = e->hist_path ? fopen(e->hist_path, "a") : NULL;
+	FILE *f = e->hist_path ? fopen(e->hist_path, "ae") : NULL;
 	if (f) {
 		fprintf(f, "%s\n", line);
 		fclose(f);
@@ -206,7 +206,7 @@ void tui_le_history_load(struct tui_le *e)
 	if (!home || !*home)
 		return;
 	e->hist_path = xasprintf("%s/.qzdb_history", home);
-	FILE *f = fopen(e->hist_path, "r");
+	FILE *f = fopen(e->hist_path, "re");
 	if (!f)
 		return;
 	char *line = NULL, *path = e->hist_path;
@@ -388,8 +388,8 @@ static int le_read_key(unsigned char *pend, size_t *npend)
 			continue;
 		}
 		ssize_t n = read(0, pend + *npend, 64 - *npend);
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n < 0 && errno == EINTR && !proc_quit_pending())
+			continue;   /* SIGWINCH; SIGTERM or SIGHUP end the input */
 		if (n <= 0)
 			return -1;
 		*npend += (size_t)n;

@@ -206,7 +206,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 /* Run the commands of a script file; stops at quit. */
 static int run_file(struct qz *q, const char *path, bool *failed)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f) {
 		fprintf(stderr, "error: %s: %s.\n", path, strerror(errno));
 		*failed = true;
@@ -299,6 +299,7 @@ static struct qz *main_session(void)
 {
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
+	qz_signals(q);   /* SIGTERM, SIGHUP, SIGPIPE, crashes: leave it clean */
 	watch_init(q);
 	alter_init(q);
 	solib_init(q);

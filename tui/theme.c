@@ -177,7 +177,7 @@ int tui_theme_load(const char *name, char *err, size_t errlen)
 	if (!*name || strchr(name, '/'))
 		return snprintf(err, errlen, "bad theme name '%s'", name), -1;
 	char *path = xasprintf("%s/%s.theme", tui_theme_dir(), name);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f) {
 		snprintf(err, errlen, "cannot open theme '%s' (%s: %s); keeping '%s'",
 			 name, path, strerror(errno), theme_name);

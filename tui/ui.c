@@ -583,7 +583,7 @@ static void ui_read_rc(struct tui *t)
 {
 	char *path = ui_rc_path(), *line = NULL;
 	size_t cap = 0;
-	FILE *f = path ? fopen(path, "r") : NULL;
+	FILE *f = path ? fopen(path, "re") : NULL;
 	if (f) {
 		t->rc_path = path;
 		t->rc_line = 0;
@@ -659,22 +659,15 @@ static void ui_apply_flags(struct tui *t, int flags)
 	tui_draw(t);
 }
 
-/* SIGHUP (the terminal went away) or SIGTERM: leave through the normal
- * path, which kills the program rather than leaving it traced. */
-static volatile sig_atomic_t ui_quit_signal;
-
-static void ui_on_quit_signal(int sig)
-{
-	ui_quit_signal = sig;
-}
-
 static void ui_loop(struct tui *t)
 {
 	struct pollfd fds[2] = {{0, POLLIN, 0}, {t->master, POLLIN, 0}};
 	for (;;) {
 		int n = poll(fds, 2, -1);
 		int flags = 0;
-		if ((n < 0 && errno != EINTR) || ui_quit_signal)
+		/* SIGHUP (the terminal went away), SIGTERM, SIGPIPE (qz_signals):
+		 * leave through the normal path, which restores the terminal. */
+		if ((n < 0 && errno != EINTR) || proc_quit_pending())
 			break;
 		if (n > 0 && (fds[1].revents & POLLIN) && tui_pty_drain(t))
 			flags |= TUI_DRAW;
@@ -690,7 +683,7 @@ static void ui_loop(struct tui *t)
 /* -x FILE: its commands, the screen following each; true at quit. */
 static bool ui_run_file(struct tui *t, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	bool quit = false;
@@ -757,8 +750,6 @@ int tui_main(struct qz *q, struct tui_opts *o)
 	struct qz_sink old = q->sink;
 	if (!ui_curses_start())
 		return -1;
-	signal(SIGHUP, ui_on_quit_signal);
-	signal(SIGTERM, ui_on_quit_signal);
 	signal(SIGINT, SIG_IGN);
 	tui_setup(&t, q, o->theme);
 	if (tui_pty_open(&t) < 0)
@@ -775,8 +766,8 @@ int tui_main(struct qz *q, struct tui_opts *o)
 		tui_draw(&t);
 		ui_loop(&t);
 	}
-	if (q->proc)
-		cmd_run(q, "kill");
+	if (q->proc)   /* kills what qzdb started, detaches from an attached one */
+		cmd_run(q, "quit");
 	endwin();
 	tui_teardown(&t);
 	tui_pty_close(&t);
