@@ -9,22 +9,35 @@
 #   sh tests/diff/watch_vs_gdb.sh          (see common.sh for QZ_DIFF_*)
 . "$(dirname "$0")/common.sh"
 
+# gdb's hardware watchpoints are the oracle of these cases; where the
+# debug registers do not trap (the probe says so) gdb never stops and there
+# is no oracle: the cases are skipped, said why. qzdb's own watchpoints are
+# tested on every machine by tests/batch/watch.sh, both mechanisms.
+if $QZDB --batch -ex 'info platform' | grep -q '^Debug registers, write watch: *yes$'; then
+	hw_case() { diff_case "$@"; }
+else
+	hw_case() {
+		cat > /dev/null
+		skip "$1" "debug registers do not trap on this machine: gdb's hardware watchpoints, the oracle, never stop"
+	}
+fi
+
 for o in O0 O2; do
 	bin=$B/watchme-$o
-	diff_case "watch-global-$o" $bin <<-E
+	hw_case "watch-global-$o" $bin <<-E
 	break main
 	run
 	watch ticks
 	$(rep 6 continue)
 	info breakpoints
 	E
-	diff_case "watch-global-args-$o" $bin 7 <<-E
+	hw_case "watch-global-args-$o" $bin 7 <<-E
 	break main
 	run
 	watch ticks
 	$(rep 9 continue)
 	E
-	diff_case "watch-field-$o" $bin <<-E
+	hw_case "watch-field-$o" $bin <<-E
 	break main
 	run
 	watch pt.y
@@ -32,20 +45,20 @@ for o in O0 O2; do
 	$(rep 4 continue)
 	info breakpoints
 	E
-	diff_case "watch-field-ptr-$o" $bin <<-E
+	hw_case "watch-field-ptr-$o" $bin <<-E
 	break move
 	run
 	watch p->y
 	$(rep 4 continue)
 	E
-	diff_case "watch-before-run-$o" $bin <<-E
+	hw_case "watch-before-run-$o" $bin <<-E
 	watch ticks
 	watch pair
 	run
 	$(rep 7 continue)
 	info breakpoints
 	E
-	diff_case "watch-rerun-$o" $bin <<-E
+	hw_case "watch-rerun-$o" $bin <<-E
 	watch ticks
 	run
 	continue
@@ -53,7 +66,7 @@ for o in O0 O2; do
 	continue
 	info breakpoints
 	E
-	diff_case "rwatch-awatch-$o" $bin <<-E
+	hw_case "rwatch-awatch-$o" $bin <<-E
 	break main
 	run
 	rwatch reads
@@ -61,7 +74,7 @@ for o in O0 O2; do
 	$(rep 6 continue)
 	info breakpoints
 	E
-	diff_case "watch-wide-$o" $bin <<-E
+	hw_case "watch-wide-$o" $bin <<-E
 	break main
 	run
 	watch wide
@@ -77,7 +90,7 @@ for o in O0 O2; do
 	$(rep 5 continue)
 	info breakpoints
 	E
-	diff_case "watch-disable-$o" $bin <<-E
+	hw_case "watch-disable-$o" $bin <<-E
 	break main
 	run
 	watch ticks
@@ -89,7 +102,7 @@ for o in O0 O2; do
 	delete 3
 	$(rep 3 continue)
 	E
-	diff_case "watch-cond-ignore-$o" $bin 9 <<-E
+	hw_case "watch-cond-ignore-$o" $bin 9 <<-E
 	break main
 	run
 	watch ticks if ticks > 10
@@ -99,7 +112,7 @@ for o in O0 O2; do
 	continue
 	info breakpoints
 	E
-	diff_case "watch-bp-and-watch-$o" $bin <<-E
+	hw_case "watch-bp-and-watch-$o" $bin <<-E
 	break move
 	break main
 	run
