@@ -122,21 +122,21 @@ for o in O0 O2; do
 	E
 done
 # -O0 only: the local lives in memory (at -O2 it is a register)
-diff_case "watch-local-O0" $B/watchme-O0 <<-E
+hw_case "watch-local-O0" $B/watchme-O0 <<-E
 break bump
 run
 watch acc
 $(rep 5 continue)
 info breakpoints
 E
-diff_case "watch-next-O0" $B/watchme-O0 <<-E
+hw_case "watch-next-O0" $B/watchme-O0 <<-E
 break main
 run
 watch total
 $(rep 10 next)
 E
 # -O2: a local in a register can only be watched in software
-diff_case "watch-reg-local-O2" $B/watchme-O2 <<-E
+hw_case "watch-reg-local-O2" $B/watchme-O2 <<-E
 break 40
 run
 watch i
@@ -144,7 +144,7 @@ info watchpoints
 $(rep 4 continue)
 E
 # a disabled watchpoint on a local: deleted at the frame exit without a stop
-diff_case "watch-local-disabled-O0" $B/watchme-O0 <<-E
+hw_case "watch-local-disabled-O0" $B/watchme-O0 <<-E
 break bump
 run
 watch acc
@@ -152,7 +152,7 @@ disable 2
 continue
 info breakpoints
 E
-diff_case "watch-local-deleted-O0" $B/watchme-O0 <<-E
+hw_case "watch-local-deleted-O0" $B/watchme-O0 <<-E
 break bump
 run
 watch acc
@@ -160,7 +160,7 @@ delete 2
 continue
 E
 # next out of the frame of a watched local
-diff_case "watch-local-next-O0" $B/watchme-O0 <<-E
+hw_case "watch-local-next-O0" $B/watchme-O0 <<-E
 break bump
 run
 watch acc
