@@ -18,31 +18,7 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-
-/* Debian 12's kernel headers predate these (Linux 6.7). */
-struct ckpt_pm_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-struct ckpt_page_region {
-	uint64_t start, end, categories;
-};
-#define CKPT_PAGEMAP_SCAN _IOWR('f', 16, struct ckpt_pm_scan_arg)
-#define CKPT_PM_SCAN_WP_MATCHING (1ull << 0)
-#define CKPT_PM_SCAN_CHECK_WPASYNC (1ull << 1)
-#define CKPT_PAGE_IS_WRITTEN (1ull << 1)
-#define CKPT_PAGE_IS_PRESENT (1ull << 3)
-#define CKPT_PAGE_IS_SWAPPED (1ull << 4)
-
-struct ckpt_uffd_api { uint64_t api, features, ioctls; };
-struct ckpt_uffd_register { uint64_t start, len, mode, ioctls; };
-#define CKPT_UFFD_API 0xAAull
-#define CKPT_UFFDIO_API _IOWR(0xAA, 0x3F, struct ckpt_uffd_api)
-#define CKPT_UFFDIO_REGISTER _IOWR(0xAA, 0x00, struct ckpt_uffd_register)
-#define CKPT_UFFDIO_REGISTER_MODE_WP (1ull << 1)
-#define CKPT_UFFD_FEATURE_WP_UNPOPULATED (1ull << 13)
-#define CKPT_UFFD_FEATURE_WP_ASYNC (1ull << 15)
-#define CKPT_UFFD_USER_MODE_ONLY 1
+#include "kabi.h"
 
 /* The userfaultfd: qzdb takes a copy (pidfd_getfd) and closes the
  * program's, so the program never sees it and cannot close it (a daemon's
@@ -84,17 +60,17 @@ int ckpt_dirty_fd(const struct ckpt_dirty *d)
  * out (NULL: only for the side effect, write-protection). -errno on
  * failure. */
 static int ckpt_pm_walk(struct ckpt_dirty *d, uint64_t lo, uint64_t hi,
-			const struct ckpt_pm_scan_arg *how, struct ckpt_addrs *out)
+			const struct kabi_pm_scan_arg *how, struct ckpt_addrs *out)
 {
-	struct ckpt_page_region vec[256];
+	struct kabi_page_region vec[256];
 	for (uint64_t a = lo; a < hi;) {
-		struct ckpt_pm_scan_arg arg = *how;
+		struct kabi_pm_scan_arg arg = *how;
 		arg.size = sizeof arg;
 		arg.start = a;
 		arg.end = hi;
 		arg.vec = (uint64_t)(uintptr_t)vec;
 		arg.vec_len = 256;
-		long n = ioctl(d->pmfd, CKPT_PAGEMAP_SCAN, &arg);
+		long n = ioctl(d->pmfd, KABI_PAGEMAP_SCAN, &arg);
 		if (n < 0)
 			return -errno;
 		for (long i = 0; out && i < n; i++)
@@ -111,9 +87,9 @@ static int ckpt_pm_walk(struct ckpt_dirty *d, uint64_t lo, uint64_t hi,
  * from PAGEMAP_SCAN: far cheaper than reading /proc/PID/pagemap. */
 int ckpt_dirty_holes(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, struct ckpt_addrs *out)
 {
-	const struct ckpt_pm_scan_arg how = {
-		.category_inverted = CKPT_PAGE_IS_PRESENT, .category_mask = CKPT_PAGE_IS_PRESENT,
-		.return_mask = CKPT_PAGE_IS_PRESENT,
+	const struct kabi_pm_scan_arg how = {
+		.category_inverted = KABI_PAGE_IS_PRESENT, .category_mask = KABI_PAGE_IS_PRESENT,
+		.return_mask = KABI_PAGE_IS_PRESENT,
 	};
 	return ckpt_pm_walk(d, lo, hi, &how, out) < 0 ? -1 : 0;
 }
@@ -280,15 +256,15 @@ static int ckpt_uffd_open(struct ckpt_dirty *d, struct qz *q, struct ckpt_state 
 {
 	int64_t fd;
 	if (ckpt_argpage(q, s) < 0 ||
-	    ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | CKPT_UFFD_USER_MODE_ONLY,
+	    ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | KABI_UFFD_USER_MODE_ONLY,
 			0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
 		return -1;
 	if (s->uffd_in_program || ckpt_uffd_take(d, q, (int)fd) < 0)
 		d->ufd = ckpt_uffd_high(q, (int)fd);
-	struct ckpt_uffd_api api = {
-		CKPT_UFFD_API, CKPT_UFFD_FEATURE_WP_ASYNC | CKPT_UFFD_FEATURE_WP_UNPOPULATED, 0,
+	struct kabi_uffd_api api = {
+		KABI_UFFD_API, KABI_UFFD_FEATURE_WP_ASYNC | KABI_UFFD_FEATURE_WP_UNPOPULATED, 0,
 	};
-	if (ckpt_uffd_ioctl(d, q, s, CKPT_UFFDIO_API, &api, sizeof api) != 0)
+	if (ckpt_uffd_ioctl(d, q, s, KABI_UFFDIO_API, &api, sizeof api) != 0)
 		return -1;
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/pagemap", proc_pid(q->proc));
@@ -328,8 +304,8 @@ int ckpt_dirty_check(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s)
 static int ckpt_pm_scan(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, bool wp,
 			uint64_t anyof, struct ckpt_addrs *out)
 {
-	const struct ckpt_pm_scan_arg how = {
-		.flags = wp ? CKPT_PM_SCAN_WP_MATCHING | CKPT_PM_SCAN_CHECK_WPASYNC : 0,
+	const struct kabi_pm_scan_arg how = {
+		.flags = wp ? KABI_PM_SCAN_WP_MATCHING | KABI_PM_SCAN_CHECK_WPASYNC : 0,
 		.category_anyof_mask = anyof, .return_mask = anyof,
 	};
 	return ckpt_pm_walk(d, lo, hi, &how, out);
@@ -338,8 +314,8 @@ static int ckpt_pm_scan(struct ckpt_dirty *d, uint64_t lo, uint64_t hi, bool wp,
 static int ckpt_pm_register(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
 			    const struct ckpt_map *m)
 {
-	struct ckpt_uffd_register reg = {m->lo, m->hi - m->lo, CKPT_UFFDIO_REGISTER_MODE_WP, 0};
-	return ckpt_uffd_ioctl(d, q, s, CKPT_UFFDIO_REGISTER, &reg, sizeof reg) ? -1 : 0;
+	struct kabi_uffd_register reg = {m->lo, m->hi - m->lo, KABI_UFFDIO_REGISTER_MODE_WP, 0};
+	return ckpt_uffd_ioctl(d, q, s, KABI_UFFDIO_REGISTER, &reg, sizeof reg) ? -1 : 0;
 }
 
 /* A range not registered yet: register it; every page that holds data
@@ -354,10 +330,10 @@ static int ckpt_pm_new_map(struct ckpt_dirty *d, struct qz *q, struct ckpt_state
 		for (uint64_t p = m->lo; p < m->hi; p += CKPT_PAGE)
 			ckpt_addrs_add(out, p);
 	} else if (ckpt_pm_scan(d, m->lo, m->hi, false,
-				CKPT_PAGE_IS_PRESENT | CKPT_PAGE_IS_SWAPPED, out) < 0) {
+				KABI_PAGE_IS_PRESENT | KABI_PAGE_IS_SWAPPED, out) < 0) {
 		return -1;
 	}
-	return ckpt_pm_scan(d, m->lo, m->hi, true, CKPT_PAGE_IS_WRITTEN, NULL) < 0 ? -1 : 0;
+	return ckpt_pm_scan(d, m->lo, m->hi, true, KABI_PAGE_IS_WRITTEN, NULL) < 0 ? -1 : 0;
 }
 
 static int ckpt_pm_scan_all(struct ckpt_dirty *d, struct qz *q, struct ckpt_state *s,
@@ -367,7 +343,7 @@ static int ckpt_pm_scan_all(struct ckpt_dirty *d, struct qz *q, struct ckpt_stat
 		const struct ckpt_map *m = &os->maps[i];
 		if (!ckpt_map_tracked(s, m))
 			continue;
-		int r = ckpt_pm_scan(d, m->lo, m->hi, reset, CKPT_PAGE_IS_WRITTEN, out);
+		int r = ckpt_pm_scan(d, m->lo, m->hi, reset, KABI_PAGE_IS_WRITTEN, out);
 		if (r == -EPERM || r == -EINVAL)
 			r = ckpt_pm_new_map(d, q, s, m, out);
 		if (r < 0)
