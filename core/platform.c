@@ -366,31 +366,33 @@ static uint64_t plat_peek_dr6(pid_t pid)
 	return errno ? 0 : (uint64_t)v;
 }
 
-/* A debug register set to watch qz_plat_var for writes (8 bytes) must
- * stop the child right after the store, with DR6.B0 set. */
-static enum plat_tri plat_dr_write(pid_t pid)
+/* Debug register slot set to addr with the DR7 bits given; the child run
+ * from start must stop at expect with that slot's DR6 bit set. */
+static enum plat_tri plat_dr_probe(pid_t pid, int slot, const void *addr, uint64_t dr7,
+				   const char *start, const char *expect)
 {
-	if (plat_poke_dr(pid, 0, (uint64_t)(uintptr_t)&qz_plat_var) < 0 ||
-	    plat_poke_dr(pid, 7, 1 | 1u << 16 | 2u << 18) < 0)
+	if (plat_poke_dr(pid, slot, (uint64_t)(uintptr_t)addr) < 0 || plat_poke_dr(pid, 7, dr7) < 0)
 		return PLAT_NO;
-	uint64_t pc = plat_run_at(pid, qz_plat_code_write, PTRACE_CONT);
-	bool hit = pc == (uint64_t)(uintptr_t)qz_plat_code_written && (plat_peek_dr6(pid) & 1);
+	uint64_t pc = plat_run_at(pid, start, PTRACE_CONT);
+	bool hit = pc == (uint64_t)(uintptr_t)expect && ((plat_peek_dr6(pid) >> slot) & 1);
 	plat_poke_dr(pid, 7, 0);
 	plat_poke_dr(pid, 6, 0);
 	return pc ? plat_yes(hit) : PLAT_UNKNOWN;
 }
 
-/* An execute breakpoint in DR1 must stop the child before the nop. */
+/* A write watch on qz_plat_var (DR0: enabled, write, 8 bytes) stops right
+ * after the store. */
+static enum plat_tri plat_dr_write(pid_t pid)
+{
+	return plat_dr_probe(pid, 0, &qz_plat_var, 1 | 1u << 16 | 2u << 18,
+			     qz_plat_code_write, qz_plat_code_written);
+}
+
+/* An execute breakpoint (DR1) stops before the nop. */
 static enum plat_tri plat_dr_exec(pid_t pid)
 {
-	if (plat_poke_dr(pid, 1, (uint64_t)(uintptr_t)qz_plat_code_exec_at) < 0 ||
-	    plat_poke_dr(pid, 7, 1u << 2) < 0)
-		return PLAT_NO;
-	uint64_t pc = plat_run_at(pid, qz_plat_code_exec, PTRACE_CONT);
-	bool hit = pc == (uint64_t)(uintptr_t)qz_plat_code_exec_at && (plat_peek_dr6(pid) & 2);
-	plat_poke_dr(pid, 7, 0);
-	plat_poke_dr(pid, 6, 0);
-	return pc ? plat_yes(hit) : PLAT_UNKNOWN;
+	return plat_dr_probe(pid, 1, qz_plat_code_exec_at, 1u << 2,
+			     qz_plat_code_exec, qz_plat_code_exec_at);
 }
 
 static void plat_traced(struct platform *pf)
