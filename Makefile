@@ -6,13 +6,15 @@ CC      ?= cc
 PKGS    := libelf capstone
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra $(EXTRA_CFLAGS)
-CPPFLAGS += -Icore -I/usr/include/libdwarf $(shell pkg-config --cflags $(PKGS))
+CPPFLAGS += -I. -Icore -I/usr/include/libdwarf $(shell pkg-config --cflags $(PKGS))
 # Debian ships libdwarf 20210528 as a static library without a .pc file.
-# libseccomp builds the sandbox's system-call filter (core/sandbox.c).
+# libseccomp builds the sandbox's system-call filter (core/proc/sandbox.c).
 LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
-ENGINE_SRC := $(wildcard core/*.c alter/*.c ckpt/*.c slice/*.c)
+CORE_SRC   := $(wildcard core/*/*.c)
+ENGINE_SRC := $(CORE_SRC) $(wildcard alter/*.c ckpt/*.c slice/*.c)
+HEADERS    := $(wildcard core/*/*.h alter/*.h ckpt/*.h slice/*.h)
 ENGINE_OBJ := $(ENGINE_SRC:.c=.o)
 TUI_SRC    := $(wildcard tui/*.c)
 TUI_OBJ    := $(TUI_SRC:.c=.o)
@@ -28,7 +30,7 @@ libqzcore.a: $(ENGINE_OBJ)
 qzdb: $(TUI_OBJ) libqzcore.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TUI_OBJ) libqzcore.a $(LIBS) $(TUILIBS)
 
-%.o: %.c $(wildcard core/*.h alter/*.h ckpt/*.h slice/*.h tui/*.h)
+%.o: %.c $(HEADERS) $(wildcard tui/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 tests/unit/%: tests/unit/%.c tests/unit/unit.h libqzcore.a
@@ -72,12 +74,12 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(ENGINE_SRC))
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_qzs
 
-$(FUZZ_DIR)/%.o: %.c $(wildcard core/*.h alter/*.h ckpt/*.h slice/*.h)
+$(FUZZ_DIR)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 # the command table names slice/'s handlers: those objects link in too
-$(FUZZ_DIR)/slice-%.o: slice/%.c $(wildcard core/*.h slice/*.h)
+$(FUZZ_DIR)/slice-%.o: slice/%.c $(HEADERS)
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

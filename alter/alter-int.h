@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bp.h"
+#include "target/bp.h"
 #include "lcode.h"
 
 struct qz;

@@ -10,9 +10,9 @@
 
 #include "alter-int.h"
 #include "callbp.h"
-#include "frame.h"
-#include "run.h"
-#include "session.h"
+#include "target/frame.h"
+#include "target/run.h"
+#include "target/session.h"
 
 struct alter_state *alter_state(struct qz *q)
 {

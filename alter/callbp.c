@@ -11,7 +11,7 @@
  * (the watched bytes are typically on the stack, a return address, where
  * page protection is unsafe: the call's own pushes and the kernel's signal
  * frames write there), and a read or access watch protects the pages for
- * the call's duration (core/pagewatch.c): stepping cannot see reads. */
+ * the call's duration (core/target/pagewatch.c): stepping cannot see reads. */
 #include "callbp.h"
 
 #include <ctype.h>
@@ -20,16 +20,16 @@
 #include <string.h>
 
 #include "alter-int.h"
-#include "disasm.h"
+#include "dinfo/disasm.h"
 #include "dreg.h"
-#include "eval.h"
-#include "frame.h"
-#include "loc.h"
-#include "pagewatch.h"
-#include "platform.h"
-#include "run.h"
-#include "session.h"
-#include "watch.h"
+#include "target/eval.h"
+#include "target/frame.h"
+#include "target/loc.h"
+#include "target/pagewatch.h"
+#include "proc/platform.h"
+#include "target/run.h"
+#include "target/session.h"
+#include "target/watch.h"
 
 enum call_what { CALL_ARG, CALL_RET, CALL_WRITE, CALL_READ, CALL_ACCESS };
 

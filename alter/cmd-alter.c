@@ -7,8 +7,8 @@
 
 #include "alter.h"
 #include "alter-int.h"
-#include "disasm.h"
-#include "session.h"
+#include "dinfo/disasm.h"
+#include "target/session.h"
 
 /* "FILE:LINE" or "LINE" (in the file list shows) to an interned path. */
 static int cmd_alter_loc(struct qz *q, const char *spec, const char **file, int *line)

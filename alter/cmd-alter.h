@@ -1,5 +1,5 @@
 /* cmd-alter: the commands of alter/ (switch, suppress, instance, set
- * alter-verbose), for core/cmd-table.c. */
+ * alter-verbose), for core/cmd/cmd-table.c. */
 #ifndef ALTER_CMD_ALTER_H
 #define ALTER_CMD_ALTER_H
 

@@ -1,6 +1,6 @@
 /* dreg: the x86-64 debug registers of a traced process (DR0-3, DR6, DR7),
  * for call breakpoints that watch memory during a call. Kept apart so the
- * general watchpoints (core/watch.c) can share one implementation later. */
+ * general watchpoints (core/target/watch.c) can share one implementation later. */
 #ifndef ALTER_DREG_H
 #define ALTER_DREG_H
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dinfo.h"
-#include "disasm.h"
-#include "lines.h"
-#include "session.h"
+#include "dinfo/dinfo.h"
+#include "dinfo/disasm.h"
+#include "dinfo/lines.h"
+#include "target/session.h"
 
 bool lcode_fetch(struct qz_module *m, uint64_t a, uint64_t hi, struct dis_insn *d)
 {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/user.h>
 
-#include "session.h"
+#include "target/session.h"
 
 #define CKPT_PAGE 4096ull
 

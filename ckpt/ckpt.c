@@ -16,9 +16,9 @@
 
 #include "ckpt.h"
 #include "ckpt-int.h"
-#include "frame.h"
-#include "regs.h"
-#include "run.h"
+#include "target/frame.h"
+#include "target/regs.h"
+#include "target/run.h"
 
 uint64_t ckpt_now_ns(void)
 {

@@ -12,8 +12,8 @@
 
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
-#include "qzs.h"
-#include "regs.h"
+#include "cmd/qzs.h"
+#include "target/regs.h"
 
 static int ckpt_arg_id(struct qz *q, const char *a, int *id)
 {

@@ -1,4 +1,4 @@
-/* cmd-ckpt: the checkpoint commands (entries in core/cmd-table.c). */
+/* cmd-ckpt: the checkpoint commands (entries in core/cmd/cmd-table.c). */
 #ifndef QZ_CMD_CKPT_H
 #define QZ_CMD_CKPT_H
 

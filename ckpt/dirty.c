@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "kabi.h"
+#include "util/kabi.h"
 
 /* The userfaultfd: qzdb takes a copy (pidfd_getfd) and closes the
  * program's, so the program never sees it and cannot close it (a daemon's

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "inject.h"
+#include "proc/inject.h"
 
 int ckpt_inject(struct qz *q, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		uint64_t a3, uint64_t a4, uint64_t a5, int64_t *ret)

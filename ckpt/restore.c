@@ -20,8 +20,8 @@
 #include <sys/uio.h>
 
 #include "ckpt-int.h"
-#include "frame.h"
-#include "run.h"
+#include "target/frame.h"
+#include "target/run.h"
 
 /* Is the process still there? If it died (killed from outside), reap it,
  * say so, and forget it. */

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "insn.h"
-#include "session.h"
-#include "util.h"
+#include "target/session.h"
+#include "util/util.h"
 
 #define CFG_MAX_BYTES (1 << 20)
 

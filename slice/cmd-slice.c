@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "eval.h"
-#include "lines.h"
-#include "loc.h"
-#include "session.h"
+#include "cmd/cmds.h"
+#include "target/eval.h"
+#include "dinfo/lines.h"
+#include "target/loc.h"
+#include "target/session.h"
 #include "slice.h"
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);

@@ -1,5 +1,5 @@
 /* cmd-slice: the recording and slicing commands (handlers for
- * core/cmd-table.c). */
+ * core/cmd/cmd-table.c). */
 #ifndef QZ_SLICE_CMD_SLICE_H
 #define QZ_SLICE_CMD_SLICE_H
 

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dinfo.h"
-#include "frame.h"
-#include "image.h"
-#include "proc.h"
-#include "session.h"
-#include "signals.h"
+#include "dinfo/dinfo.h"
+#include "target/frame.h"
+#include "dinfo/image.h"
+#include "proc/proc.h"
+#include "target/session.h"
+#include "proc/signals.h"
 #include "slice.h"
-#include "source.h"
+#include "dinfo/source.h"
 
 /* How many statement instances `explain slice` walks before it stops
  * (a long slice is read with info slice and explain ID FILE:LINE). */

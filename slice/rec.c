@@ -12,11 +12,11 @@
 #include <sys/user.h>
 
 #include "cfg.h"
-#include "image.h"
-#include "lines.h"
-#include "loc.h"
-#include "run.h"
-#include "session.h"
+#include "dinfo/image.h"
+#include "dinfo/lines.h"
+#include "target/loc.h"
+#include "target/run.h"
+#include "target/session.h"
 #include "slice.h"
 
 void rec_init(struct rec *r)

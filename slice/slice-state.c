@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame.h"
-#include "run.h"
-#include "session.h"
+#include "target/frame.h"
+#include "target/run.h"
+#include "target/session.h"
 #include "slice.h"
 
 struct slice_state *slice_state(struct qz *q)

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "image.h"
-#include "session.h"
+#include "dinfo/image.h"
+#include "target/session.h"
 
 /* u64 -> int32 map with open addressing; -1 is "absent". */
 struct sl_map {

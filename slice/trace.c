@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 void trace_free(struct trace *t)
 {

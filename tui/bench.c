@@ -15,8 +15,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "target/session.h"
 #include "tui.h"
 #include "ui.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static const char *const action_names[] = {
 #define TUI_ACT_NAME(id, name, help) name,

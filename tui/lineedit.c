@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "keymap.h"
-#include "session.h"
-#include "util.h"
+#include "target/session.h"
+#include "util/util.h"
 
 #define LE_HIST_MAX 1000
 

@@ -9,14 +9,14 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "../slice/slice.h"
-#include "cmd.h"
-#include "qzs.h"
-#include "session.h"
-#include "watch.h"
-#include "../alter/alter.h"
-#include "solib.h"
-#include "../ckpt/ckpt.h"
+#include "slice/slice.h"
+#include "cmd/cmd.h"
+#include "cmd/qzs.h"
+#include "target/session.h"
+#include "target/watch.h"
+#include "alter/alter.h"
+#include "target/solib.h"
+#include "ckpt/ckpt.h"
 #include "lineedit.h"
 #include "tui.h"
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../slice/slice.h"
+#include "slice/slice.h"
 #include "keymap.h"
-#include "session.h"
+#include "target/session.h"
 #include "slicev.h"
 #include "theme.h"
 #include "ui.h"

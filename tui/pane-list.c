@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "keymap.h"
-#include "session.h"
+#include "target/session.h"
 #include "slicev.h"
 #include "theme.h"
 #include "ui.h"

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame.h"
-#include "../alter/alter.h"
-#include "bp.h"
+#include "target/frame.h"
+#include "alter/alter.h"
+#include "target/bp.h"
 #include "keymap.h"
 #include "slicev.h"
-#include "loc.h"
-#include "session.h"
-#include "source.h"
+#include "target/loc.h"
+#include "target/session.h"
+#include "dinfo/source.h"
 #include "theme.h"
 #include "ui.h"
 

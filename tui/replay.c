@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qzs.h"
+#include "cmd/qzs.h"
 #include "runner.h"
-#include "session.h"
+#include "target/session.h"
 #include "ui.h"
 
 struct rp {

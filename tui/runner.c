@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "target/session.h"
 #include "ui.h"
 
 /* How long a command may run before the status line says "running"

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../alter/alter.h"
-#include "../ckpt/ckpt.h"
-#include "../slice/slice.h"
-#include "bp.h"
-#include "cmd.h"
+#include "alter/alter.h"
+#include "ckpt/ckpt.h"
+#include "slice/slice.h"
+#include "target/bp.h"
+#include "cmd/cmd.h"
 #include "keymap.h"
-#include "session.h"
+#include "target/session.h"
 #include "theme.h"
 #include "ui.h"
 

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frame.h"
-#include "session.h"
-#include "signals.h"
+#include "target/frame.h"
+#include "target/session.h"
+#include "proc/signals.h"
 #include "slicev.h"
 #include "theme.h"
 #include "ui.h"

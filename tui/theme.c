@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define COLOR_DEFAULT (-1)
 

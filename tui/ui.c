@@ -18,12 +18,12 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "keymap.h"
 #include "replay.h"
 #include "runner.h"
 #include "slicev.h"
-#include "session.h"
+#include "target/session.h"
 #include "theme.h"
 #include "tui.h"
 #include "uicmd.h"

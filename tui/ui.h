@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "lineedit.h"
-#include "util.h"
+#include "util/util.h"
 
 struct qz;
 struct _win_st;

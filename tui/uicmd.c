@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "keymap.h"
-#include "session.h"
+#include "target/session.h"
 #include "theme.h"
 #include "ui.h"
-#include "cmd-ui.h"
+#include "cmd/cmd-ui.h"
 #include "slicev.h"
 
 static struct tui *ui_tui;   /* one UI per process */

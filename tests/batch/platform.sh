@@ -1,5 +1,5 @@
 #!/bin/sh
-# The capability probe (core/platform.c) and the stepping primitive's
+# The capability probe (core/proc/platform.c) and the stepping primitive's
 # fallback: `info platform`, the maintenance switches, and single steps over
 # cpuid, rdtsc and xgetbv (tests/fixtures/hvinsn.c) that must stop at the
 # very next instruction whether the machine's trap is on time or late, with

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Watchpoints (core/watch.c) on tests/fixtures/watchme.c: hardware watch,
+# Watchpoints (core/target/watch.c) on tests/fixtures/watchme.c: hardware watch,
 # rwatch and awatch on globals, struct fields, a local (deleted when its
 # frame exits), 8- and 16-byte and unaligned ranges, the software fallback,
 # interplay with breakpoints, next, libc writes and displaced instructions,
@@ -9,7 +9,7 @@
 #
 # Every check runs twice: with the mechanism the machine offers (debug
 # registers where they fire, else page protection), then with debug
-# registers forced off (page protection, core/pagewatch.c), so every
+# registers forced off (page protection, core/target/pagewatch.c), so every
 # machine tests the fallback; the two passes must print the same.
 . tests/lib.sh
 BIN=$B/watchme-O0
@@ -18,7 +18,7 @@ HIT='^main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/watchme.c'
 
 # How the second pass turns the debug registers off: "env" (the temporary
 # platform stub: debug registers only with QZ_TMP_DR set) or "maint"
-# (-ex 'maint set debug-registers off', once core/platform.c has it).
+# (-ex 'maint set debug-registers off', once core/proc/platform.c has it).
 NO_DR=maint
 
 PFX=""

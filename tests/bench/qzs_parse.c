@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "qzs.h"
+#include "cmd/qzs.h"
 
 static double now_ms(void)
 {

@@ -9,7 +9,7 @@
 #
 # watch-pageprot: `watch watched` on wloop-O0 (written once per 1000
 # iterations of a 10000-iteration loop: 10 triggers) with debug registers
-# off (page protection, core/pagewatch.c), from `break main` to the exit
+# off (page protection, core/target/pagewatch.c), from `break main` to the exit
 # with an ignore count (checked: hit 10 times), against gdb's software
 # watchpoint (`set can-use-hw-watchpoints 0`) on the same program: (time
 # of that run - time of `break main`, `run`) / 10, in ms per trigger.

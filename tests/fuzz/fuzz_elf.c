@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dinfo.h"
-#include "image.h"
-#include "lines.h"
-#include "unwind.h"
-#include "util.h"
+#include "dinfo/dinfo.h"
+#include "dinfo/image.h"
+#include "dinfo/lines.h"
+#include "dinfo/unwind.h"
+#include "util/util.h"
 
 /* Queries per input stay bounded so that one input is never slow. */
 #define MAX_FUNCS 64

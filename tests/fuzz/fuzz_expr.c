@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "value/expr.h"
 
 /* Types. */
 

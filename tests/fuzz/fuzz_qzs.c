@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qzs.h"
+#include "cmd/qzs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "target/session.h"
 #include "unit.h"
 #include "../../alter/alter.h"
 #include "../../alter/dreg.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ckpt/ckpt-int.h"
+#include "ckpt/ckpt-int.h"
 #include "unit.h"
 
 static void check(bool ok, const char *name, const char *fmt, ...)

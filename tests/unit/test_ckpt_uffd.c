@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ckpt/ckpt.h"
-#include "../ckpt/ckpt-int.h"
-#include "cmd.h"
-#include "session.h"
+#include "ckpt/ckpt.h"
+#include "ckpt/ckpt-int.h"
+#include "cmd/cmd.h"
+#include "target/session.h"
 #include "unit.h"
 
 static struct sbuf out;

@@ -1,9 +1,9 @@
 /* test_dinfo: the DWARF info module against nm and gdb on the fixtures in
  * tests/build, the expression evaluator on hand-made expressions, and types
  * on a program this test writes and compiles itself. */
-#include "dinfo.h"
-#include "lines.h"
-#include "util.h"
+#include "dinfo/dinfo.h"
+#include "dinfo/lines.h"
+#include "util/util.h"
 #include "unit.h"
 
 #include <dwarf.h>

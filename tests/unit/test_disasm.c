@@ -2,8 +2,8 @@
  * instruction, on the fixtures and a window of the system libc: lengths,
  * mnemonics, operands (spacing and number formats normalised), branch
  * classes and direct targets. */
-#include "disasm.h"
-#include "util.h"
+#include "dinfo/disasm.h"
+#include "util/util.h"
 #include "unit.h"
 
 #include <ctype.h>

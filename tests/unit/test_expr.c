@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "expr.h"
+#include "value/expr.h"
 
 /* Types. */
 

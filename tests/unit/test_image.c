@@ -1,8 +1,8 @@
 /* test_image: core/image checked against binutils (nm, objdump, readelf) on
  * the fixtures, a few linker variants of a small program and the system
  * libc. Run from the repository root after the fixtures are built. */
-#include "image.h"
-#include "util.h"
+#include "dinfo/image.h"
+#include "util/util.h"
 #include "unit.h"
 
 #include <stdarg.h>

@@ -22,8 +22,8 @@
 
 #include <capstone/capstone.h>
 
-#include "image.h"
-#include "proc.h"
+#include "dinfo/image.h"
+#include "proc/proc.h"
 #include "unit.h"
 #include "../../slice/insn.h"
 
@@ -167,7 +167,7 @@ static void compare(struct tally *t, const struct insn *in, const struct obs *a,
 	}
 }
 
-/* The program under the one stepping primitive (core/proc.c), which steps
+/* The program under the one stepping primitive (core/proc/proc.c), which steps
  * over instructions whose trap this machine delivers late (platform.c). */
 static struct proc *start(const char *path)
 {

@@ -1,7 +1,7 @@
 /* test_lines: the line table module against objdump's decoded lines and
  * gdb's own answers for the fixtures built in tests/build. */
-#include "lines.h"
-#include "util.h"
+#include "dinfo/lines.h"
+#include "util/util.h"
 #include "unit.h"
 
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * every one in a tracing stop after proc_stop_all (again after a resume,
  * with our SIGSTOPs swallowed), proc_step moving one thread only, nothing
  * left after proc_kill. Uses the fixtures thr4-O0 and thrloop-O0. */
-#include "proc.h"
+#include "proc/proc.h"
 #include "unit.h"
 
 #include <dirent.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "session.h"
+#include "cmd/cmd.h"
+#include "target/session.h"
 #include "unit.h"
 #include "../../slice/slice.h"
 

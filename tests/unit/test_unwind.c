@@ -4,8 +4,8 @@
  * live: a signal frame through libc's __restore_rt and a whole backtrace of
  * this process compared with glibc's backtrace(). */
 #define _GNU_SOURCE
-#include "unwind.h"
-#include "util.h"
+#include "dinfo/unwind.h"
+#include "util/util.h"
 #include "unit.h"
 
 #include <execinfo.h>

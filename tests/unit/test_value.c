@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "value.h"
+#include "value/value.h"
 
 /* Types. */
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static inline void unit_vcheck(bool ok, const char *name, const char *fmt, va_list ap)
 {

@@ -1,0 +1,140 @@
+/* cmd-stack: backtrace and frame selection. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmds.h"
+#include "target/frame.h"
+#include "target/session.h"
+
+static void cmd_frame_line(struct qz *q, const struct frame *f, struct sbuf *b)
+{
+	sbuf_printf(b, "#%-2d ", f->level);
+	frame_describe(q, f, frame_shows_addr(f), b);
+	sbuf_addc(b, '\n');
+}
+
+int cmd_backtrace(struct qz *q, const char *a)
+{
+	int64_t limit = -1;
+	bool full = false;
+	while (*(a = str_skip_space(a))) {
+		size_t n = strcspn(a, " \t");
+		char *w = xstrndup(a, n);
+		if (!strcmp(w, "full") || !strcmp(w, "-full"))
+			full = true;
+		else if (!str_to_i64(w, &limit)) {
+			free(w);
+			return qz_error(q, "No symbol \"%.*s\" in current context.", (int)n, a);
+		}
+		free(w);
+		a += n;
+	}
+	struct sbuf b = {0};
+	int i;
+	for (i = 0; limit < 0 || i < limit; i++) {
+		const struct frame *f = frame_get(q, i);
+		if (!f)
+			break;
+		cmd_frame_line(q, f, &b);
+		if (full && f->func && !cmd_frame_vars(q, f, false, 8, &b))
+			sbuf_add(&b, "No locals.\n");
+	}
+	if (limit >= 0 && frame_get(q, i))
+		sbuf_add(&b, "(More stack frames follow...)\n");
+	if (b.s)
+		qz_puts(q, b.s);
+	sbuf_free(&b);
+	return 0;
+}
+
+static int cmd_select(struct qz *q, int n)
+{
+	const struct frame *f = frame_get(q, n);
+	if (!f)
+		return qz_error(q, "No frame at level %d.", n);
+	q->sel_frame = n;
+	frame_print_level(q, n, f);
+	return 0;
+}
+
+/* gdb's info frame, as far as the unwinder tells. */
+int cmd_info_frame(struct qz *q, const char *a)
+{
+	(void)a;
+	const struct frame *f = frame_get(q, q->sel_frame);
+	uint64_t ra = 0, cfa = 0;
+	if (!f)
+		return qz_error(q, "No stack.");
+	bool has_ra = frame_return(q, f, &ra, &cfa) == 0;
+	struct sbuf b = {0};
+	sbuf_printf(&b, "Stack level %d, frame at 0x%llx:\n rip = 0x%llx", f->level,
+		    (unsigned long long)f->cfa, (unsigned long long)f->pc);
+	const char *name = f->inl ? f->inl->name : f->func ? f->func->name : f->sym;
+	if (name)
+		sbuf_printf(&b, " in %s", name);
+	if (f->file)
+		sbuf_printf(&b, " (%s:%d)", frame_file_name(q, f->file), f->line);
+	if (has_ra)
+		sbuf_printf(&b, "; saved rip = 0x%llx", (unsigned long long)ra);
+	sbuf_addc(&b, '\n');
+	const struct frame *up = frame_get(q, f->level + 1);
+	if (up)
+		sbuf_printf(&b, " called by frame at 0x%llx\n", (unsigned long long)up->cfa);
+	if (f->level > 0)
+		sbuf_printf(&b, " caller of frame at 0x%llx\n",
+			    (unsigned long long)frame_get(q, f->level - 1)->cfa);
+	if (f->func)
+		sbuf_add(&b, " source language c.\n");
+	sbuf_printf(&b, " Arglist at 0x%llx, args: ", (unsigned long long)(f->cfa - 16));
+	if (f->func) {
+		struct sbuf d = {0};
+		frame_describe(q, f, false, &d);   /* "name (args) at ..." */
+		const char *open = strchr(d.s, '('), *close = strrchr(d.s, ')');
+		if (open && close && close > open)
+			sbuf_addn(&b, open + 1, (size_t)(close - open - 1));
+		sbuf_free(&d);
+	}
+	sbuf_printf(&b, "\n Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
+		    (unsigned long long)(f->cfa - 16), (unsigned long long)f->cfa);
+	sbuf_printf(&b, " Saved registers:\n  rip at 0x%llx\n", (unsigned long long)(f->cfa - 8));
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	return 0;
+}
+
+int cmd_frame(struct qz *q, const char *a)
+{
+	int64_t n = q->sel_frame;
+	if (str_starts(a, "level "))
+		a = str_skip_space(a + 6);
+	if (*a && !str_to_i64(a, &n))
+		return qz_error(q, "Invalid frame level \"%s\".", a);
+	return cmd_select(q, (int)n);
+}
+
+int cmd_up(struct qz *q, const char *a)
+{
+	int64_t n = 1;
+	if (*a && !str_to_i64(a, &n))
+		return qz_error(q, "Invalid number \"%s\".", a);
+	int to = q->sel_frame + (int)n;
+	if (!frame_get(q, to)) {
+		if (!frame_get(q, q->sel_frame + 1))
+			return qz_error(q, "Initial frame selected; you cannot go up.");
+		while (frame_get(q, to) == NULL)
+			to--;
+	}
+	return cmd_select(q, to);
+}
+
+int cmd_down(struct qz *q, const char *a)
+{
+	int64_t n = 1;
+	if (*a && !str_to_i64(a, &n))
+		return qz_error(q, "Invalid number \"%s\".", a);
+	if (q->sel_frame == 0)
+		return qz_error(q, "Bottom (innermost) frame selected; you cannot go down.");
+	int to = q->sel_frame - (int)n;
+	return cmd_select(q, to < 0 ? 0 : to);
+}

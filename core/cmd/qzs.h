@@ -1,0 +1,108 @@
+/* qzs: session files (.qzs). The session keeps a transcript of every
+ * top-level command and what it printed; `save session` and
+ * `--record-session` write it, and a replay runs a parsed file's commands
+ * again, showing them or checking their output against the saved one. */
+#ifndef QZ_QZS_H
+#define QZ_QZS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "target/session.h"
+
+#define QZS_VERSION 1
+
+/* One command of a parsed file, with the comments written before it (a
+ * teacher's captions) and the output saved after it. */
+struct qzs_entry {
+	int lineno;          /* line of the "(qzdb) " command in the file */
+	char *cmd;
+	char *comment;       /* the comment lines before it, "# " removed; or NULL */
+	char *output;        /* saved output, "" if none */
+};
+
+struct qzs_file {
+	char *path;
+	char *program;       /* absolute or relative to the file's directory */
+	char **args;
+	size_t nargs;
+	char *build_id;      /* NULL if the header has none */
+	long long size;      /* -1 if the header has none */
+	struct qzs_entry *entries;
+	size_t n;
+	char *trailer;       /* comments after the last command, or NULL */
+};
+
+/* The transcript (called by cmd_run and the output functions). */
+void qzs_cmd_begin(struct qz *q, const char *line);
+void qzs_cmd_end(struct qz *q);
+void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text);
+void qzs_free_log(struct qz *q);
+/* What the latest top-level command printed. */
+const char *qzs_last_output(struct qz *q);
+
+/* Write the transcript so far to path, and from now on append each command
+ * as it completes (--record-session). -1 with the error set. */
+int qzs_record_to(struct qz *q, const char *path);
+
+/* "#" not followed by a digit (that is a backtrace line). */
+bool qzs_is_comment(const char *line);
+
+/* Parse a session file; NULL with a message naming the line on error. */
+struct qzs_file *qzs_parse(const char *path, char *err, size_t errlen);
+struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
+				char *err, size_t errlen);
+void qzs_file_free(struct qzs_file *f);
+/* The program the file names, resolved against the file's directory. */
+char *qzs_program_path(const struct qzs_file *f);
+/* The real path of the file's directory (NULL if it cannot be resolved). */
+char *qzs_file_dir(const struct qzs_file *f);
+/* path (relative to dir unless absolute) names a regular file whose real
+ * path lies inside dir, also once symbolic links are followed; its real
+ * path in *real if real is not NULL (to free). */
+bool qzs_path_inside(const char *dir, const char *path, char **real);
+/* The program a replay runs: given (--program, any file the viewer
+ * chose) or the one the file names, which must lie inside the file's
+ * directory tree. NULL with a message naming the path otherwise. */
+char *qzs_replay_program(const struct qzs_file *f, const char *given, char *err, size_t errlen);
+/* Check the program against the header's build-id and size; -1 with a
+ * message when they differ. */
+int qzs_check_program(const struct qzs_file *f, const char *path, char *err, size_t errlen);
+
+/* Outputs equal once process ids and thread ids are normalised. */
+bool qzs_output_matches(const char *saved, const char *got);
+
+/* How to replay: check the outputs, and a front end's way to wait for a
+ * key before each command (returns 'b' to go back, 'q' to stop, anything
+ * else to go on; NULL: never wait). */
+struct qzs_replay {
+	bool check;
+	int (*wait_key)(void *arg);
+	void *arg;
+	/* Called after each command (the full-screen UI shows its effect);
+	 * NULL: nothing. */
+	void (*after)(void *arg);
+};
+
+/* Replay the commands of f in q (loaded with its program). Returns 0 when
+ * all went through (and, with check, matched), 1 at the first difference
+ * or a refused command. */
+int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_replay *r);
+
+/* The replay policy: 0 if command c may run with args in this replay,
+ * else -1 with the error set and the replay marked to stop. */
+struct cmd_def;
+int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args);
+/* --allow-unsafe: the viewer trusts the file; nothing is refused. */
+void qzs_replay_allow_unsafe(struct qz *q, bool allow);
+
+/* May a command write this file? Always in a normal session, never in a
+ * replay (unless --allow-unsafe). 0, or -1 with the error set. */
+int qzs_check_write(struct qz *q, const char *path);
+/* Open a file a command was asked to write (save session, maint dumps):
+ * the name must be given and pass qzs_check_write. NULL with the error
+ * set. */
+FILE *qzs_open_write(struct qz *q, const char *path);
+
+#endif

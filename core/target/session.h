@@ -1,0 +1,273 @@
+/* session: the debugger's state for one program: its modules and debug
+ * info, the process, breakpoints, settings, value history and the output
+ * sink every command writes through. Front ends drive it with cmd_run()
+ * and receive text through the sink. */
+#ifndef QZ_SESSION_H
+#define QZ_SESSION_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bp.h"
+#include "dinfo/dinfo.h"
+#include "dinfo/image.h"
+#include "dinfo/lines.h"
+#include "proc/proc.h"
+#include "proc/sandbox.h"
+#include "proc/signals.h"
+#include "thread.h"
+#include "dinfo/unwind.h"
+#include "util/util.h"
+#include "value/value.h"
+
+/* One loaded ELF object: the program or a shared library. */
+struct qz_module {
+	char *path;
+	char *name;               /* as the dynamic linker names it (link_map
+	                             l_name, "/lib/.../libc.so.6"), or NULL */
+	struct img *img;
+	struct lines *lines;      /* NULL for libraries (no debug info yet) */
+	struct di_info *di;       /* NULL for libraries */
+	struct unw *unw;          /* opened lazily for libraries */
+	uint64_t bias;            /* runtime address = link-time + bias */
+	uint64_t lo, hi;          /* mapped range, runtime */
+};
+
+enum qz_out_kind { QZ_OUT_TEXT, QZ_OUT_ERROR, QZ_OUT_WARN };
+
+struct qz_sink {
+	void (*write)(void *arg, enum qz_out_kind kind, const char *text);
+	void *arg;
+};
+
+/* Why the program last stopped, for `info program` and front ends. */
+enum qz_stop_kind {
+	QZ_STOP_NONE, QZ_STOP_BREAKPOINT, QZ_STOP_STEP, QZ_STOP_SIGNAL,
+	QZ_STOP_EXITED, QZ_STOP_KILLED, QZ_STOP_LOCATION
+};
+
+struct qz_display {
+	int num;
+	char *expr;
+	char fmt;                     /* 0, a print format, or i/s for x */
+	int count;                    /* for display/Ni */
+	bool enabled;
+};
+
+struct qz;
+struct run_target;
+
+/* A module outside core (alter/, ckpt/, slice/) that keeps state which
+ * must follow the process: a checkpoint saves it and a rollback restores
+ * it; a new process or a dead one resets it. Any hook may be NULL. */
+struct qz_hooks {
+	const char *name;
+	void *(*save)(struct qz *q);             /* copy my state (checkpoint) */
+	void (*restore)(struct qz *q, const void *saved);
+	void (*free_saved)(void *saved);
+	void (*on_start)(struct qz *q);          /* a new process was started */
+	void (*on_gone)(struct qz *q);           /* the process is gone */
+	void (*fini)(struct qz *q);              /* the session ends */
+	/* The process stopped at an int3 site (pc is its address): a module
+	 * that planted one there (bp_site_add) acts on it and returns a
+	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
+	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
+	int (*on_trap)(struct qz *q, uint64_t pc);
+	/* `break SPEC if COND`: 0 if COND is not the module's form, 1 if the
+	 * module created the breakpoint, -1 with the error set. */
+	int (*on_break)(struct qz *q, const char *spec, const char *cond, bool temp);
+	/* A SIGTRAP stop at no int3 site (a debug register fired): a run_ev as
+	 * for on_trap. */
+	int (*on_sigtrap)(struct qz *q);
+	/* The process is about to be resumed with signal sig, which will end
+	 * it: return true to keep it instead (run.c reports the termination
+	 * and marks the process held). */
+	bool (*keep_dying)(struct qz *q, int sig);
+	/* The process stopped with signal sig: a module that sent it (ckpt's
+	 * interval timer) acts and returns RUN_AGAIN to resume silently,
+	 * else RUN_TARGET. */
+	int (*on_signal)(struct qz *q, int sig);
+};
+
+#define QZ_MAX_HOOKS 8
+
+struct qz {
+	char *prog;                   /* path of the program */
+	char **args;                  /* its arguments (without argv[0]) */
+	size_t nargs;
+	char *stdin_path, *stdout_path;
+	struct qz_module exe;
+	bool exe_loaded;
+	struct qz_module *libs;
+	size_t nlibs, libs_cap;
+	bool libs_stale;              /* re-read /proc/PID/maps before use */
+
+	struct proc *proc;
+	int last_exit_code;
+	enum qz_stop_kind stop;
+	int stop_sig;                 /* signal the process stopped with, to pass
+	                                 on resume */
+	int sel_frame;                /* selected frame number */
+	/* At the first instruction of an inlined call gdb shows the caller at
+	 * the call site; this many of those hidden calls are shown instead
+	 * (after `step` into one, or a breakpoint on the inlined function). */
+	int inline_unskip;
+	struct frame *frames;         /* unwound so far at this stop */
+	size_t nframes, frames_cap;
+	bool frames_done;             /* the outermost frame was reached */
+
+	struct bp_table bps;
+	struct sig_table sigs;
+
+	struct val *history;          /* value history $1, $2, ... */
+	size_t nhistory, history_cap;
+	struct qz_display *displays;
+	size_t ndisplays, displays_cap;
+	int next_display;
+
+	/* settings */
+	bool pin_cpu;
+	int print_elements;
+	int listsize;
+	bool confirm_batch;
+
+	/* x's defaults: the next `x` continues after the last one */
+	uint64_t x_next;
+	char x_fmt;
+	int x_size;
+	int x_count;
+	int stops_shown;              /* stop reports so far, for displays */
+
+	/* list's position: the next `list` continues from here */
+	const char *list_file;
+	int list_line;
+	int list_first, list_last;
+
+	/* A page in the debuggee holding out-of-line copies of instructions
+	 * replaced by breakpoints, so a hit resumes without a single-step. */
+	uint64_t scratch;
+	int scratch_state;            /* 0 not tried, 1 mapped, -1 unavailable */
+	size_t scratch_used;
+
+	/* Debug registers alter/ holds for watched calls (break FUNC if write
+	 * ...): while it holds any, watchpoints are software ones, and while
+	 * hardware watchpoints hold them, calls are not watched: the two
+	 * never share DR0-DR3. */
+	int dr_held_by_calls;
+
+	/* State owned by the modules outside core, opaque here. */
+	struct alter_state *alter;
+	struct ckpt_state *ckpt;
+	struct slice_state *slice;
+	const struct qz_hooks *hooks[QZ_MAX_HOOKS];
+	int nhooks;
+
+	struct qzs_log *qzs;          /* the transcript (qzs.c) */
+	bool replaying;               /* running a session file's commands */
+	bool quiet;                   /* output goes to the transcript only */
+
+	struct qz_sink sink;
+	struct sbuf err;              /* the failing command's message */
+	bool interrupted;             /* SIGINT from the user while running */
+	struct watch_state *watch;    /* watchpoints' registers (core/target/watch.c) */
+	struct pw_state *pw;          /* page-protection watches (core/target/pagewatch.c) */
+
+	/* Shared libraries (core/target/solib.c) and attach. */
+	struct solib_state *solib;
+	bool libs_tracked;            /* the module list follows r_debug: no
+	                                 re-reading of /proc/PID/maps */
+	int bp_pending;               /* set breakpoint pending: -1 auto, 0, 1 */
+	bool attached;                /* the process was attached to: quit
+	                                 detaches instead of killing */
+	char *debug_dir;              /* set debug-file-directory: where
+	                                 .build-id/xx/rest.debug files are */
+	/* The program ended (exit or fatal signal) but the process is kept,
+	 * stopped, for a rollback (ckpt/): commands see no process. */
+	bool held;
+
+	/* threads and fork (core/target/thread.c) */
+	struct thread_state thr;
+
+	/* slice/: while a region is recorded, the recorder runs the program
+	 * by single-stepping (run_until_target and run_step_insn hand over to
+	 * it; it steps with run_step_raw and stops by run_region_check); NULL:
+	 * the program runs freely. Returns an enum run_ev. */
+	int (*region)(struct qz *q, const struct run_target *t, bool one);
+
+	/* Front ends (tui/) */
+	char *tty_path;               /* the program's terminal (the UI's pty), or
+	                                 NULL to share qzdb's */
+	int term_sig;                 /* signal that killed the program last */
+	const struct qz_ui *ui;       /* the full-screen UI's commands, or NULL */
+
+	/* set sandbox, --replay (core/cmd/cmd-sandbox.c): how the next run is
+	 * confined; the process points at it while it lives. */
+	struct sandbox sandbox;
+};
+
+struct qz *qz_new(struct qz_sink sink);
+/* Make q->sandbox ready for a launch (cmd-sandbox.c); -1 plus err. */
+int sandbox_session_prepare(struct qz *q, char *err, size_t errlen);
+void qz_free(struct qz *q);
+/* Load the program's ELF and debug info; -1 with an error printed. */
+int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);
+
+/* Output: every command writes through these; qz_emit is the one place
+ * text reaches the sink (and the transcript). */
+void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text);
+void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qz_puts(struct qz *q, const char *s);
+/* Record an error message for the running command; returns -1 so a handler
+ * can `return qz_error(q, ...)`. */
+int qz_error(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void qz_warn(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+bool qz_running(const struct qz *q);
+/* Memory of the process with breakpoint bytes hidden; 0 on success. */
+int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len);
+int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
+/* Write the process's memory; a planted breakpoint in the range keeps its
+ * int3 and remembers the new byte as the original. */
+int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len);
+
+/* The module containing a runtime address, or NULL. */
+struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
+/* "main+4", "puts@plt" or NULL, for <...> annotations. */
+const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
+const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
+/* Refresh the library list from /proc/PID/maps. */
+void qz_refresh_modules(struct qz *q);
+/* Free library i and close the gap in q->libs (it was unloaded). */
+void qz_module_drop(struct qz *q, size_t i);
+/* The process executed path: it is the program from now on (symbols,
+ * line tables and unwind info of path replace the old ones). */
+int qz_exec_reload(struct qz *q, const char *path);
+/* Forget the process (it exited or was killed): breakpoints back to
+ * unrelocated addresses, modules dropped. */
+void qz_process_gone(struct qz *q);
+
+/* Leave an attached process as it was before qzdb touched it (int3s,
+ * debug registers, a pending signal handed back) and detach: it runs on. */
+int qz_detach(struct qz *q);
+/* A command ended with the program stopped for the user: registers
+ * written back to the kernel and the int3s out of its memory (they go back
+ * in when it resumes), so that qzdb dying now leaves a clean program. */
+void qz_user_stop(struct qz *q);
+/* Front ends: SIGTERM, SIGHUP and SIGPIPE end the running command at a stop
+ * and make cmd_run answer CMD_QUIT (proc_quit_pending()); a crash inside
+ * qzdb puts q's program back as it was before dying. */
+void qz_signals(struct qz *q);
+
+/* Register a module's hooks (once per session). */
+void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
+void qz_hooks_start(struct qz *q);
+void qz_hooks_gone(struct qz *q);
+/* Offer `break SPEC if COND` to the modules: as qz_hooks.on_break. */
+int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp);
+
+/* Add v to the value history; returns its number. Takes ownership. */
+int qz_history_add(struct qz *q, struct val *v);
+
+#endif
