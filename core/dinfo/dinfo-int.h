@@ -1,4 +1,4 @@
-/* dinfo-int: what dinfo.c, dinfo-type.c and dinfo-loc.c share while reading
+/* dinfo-int: what the dinfo*.c files share while reading
  * DWARF: the arena everything lives in, small maps, libdwarf attribute
  * helpers. Not for use outside dinfo. */
 #ifndef QZ_DINFO_INT_H
@@ -24,7 +24,25 @@ struct di_smap {
 	size_t cap, n;
 };
 
-struct di_arena_blk;
+#define MAX_REF_DEPTH 8     /* origin/specification chains longer are bogus */
+#define MAX_SCOPE_DEPTH 64
+
+struct di_arena_blk {
+	struct di_arena_blk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+/* Attributes of a DIE merged with those of its origin/specification. */
+struct die_desc {
+	const char *name;
+	const struct di_type *type;
+	bool has_type;
+	const char *decl_file;
+	int decl_line;
+	bool external;
+};
+
 
 /* How a DIE's abbreviation has a flag attribute. */
 enum di_flag_form {
@@ -207,5 +225,42 @@ void di_add_enumerators(struct di_info *di, const struct di_type *t);
  * ops re-encoded as standalone DWARF bytes (DW_OP_addrx/constx resolved). */
 int di_parse_locs(struct di_info *di, Dwarf_Die die, Dwarf_Half at,
 		  struct di_locexpr **out, size_t *n);
+
+/* dinfo-read.c: DIE descriptions, origins, pc ranges */
+Dwarf_Attribute di_get_attr(Dwarf_Die die, Dwarf_Half at);
+Dwarf_Half di_attr_form(Dwarf_Attribute a);
+Dwarf_Off di_die_offset(Dwarf_Die die);
+Dwarf_Die di_origin_die(struct di_info *di, Dwarf_Die die);
+void di_describe(struct di_info *di, Dwarf_Die die, struct die_desc *d);
+size_t di_read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **out);
+int di_attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out);
+int di_read_entry_pc(Dwarf_Die die, uint64_t base, uint64_t *out);
+bool di_ranges_cover(const struct di_range *r, size_t n, uint64_t pc);
+uint64_t di_lowest_pc(const struct di_range *r, size_t n);
+
+/* dinfo.c: units and the index di_open builds */
+size_t di_ranges_of(struct di_info *di, Dwarf_Die die, uint64_t base,
+	struct di_range **out);
+struct di_cu *di_cu_of(struct di_info *di, Dwarf_Die die);
+const char *di_file_attr(struct di_info *di, Dwarf_Die die, Dwarf_Half at);
+bool di_func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
+	const struct di_abbrev *ab, struct di_func *f);
+struct di_static *di_new_static(struct di_info *di, enum di_static_kind kind,
+	const char *name);
+
+/* dinfo-func.c: reading a function in full (on its first lookup) */
+void di_parse_var(struct di_info *di, Dwarf_Die die, bool param,
+	struct di_var *v);
+void di_func_entry(Dwarf_Die die, struct di_func *f);
+struct di_fstate *di_fstate_of(const struct di_info *di,
+	const struct di_func *f);
+void di_func_read_all(struct di_info *di, const struct di_func *f);
+int di_cmp_frange(const void *a, const void *b);
+void di_add_franges(struct di_info *di, const struct di_func *f);
+void di_cu_expand(struct di_info *di, struct di_cu *cu);
+
+/* dinfo-lookup.c */
+const struct di_static *di_find_static(struct di_info *di, const char *name,
+	const char *cu_file);
 
 #endif
