@@ -19,6 +19,7 @@
 #include "target/frame.h"
 #include "target/regs.h"
 #include "target/run.h"
+#include "util/sorted.h"
 
 uint64_t ckpt_now_ns(void)
 {
@@ -46,14 +47,7 @@ struct ckpt *ckpt_find(struct ckpt_state *s, int id)
 
 static const struct ckpt_page *ckpt_page_in(const struct ckpt *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->npages;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->pages[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_BELOW(c->pages, c->npages, addr, addr);
 	return lo < c->npages && c->pages[lo].addr == addr ? &c->pages[lo] : NULL;
 }
 

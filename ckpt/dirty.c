@@ -19,6 +19,7 @@
 
 #include "ckpt-int.h"
 #include "util/kabi.h"
+#include "util/sorted.h"
 
 /* The userfaultfd: qzdb takes a copy (pidfd_getfd) and closes the
  * program's, so the program never sees it and cannot close it (a daemon's
@@ -122,14 +123,7 @@ static uint64_t ckpt_hash_page(const uint8_t *p, bool *zero)
 
 static const struct ckpt_hash *ckpt_hash_find(const struct ckpt_dirty *d, uint64_t a)
 {
-	size_t lo = 0, hi = d->nhs;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (d->hs[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_BELOW(d->hs, d->nhs, addr, a);
 	return lo < d->nhs && d->hs[lo].addr == a ? &d->hs[lo] : NULL;
 }
 

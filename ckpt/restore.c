@@ -22,6 +22,7 @@
 #include "ckpt-int.h"
 #include "target/frame.h"
 #include "target/run.h"
+#include "util/sorted.h"
 
 /* Is the process still there? If it died (killed from outside), reap it,
  * say so, and forget it. */
@@ -234,14 +235,7 @@ static void ckpt_path_pages(const struct ckpt *from, const struct ckpt *to, stru
 
 static bool ckpt_page_tracked(const struct ckpt_state *s, const struct ckpt *c, uint64_t a)
 {
-	size_t lo = 0, hi = c->os.nmaps;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (c->os.maps[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(c->os.maps, c->os.nmaps, hi, a);
 	return lo < c->os.nmaps && c->os.maps[lo].lo <= a && ckpt_map_tracked(s, &c->os.maps[lo]);
 }
 

@@ -8,6 +8,7 @@
 #include "insn.h"
 #include "target/session.h"
 #include "util/util.h"
+#include "util/sorted.h"
 
 #define CFG_MAX_BYTES (1 << 20)
 
@@ -144,14 +145,7 @@ static void cfg_leaders(struct qz *q, struct cfg_func *f, struct cfg_code *k)
 
 static int cfg_block_of(const struct cfg_func *f, uint64_t a)
 {
-	size_t lo = 0, hi = f->nblocks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(f->blocks, f->nblocks, start, a);
 	return lo && a <= f->blocks[lo - 1].last ? (int)lo - 1 : -1;
 }
 

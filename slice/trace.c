@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/sorted.h"
 
 void trace_free(struct trace *t)
 {
@@ -211,40 +212,19 @@ size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs)
 
 int32_t trace_inst_at(const struct trace *t, uint64_t i)
 {
-	size_t lo = 0, hi = t->nsegs;   /* last seg with at <= i */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->segs[mid].at <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(t->segs, t->nsegs, at, i);   /* last seg with at <= i */
 	return lo ? t->segs[lo - 1].inst : -1;
 }
 
 int64_t trace_cd_at(const struct trace *t, uint64_t i)
 {
-	size_t lo = 0, hi = t->ncds;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->cds[mid].at <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(t->cds, t->ncds, at, i);
 	return lo ? t->cds[lo - 1].parent : -1;
 }
 
 size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n)
 {
-	size_t lo = 0, hi = t->nsys;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->sys[mid].at < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_BELOW(t->sys, t->nsys, at, i);
 	size_t k = lo;
 	while (k < t->nsys && t->sys[k].at == i)
 		k++;

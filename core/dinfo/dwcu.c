@@ -2,6 +2,7 @@
  * the sanity checks libdwarf needs before it walks units. */
 #include "dwcu.h"
 #include "util/util.h"
+#include "util/sorted.h"
 
 #include <dwarf.h>
 #include <fcntl.h>
@@ -532,17 +533,24 @@ static Dwarf_Unsigned count_tabs(Dwarf_Debug dbg, bool loc)
 
 /* The table that holds offset off (by_offs: whose offset array starts at
  * off), by bisection: tables come in section order. */
+struct tab_key {
+	Dwarf_Debug dbg;
+	bool loc;
+	Dwarf_Unsigned off;
+};
+
+static bool tab_at_or_before(size_t i, const void *arg)
+{
+	const struct tab_key *k = arg;
+	struct list_tab t;
+	return list_tab(k->dbg, k->loc, i, &t) && t.hdr <= k->off;
+}
+
 static bool find_tab(Dwarf_Debug dbg, bool loc, Dwarf_Unsigned off, bool by_offs,
 		     Dwarf_Unsigned *idx, struct list_tab *t)
 {
-	Dwarf_Unsigned lo = 0, hi = count_tabs(dbg, loc);
-	while (lo < hi) {                       /* first table with hdr > off */
-		Dwarf_Unsigned mid = lo + (hi - lo) / 2;
-		if (list_tab(dbg, loc, mid, t) && t->hdr <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	struct tab_key k = {dbg, loc, off};
+	size_t lo = sorted_count(count_tabs(dbg, loc), tab_at_or_before, &k);
 	if (!lo || !list_tab(dbg, loc, lo - 1, t))
 		return false;
 	*idx = lo - 1;
@@ -699,13 +707,9 @@ bool dwcu_files_ok(const struct dwcu_lines *lines, Dwarf_Die cu)
 		return true;
 	bool ok = dwarf_global_formref(a, &off, &e) == DW_DLV_OK;
 	dwarf_dealloc_attribute(a);
-	size_t lo = 0, hi = ok ? lines->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (lines->ok[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (!ok)
+		return false;
+	size_t lo = sorted_count_key(lines->ok, lines->n, sizeof(*lines->ok), 0,
+				     sizeof(*lines->ok), off, false);
 	return lo < lines->n && lines->ok[lo] == off;
 }

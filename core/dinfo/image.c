@@ -4,6 +4,7 @@
  * that symbol names and img_read point straight into it. */
 #include "image.h"
 #include "util/util.h"
+#include "util/sorted.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -623,15 +624,7 @@ bool img_add_debug_symbols(struct img *im, const char *debug_path)
 /* Number of symbols at or below addr. */
 static size_t count_at_or_below(const struct img *im, uint64_t addr)
 {
-	size_t lo = 0, hi = im->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (im->syms[mid].s.addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_UPTO(im->syms, im->nsyms, s.addr, addr);
 }
 
 static bool sym_covers(const struct isym *s, uint64_t addr)
@@ -699,16 +692,21 @@ const struct img_sym *img_sym_at(const struct img *im, uint64_t addr, uint64_t *
 	return &s->s;
 }
 
+struct by_name_key {
+	const struct img *im;
+	const char *name;
+};
+
+static bool name_before(size_t i, const void *arg)
+{
+	const struct by_name_key *k = arg;
+	return strcmp(k->im->by_name[i]->s.name, k->name) < 0;
+}
+
 const struct img_sym *img_sym_named(const struct img *im, const char *name)
 {
-	size_t lo = 0, hi = im->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(im->by_name[mid]->s.name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	struct by_name_key k = {im, name};
+	size_t lo = sorted_count(im->nsyms, name_before, &k);
 	if (lo < im->nsyms && strcmp(im->by_name[lo]->s.name, name) == 0)
 		return &im->by_name[lo]->s;
 	return NULL;

@@ -8,6 +8,7 @@
 #include "unwind.h"
 #include "dwcu.h"
 #include "util/util.h"
+#include "util/sorted.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -215,14 +216,7 @@ void unw_close(struct unw *u)
 
 static const struct fde_ent *list_find(const struct fde_list *l, uint64_t pc)
 {
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->idx[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(l->idx, l->n, lo, pc);
 	if (lo && pc < l->idx[lo - 1].hi)
 		return &l->idx[lo - 1];
 	return NULL;

@@ -3,6 +3,7 @@
  * same pointer), conversions between values and host numbers, and type
  * names spelled as gdb's whatis spells them. Printing is in value-print.c. */
 #include "value.h"
+#include "util/hmap.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -84,15 +85,16 @@ struct made_type {
 	struct made_type *next;
 };
 
-static struct made_type *made[256];
+/* by made_hash; types whose hashes are equal chain through next */
+static struct hmap made;
 
-static size_t made_hash(enum di_kind kind, const struct di_type *target,
+static uint64_t made_hash(enum di_kind kind, const struct di_type *target,
 			const uint64_t *dims, size_t ndims)
 {
-	size_t h = (size_t)(uintptr_t)target / 16 + kind;
+	uint64_t h = hmap_hash_u64((uintptr_t)target + kind);
 	for (size_t i = 0; i < ndims; i++)
-		h = h * 31 + (size_t)dims[i];
-	return h % ARRAY_LEN(made);
+		h = hmap_hash_u64(h + dims[i]);
+	return h;
 }
 
 static bool made_equal(const struct made_type *m, enum di_kind kind,
@@ -117,8 +119,8 @@ static const struct di_type *make_type(enum di_kind kind,
 				       const struct di_type *target,
 				       const uint64_t *dims, size_t ndims)
 {
-	size_t h = made_hash(kind, target, dims, ndims);
-	for (struct made_type *m = made[h]; m; m = m->next)
+	uint64_t h = made_hash(kind, target, dims, ndims);
+	for (struct made_type *m = hmap_get(&made, h); m; m = m->next)
 		if (made_equal(m, kind, target, dims, ndims))
 			return &m->type;
 	struct made_type *m = xcalloc(1, sizeof(*m));
@@ -131,8 +133,8 @@ static const struct di_type *make_type(enum di_kind kind,
 	m->type.dims = m->dims;
 	m->type.ndims = ndims;
 	m->type.size = kind == DI_PTR ? 8 : array_size(target, dims, ndims);
-	m->next = made[h];
-	made[h] = m;
+	m->next = hmap_get(&made, h);
+	hmap_put(&made, h, m);
 	return &m->type;
 }
 
