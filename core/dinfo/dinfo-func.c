@@ -5,6 +5,7 @@
 #include "dinfo-int.h"
 #include "dwcu.h"
 #include "util/util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

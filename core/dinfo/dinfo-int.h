@@ -6,23 +6,10 @@
 
 #include "dinfo.h"
 #include "dwcu.h"
+#include "util/hmap.h"
 
 #include <dwarf.h>
 #include <libdwarf.h>
-
-/* Map from a DIE offset to a pointer; NULL values are never stored. */
-struct di_omap {
-	uint64_t *keys;
-	void **vals;
-	size_t cap, n;
-};
-
-/* Map from a string to a pointer; keys are owned by the caller. */
-struct di_smap {
-	const char **keys;
-	void **vals;
-	size_t cap, n;
-};
 
 #define MAX_REF_DEPTH 8     /* origin/specification chains longer are bogus */
 #define MAX_SCOPE_DEPTH 64
@@ -152,12 +139,12 @@ struct di_info {
 	struct di_func *funcs;     /* top-level functions, by lo */
 	struct di_fstate *fst;     /* fst[i] goes with funcs[i] */
 	size_t nfuncs, capfuncs, capfst;
-	struct di_smap func_names; /* name -> 1 + index of its first function */
+	struct hmap func_names; /* name -> 1 + index of its first function */
 	struct di_nested **nested;
 	size_t nnested, capnested;
 	struct di_func_range *franges;
 	size_t nfranges, capfranges;
-	struct di_smap statics;    /* name -> struct di_static chain */
+	struct hmap statics;    /* name -> struct di_static chain */
 	uint64_t nstatics;
 	Dwarf_Off *enum_offs;      /* top-level enum types, read for their
 	                              enumerators on the first static lookup */
@@ -165,18 +152,18 @@ struct di_info {
 	bool enums_read;
 	struct di_cu **cus;
 	size_t ncus, capcus;
-	struct di_omap cu_by_off;
+	struct hmap cu_by_off;
 	struct di_cu *last_cu;     /* cu_of's cache: DIEs come CU by CU */
-	struct di_omap types;      /* DIE offset -> struct di_type */
-	struct di_smap named;      /* "struct node", "node_t", "int" -> di_tname */
+	struct hmap types;      /* DIE offset -> struct di_type */
+	struct hmap named;      /* "struct node", "node_t", "int" -> di_tname */
 	struct di_tname **bases;   /* named base types, for other spellings */
 	size_t nbases, capbases;
-	struct di_smap paths;      /* interned file names */
+	struct hmap paths;      /* interned file names */
 	struct di_type **alltypes; /* creation order, for size fix-ups */
 	size_t nalltypes, capalltypes;
 	size_t nfixed;             /* alltypes before this are fixed up */
 	int type_depth;            /* nesting of type reads in progress */
-	struct di_smap origins;    /* function name -> struct di_origin chain */
+	struct hmap origins;    /* function name -> struct di_origin chain */
 	bool xcu_expanded;         /* units with inlines_xcu are expanded */
 	struct di_callsite_vec *calls;  /* of the function being expanded */
 };
@@ -187,10 +174,6 @@ void *di_memdup(struct di_info *di, const void *p, size_t n);
 const char *di_strdup(struct di_info *di, const char *s);
 const char *di_intern_path(struct di_info *di, const char *path);
 
-void *di_omap_get(const struct di_omap *m, uint64_t key);
-void di_omap_put(struct di_omap *m, uint64_t key, void *val);
-void *di_smap_get(const struct di_smap *m, const char *key);
-void di_smap_put(struct di_smap *m, const char *key, void *val);
 
 /* libdwarf attribute helpers: 0 on success, -1 if absent or unreadable. */
 int di_attr_u64(Dwarf_Die die, Dwarf_Half at, uint64_t *out);

@@ -3,7 +3,9 @@
  * the variables visible at a pc, inlined call chains and instances. */
 #include "dinfo-int.h"
 #include "dwcu.h"
+#include "util/sorted.h"
 #include "util/util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,7 @@
 
 static const struct di_func *func_at(const struct di_info *di, uint64_t pc)
 {
-	size_t lo = 0, hi = di->nfranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (di->franges[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_UPTO(di->franges, di->nfranges, lo, pc);
 	/* Ranges do not nest for out-of-line functions, but look a little
 	 * further back in case a producer overlaps them. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 4; k++)
@@ -68,7 +63,7 @@ const struct di_func *di_func_named(const struct di_info *cdi, const char *name)
 {
 	struct di_info *di = (struct di_info *)cdi;
 	const struct di_func *best = NULL;
-	uintptr_t first = (uintptr_t)di_smap_get(&di->func_names, name);
+	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
 	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
 		if (better_func(&di->funcs[i], best))
 			best = &di->funcs[i];
@@ -98,14 +93,7 @@ static const struct di_callsite *callsite_in(const struct di_info *di,
 					    const struct di_func *f, uint64_t return_pc)
 {
 	const struct di_fstate *st = di_fstate_of(di, f);
-	size_t lo = 0, hi = st->ncalls;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (st->calls[mid].return_pc < return_pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = SORTED_BELOW(st->calls, st->ncalls, return_pc, return_pc);
 	return lo < st->ncalls && st->calls[lo].return_pc == return_pc ? &st->calls[lo] : NULL;
 }
 
@@ -234,11 +222,11 @@ const struct di_static *di_find_static(struct di_info *di, const char *name,
 	int best_r = -1;
 	if (!di->enums_read)
 		read_enums(di);
-	for (struct di_static *s = di_smap_get(&di->statics, name); s; s = s->next) {
+	for (struct di_static *s = hmap_sget(&di->statics, name); s; s = s->next) {
 		static_expand(di, s);
 		rank_static(s, cu_file, &best, &best_r);
 	}
-	uintptr_t first = (uintptr_t)di_smap_get(&di->func_names, name);
+	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
 	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
 		rank_static(func_static(di, &di->funcs[i], (uint64_t)i), cu_file,
 			    &best, &best_r);
@@ -363,7 +351,7 @@ size_t di_inline_instances(const struct di_info *cdi, const char *name,
 			if (di->cus[i]->has_inlines && di->cus[i]->inlines_xcu)
 				di_cu_expand(di, di->cus[i]);
 	}
-	for (struct di_origin *o = di_smap_get(&di->origins, name); o; o = o->next)
+	for (struct di_origin *o = hmap_sget(&di->origins, name); o; o = o->next)
 		di_cu_expand(di, o->cu);
 	for (size_t i = 0; i < di->nfuncs; i++)
 		if (di->fst[i].expanded)

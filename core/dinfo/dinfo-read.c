@@ -5,6 +5,7 @@
 #include "dinfo-int.h"
 #include "dwcu.h"
 #include "util/util.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,85 +52,6 @@ const char *di_strdup(struct di_info *di, const char *s)
 	return s ? di_memdup(di, s, strlen(s) + 1) : NULL;
 }
 
-static uint64_t hash_u64(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	return k ^ (k >> 33);
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static size_t omap_slot(const struct di_omap *m, uint64_t key)
-{
-	size_t i = hash_u64(key) & (m->cap - 1);
-	while (m->vals[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-void *di_omap_get(const struct di_omap *m, uint64_t key)
-{
-	return m->cap ? m->vals[omap_slot(m, key)] : NULL;
-}
-
-void di_omap_put(struct di_omap *m, uint64_t key, void *val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct di_omap big = { .cap = m->cap ? m->cap * 2 : 256 };
-		big.keys = xcalloc(big.cap, sizeof(*big.keys));
-		big.vals = xcalloc(big.cap, sizeof(*big.vals));
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->vals[i])
-				di_omap_put(&big, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = big;
-	}
-	size_t i = omap_slot(m, key);
-	m->n += !m->vals[i];
-	m->keys[i] = key;
-	m->vals[i] = val;
-}
-
-static size_t smap_slot(const struct di_smap *m, const char *key)
-{
-	size_t i = hash_str(key) & (m->cap - 1);
-	while (m->keys[i] && strcmp(m->keys[i], key))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-void *di_smap_get(const struct di_smap *m, const char *key)
-{
-	return m->cap ? m->vals[smap_slot(m, key)] : NULL;
-}
-
-void di_smap_put(struct di_smap *m, const char *key, void *val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		struct di_smap big = { .cap = m->cap ? m->cap * 2 : 64 };
-		big.keys = xcalloc(big.cap, sizeof(*big.keys));
-		big.vals = xcalloc(big.cap, sizeof(*big.vals));
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				di_smap_put(&big, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		*m = big;
-	}
-	size_t i = smap_slot(m, key);
-	m->n += !m->keys[i];
-	m->keys[i] = key;
-	m->vals[i] = val;
-}
-
 /* Same normalisation as lines.c, so that paths compare equal as strings:
  * drop "." components and doubled slashes. */
 static char *path_normalise(const char *p)
@@ -154,10 +76,10 @@ static char *path_normalise(const char *p)
 const char *di_intern_path(struct di_info *di, const char *path)
 {
 	char *norm = path_normalise(path);
-	const char *old = di_smap_get(&di->paths, norm);
+	const char *old = hmap_sget(&di->paths, norm);
 	if (!old) {
 		old = di_strdup(di, norm);
-		di_smap_put(&di->paths, old, (void *)old);
+		hmap_sput(&di->paths, old, (void *)old);
 	}
 	free(norm);
 	return old;

@@ -36,7 +36,7 @@ static struct di_type *new_type(struct di_info *di, Dwarf_Off off,
 	if (!di_attr_u64(die, DW_AT_byte_size, &size))
 		t->size = size;
 	t->declaration = di_attr_flag(die, DW_AT_declaration);
-	di_omap_put(&di->types, off, t);
+	hmap_put(&di->types, off, t);
 	XGROW(di->alltypes, di->capalltypes, di->nalltypes + 1);
 	di->alltypes[di->nalltypes++] = t;
 	return t;
@@ -58,7 +58,7 @@ static char *type_key(char *buf, size_t len, const char *prefix, const char *nam
 static struct di_tname *note_name(struct di_info *di, const char *key, Dwarf_Off off,
 				  bool declaration, bool base)
 {
-	struct di_tname *tn = di_smap_get(&di->named, key);
+	struct di_tname *tn = hmap_sget(&di->named, key);
 	if (tn) {
 		if (tn->declaration && !declaration) {
 			tn->off = off;
@@ -71,7 +71,7 @@ static struct di_tname *note_name(struct di_info *di, const char *key, Dwarf_Off
 	tn->key = di_strdup(di, key);
 	tn->off = off;
 	tn->declaration = declaration;
-	di_smap_put(&di->named, tn->key, tn);
+	hmap_sput(&di->named, tn->key, tn);
 	if (base) {
 		XGROW(di->bases, di->capbases, di->nbases + 1);
 		di->bases[di->nbases++] = tn;
@@ -355,7 +355,7 @@ static const struct di_type *opaque_definition(struct di_info *di, Dwarf_Die die
 	    dwarf_diename(die, &name, &e) != DW_DLV_OK)
 		return NULL;
 	char *key = type_key(buf, sizeof buf, tag_prefix(tag), name);
-	const struct di_tname *tn = di_smap_get(&di->named, key);
+	const struct di_tname *tn = hmap_sget(&di->named, key);
 	if (key != buf)
 		free(key);
 	if (!tn || tn->declaration || tn->off == off)
@@ -377,13 +377,13 @@ static const struct di_type *read_type(struct di_info *di, Dwarf_Die die, Dwarf_
 	case DW_TAG_atomic_type:
 		/* No value semantics for a debugger: the qualified type. */
 		same = di_type_of(di, die);
-		di_omap_put(&di->types, off, (void *)same);
+		hmap_put(&di->types, off, (void *)same);
 		return same;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
 	case DW_TAG_union_type:
 		if ((same = opaque_definition(di, die, tag, off))) {
-			di_omap_put(&di->types, off, (void *)same);
+			hmap_put(&di->types, off, (void *)same);
 			return same;
 		}
 		t = new_type(di, off, tag == DW_TAG_union_type ? DI_UNION : DI_STRUCT, die);
@@ -392,7 +392,7 @@ static const struct di_type *read_type(struct di_info *di, Dwarf_Die die, Dwarf_
 		return t;
 	case DW_TAG_enumeration_type:
 		if ((same = opaque_definition(di, die, tag, off))) {
-			di_omap_put(&di->types, off, (void *)same);
+			hmap_put(&di->types, off, (void *)same);
 			return same;
 		}
 		t = new_type(di, off, DI_ENUM, die);
@@ -429,7 +429,7 @@ static const struct di_type *read_type_at(struct di_info *di, Dwarf_Die die, Dwa
 
 const struct di_type *di_type_at(struct di_info *di, Dwarf_Off off)
 {
-	const struct di_type *t = di_omap_get(&di->types, off);
+	const struct di_type *t = hmap_get(&di->types, off);
 	if (t)
 		return t;
 	Dwarf_Die die = di_offdie(di, off);
@@ -464,7 +464,7 @@ bool di_type_visit(struct di_info *di, Dwarf_Die die)
 	if (!is_type_tag(di_tag(die)))
 		return false;
 	dwarf_dieoffset(die, &off, &e);
-	if (!di_omap_get(&di->types, off))
+	if (!hmap_get(&di->types, off))
 		read_type_at(di, die, off);
 	return true;
 }
@@ -598,7 +598,7 @@ const struct di_type *di_type_named(const struct di_info *cdi, const char *name)
 	const struct di_tname *tn;
 	if (!strcmp(key, "void"))
 		t = &void_type;
-	else if ((tn = di_smap_get(&di->named, key)))
+	else if ((tn = hmap_sget(&di->named, key)))
 		t = named_type(di, tn);
 	else if (!str_starts(key, "struct ") && !str_starts(key, "union ") &&
 		 !str_starts(key, "enum "))

@@ -95,7 +95,7 @@ static struct di_cu *cu_load(struct di_info *di, Dwarf_Die cudie, Dwarf_Off off)
 	cu->nranges = di_ranges_of(di, cudie, cu->base, &cu->ranges);
 	XGROW(di->cus, di->capcus, di->ncus + 1);
 	di->cus[di->ncus++] = cu;
-	di_omap_put(&di->cu_by_off, off, cu);
+	hmap_put(&di->cu_by_off, off, cu);
 	return cu;
 }
 
@@ -108,7 +108,7 @@ struct di_cu *di_cu_of(struct di_info *di, Dwarf_Die die)
 		return di->last_cu;
 	if (di->last_cu && di->last_cu->off == off)
 		return di->last_cu;
-	struct di_cu *cu = di_omap_get(&di->cu_by_off, off);
+	struct di_cu *cu = hmap_get(&di->cu_by_off, off);
 	if (cu)
 		return di->last_cu = cu;
 	Dwarf_Die cudie = di_offdie(di, off);
@@ -257,8 +257,8 @@ struct di_static *di_new_static(struct di_info *di, enum di_static_kind kind,
 	s->var.name = name;
 	s->var.is_static = true;
 	if (name) {
-		s->next = di_smap_get(&di->statics, name);
-		di_smap_put(&di->statics, name, s);
+		s->next = hmap_sget(&di->statics, name);
+		hmap_sput(&di->statics, name, s);
 	}
 	return s;
 }
@@ -270,13 +270,13 @@ static void index_origin(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
 	const char *name;
 	bool external;
 	name_and_external(di, die, ab, &name, &external);
-	struct di_origin *head = name ? di_smap_get(&di->origins, name) : NULL;
+	struct di_origin *head = name ? hmap_sget(&di->origins, name) : NULL;
 	if (!name || (head && head->cu == cu))
 		return;
 	struct di_origin *o = di_alloc(di, sizeof(*o));
 	o->cu = cu;
 	o->next = head;
-	di_smap_put(&di->origins, name, o);
+	hmap_sput(&di->origins, name, o);
 }
 
 static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
@@ -373,9 +373,9 @@ static void index_funcs(struct di_info *di)
 	for (size_t i = n; i-- > 0;) {   /* chains in address order */
 		if (!funcs[i].name)
 			continue;
-		uintptr_t next = (uintptr_t)di_smap_get(&di->func_names, funcs[i].name);
+		uintptr_t next = (uintptr_t)hmap_sget(&di->func_names, funcs[i].name);
 		fst[i].next_named = (int)next - 1;
-		di_smap_put(&di->func_names, funcs[i].name, (void *)(uintptr_t)(i + 1));
+		hmap_sput(&di->func_names, funcs[i].name, (void *)(uintptr_t)(i + 1));
 	}
 }
 
@@ -437,17 +437,10 @@ void di_close(struct di_info *di)
 		next = b->next;
 		free(b);
 	}
-	struct di_omap *omaps[] = { &di->types, &di->cu_by_off };
-	struct di_smap *smaps[] = { &di->named, &di->paths, &di->statics, &di->func_names,
-				    &di->origins };
-	for (size_t i = 0; i < ARRAY_LEN(omaps); i++) {
-		free(omaps[i]->keys);
-		free(omaps[i]->vals);
-	}
-	for (size_t i = 0; i < ARRAY_LEN(smaps); i++) {
-		free(smaps[i]->keys);
-		free(smaps[i]->vals);
-	}
+	struct hmap *maps[] = { &di->types, &di->cu_by_off, &di->named, &di->paths,
+				&di->statics, &di->func_names, &di->origins };
+	for (size_t i = 0; i < ARRAY_LEN(maps); i++)
+		hmap_free(maps[i]);
 	free(di->funcs);
 	free(di->fst);
 	free(di->nested);
