@@ -186,8 +186,7 @@ static void run_cond_error(struct qz *q, struct bp *b)
 	sbuf_reset(&q->err);
 }
 
-/* Does breakpoint b stop here? Counts the hit and honours ignore counts. */
-static bool run_bp_stops(struct qz *q, struct bp *b)
+bool run_bp_stops(struct qz *q, struct bp *b)
 {
 	if (b->cond_expr) {
 		bool t;

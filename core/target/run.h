@@ -28,6 +28,11 @@ struct run_target {
 /* Start (or restart) the program and continue to the first stop (start
  * plants its temporary breakpoint on main before calling this). */
 int run_start(struct qz *q);
+/* Does breakpoint or watchpoint b stop the program now? Its condition
+ * (an error in it stops, reported, as in gdb), then its ignore count; counts
+ * the hit. The one place both kinds are judged. */
+struct bp;
+bool run_bp_stops(struct qz *q, struct bp *b);
 /* Single-step one instruction: RUN_STEPPED or RUN_STOPPED (exit/signal). */
 enum run_ev run_step_insn(struct qz *q);
 /* For the recorder (qz.region): one single-step, never handed over; and

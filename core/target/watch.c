@@ -589,27 +589,6 @@ static void watch_print_val(struct qz *q, struct sbuf *out, const char *label,
 	sbuf_addc(out, '\n');
 }
 
-/* Does b stop the program now (condition, ignore count)? Counts the hit. */
-static bool watch_stops(struct qz *q, struct bp *b)
-{
-	if (b->cond_expr) {
-		bool t;
-		if (eval_truth(q, b->cond_expr, &t) < 0) {
-			qz_printf(q, "Error in testing condition for breakpoint %d:\n%s\n",
-				  b->num, q->err.s ? q->err.s : "");
-			sbuf_reset(&q->err);
-		} else if (!t) {
-			return false;
-		}
-	}
-	b->hits++;
-	if (b->ignore > 0) {
-		b->ignore--;
-		return false;
-	}
-	return true;
-}
-
 /* Check one watchpoint that may have triggered; append its report to out
  * and return true if it stops the program. */
 static bool watch_check(struct qz *q, struct bp *b, struct sbuf *out, bool *resync)
@@ -624,7 +603,7 @@ static bool watch_check(struct qz *q, struct bp *b, struct sbuf *out, bool *resy
 	bool changed = !readable || !w->have_old || !watch_same(&w->old, &v);
 	bool report = b->kind == BP_KIND_RWATCH ? !changed
 		    : b->kind == BP_KIND_AWATCH ? true : changed;
-	if (report && watch_stops(q, b)) {
+	if (report && run_bp_stops(q, b)) {
 		sbuf_printf(out, "\n%s %d: %s\n\n", watch_title(b->kind), b->num, w->text);
 		if (changed && b->kind != BP_KIND_RWATCH) {
 			watch_print_val(q, out, "Old value", w->have_old ? &w->old : NULL);
