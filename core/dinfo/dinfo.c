@@ -379,44 +379,20 @@ static void index_funcs(struct di_info *di)
 	}
 }
 
-static int check_elf(const char *path, char *err, size_t errlen)
-{
-	unsigned char magic[4];
-	FILE *f = fopen(path, "rbe");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	if (n != 4 || memcmp(magic, "\177ELF", 4)) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
-		return -1;
-	}
-	return 0;
-}
-
 struct di_info *di_open(const char *path, char *err, size_t errlen)
 {
-	Dwarf_Error e = NULL;
-
 	struct dwcu_lines sane = {0};
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, &sane, err, errlen) < 0)
+	int fd;
+	Dwarf_Debug dbg;
+	int res = dwcu_open(path, &sane, &fd, &dbg, err, errlen);
+	if (res == DW_DLV_ERROR)
 		return NULL;
 	struct di_info *di = xcalloc(1, sizeof(*di));
 	di->sane = sane;
-	int res = dwcu_init(path, &di->fd, &di->dbg, &e);
-	if (res == DW_DLV_ERROR) {
-		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
-		dwarf_dealloc(di->dbg, e, DW_DLA_ERROR);
-		dwcu_lines_free(&di->sane);
-		free(di);
-		return NULL;
-	}
+	di->fd = fd;
+	di->dbg = dbg;
 	if (res == DW_DLV_OK)
 		dwcu_each(di->dbg, index_cu, di);
-	else
-		di->dbg = NULL;
 	index_funcs(di);
 	return di;
 }

@@ -5,6 +5,7 @@
 #include "util/sorted.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -490,6 +491,44 @@ int dwcu_check_file(const char *path, struct dwcu_lines *lines,
 		elf_end(elf);
 	close(fd);
 	return rc;
+}
+
+/* Refuse a file that is not ELF before libdwarf, which takes one it cannot
+ * read for one without DWARF. */
+static int check_magic(const char *path, char *err, size_t errlen)
+{
+	unsigned char magic[4];
+	FILE *f = fopen(path, "rbe");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t n = fread(magic, 1, sizeof magic, f);
+	fclose(f);
+	if (n != 4 || memcmp(magic, "\177ELF", 4)) {
+		snprintf(err, errlen, "%s: not an ELF file", path);
+		return -1;
+	}
+	return 0;
+}
+
+int dwcu_open(const char *path, struct dwcu_lines *sane, int *fd,
+	      Dwarf_Debug *dbg, char *err, size_t errlen)
+{
+	Dwarf_Error e = NULL;
+	*dbg = NULL;
+	*fd = -1;
+	if (check_magic(path, err, errlen) < 0 || dwcu_check_file(path, sane, err, errlen) < 0)
+		return DW_DLV_ERROR;
+	int res = dwcu_init(path, fd, dbg, &e);
+	if (res == DW_DLV_ERROR) {
+		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
+		dwarf_dealloc(*dbg, e, DW_DLA_ERROR);
+		dwcu_lines_free(sane);
+	}
+	if (res != DW_DLV_OK)
+		*dbg = NULL;
+	return res;
 }
 
 /* One table of .debug_loclists or .debug_rnglists as libdwarf loaded it. */

@@ -52,6 +52,12 @@ int dwcu_init(const char *path, int *fd, Dwarf_Debug *dbg, Dwarf_Error *e);
 int dwcu_check_file(const char *path, struct dwcu_lines *lines,
 		    char *err, size_t errlen);
 void dwcu_lines_free(struct dwcu_lines *lines);
+/* The one open of a DWARF reader (dinfo and lines): path must be an ELF file
+ * that passes dwcu_check_file (*sane gets its .debug_line index), then
+ * dwcu_init. DW_DLV_OK with *fd and *dbg, DW_DLV_NO_ENTRY without DWARF
+ * (*dbg NULL; *fd closed), DW_DLV_ERROR with err set and *sane freed. */
+int dwcu_open(const char *path, struct dwcu_lines *sane, int *fd,
+	      Dwarf_Debug *dbg, char *err, size_t errlen);
 
 /* Whether the DWARF 5 location list (loc) or range list that attribute a
  * of die refers to lies whole inside its table and ends there: libdwarf

@@ -180,23 +180,6 @@ static const char *lines_intern(struct lines *lt, const char *path)
 
 /* Tell a missing or non-ELF file from an ELF one without debug info, which
  * libdwarf reports alike. */
-static int check_elf(const char *path, char *err, size_t errlen)
-{
-	unsigned char magic[4];
-	FILE *f = fopen(path, "rbe");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	if (n != 4 || memcmp(magic, "\177ELF", 4)) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
-		return -1;
-	}
-	return 0;
-}
-
 /* Note that cu has rows or a file table entry for f. */
 static void cu_add_file(struct lcu *cu, const char *f)
 {
@@ -431,22 +414,15 @@ static void index_ranges(struct lines *lt)
 
 struct lines *lines_open(const char *path, char *err, size_t errlen)
 {
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error e = NULL;
-
 	struct dwcu_lines sane = {0};
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, &sane, err, errlen) < 0)
+	int fd;
+	Dwarf_Debug dbg;
+	int res = dwcu_open(path, &sane, &fd, &dbg, err, errlen);
+	if (res == DW_DLV_ERROR)
 		return NULL;
 	struct lines *lt = xcalloc(1, sizeof(*lt));
 	lt->sane = sane;
-	int res = dwcu_init(path, &lt->fd, &dbg, &e);
-	if (res == DW_DLV_ERROR) {
-		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
-		dwarf_dealloc(dbg, e, DW_DLA_ERROR);
-		dwcu_lines_free(&lt->sane);
-		free(lt);
-		return NULL;
-	}
+	lt->fd = fd;
 	if (res == DW_DLV_NO_ENTRY)
 		return lt;
 	lt->dbg = dbg;
