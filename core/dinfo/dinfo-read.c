@@ -52,30 +52,9 @@ const char *di_strdup(struct di_info *di, const char *s)
 	return s ? di_memdup(di, s, strlen(s) + 1) : NULL;
 }
 
-/* Same normalisation as lines.c, so that paths compare equal as strings:
- * drop "." components and doubled slashes. */
-static char *path_normalise(const char *p)
-{
-	struct sbuf b = {0};
-	if (p[0] == '/')
-		sbuf_addc(&b, '/');
-	while (*p) {
-		while (*p == '/')
-			p++;
-		size_t n = strcspn(p, "/");
-		if (n && !(n == 1 && p[0] == '.')) {
-			if (b.len && b.s[b.len - 1] != '/')
-				sbuf_addc(&b, '/');
-			sbuf_addn(&b, p, n);
-		}
-		p += n;
-	}
-	return sbuf_take(&b);
-}
-
 const char *di_intern_path(struct di_info *di, const char *path)
 {
-	char *norm = path_normalise(path);
+	char *norm = str_path_norm(path);
 	const char *old = hmap_sget(&di->paths, norm);
 	if (!old) {
 		old = di_strdup(di, norm);

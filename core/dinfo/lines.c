@@ -6,6 +6,7 @@
  * breakpoint placement follow gdb's rules. */
 #include "lines.h"
 #include "dwcu.h"
+#include "util/hmap.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -16,13 +17,6 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
-
-/* An interned string set: open addressing, power-of-two capacity. */
-struct strset {
-	char **slots;
-	size_t cap;
-	size_t n;
-};
 
 /* One compilation unit: what lines_open notes, and its rows once loaded. */
 struct lcu {
@@ -52,7 +46,7 @@ struct lines {
 	size_t *noranges;         /* units with no ranges: searched for any pc */
 	size_t nnoranges, capnoranges;
 	size_t nloaded;
-	struct strset names;      /* every file of every file table */
+	struct hmap names;        /* every file of every file table (owned) */
 	const char **all;         /* names in first-seen order */
 	size_t nall, capall;
 	/* Built once every unit is loaded (lines_rows, lines_files): */
@@ -99,87 +93,20 @@ static bool keep_row(struct loader *ld, const char *file, int line,
 	return !same || !ld->sm_disc;
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static char **strset_slot(const struct strset *set, const char *s)
-{
-	size_t mask = set->cap - 1;
-	size_t i = str_hash(s) & mask;
-	while (set->slots[i] && strcmp(set->slots[i], s))
-		i = (i + 1) & mask;
-	return &set->slots[i];
-}
-
-static void strset_grow(struct strset *set)
-{
-	struct strset big = { xcalloc(set->cap ? set->cap * 2 : 64, sizeof(char *)),
-			      set->cap ? set->cap * 2 : 64, set->n };
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i])
-			*strset_slot(&big, set->slots[i]) = set->slots[i];
-	free(set->slots);
-	*set = big;
-}
-
-static const char *strset_find(const struct strset *set, const char *s)
-{
-	return set->cap ? *strset_slot(set, s) : NULL;
-}
-
-static void strset_free(struct strset *set)
-{
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->slots[i]);
-	free(set->slots);
-}
-
-/* Drop "." components and doubled slashes; ".." is kept because it cannot
- * be resolved textually across symlinks. */
-static char *path_normalise(const char *p)
-{
-	struct sbuf b = {0};
-	bool abs = p[0] == '/';
-	if (abs)
-		sbuf_addc(&b, '/');
-	while (*p) {
-		while (*p == '/')
-			p++;
-		size_t n = strcspn(p, "/");
-		if (n && !(n == 1 && p[0] == '.')) {
-			if (b.len && b.s[b.len - 1] != '/')
-				sbuf_addc(&b, '/');
-			sbuf_addn(&b, p, n);
-		}
-		p += n;
-	}
-	return sbuf_take(&b);
-}
-
 static const char *lines_intern(struct lines *lt, const char *path)
 {
-	char *norm = path_normalise(path);
-	const char *old = strset_find(&lt->names, norm);
+	char *norm = str_path_norm(path);
+	const char *old = hmap_sget(&lt->names, norm);
 	if (old) {
 		free(norm);
 		return old;
 	}
-	if ((lt->names.n + 1) * 2 > lt->names.cap)
-		strset_grow(&lt->names);
-	*strset_slot(&lt->names, norm) = norm;
-	lt->names.n++;
+	hmap_sput(&lt->names, norm, norm);
 	XGROW(lt->all, lt->capall, lt->nall + 1);
 	lt->all[lt->nall++] = norm;
 	return norm;
 }
 
-/* Tell a missing or non-ELF file from an ELF one without debug info, which
- * libdwarf reports alike. */
 /* Note that cu has rows or a file table entry for f. */
 static void cu_add_file(struct lcu *cu, const char *f)
 {
@@ -449,9 +376,11 @@ void lines_close(struct lines *lt)
 	free(lt->ranges);
 	free(lt->noranges);
 	free(lt->rows);
+	for (size_t i = 0; i < lt->nall; i++)
+		free((char *)lt->all[i]);
 	free(lt->all);
 	free(lt->files);
-	strset_free(&lt->names);
+	hmap_free(&lt->names);
 	free(lt);
 }
 
@@ -474,19 +403,16 @@ static void merge_all(struct lines *lt)
 	lt->nrows = sort_rows(tmp, n, &lt->rows);
 	free(tmp);
 
-	struct strset seen = {0};
+	struct hmap seen = {0};    /* names are interned: their addresses do */
 	lt->files = xmalloc((lt->nall + 1) * sizeof(*lt->files));
 	for (size_t i = 0; i < lt->nrows; i++) {
 		const char *f = lt->rows[i].file;
-		if (strset_find(&seen, f))
+		if (hmap_get(&seen, (uintptr_t)f))
 			continue;
-		if ((seen.n + 1) * 2 > seen.cap)
-			strset_grow(&seen);
-		*strset_slot(&seen, f) = (char *)f;
-		seen.n++;
+		hmap_put(&seen, (uintptr_t)f, (void *)f);
 		lt->files[lt->nfiles++] = f;
 	}
-	free(seen.slots);
+	hmap_free(&seen);
 }
 
 /* Units are loaded on demand, so the const lookups below fill lt in: it is
@@ -692,10 +618,10 @@ const char *lines_file(const struct lines *clt, const char *name)
 	struct lines *lt = mut(clt);
 	if (!name || !*name)
 		return NULL;
-	char *norm = path_normalise(name);
+	char *norm = str_path_norm(name);
 	const char *f = NULL;
 	if (norm[0] == '/') {
-		f = strset_find(&lt->names, norm);
+		f = hmap_sget(&lt->names, norm);
 	} else {
 		const char **cand = NULL;
 		size_t n = 0, cap = 0;

@@ -403,3 +403,22 @@ int file_replace(const char *path, const char *data, size_t len)
 	errno = e;
 	return r;
 }
+
+char *str_path_norm(const char *p)
+{
+	struct sbuf b = {0};
+	if (p[0] == '/')
+		sbuf_addc(&b, '/');
+	while (*p) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n && !(n == 1 && p[0] == '.')) {
+			if (b.len && b.s[b.len - 1] != '/')
+				sbuf_addc(&b, '/');
+			sbuf_addn(&b, p, n);
+		}
+		p += n;
+	}
+	return sbuf_take(&b);
+}

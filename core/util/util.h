@@ -40,6 +40,9 @@ char *sbuf_take(struct sbuf *b);
 const char *str_skip_space(const char *s);
 /* Copy s without leading/trailing white space. */
 char *str_trim(const char *s);
+/* path without "." components and doubled slashes (not resolving ".."),
+ * so that DWARF's file names compare equal as strings; malloc'd. */
+char *str_path_norm(const char *p);
 bool str_starts(const char *s, const char *prefix);
 const char *str_basename(const char *path);
 /* Parse an unsigned/signed number in C syntax (0x.., 0.., decimal); the whole
