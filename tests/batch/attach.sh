@@ -76,9 +76,13 @@ expect "attach without pid" '^error: Argument required \(process-id to attach\)\
 expect "attach negative" '^error: Illegal process-id: -5\.$'
 if command -v gdb >/dev/null 2>&1; then
 	start_sleeper 30
-	gdb -nx -batch -p $SPID -ex 'shell sleep 2' >/dev/null 2>&1 &
+	gdb -nx -batch -p $SPID -ex 'shell sleep 6' >/dev/null 2>&1 &
 	GPID=$!
-	sleep 1
+	# gdb's attach takes its time on a loaded machine: wait until it holds
+	for i in $(seq 100); do
+		grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/$SPID/status 2>/dev/null && break
+		sleep 0.2
+	done
 	qz -ex "attach $SPID" $BIN
 	expect "already traced: why" "^Process $SPID is already traced by process [0-9]+\.$"
 	expect "already traced: ptrace error" '^error: ptrace: Operation not permitted\.$'
