@@ -437,15 +437,25 @@ static void main_ignore_sigxfsz(void)
 	sigaction(SIGXFSZ, &sa, NULL);
 }
 
+static void opts_free(struct opts *o)
+{
+	for (size_t i = 0; i < o->ncmds; i++)
+		if (o->cmds[i][0] == '\1')
+			free((char *)o->cmds[i]);
+	free(o->cmds);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
-	if (parse_opts(argc, argv, &o) < 0)
+	if (parse_opts(argc, argv, &o) < 0) {
+		opts_free(&o);
 		return EXIT_USAGE;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	main_ignore_sigxfsz();
 	if (o.replay) {
-		free(o.cmds);
+		opts_free(&o);
 		return run_replay(&o);
 	}
 	struct qz *q = main_session();
@@ -475,9 +485,6 @@ int main(int argc, char **argv)
 		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
 	}
 	qz_free(q);
-	for (size_t i = 0; i < o.ncmds; i++)
-		if (o.cmds[i][0] == '\1')
-			free((char *)o.cmds[i]);
-	free(o.cmds);
+	opts_free(&o);
 	return rc;
 }
