@@ -68,6 +68,7 @@ clean:
 # and ASan/UBSan in tests/build/fuzz/ (apart from the normal objects).
 # `make fuzz` runs each harness FUZZ_SECONDS over its seeds; new inputs go
 # to tests/build/fuzz/corpus/, crashes to tests/build/fuzz/crash-*.
+# fuzz_qzs replays each session sandboxed on a fixture program.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 120
 FUZZ_DIR     := tests/build/fuzz
@@ -92,6 +93,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: deps fuzz-build
+	@sh -c '. tests/lib.sh && fixtures_build'
 	@rc=0; for h in expr elf qzs; do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$h; \
 		echo "fuzz: $$h for $(FUZZ_SECONDS)s"; \

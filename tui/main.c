@@ -357,16 +357,11 @@ static int main_sandbox(struct qz *q, const struct opts *o)
 		sb->scratch = xstrdup(o->scratch);
 	if (!o->replay || o->unsandboxed)
 		return 0;
-	if (sandbox_supported(err, sizeof err) < 0) {
+	if (sandbox_session_force(q, err, sizeof err) < 0) {
 		fprintf(stderr, "error: cannot replay safely: %s. qzdb --replay --unsandboxed "
 			"replays without the sandbox (only for files you trust).\n", err);
 		return -1;
 	}
-	if (sandbox_scratch(sb, err, sizeof err) < 0) {
-		fprintf(stderr, "error: %s\n", err);
-		return -1;
-	}
-	sb->on = sb->forced = true;
 	fprintf(stderr, "qzdb: the program runs sandboxed; it may write only under %s\n",
 		sb->scratch);
 	return 0;
