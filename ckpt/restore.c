@@ -391,7 +391,8 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = ckpt_threads_end_new(q, c);
 	/* the memory map as the program made it, as the checkpoint saw it:
 	 * pages a watch protected are tracked, compared and written too */
-	pw_protect(q, false);
+	if (rc == 0)
+		pw_protect(q, false);
 	if (rc == 0 && ckpt_restore(q, s, c) < 0)
 		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			      "not be restored.", c->id);
