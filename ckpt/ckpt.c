@@ -17,6 +17,7 @@
 #include "ckpt.h"
 #include "ckpt-int.h"
 #include "target/frame.h"
+#include "target/pagewatch.h"
 #include "target/regs.h"
 #include "target/run.h"
 #include "util/sorted.h"
@@ -349,7 +350,11 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
 	if (ckpt_dirty_check(s->dirty, q, s) < 0)
 		return -1;
+	/* the program's own protection, not the watches' (a page that lost
+	 * PROT_WRITE to a watch would be neither saved nor tracked) */
+	pw_protect(q, false);
 	struct ckpt *c = ckpt_snapshot(q, s);
+	pw_protect(q, true);
 	if (!c)
 		return -1;
 	c->has_si = si != NULL;

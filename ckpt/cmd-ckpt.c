@@ -13,6 +13,7 @@
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
 #include "cmd/qzs.h"
+#include "target/pagewatch.h"
 #include "target/regs.h"
 
 static int ckpt_arg_id(struct qz *q, const char *a, int *id)
@@ -231,9 +232,14 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 	struct ckpt_os os;
 	if (!q->proc || !ckpt_process_check(q))
 		return qz_error(q, "The program is not being run.");
-	if (ckpt_os_read(q, &os, CKPT_OS_MAPS) < 0)
+	pw_protect(q, false);   /* the program's own map, as a checkpoint sees it */
+	int r = ckpt_os_read(q, &os, CKPT_OS_MAPS);
+	if (r < 0) {
+		pw_protect(q, true);
 		return qz_error(q, "Cannot read the program's memory map.");
+	}
 	if (!(f = qzs_open_write(q, a))) {   /* a replayed session is data */
+		pw_protect(q, true);
 		ckpt_os_free(&os);
 		return -1;
 	}
@@ -241,7 +247,8 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 	uint8_t *x = regs_xstate_read(proc_cur_tid(q->proc), &xlen);
 	ckpt_dump_regs(f, proc_regs(q->proc), x, xlen);
 	free(x);
-	int r = ckpt_dump_maps(q, NULL, &os, f);
+	r = ckpt_dump_maps(q, NULL, &os, f);
+	pw_protect(q, true);
 	ckpt_os_free(&os);
 	fclose(f);
 	return r < 0 ? qz_error(q, "Cannot read the program's memory.") : 0;

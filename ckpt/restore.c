@@ -21,6 +21,7 @@
 
 #include "ckpt-int.h"
 #include "target/frame.h"
+#include "target/pagewatch.h"
 #include "target/run.h"
 #include "util/sorted.h"
 
@@ -382,10 +383,15 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = ckpt_dirty_check(s->dirty, q, s);
 	if (rc == 0)
 		rc = ckpt_threads_end_new(q, c);
+	/* the memory map as the program made it, as the checkpoint saw it:
+	 * pages a watch protected are tracked, compared and written too */
+	if (rc == 0)
+		pw_protect(q, false);
 	if (rc == 0 && ckpt_restore(q, s, c) < 0)
 		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			      "not be restored.", c->id);
 	if (rc < 0) {
+		pw_protect(q, true);
 		if (has_si)
 			ckpt_siginfo_put(q, &si);
 		return -1;
@@ -397,6 +403,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	for (int i = 0; i < q->nhooks; i++)
 		if (c->saved[i] && q->hooks[i]->restore)
 			q->hooks[i]->restore(q, c->saved[i]);
+	pw_protect(q, true);   /* (pagewatch's restore did it, with the pages of then) */
 	q->held = false;
 	q->stop = c->stop;
 	q->stop_sig = c->stop_sig;

@@ -54,18 +54,12 @@ static void *slice_save(struct qz *q)
 	s->counting = r->counting;
 	s->cur = r->cur;
 	s->nstmts = r->tr.nstmts;
-	s->count = xmalloc((s->nstmts + 1) * sizeof *s->count);
-	s->latest = xmalloc((s->nstmts + 1) * sizeof *s->latest);
-	if (s->nstmts) {
-		memcpy(s->count, r->count, s->nstmts * sizeof *s->count);
-		memcpy(s->latest, r->latest, s->nstmts * sizeof *s->latest);
-	}
+	s->count = xmemdup(r->count, s->nstmts * sizeof *s->count);
+	s->latest = xmemdup(r->latest, s->nstmts * sizeof *s->latest);
 	s->ncalls = r->ncalls;
-	s->calls = xmalloc((s->ncalls + 1) * sizeof *s->calls);
-	memcpy(s->calls, r->calls, s->ncalls * sizeof *s->calls);
+	s->calls = xmemdup(r->calls, s->ncalls * sizeof *s->calls);
 	s->ncds = r->ncds;
-	s->cds = xmalloc((s->ncds + 1) * sizeof *s->cds);
-	memcpy(s->cds, r->cds, s->ncds * sizeof *s->cds);
+	s->cds = xmemdup(r->cds, s->ncds * sizeof *s->cds);
 	return s;
 }
 

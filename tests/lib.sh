@@ -75,6 +75,12 @@ expect_not() {
 	fi
 }
 
+# expect_count NAME N PATTERN: exactly N lines of $OUT match.
+expect_count() {
+	_n=$(printf '%s\n' "$OUT" | grep -Ec -- "$3")
+	if [ "$_n" = "$2" ]; then pass "$1"; else fail "$1" "$_n lines matching /$3/, wanted $2"; fi
+}
+
 # expect_rc NAME CODE: the last qz exited with CODE.
 expect_rc() {
 	if [ "$RC" = "$2" ]; then pass "$1"; else fail "$1" "exit status $RC, wanted $2"; fi

@@ -357,16 +357,11 @@ static int main_sandbox(struct qz *q, const struct opts *o)
 		sb->scratch = xstrdup(o->scratch);
 	if (!o->replay || o->unsandboxed)
 		return 0;
-	if (sandbox_supported(err, sizeof err) < 0) {
+	if (sandbox_session_force(q, err, sizeof err) < 0) {
 		fprintf(stderr, "error: cannot replay safely: %s. qzdb --replay --unsandboxed "
 			"replays without the sandbox (only for files you trust).\n", err);
 		return -1;
 	}
-	if (sandbox_scratch(sb, err, sizeof err) < 0) {
-		fprintf(stderr, "error: %s\n", err);
-		return -1;
-	}
-	sb->on = sb->forced = true;
 	fprintf(stderr, "qzdb: the program runs sandboxed; it may write only under %s\n",
 		sb->scratch);
 	return 0;
@@ -437,15 +432,25 @@ static void main_ignore_sigxfsz(void)
 	sigaction(SIGXFSZ, &sa, NULL);
 }
 
+static void opts_free(struct opts *o)
+{
+	for (size_t i = 0; i < o->ncmds; i++)
+		if (o->cmds[i][0] == '\1')
+			free((char *)o->cmds[i]);
+	free(o->cmds);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
-	if (parse_opts(argc, argv, &o) < 0)
+	if (parse_opts(argc, argv, &o) < 0) {
+		opts_free(&o);
 		return EXIT_USAGE;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	main_ignore_sigxfsz();
 	if (o.replay) {
-		free(o.cmds);
+		opts_free(&o);
 		return run_replay(&o);
 	}
 	struct qz *q = main_session();
@@ -475,9 +480,6 @@ int main(int argc, char **argv)
 		rc = o.batch ? run_batch(q, &o) : run_interactive(q, &o);
 	}
 	qz_free(q);
-	for (size_t i = 0; i < o.ncmds; i++)
-		if (o.cmds[i][0] == '\1')
-			free((char *)o.cmds[i]);
-	free(o.cmds);
+	opts_free(&o);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* cmd-sandbox: the session's side of the sandbox: `set sandbox on|off`,
  * `show sandbox`, and the launch's preparation (denials go to the
- * transcript). Replay forces the sandbox on (tui/main.c). */
+ * transcript), and the replay's sandbox, forced on. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +20,15 @@ int sandbox_session_prepare(struct qz *q, char *err, size_t errlen)
 	sb->report = sandbox_report_line;
 	sb->ctx = q;
 	return sandbox_prepare(sb, err, errlen);
+}
+
+int sandbox_session_force(struct qz *q, char *err, size_t errlen)
+{
+	struct sandbox *sb = &q->sandbox;
+	if (sandbox_supported(err, errlen) < 0 || sandbox_scratch(sb, err, errlen) < 0)
+		return -1;
+	sb->on = sb->forced = true;
+	return 0;
 }
 
 int cmd_set_sandbox(struct qz *q, const char *a)

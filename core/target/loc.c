@@ -174,7 +174,8 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 		loc_push(q, m, ins[i]->entry_pc, out, n);
 		(*out)[*n - 1].func = ins[i]->name;   /* not a call inlined into it */
 	}
-	qsort(*out, *n, sizeof **out, loc_cmp);
+	if (*n > 1)   /* (*out may still be NULL: qsort must not see it) */
+		qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
 /* A function of a loaded library: its DWARF when it has some, else an

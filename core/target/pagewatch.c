@@ -244,6 +244,12 @@ void pw_set(struct qz *q, enum pw_owner owner, const struct pw_range *r, size_t 
 	pw_update(q);
 }
 
+void pw_protect(struct qz *q, bool on)
+{
+	if (q->pw)
+		pw_apply_all(q, on);
+}
+
 void pw_release(struct qz *q)
 {
 	struct pw_state *s = q->pw;
@@ -527,14 +533,8 @@ static void *pw_save(struct qz *q)
 	struct pw_state *s = pw_state(q);
 	struct pw_saved *sv = xcalloc(1, sizeof *sv);
 	sv->n = s->npages;
-	sv->pages = xmalloc((sv->n ? sv->n : 1) * sizeof *sv->pages);
-	memcpy(sv->pages, s->pages, sv->n * sizeof *sv->pages);
-	/* taking the checkpoint (its userfaultfd write-protect reset) may
-	 * have given the pages their VMA protection back: ours again */
-	for (size_t i = 0; i < s->npages; i++)
-		s->pages[i].applied = false;
-	pw_apply_all(q, true);
-	return sv;
+	sv->pages = xmemdup(s->pages, sv->n * sizeof *sv->pages);
+	return sv;   /* (ckpt lifted ours for the snapshot: pw_protect) */
 }
 
 /* A rollback restored the mappings of the checkpoint's moment (possibly

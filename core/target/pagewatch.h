@@ -45,6 +45,10 @@ void pw_set(struct qz *q, enum pw_owner owner, const struct pw_range *r, size_t 
 /* Give every page the program's own protection back and stop tracing
  * system calls (before detaching); the ranges are forgotten. */
 void pw_release(struct qz *q);
+/* Take our protection off every page (on false), keeping the ranges, or
+ * put it back: a checkpoint must see and restore the program's own memory
+ * map, whose protection decides which pages it saves and tracks. */
+void pw_protect(struct qz *q, bool on);
 /* Is addr in a thread's stack, where protection is unsafe (the kernel
  * writes signal frames there and system calls would fail with EFAULT)? */
 bool pw_on_stack(struct qz *q, uint64_t addr);

@@ -210,6 +210,10 @@ struct qz {
 struct qz *qz_new(struct qz_sink sink);
 /* Make q->sandbox ready for a launch (cmd-sandbox.c); -1 plus err. */
 int sandbox_session_prepare(struct qz *q, char *err, size_t errlen);
+/* A replay's sandbox (--replay, the session fuzzer): on, with its scratch
+ * directory, and no command may turn it off. -1 plus err when the kernel
+ * cannot sandbox or no scratch directory can be made. */
+int sandbox_session_force(struct qz *q, char *err, size_t errlen);
 void qz_free(struct qz *q);
 /* Load the program's ELF and debug info; -1 with an error printed. */
 int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);

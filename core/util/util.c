@@ -55,6 +55,14 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void *xmemdup(const void *p, size_t n)
+{
+	void *d = xmalloc(n);
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct sbuf b = {0};

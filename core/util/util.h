@@ -15,6 +15,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* A copy of the n bytes at p (NULL when n is 0: memcpy may not be given
+ * NULL even then); never NULL. */
+void *xmemdup(const void *p, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow *arr (element size elem) so that it holds at least need elements. */

@@ -78,6 +78,21 @@ refused theme "may not run .theme.: it reads a file the session names $U"
 refused env-ld "may not run .set environment.: it changes how the program.s libraries are loaded $U"
 refused source "may not run .source.: it runs commands from a file outside the session.s directory $U"
 
+# Item 2: code the file writes into the program (set var) and jumps to
+# (set var $pc, continue) runs sandboxed: its exec of a shell and its own
+# write open of the marker (../adv-outside/MARKER from $A) are denied and
+# reported; the program exits as the code asks. Under --check the replay
+# stops at continue's output, which differs from the file's.
+for m in check step; do
+	replay shellcode $m
+	expect "shellcode $m: the code ran" '^=> 0x[0-9a-f]+ <find_entry>:'
+	expect "shellcode $m: its exec denied and reported" '^\[sandbox: denied execve\("/bin/sh"\)\]$'
+	expect "shellcode $m: its write denied and reported" \
+		'^\[sandbox: denied open\("\.\./adv-outside/MARKER"\) for writing\]$'
+	expect "shellcode $m: the program exits" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+	harmless shellcode $m
+done
+
 # Item 4: #@ arg lines crashed the replay.
 for m in check step; do
 	replay args $m

@@ -283,3 +283,46 @@ else
 	fail "threads: refusal changed nothing" "dumps differ or missing"
 fi
 no_leftover "threads: refusal: no leftover" $TH
+
+# Watchpoints by page protection (core/pagewatch.c, debug registers
+# forced off so every machine uses them): the page of a watched global
+# lost PROT_WRITE (watch) or every access (rwatch, awatch). A write the
+# watch caught is undone by a rollback, whether the watch was set before
+# or after the checkpoint, with either dirty-page method; the memory is
+# the checkpoint's, byte for byte, and the watch still fires afterwards.
+W=$B/watchme-O0
+D=$B/ckpt-pw
+mkdir -p $D
+pwq() { qz -ex 'maint set debug-registers off' -ex "set checkpoint-method $m" "$@" $W; }
+same() {
+	if [ -s $D/s1 ] && cmp -s $D/s1 $D/r1; then pass "$1"; else fail "$1" "dumps differ or missing"; fi
+}
+# pwcase NAME ARM WHEN RAN BACK NEXT N HIT: ARM the watch before or after
+# the checkpoint (WHEN), run on to the next hit, print total (RAN), roll
+# back: total is BACK, ticks (same page) NEXT; continuing hits N times in
+# all (lines HIT). Memory dumped at the checkpoint and after the rollback.
+pwcase() {
+	rm -f $D/*
+	if [ "$3" = before ]; then
+		pwq -ex 'break main' -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex "$2" -ex c \
+		    -ex c -ex 'print total' -ex 'rollback 1' -ex "maint dump-state $D/r1" \
+		    -ex 'print total' -ex 'print ticks' -ex c
+	else
+		pwq -ex 'break main' -ex run -ex "$2" -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+		    -ex c -ex 'print total' -ex 'rollback 1' -ex "maint dump-state $D/r1" \
+		    -ex 'print total' -ex 'print ticks' -ex c
+	fi
+	expect "$m: $1: the access ran" "^\\\$1 = $4\$"
+	expect "$m: $1: rolled back" "^\\\$2 = $5\$"
+	expect "$m: $1: its neighbour too" "^\\\$3 = $6\$"
+	expect_count "$m: $1: fires again after rollback" "$7" "$8"
+	same "$m: $1: memory as at the checkpoint"
+	expect_not "$m: $1: no error" '^error:'
+}
+for m in auto hash; do
+	pwcase "watch set after checkpoint" 'watch total' before 3 0 0 2 '^New value = 1$'
+	pwcase "watch armed at checkpoint" 'watch total' after 3 1 0 2 '^New value = 3$'
+	pwcase "rwatch (no access) at checkpoint" 'rwatch reads' after 1 0 0 3 '^Value = 0$'
+	pwcase "awatch (no access) at checkpoint" 'awatch reads' after 1 0 0 3 '^Value = 0$'
+done
+no_leftover "page-protection watches: no leftover" $W

@@ -3,8 +3,9 @@
 # with ASan and UBSan) and run each over its seed corpus once (-runs=0), so
 # the result is the same on every run: every seed, including the inputs
 # that once crashed qzdb, must pass without crash, hang, leak or sanitizer
-# report. Random exploration is `make fuzz` (FUZZ_SECONDS each). Skipped
-# without clang.
+# report; fuzz_qzs replays each seed with the sandbox on, and must have
+# seen its denials. Random exploration is `make fuzz` (FUZZ_SECONDS
+# each). Skipped without clang.
 . tests/lib.sh
 secs=${FUZZ_SMOKE_SECONDS:-20}
 F=$B/fuzz
@@ -37,3 +38,16 @@ for h in expr elf qzs; do
 		fail "fuzz-$h" "${why:-exit status $rc} (log: $log)"
 	fi
 done
+
+# fuzz_qzs replays every seed as --replay does, sandbox forced on: the
+# seeds that run code writing or exec'ing (tests/adversarial/shellcode.qzs)
+# were denied, and the harness counted the reports.
+log=$F/smoke-qzs.log
+if grep -q 'no replays: the sandbox is not available' "$log"; then
+	skip "fuzz-qzs replays sandboxed" "$(grep -m1 'no replays' "$log")"
+elif grep -Eq 'fuzz_qzs: [1-9][0-9]* sandbox denials reported' "$log"; then
+	pass "fuzz-qzs replays sandboxed"
+else
+	fail "fuzz-qzs replays sandboxed" \
+		"$(grep -m1 -E 'no replays|sandbox denials' "$log" || echo 'no report') (log: $log)"
+fi
