@@ -888,7 +888,7 @@ void watch_init(struct qz *q)
 	qz_add_hooks(q, &watch_hooks);
 }
 
-/* ---- commands ---- */
+/* ---- creating a watchpoint ---- */
 
 /* Split "EXPR if COND" at a standalone "if". */
 static char *watch_split(const char *a, char **cond)
@@ -1031,7 +1031,7 @@ static int watch_pick_kind(struct qz *q, struct bp *b, int kind)
 	return watch_no_room(q, b, used);
 }
 
-static int watch_create(struct qz *q, const char *args, int kind)
+int watch_create(struct qz *q, const char *args, int kind)
 {
 	bool location = false;
 	args = str_skip_space(args);
@@ -1074,36 +1074,14 @@ static int watch_create(struct qz *q, const char *args, int kind)
 	return 0;
 }
 
-int cmd_watch(struct qz *q, const char *args)
+void watch_set_hw_allowed(struct qz *q, bool allowed)
 {
-	return watch_create(q, args, BP_KIND_WATCH);
+	watch_state(q)->no_hw = !allowed;
 }
 
-int cmd_rwatch(struct qz *q, const char *args)
+bool watch_hw_allowed(struct qz *q)
 {
-	return watch_create(q, args, BP_KIND_RWATCH);
-}
-
-int cmd_awatch(struct qz *q, const char *args)
-{
-	return watch_create(q, args, BP_KIND_AWATCH);
-}
-
-int cmd_set_can_use_hw_watchpoints(struct qz *q, const char *args)
-{
-	int64_t n;
-	if (!str_to_i64(args, &n))
-		return qz_error(q, "integer %s out of range", args);
-	watch_state(q)->no_hw = n == 0;
-	return 0;
-}
-
-int cmd_show_can_use_hw_watchpoints(struct qz *q, const char *args)
-{
-	(void)args;
-	qz_printf(q, "Debugger's willingness to use watchpoint hardware is %d.\n",
-		  watch_state(q)->no_hw ? 0 : 1);
-	return 0;
+	return !watch_state(q)->no_hw;
 }
 
 /* ---- info breakpoints ---- */
