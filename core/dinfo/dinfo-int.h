@@ -1,6 +1,6 @@
-/* dinfo-int: what dinfo.c, dinfo-type.c and dinfo-loc.c share while reading
- * DWARF: the arena everything lives in, small maps, libdwarf attribute
- * helpers. Not for use outside dinfo. */
+/* dinfo-int: what the dinfo*.c files share while reading DWARF: the
+ * arena everything lives in, small maps, libdwarf attribute helpers, units,
+ * and the functions one file calls in another. Not for use outside dinfo. */
 #ifndef QZ_DINFO_INT_H
 #define QZ_DINFO_INT_H
 
@@ -24,7 +24,15 @@ struct di_smap {
 	size_t cap, n;
 };
 
-struct di_arena_blk;
+#define DI_MAX_REF_DEPTH 8     /* origin/specification chains longer are bogus */
+#define DI_MAX_SCOPE_DEPTH 64
+
+/* A block of the arena; di_close frees the chain. */
+struct di_arena_blk {
+	struct di_arena_blk *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
 
 /* How a DIE's abbreviation has a flag attribute. */
 enum di_flag_form {
@@ -148,7 +156,7 @@ struct di_info {
 	struct di_cu **cus;
 	size_t ncus, capcus;
 	struct di_omap cu_by_off;
-	struct di_cu *last_cu;     /* cu_of's cache: DIEs come CU by CU */
+	struct di_cu *last_cu;     /* di_cu_of's cache: DIEs come CU by CU */
 	struct di_omap types;      /* DIE offset -> struct di_type */
 	struct di_smap named;      /* "struct node", "node_t", "int" -> di_tname */
 	struct di_tname **bases;   /* named base types, for other spellings */
@@ -187,6 +195,77 @@ Dwarf_Half di_tag(Dwarf_Die die);
  * previous one); NULL at the end. */
 Dwarf_Die di_child(Dwarf_Die die);
 Dwarf_Die di_next(struct di_info *di, Dwarf_Die die);
+
+/* The DIE this one completes: its abstract origin or specification. */
+Dwarf_Die di_origin_die(struct di_info *di, Dwarf_Die die);
+Dwarf_Attribute di_get_attr(Dwarf_Die die, Dwarf_Half at);
+Dwarf_Half di_attr_form(Dwarf_Attribute a);
+Dwarf_Off di_die_offset(Dwarf_Die die);
+
+/* dinfo-die.c */
+/* Attributes of a DIE merged with those of its origin/specification. */
+struct di_die_desc {
+	const char *name;
+	const struct di_type *type;
+	bool has_type;
+	const char *decl_file;
+	int decl_line;
+	bool external;
+};
+
+/* The CU of any DIE, loading it if a reference led into one not yet read. */
+struct di_cu *di_cu_of(struct di_info *di, Dwarf_Die die);
+/* A file number attribute (DW_AT_decl_file, DW_AT_call_file) as the
+ * interned path the line table uses too. */
+const char *di_file_attr(struct di_info *di, Dwarf_Die die, Dwarf_Half at);
+/* Fill d from die and the DIEs it completes (the nearest one wins). */
+void di_describe(struct di_info *di, Dwarf_Die die, struct di_die_desc *d);
+/* The pc ranges of a DIE, from low_pc/high_pc or DW_AT_ranges, copied to
+ * the arena; di_ranges_of with the unit's base address given. */
+size_t di_read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **out);
+size_t di_ranges_of(struct di_info *di, Dwarf_Die die, uint64_t base,
+		    struct di_range **out);
+/* An address-class attribute (DW_FORM_addr, addrx...); -1 if absent or
+ * of another class. */
+int di_attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out);
+/* DW_AT_entry_pc is an address, or since DWARF 5 it may be a constant:
+ * an offset from base, the entity's lowest address. The form decides,
+ * since asking libdwarf the wrong way costs an error object. */
+int di_read_entry_pc(Dwarf_Die die, uint64_t base, uint64_t *out);
+bool di_ranges_cover(const struct di_range *r, size_t n, uint64_t pc);
+uint64_t di_lowest_pc(const struct di_range *r, size_t n);
+
+/* dinfo-func.c */
+/* Read a variable or parameter DIE into v. */
+void di_parse_var(struct di_info *di, Dwarf_Die die, bool param, struct di_var *v);
+/* f->lo, its entry (low_pc, else DW_AT_entry_pc), and f->hi, the end of
+ * the range that holds it. */
+void di_func_entry(Dwarf_Die die, struct di_func *f);
+/* The state kept beside f (a top-level or a nested function). */
+struct di_fstate *di_fstate_of(const struct di_info *di, const struct di_func *f);
+/* Read f in full if it has not been yet. */
+void di_expand_func(struct di_info *di, const struct di_func *f);
+/* Expand every function of cu (finding its nested functions). */
+void di_expand_cu(struct di_info *di, struct di_cu *cu);
+
+/* dinfo-index.c */
+/* What di_open notes of a function (not a declaration): name, ranges,
+ * entry, unit. False if die has no code (an abstract instance, or code the
+ * linker discarded). */
+bool di_func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
+		  const struct di_abbrev *ab, struct di_func *f);
+/* di->franges: by lo (qsort), f's ranges added. */
+int di_cmp_frange(const void *a, const void *b);
+void di_add_franges(struct di_info *di, const struct di_func *f);
+/* A new static of name (added to the chain of its name). */
+struct di_static *di_new_static(struct di_info *di, enum di_static_kind kind,
+				const char *name);
+
+/* dinfo.c */
+/* The static (variable, function or enumerator) called name that gdb
+ * would pick, those of unit cu_file first; NULL if none. */
+const struct di_static *di_find_static(struct di_info *di, const char *name,
+				       const char *cu_file);
 
 /* dinfo-type.c */
 const struct di_type *di_type_at(struct di_info *di, Dwarf_Off off);
