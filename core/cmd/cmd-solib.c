@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "target/session.h"
 #include "target/solib.h"
 

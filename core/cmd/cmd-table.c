@@ -4,11 +4,8 @@
 
 #include "cmd.h"
 #include "cmds.h"
-#include "target/watch.h"
 #include "alter/cmd-alter.h"
-#include "target/solib.h"
 #include "ckpt/cmd-ckpt.h"
-#include "target/thread.h"
 #include "slice/cmd-slice.h"
 #include "slice/explain.h"
 #include "cmd-ui.h"

@@ -80,6 +80,26 @@ int cmd_info_line(struct qz *q, const char *a);
 int cmd_info_source(struct qz *q, const char *a);
 int cmd_disassemble(struct qz *q, const char *a);
 
+/* cmd-solib.c */
+int cmd_info_sharedlibrary(struct qz *q, const char *a);
+int cmd_set_breakpoint(struct qz *q, const char *a);
+int cmd_set_debug_file_directory(struct qz *q, const char *a);
+int cmd_show_debug_file_directory(struct qz *q, const char *a);
+
+/* cmd-thread.c */
+int cmd_info_threads(struct qz *q, const char *a);
+int cmd_thread(struct qz *q, const char *a);
+int cmd_thread_apply(struct qz *q, const char *a);
+int cmd_set_follow_fork_mode(struct qz *q, const char *a);
+int cmd_show_follow_fork_mode(struct qz *q, const char *a);
+
+/* cmd-watch.c */
+int cmd_watch(struct qz *q, const char *a);
+int cmd_rwatch(struct qz *q, const char *a);
+int cmd_awatch(struct qz *q, const char *a);
+int cmd_set_can_use_hw_watchpoints(struct qz *q, const char *a);
+int cmd_show_can_use_hw_watchpoints(struct qz *q, const char *a);
+
 /* cmd-misc.c */
 int cmd_help(struct qz *q, const char *a);
 int cmd_info(struct qz *q, const char *a);

@@ -26,10 +26,4 @@ void solib_init(struct qz *q);
  * loaded) and resolve breakpoints again. */
 void solib_sync(struct qz *q);
 
-/* Commands (core/cmd/cmd-solib.c). */
-int cmd_info_sharedlibrary(struct qz *q, const char *a);
-int cmd_set_breakpoint(struct qz *q, const char *a);
-int cmd_set_debug_file_directory(struct qz *q, const char *a);
-int cmd_show_debug_file_directory(struct qz *q, const char *a);
-
 #endif

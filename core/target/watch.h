@@ -19,13 +19,16 @@ struct watch;
  * session, from the front end. */
 void watch_init(struct qz *q);
 
-/* The commands: watch [-l|-location] EXPR, rwatch EXPR, awatch EXPR,
- * set can-use-hw-watchpoints 0|1, show can-use-hw-watchpoints. */
-int cmd_watch(struct qz *q, const char *args);
-int cmd_rwatch(struct qz *q, const char *args);
-int cmd_awatch(struct qz *q, const char *args);
-int cmd_set_can_use_hw_watchpoints(struct qz *q, const char *args);
-int cmd_show_can_use_hw_watchpoints(struct qz *q, const char *args);
+/* A new watchpoint of kind BP_KIND_WATCH, _RWATCH or _AWATCH from the
+ * arguments of watch, rwatch or awatch: "[-l|-location] EXPR [if COND]"
+ * (-location for watch only). It becomes a software watchpoint when no
+ * debug register can hold it. 0, or -1 with the error in q. The commands
+ * are in cmd/cmd-watch.c. */
+int watch_create(struct qz *q, const char *args, int kind);
+/* set can-use-hw-watchpoints: false keeps new watchpoints off the debug
+ * registers (software, and no read or access watchpoints). */
+void watch_set_hw_allowed(struct qz *q, bool allowed);
+bool watch_hw_allowed(struct qz *q);
 
 /* Put every enabled hardware watchpoint into the debug registers of
  * thread tid (each thread has its own registers). 0, or -1 if ptrace
