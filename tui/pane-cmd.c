@@ -50,7 +50,7 @@ static void cmdp_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 {
 	struct cmdp *c = p->st;
 	int rows = tui_pane_rows(p) - 1;
-	tui_draw_title(t, p, c->back ? " commands (scrolled back: PgDn)" : " commands");
+	tui_draw_title(w, c->back ? " commands (scrolled back: PgDn)" : " commands", &t->panes[t->focus] == p);
 	tui_draw_wrapped(w, &c->lines, c->lines.n - (size_t)c->back, 1, rows, p->w);
 	cmdp_draw_input(t, p, w, rows + 1);
 }
@@ -82,9 +82,7 @@ static void cmdp_init(struct tui *t, struct tui_pane *p)
 static void cmdp_fini(struct tui_pane *p)
 {
 	struct cmdp *c = p->st;
-	tui_lines_clear(&c->lines);
-	free(c->lines.v);
-	free(c->lines.elem);
+	tui_lines_free(&c->lines);
 	free(c);
 }
 

@@ -101,7 +101,7 @@ static void deps_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 {
 	struct deps *d = p->st;
 	int rows = tui_pane_rows(p);
-	tui_draw_title(t, p, d->title);
+	tui_draw_title(w, d->title, &t->panes[t->focus] == p);
 	if (d->sel < d->top)
 		d->top = d->sel;
 	if (d->sel >= d->top + rows)

@@ -42,7 +42,7 @@ static void info_on_stop(struct tui *t, struct tui_pane *p)
 static void info_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 {
 	struct infop *ip = p->st;
-	tui_draw_title(t, p, ip->title);
+	tui_draw_title(w, ip->title, &t->panes[t->focus] == p);
 	for (int i = 0; i < tui_pane_rows(p) && (size_t)(ip->top + i) < ip->lines.n; i++) {
 		int ln = ip->top + i;
 		bool here = !strncmp(ip->lines.v[ln], "=>", 2);
@@ -74,9 +74,7 @@ static int info_action(struct tui *t, struct tui_pane *p, int act, const char *a
 static void info_fini(struct tui_pane *p)
 {
 	struct infop *ip = p->st;
-	tui_lines_clear(&ip->lines);
-	free(ip->lines.v);
-	free(ip->lines.elem);
+	tui_lines_free(&ip->lines);
 	free(ip->text);
 	free(ip);
 }

@@ -66,7 +66,7 @@ static void list_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 {
 	struct listp *l = p->st;
 	int rows = tui_pane_rows(p);
-	tui_draw_title(t, p, l->title);
+	tui_draw_title(w, l->title, &t->panes[t->focus] == p);
 	if (l->sel < l->top)
 		l->top = l->sel;
 	if (l->sel >= l->top + rows)
@@ -107,9 +107,7 @@ static int list_action(struct tui *t, struct tui_pane *p, int act, const char *a
 static void list_fini(struct tui_pane *p)
 {
 	struct listp *l = p->st;
-	tui_lines_clear(&l->lines);
-	free(l->lines.v);
-	free(l->lines.elem);
+	tui_lines_free(&l->lines);
 	free(l);
 }
 

@@ -68,22 +68,20 @@ static void out_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 	struct outp *o = p->st;
 	int rows = tui_pane_rows(p), last = rows;
 	if (o->back)
-		tui_draw_title(t, p, " program output (scrolled back: PgDn)");
+		tui_draw_title(w, " program output (scrolled back: PgDn)", &t->panes[t->focus] == p);
 	else
-		tui_draw_title(t, p, t->focus == TP_OUTPUT ?
+		tui_draw_title(w, t->focus == TP_OUTPUT ?
 			       " program output - keys go to the program (Esc: back)" :
-			       " program output (o in the source pane: type to the program)");
+			       " program output (o in the source pane: type to the program)", &t->panes[t->focus] == p);
 	/* The line being written sits on the bottom row, wrapped like the
 	 * rest; the cursor follows it when the pane has the keys. */
 	if (!o->back) {
 		const char *cur = o->cur.s ? o->cur.s : "";
 		int cols;
 		tui_text_col(cur, -1, &cols);
-		int top = last - cols / p->w;
-		for (int k = 0; top + k <= last; k++)
-			if (top + k >= 1)
-				tui_draw_text(w, top + k, 0, cur + tui_text_col(cur, k * p->w, NULL),
-					      p->w, tui_theme_attr(TUI_EL_OUTPUT), false);
+		/* text filling its last row puts the cursor on an empty row below */
+		int top = tui_draw_wrapped_text(w, cur, 1, cols && cols % p->w == 0 ? last - 1 : last,
+						p->w, TUI_EL_OUTPUT);
 		if (t->focus == TP_OUTPUT)
 			t->cur_y = p->y + last, t->cur_x = p->x + cols % p->w;
 		last = top - 1;
@@ -117,9 +115,7 @@ static void out_init(struct tui *t, struct tui_pane *p)
 static void out_fini(struct tui_pane *p)
 {
 	struct outp *o = p->st;
-	tui_lines_clear(&o->lines);
-	free(o->lines.v);
-	free(o->lines.elem);
+	tui_lines_free(&o->lines);
 	sbuf_free(&o->cur);
 	free(o);
 }

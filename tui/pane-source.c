@@ -231,7 +231,7 @@ static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 	int rows = tui_pane_rows(p);
 	char title[256];
 	if (!s->path) {
-		tui_draw_title(t, p, " source");
+		tui_draw_title(w, " source", &t->panes[t->focus] == p);
 		tui_draw_text(w, 1, 1, "(no source: the program has no line information for main)",
 			      p->w - 2, tui_theme_attr(TUI_EL_DEFAULT), false);
 		return;
@@ -240,7 +240,7 @@ static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
 	const char *base = strrchr(s->path, '/');
 	snprintf(title, sizeof title, " source: %s  line %d/%d", base ? base + 1 : s->path,
 		 s->cursor, s->n);
-	tui_draw_title(t, p, title);
+	tui_draw_title(w, title, &t->panes[t->focus] == p);
 	for (int i = 0; i < rows && s->top + i <= s->n; i++)
 		src_draw_line(t, s, w, i + 1, s->top + i, p->w);
 }

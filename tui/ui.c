@@ -31,139 +31,6 @@
 #define TUI_MIN_ROWS 16
 #define TUI_MIN_COLS 60
 
-/* ---- line stores and text drawing ---- */
-
-void tui_lines_add(struct tui_lines *l, const char *s, int elem)
-{
-	if (l->max && l->n >= l->max) {
-		size_t drop = l->max / 4 + 1;
-		for (size_t i = 0; i < drop; i++)
-			free(l->v[i]);
-		memmove(l->v, l->v + drop, (l->n - drop) * sizeof *l->v);
-		memmove(l->elem, l->elem + drop, l->n - drop);
-		l->n -= drop;
-	}
-	size_t cap = l->cap;
-	XGROW(l->v, l->cap, l->n + 1);
-	if (cap != l->cap)
-		l->elem = xrealloc(l->elem, l->cap);
-	l->v[l->n] = xstrdup(s);
-	l->elem[l->n++] = (unsigned char)elem;
-}
-
-void tui_lines_split(struct tui_lines *l, const char *text, int elem)
-{
-	for (;;) {   /* "" is one empty line; a final newline ends the last */
-		size_t n = strcspn(text, "\n");
-		char *line = xasprintf("%.*s", (int)n, text);
-		tui_lines_add(l, line, elem);
-		free(line);
-		if (!text[n] || !text[n + 1])
-			break;
-		text += n + 1;
-	}
-}
-
-void tui_lines_clear(struct tui_lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	l->n = 0;
-}
-
-static void lines_free(struct tui_lines *l)
-{
-	tui_lines_clear(l);
-	free(l->v);
-	free(l->elem);
-}
-
-int tui_draw_text(WINDOW *w, int y, int x, const char *s, int width,
-		  unsigned attr, bool fill)
-{
-	mbstate_t st = {0};
-	int col = 0;
-	wattrset(w, (int)attr);
-	wmove(w, y, x);
-	while (*s && col < width) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s, strlen(s), &st);
-		if (n == 0 || n >= (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			n = 1;
-			wc = L'?';
-		}
-		s += n;
-		if (wc == L'\t') {
-			int to = (col / 8 + 1) * 8;
-			for (; col < to && col < width; col++)
-				waddch(w, ' ');
-			continue;
-		}
-		int cw = wcwidth(wc);
-		if (cw < 0)
-			wc = L'?', cw = 1;
-		if (col + cw > width)
-			break;
-		waddnwstr(w, &wc, 1);
-		col += cw;
-	}
-	for (; fill && col < width; col++)
-		waddch(w, ' ');
-	return col;
-}
-
-size_t tui_text_col(const char *s, int col, int *cols)
-{
-	mbstate_t st = {0};
-	const char *p = s;
-	int c = 0;
-	while (*p && (col < 0 || c < col)) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, p, strlen(p), &st);
-		if (n == 0 || n >= (size_t)-2) {
-			memset(&st, 0, sizeof st);
-			n = 1;
-			wc = L'?';
-		}
-		int cw = wc == L'\t' ? 8 - c % 8 : wcwidth(wc);
-		c += cw > 0 ? cw : wc == L'\t' ? 0 : 1;
-		p += n;
-	}
-	if (cols)
-		*cols = c;
-	return (size_t)(p - s);
-}
-
-int tui_draw_wrapped(WINDOW *w, const struct tui_lines *l, size_t end,
-		     int first, int last, int width)
-{
-	int row = last;
-	for (size_t ln = end; ln-- > 0 && row >= first;) {
-		const char *s = l->v[ln];
-		int cols;
-		tui_text_col(s, -1, &cols);
-		int nr = cols ? (cols + width - 1) / width : 1, top = row - nr + 1;
-		for (int k = 0; k < nr; k++)
-			if (top + k >= first)
-				tui_draw_text(w, top + k, 0, s + tui_text_col(s, k * width, NULL),
-					      width, tui_theme_attr(l->elem[ln]), false);
-		row = top - 1;
-	}
-	return row;
-}
-
-void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title)
-{
-	int el = &t->panes[t->focus] == p ? TUI_EL_TITLE_FOCUS : TUI_EL_TITLE;
-	tui_draw_text(p->win, 0, 0, title, p->w, tui_theme_attr(el), true);
-}
-
-int tui_pane_rows(const struct tui_pane *p)
-{
-	return p->h - 1;
-}
-
 /* ---- output from the engine ---- */
 
 void tui_say(struct tui *t, const char *text, int elem)
@@ -333,16 +200,10 @@ static void ui_draw_help(struct tui *t)
 	int h = t->rows - 4, w = t->cols - 8;
 	t->help_win = t->help_win ? t->help_win : newwin(h, w, 2, 4);
 	WINDOW *hw = t->help_win;
-	werase(hw);
-	unsigned a = tui_theme_attr(TUI_EL_HELP);
-	wattrset(hw, (int)a);
-	wbkgdset(hw, ' ' | a);
+	tui_draw_box(hw, " qzdb help: j/k scroll, Esc/q close ", TUI_EL_HELP);
 	t->help_top = clamp(t->help_top, 0, (int)t->help_text.n > h - 2 ? (int)t->help_text.n - (h - 2) : 0);
 	for (int i = 0; i < h - 2 && (size_t)(t->help_top + i) < t->help_text.n; i++)
-		tui_draw_text(hw, i + 1, 2, t->help_text.v[t->help_top + i], w - 4, a, false);
-	wattrset(hw, (int)tui_theme_attr(TUI_EL_TITLE_FOCUS));
-	box(hw, 0, 0);
-	mvwaddstr(hw, 0, 2, " qzdb help: j/k scroll, Esc/q close ");
+		tui_draw_el(hw, i + 1, 2, t->help_text.v[t->help_top + i], w - 4, TUI_EL_HELP, false);
 	wnoutrefresh(hw);
 }
 
@@ -735,7 +596,7 @@ void tui_teardown(struct tui *t)
 		if (t->panes[i].ops->fini)
 			t->panes[i].ops->fini(&t->panes[i]);
 	ui_free_windows(t);
-	lines_free(&t->help_text);
+	tui_lines_free(&t->help_text);
 	tui_slicev_free(t);
 	tui_le_free(&t->le);
 	sbuf_free(&t->partial);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "draw.h"
 #include "lineedit.h"
 #include "util/util.h"
 
@@ -29,14 +30,6 @@ enum tui_flags {
 enum tui_pane_id {
 	TP_SOURCE, TP_CMD, TP_OUTPUT, TP_LOCALS, TP_STACK, TP_REGS, TP_BPS,
 	TP_DISASM, TP_DEPS, TP_CKPTS, TP_SLICES, TP_COUNT
-};
-
-/* Lines of text with a theme element each (scrollback, captured output). */
-struct tui_lines {
-	char **v;
-	unsigned char *elem;
-	size_t n, cap;
-	size_t max;             /* oldest dropped beyond this; 0: no limit */
 };
 
 struct tui;
@@ -112,27 +105,11 @@ struct tui {
 	bool slice_numbers;     /* member instance numbers at the line ends */
 };
 
-/* Line stores. */
-void tui_lines_add(struct tui_lines *l, const char *s, int elem);
-void tui_lines_split(struct tui_lines *l, const char *text, int elem);
-void tui_lines_clear(struct tui_lines *l);
-
-/* Draw text at y, x in at most width columns: tabs expanded, UTF-8 wide
- * characters counted, control bytes shown as '?'. Fills to width with
- * spaces when fill. Returns the columns used. */
-int tui_draw_text(struct _win_st *w, int y, int x, const char *s, int width,
-		  unsigned attr, bool fill);
-/* Where column col of s starts (a byte offset), tabs counted as drawn;
- * the columns of the whole of s when col < 0 (returned in *cols). */
-size_t tui_text_col(const char *s, int col, int *cols);
-/* Draw lines [0, end) of l bottom-up into rows first..last of w, long
- * lines wrapped at width; returns the row above the topmost drawn. */
-int tui_draw_wrapped(struct _win_st *w, const struct tui_lines *l, size_t end,
-		     int first, int last, int width);
-/* The pane's title row. */
-void tui_draw_title(struct tui *t, struct tui_pane *p, const char *title);
 /* Rows below the title. */
-int tui_pane_rows(const struct tui_pane *p);
+static inline int tui_pane_rows(const struct tui_pane *p)
+{
+	return p->h - 1;
+}
 
 /* Set up the UI state on a session (curses running); undo it. */
 void tui_setup(struct tui *t, struct qz *q, const char *theme);
