@@ -24,15 +24,15 @@ void tui_lines_add(struct tui_lines *l, const char *s, int elem)
 	l->elem[l->n++] = (unsigned char)elem;
 }
 
-void tui_lines_split(struct tui_lines *l, const char *text, int elem)
+size_t tui_lines_split(struct tui_lines *l, const char *text, int elem)
 {
-	for (;;) {
+	for (size_t k = 1;; k++) {
 		size_t n = strcspn(text, "\n");
 		char *line = xasprintf("%.*s", (int)n, text);
 		tui_lines_add(l, line, elem);
 		free(line);
 		if (!text[n] || !text[n + 1])
-			break;
+			return k;
 		text += n + 1;
 	}
 }

@@ -14,8 +14,9 @@ struct tui_lines {
 };
 
 void tui_lines_add(struct tui_lines *l, const char *s, int elem);
-/* Add text's lines: "" is one empty line, a final newline ends the last. */
-void tui_lines_split(struct tui_lines *l, const char *text, int elem);
+/* Add text's lines: "" is one empty line, a final newline ends the last.
+ * Returns how many. */
+size_t tui_lines_split(struct tui_lines *l, const char *text, int elem);
 void tui_lines_clear(struct tui_lines *l);
 /* Clear and release the store (it can be used again). */
 void tui_lines_free(struct tui_lines *l);
