@@ -286,18 +286,19 @@ static int act_member(struct tui *t, const char *file, int line, int dir)
 	return 0;
 }
 
+/* The actions on the line under the source cursor. */
 static int act_cursor(struct tui *t, int act, const char *arg)
 {
 	const struct slice *s = tui_slice_current(&t->sv);
 	const char *file;
 	int line;
+	struct bp *b;
 	if (!tui_source_cursor(t, &file, &line))
 		return qz_error(t->q, "No source line under the cursor.");
-	if (act == TUI_ACT_TOGGLE_BREAK) {
-		struct bp *b = act_bp_at(t->q, file, line);
-		return b ? act_run(t, "delete %d", b->num) : act_run(t, "break %s:%d", file, line);
-	}
 	switch (act) {
+	case TUI_ACT_TOGGLE_BREAK:
+		b = act_bp_at(t->q, file, line);
+		return b ? act_run(t, "delete %d", b->num) : act_run(t, "break %s:%d", file, line);
 	case TUI_ACT_SWITCH_LINE: return act_alter(t, BP_KIND_SWITCH, file, line, arg);
 	case TUI_ACT_SUPPRESS_LINE: return act_alter(t, BP_KIND_SUPPRESS, file, line, arg);
 	case TUI_ACT_SLICE_LINE: return act_run(t, "slice %s:%d", file, line);

@@ -71,7 +71,7 @@ static int loop_key_from_curses(int r, wint_t wc)
 
 /* Enter on the command line: run it (an empty line repeats next/step...),
  * or search the source for it. */
-static int loop_accept(struct tui *t, char *line)
+static int loop_accept(struct tui *t, const char *line)
 {
 	if (t->searching) {
 		t->searching = false;
@@ -82,14 +82,13 @@ static int loop_accept(struct tui *t, char *line)
 		return TUI_DRAW;
 	}
 	const char *s = str_skip_space(line);
-	char *run = line;
 	if (!*s && t->last_cmd) {
-		run = t->last_cmd;
+		line = t->last_cmd;
 	} else {
 		free(t->last_cmd);
 		t->last_cmd = tui_le_repeatable(s) ? xstrdup(line) : NULL;
 	}
-	return tui_exec(t, run, true) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
+	return tui_exec(t, line, true) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 }
 
 /* What a pane asked for with a key; flags. */
