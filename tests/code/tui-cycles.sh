@@ -6,7 +6,8 @@
 #  - references: A -> B when A's object file uses a symbol B's defines
 #    (from nm over tui/*.o; skipped when the UI is not built), which
 #    catches a call back up that a header declared elsewhere would hide.
-# Each group of modules that reach each other is one FAIL line.
+# Each group of modules that reach each other is one FAIL line, and so is
+# a pane file that includes a header of the loop's side.
 cd "$(dirname "$0")/../.."
 
 # cycles NAME: read "A B" edges on stdin, print the strongly connected
@@ -57,8 +58,20 @@ ref_edges() {
 		END { for (k in u) { split(k, a, SUBSEP); if (a[2] in d) print a[1], d[a[2]] } }' | sort -u
 }
 
+# The panes see the UI only through pane.h: they include the helpers
+# below the loop, never the loop's own headers (ui.h, exec.h, ...).
+pane_may="pane scrollback draw lines theme keymap lineedit slice-view"
+
 bad=0
 inc=$(inc_edges | sort -u)
+for e in $(echo "$inc" | awk '$1 ~ /^pane-|^scrollback$/ { print $1 "," $2 }'); do
+	from=${e%,*} to=${e#*,}
+	case " $pane_may $from " in
+	*" $to "*) ;;
+	*) echo "FAIL tui-cycles: tui/$from includes \"$to.h\"; a pane includes only its own header and$(echo " $pane_may" | sed 's/ \([a-z-]*\)/ \1.h/g')"
+	   bad=$((bad + 1)) ;;
+	esac
+done
 for g in $(echo "$inc" | cycles | tr ' ' ','); do
 	echo "FAIL tui-cycles: includes go round: $(echo "$g" | tr ',' ' ')"
 	bad=$((bad + 1))
