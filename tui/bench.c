@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "exec.h"
+#include "loop.h"
+#include "screen.h"
 #include "target/session.h"
 #include "tui.h"
 #include "ui.h"

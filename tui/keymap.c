@@ -21,10 +21,9 @@ static const char *const action_help[] = {
 #undef TUI_ACT_HELP
 };
 
-static const char *const pane_names[] = {
-	"generic", "source", "cmd", "output", "locals", "stack", "regs", "bps",
-	"disasm", "help", "deps", "ckpts", "slices", NULL,
-};
+/* "generic", the UI's panes (tui_keymap_init), "help"; NULL ends it. */
+#define KEYMAP_MAX_PANES 64
+static const char *pane_names[KEYMAP_MAX_PANES + 3];
 
 struct binding {
 	int pane;
@@ -92,8 +91,6 @@ static const char *const default_bindings[][3] = {
 };
 
 /* Every side pane scrolls with the same keys. */
-static const char *const side_panes[] = {"locals", "stack", "regs", "bps", "disasm",
-	"deps", "ckpts", "slices"};
 static const char *const side_bindings[][2] = {
 	{"j", "tui line-down"}, {"Down", "tui line-down"}, {"k", "tui line-up"},
 	{"Up", "tui line-up"}, {"PgDn", "tui page-down"}, {"PgUp", "tui page-up"},
@@ -180,11 +177,6 @@ int tui_keymap_pane(const char *name)
 	return -1;
 }
 
-const char *tui_keymap_pane_name(int pane)
-{
-	return pane_names[pane];
-}
-
 static struct binding *keymap_find(int pane, int key)
 {
 	for (size_t i = 0; i < nbinds; i++)
@@ -198,8 +190,12 @@ int tui_keymap_bind(const char *pane, const char *key, const char *cmd,
 {
 	int p = tui_keymap_pane(pane), k = tui_key_parse(key);
 	if (p < 0) {
-		snprintf(err, errlen, "unknown pane '%s' (generic, source, cmd, output, "
-			 "locals, stack, regs, bps, disasm, help, deps, ckpts, slices)", pane);
+		size_t n = (size_t)snprintf(err, errlen, "unknown pane '%s' (", pane);
+		for (int i = 0; pane_names[i] && n < errlen; i++)
+			n += (size_t)snprintf(err + n, errlen - n, "%s%s", i ? ", " : "",
+					      pane_names[i]);
+		if (n < errlen)
+			snprintf(err + n, errlen - n, ")");
 		return -1;
 	}
 	if (k < 0) {
@@ -217,17 +213,23 @@ int tui_keymap_bind(const char *pane, const char *key, const char *cmd,
 	return 0;
 }
 
-void tui_keymap_init(void)
+void tui_keymap_init(const char *const panes[], const bool side[], int n)
 {
-	char err[128];
+	char err[512];
+	int k = 0;
 	tui_keymap_free();
+	pane_names[k++] = "generic";
+	for (int i = 0; i < n && i < KEYMAP_MAX_PANES; i++)
+		pane_names[k++] = panes[i];
+	pane_names[k++] = "help";
+	pane_names[k] = NULL;
 	for (size_t i = 0; i < sizeof default_bindings / sizeof *default_bindings; i++)
 		tui_keymap_bind(default_bindings[i][0], default_bindings[i][1],
 				default_bindings[i][2], err, sizeof err);
-	for (size_t p = 0; p < sizeof side_panes / sizeof *side_panes; p++)
-		for (size_t i = 0; i < sizeof side_bindings / sizeof *side_bindings; i++)
-			tui_keymap_bind(side_panes[p], side_bindings[i][0],
-					side_bindings[i][1], err, sizeof err);
+	for (int p = 0; p < n; p++)
+		for (size_t i = 0; side[p] && i < sizeof side_bindings / sizeof *side_bindings; i++)
+			tui_keymap_bind(panes[p], side_bindings[i][0], side_bindings[i][1], err,
+					sizeof err);
 }
 
 void tui_keymap_free(void)

@@ -6,6 +6,7 @@
 #ifndef TUI_KEYMAP_H
 #define TUI_KEYMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sbuf;
@@ -80,12 +81,14 @@ const char *tui_key_name(int key, char *buf, size_t len);
  * xterm and tmux send them); *used bytes consumed, 0 if incomplete. */
 int tui_key_decode(const unsigned char *s, size_t n, size_t *used);
 
-/* The panes a binding can name; "generic" applies everywhere. */
+/* The keymap of the pane a binding names, or -1: "generic" (applies
+ * everywhere), the UI's panes, "help". */
 int tui_keymap_pane(const char *name);
-const char *tui_keymap_pane_name(int pane);
 #define TUI_KEYMAP_GENERIC 0
 
-void tui_keymap_init(void);
+/* The default bindings, for the UI's n panes named (side[i]: a side
+ * pane, which scrolls with the keys every side pane has). */
+void tui_keymap_init(const char *const panes[], const bool side[], int n);
 void tui_keymap_free(void);
 /* bind: 0, or -1 with a message in err. */
 int tui_keymap_bind(const char *pane, const char *key, const char *cmd,

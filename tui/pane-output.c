@@ -1,37 +1,42 @@
-/* pane-output: what the program writes to its terminal (the UI's pty).
- * A small terminal model: lines, carriage return, backspace; escape
- * sequences are dropped (colours and cursor moves would garble the
- * pane). Focused, the keys typed go to the program. */
+/* pane-output: what the program writes to its terminal (the UI's pty), a
+ * scrollback (scrollback.c) under a small terminal model: lines, carriage
+ * return, backspace; escape sequences are dropped (colours and cursor
+ * moves would garble the pane). The line being written sits at the
+ * bottom. With the keys, the pane sends what is typed to the program,
+ * except the keys qzdb binds everywhere (F5, F10, ...). */
+#define _XOPEN_SOURCE 700
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
+#include "draw.h"
 #include "keymap.h"
+#include "scrollback.h"
 #include "theme.h"
-#include "ui.h"
-
-#define OUT_KEEP 2000
+#include "util/util.h"
 
 struct outp {
-	struct tui_lines lines;
-	struct sbuf cur;       /* the line being written */
-	int esc;               /* 0, 1 after ESC, 2 in CSI, 3 in OSC */
-	int back;              /* lines scrolled back from the end */
-	bool cr;               /* a CR not yet followed by LF */
+	struct tui_sb sb;       /* first: the scrollback type's state */
+	struct sbuf cur;        /* the line being written */
+	int esc;                /* 0, 1 after ESC, 2 in CSI, 3 in OSC */
+	bool cr;                /* a CR not yet followed by LF */
 };
+
+/* Inside an escape sequence: where it goes after byte c. */
+static int out_esc(int esc, unsigned char c)
+{
+	if (esc == 1)
+		return c == '[' ? 2 : c == ']' ? 3 : 0;
+	if (esc == 2)
+		return c >= 0x40 && c <= 0x7e ? 0 : 2;
+	return c == 7 || c == '\\' ? 0 : 3;
+}
 
 static void out_byte(struct outp *o, unsigned char c)
 {
-	if (o->esc == 1) {
-		o->esc = c == '[' ? 2 : c == ']' ? 3 : 0;
-		return;
-	}
-	if (o->esc == 2) {
-		o->esc = c >= 0x40 && c <= 0x7e ? 0 : 2;
-		return;
-	}
-	if (o->esc == 3) {
-		o->esc = c == 7 || c == '\\' ? 0 : 3;
+	if (o->esc) {
+		o->esc = out_esc(o->esc, c);
 		return;
 	}
 	if (o->cr && c != '\n')
@@ -42,8 +47,7 @@ static void out_byte(struct outp *o, unsigned char c)
 	else if (c == '\r')
 		o->cr = true;
 	else if (c == '\n') {
-		tui_lines_add(&o->lines, o->cur.s ? o->cur.s : "", TUI_EL_OUTPUT);
-		o->back += o->back > 0;   /* a scrolled-back view stays put */
+		tui_sb_split(&o->sb, o->cur.s ? o->cur.s : "", TUI_EL_OUTPUT);
 		sbuf_reset(&o->cur);
 	} else if (c == '\b') {
 		while (o->cur.len && (o->cur.s[--o->cur.len] & 0xc0) == 0x80)
@@ -51,80 +55,83 @@ static void out_byte(struct outp *o, unsigned char c)
 		if (o->cur.s)
 			o->cur.s[o->cur.len] = 0;
 	} else if (c >= ' ' || c == '\t') {
-		char s[2] = {(char)c, 0};
-		sbuf_add(&o->cur, s);
+		sbuf_addc(&o->cur, (char)c);
 	}
 }
 
-void tui_output_feed(struct tui *t, const char *buf, size_t n)
+static void out_feed(struct tui_pane *p, const char *s, size_t n, int elem)
 {
-	struct outp *o = t->panes[TP_OUTPUT].st;
+	(void)elem;
 	for (size_t i = 0; i < n; i++)
-		out_byte(o, (unsigned char)buf[i]);
+		out_byte(p->st, (unsigned char)s[i]);
 }
 
-static void out_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
+/* The line being written, wrapped like the rest; the cursor follows it
+ * while the pane has the keys. Scrolled back, only the lines show. */
+static int out_bottom(struct tui_pane *p, const struct tui_view *v, WINDOW *w, int last,
+		      struct tui_cursor *cur)
 {
 	struct outp *o = p->st;
-	int rows = tui_pane_rows(p), last = rows;
-	if (o->back)
-		tui_draw_title(t, p, " program output (scrolled back: PgDn)");
-	else
-		tui_draw_title(t, p, t->focus == TP_OUTPUT ?
-			       " program output - keys go to the program (Esc: back)" :
-			       " program output (o in the source pane: type to the program)");
-	/* The line being written sits on the bottom row, wrapped like the
-	 * rest; the cursor follows it when the pane has the keys. */
-	if (!o->back) {
-		const char *cur = o->cur.s ? o->cur.s : "";
-		int cols;
-		tui_text_col(cur, -1, &cols);
-		int top = last - cols / p->w;
-		for (int k = 0; top + k <= last; k++)
-			if (top + k >= 1)
-				tui_draw_text(w, top + k, 0, cur + tui_text_col(cur, k * p->w, NULL),
-					      p->w, tui_theme_attr(TUI_EL_OUTPUT), false);
-		if (t->focus == TP_OUTPUT)
-			t->cur_y = p->y + last, t->cur_x = p->x + cols % p->w;
-		last = top - 1;
-	}
-	tui_draw_wrapped(w, &o->lines, o->lines.n - (size_t)o->back, 1, last, p->w);
+	const char *s = o->cur.s ? o->cur.s : "";
+	int cols;
+	if (o->sb.back)
+		return last;
+	tui_text_col(s, -1, &cols);
+	/* text filling its last row puts the cursor on an empty row below */
+	int top = tui_draw_wrapped_text(w, s, 1, cols && cols % p->w == 0 ? last - 1 : last,
+					p->w, TUI_EL_OUTPUT);
+	if (v->focus == p->id)
+		*cur = (struct tui_cursor){last, cols % p->w};
+	return top - 1;
 }
 
-static int out_action(struct tui *t, struct tui_pane *p, int act, const char *arg)
+/* The bytes a key sends to the program's terminal. */
+static int out_key(struct tui_pane *p, const struct tui_view *v, int key, struct tui_req *req)
 {
-	struct outp *o = p->st;
-	int page = tui_pane_rows(p) > 1 ? tui_pane_rows(p) - 1 : 1;
-	(void)t, (void)arg;
-	if (act == TUI_ACT_PAGE_UP)
-		o->back += page;
-	else if (act == TUI_ACT_PAGE_DOWN)
-		o->back -= page;
-	else
+	static const struct { int key; const char *seq; } seqs[] = {
+		{TK_ENTER, "\r"}, {TK_TAB, "\t"}, {TK_BACKSPACE, "\x7f"},
+		{TK_UP, "\x1b[A"}, {TK_DOWN, "\x1b[B"}, {TK_RIGHT, "\x1b[C"},
+		{TK_LEFT, "\x1b[D"}, {TK_ESC, "\x1b"},
+	};
+	char u[8] = "";
+	mbstate_t st = {0};
+	size_t n = 0;
+	(void)p, (void)v;
+	if (tui_keymap_lookup(TUI_KEYMAP_GENERIC, key))
 		return TUI_NOT_MINE;
-	o->back = o->back > (int)o->lines.n ? (int)o->lines.n : o->back < 0 ? 0 : o->back;
+	for (size_t i = 0; i < sizeof seqs / sizeof *seqs; i++)
+		if (seqs[i].key == key)
+			n = strlen(strcpy(u, seqs[i].seq));
+	if (!n && key < TK_BASE && (n = wcrtomb(u, (wchar_t)key, &st)) == (size_t)-1)
+		n = 0;
+	if (n)
+		*req = (struct tui_req){.kind = TUI_REQ_SEND, .text = xstrndup(u, n), .len = n};
 	return 0;
 }
 
-static void out_init(struct tui *t, struct tui_pane *p)
+static const struct tui_sb_kind out_kind = {
+	.keep = 2000, .stay = true, .scroll_all = true,
+	.hint = " (o in the source pane: type to the program)",
+	.focus_hint = " - keys go to the program (Esc: back)", .bottom = out_bottom,
+};
+
+static void out_init(struct tui_pane *p, const struct tui_view *v)
 {
-	(void)t;
 	struct outp *o = xcalloc(1, sizeof *o);
-	o->lines.max = OUT_KEEP;
+	(void)v;
+	tui_sb_init(&o->sb, &out_kind);
 	p->st = o;
 }
 
 static void out_fini(struct tui_pane *p)
 {
 	struct outp *o = p->st;
-	tui_lines_clear(&o->lines);
-	free(o->lines.v);
-	free(o->lines.elem);
+	tui_sb_free(&o->sb);
 	sbuf_free(&o->cur);
 	free(o);
 }
 
-const struct tui_pane_ops tui_pane_output = {
-	.name = "output", .init = out_init, .draw = out_draw, .action = out_action,
-	.fini = out_fini,
+const struct tui_pane_ops tui_output_pane = {
+	.init = out_init, .fini = out_fini, .draw = tui_sb_draw, .action = tui_sb_action,
+	.key = out_key, .feed = out_feed, .min_rows = 2,
 };

@@ -6,20 +6,24 @@
  * the line number. The text is
  * copied out of the engine's source cache when the file changes, so the
  * runner thread can draw it while the engine works. */
+#include "pane-source.h"
+
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/frame.h"
 #include "alter/alter.h"
-#include "target/bp.h"
+#include "dinfo/source.h"
+#include "draw.h"
 #include "keymap.h"
-#include "slicev.h"
+#include "pane.h"
+#include "slice-view.h"
+#include "target/bp.h"
+#include "target/frame.h"
 #include "target/loc.h"
 #include "target/session.h"
-#include "dinfo/source.h"
 #include "theme.h"
-#include "ui.h"
+#include "util/util.h"
 
 #define SRC_GUTTER 9       /* 2 marks + bp + current + 4 digits + space */
 
@@ -87,9 +91,9 @@ static void src_mark_one(struct src *s, const struct bp *b, int line)
 		s->marks[line] = b->enabled ? 'B' : 'b';
 }
 
-static void src_marks(struct src *s, struct tui *t)
+static void src_marks(struct src *s, const struct tui_view *v)
 {
-	struct qz *q = t->q;
+	struct qz *q = v->q;
 	if (!s->marks)
 		return;
 	memset(s->marks, 0, (size_t)s->n + 2);
@@ -109,7 +113,7 @@ static void src_marks(struct src *s, struct tui *t)
 			src_mark_one(s, &q->bps.bps[i], l->line);
 		}
 	}
-	tui_slice_lines(t, s->path, s->n, s->slice);
+	tui_slice_lines(v->sv, s->path, s->n, s->slice);
 }
 
 static void src_go(struct src *s, const char *file, int line)
@@ -133,10 +137,10 @@ static void src_show_main(struct src *s, struct qz *q)
 	q->err = err;
 }
 
-static void src_on_stop(struct tui *t, struct tui_pane *p)
+static void src_update(struct tui_pane *p, const struct tui_view *v, const char *text)
 {
 	struct src *s = p->st;
-	struct qz *q = t->q;
+	struct qz *q = v->q;
 	const struct frame *f = q->proc ? frame_get(q, q->sel_frame) : NULL;
 	s->cur_line = 0;
 	if (f && f->file) {
@@ -154,7 +158,8 @@ static void src_on_stop(struct tui *t, struct tui_pane *p)
 	} else if (!s->path) {
 		src_show_main(s, q);
 	}
-	src_marks(s, t);
+	(void)text;
+	src_marks(s, v);
 }
 
 static void src_scroll(struct src *s, int rows)
@@ -174,7 +179,7 @@ static void src_scroll(struct src *s, int rows)
 }
 
 /* The last search's first match on the line, highlighted. */
-static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, int width)
+static void src_draw_match(const struct src *s, WINDOW *w, int y, const char *text, int width)
 {
 	const char *m = s->search && *s->search ? strstr(text, s->search) : NULL;
 	if (!m)
@@ -186,73 +191,76 @@ static void src_draw_match(struct src *s, WINDOW *w, int y, const char *text, in
 	tui_text_col(pre, -1, &from);
 	free(pre);
 	if (from < width)
-		tui_draw_text(w, y, SRC_GUTTER + from, m, (to < width ? to : width) - from,
-			      tui_theme_attr(TUI_EL_MATCH), false);
+		tui_draw_el(w, y, SRC_GUTTER + from, m, (to < width ? to : width) - from,
+			    TUI_EL_MATCH, false);
 }
 
 /* slice-numbers: the line's member instances, right-aligned. */
-static void src_draw_insts(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
+static void src_draw_insts(const struct tui_view *v, const struct src *s, WINDOW *w, int y,
+			   int ln, int width)
 {
 	char buf[256], txt[260];
-	tui_slice_line_insts(t, s->path, ln, buf, sizeof buf);
+	tui_slice_line_insts(v->sv, s->path, ln, buf, sizeof buf);
 	int n = snprintf(txt, sizeof txt, " %s", buf);
 	if (n < width - SRC_GUTTER - 4)
-		tui_draw_text(w, y, width - n, txt, n, tui_theme_attr(TUI_EL_MARK), false);
+		tui_draw_el(w, y, width - n, txt, n, TUI_EL_MARK, false);
 }
 
-static void src_draw_line(struct tui *t, struct src *s, WINDOW *w, int y, int ln, int width)
+/* The gutter (marks, then > or * and the number) and the text. */
+static void src_draw_line(const struct tui_view *v, const struct src *s, WINDOW *w, int y,
+			  int ln, int width)
 {
 	char gut[16];
-	bool focus = t->focus == TP_SOURCE || t->focus == TP_DEPS;
+	bool focus = v->cursor_lit;
 	unsigned text_attr = tui_theme_attr(s->slice[ln] ? TUI_EL_SLICE : TUI_EL_DEFAULT);
 	if (ln == s->cur_line)
 		text_attr = tui_theme_attr(TUI_EL_CURRENT);
 	else if (ln == s->cursor && focus)   /* a member keeps its colour */
 		text_attr = s->slice[ln] ? text_attr | A_BOLD | A_UNDERLINE
 			: tui_theme_attr(TUI_EL_CURSOR);
-	char am[3] = {s->alter[ln] ? (char)s->alter[ln] : ' ',
-		      !s->slice[ln] ? ' ' : s->slice[ln] > 9 ? '+' : (char)('0' + s->slice[ln]), 0};
-	tui_draw_text(w, y, 0, am, 1, tui_theme_attr(TUI_EL_ALTER), false);
-	tui_draw_text(w, y, 1, am + 1, 1, tui_theme_attr(TUI_EL_MARK), false);
-	char bm[2] = {s->marks[ln] ? (char)s->marks[ln] : ' ', 0};
-	tui_draw_text(w, y, 2, bm, 1, tui_theme_attr(s->marks[ln] == 'b' ? TUI_EL_BP_OFF : TUI_EL_BP_ON), false);
+	int sm = !s->slice[ln] ? 0 : s->slice[ln] > 9 ? '+' : '0' + s->slice[ln];
+	tui_draw_mark(w, y, 0, s->alter[ln], TUI_EL_ALTER);
+	tui_draw_mark(w, y, 1, sm, TUI_EL_MARK);
+	tui_draw_mark(w, y, 2, s->marks[ln], s->marks[ln] == 'b' ? TUI_EL_BP_OFF : TUI_EL_BP_ON);
 	snprintf(gut, sizeof gut, "%c%4d ", ln == s->cur_line ? '>' : ln == s->cursor && focus ? '*' : ' ', ln);
-	tui_draw_text(w, y, 3, gut, 6, tui_theme_attr(ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO), false);
+	tui_draw_el(w, y, 3, gut, 6, ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO, false);
 	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
 		      ln == s->cur_line || (ln == s->cursor && focus) || s->slice[ln]);
 	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
-	if (t->slice_numbers && s->slice[ln])
-		src_draw_insts(t, s, w, y, ln, width);
+	if (v->sv->numbers && s->slice[ln])
+		src_draw_insts(v, s, w, y, ln, width);
 }
 
-static void src_draw(struct tui *t, struct tui_pane *p, WINDOW *w)
+static void src_draw(struct tui_pane *p, const struct tui_view *v, WINDOW *w,
+		     struct tui_cursor *cur)
 {
 	struct src *s = p->st;
 	int rows = tui_pane_rows(p);
 	char title[256];
+	(void)cur;
 	if (!s->path) {
-		tui_draw_title(t, p, " source");
-		tui_draw_text(w, 1, 1, "(no source: the program has no line information for main)",
-			      p->w - 2, tui_theme_attr(TUI_EL_DEFAULT), false);
+		tui_draw_title(w, p->def->title, v->focus == p->id);
+		tui_draw_el(w, 1, 1, "(no source: the program has no line information for main)",
+			    p->w - 2, TUI_EL_DEFAULT, false);
 		return;
 	}
 	src_scroll(s, rows);
 	const char *base = strrchr(s->path, '/');
-	snprintf(title, sizeof title, " source: %s  line %d/%d", base ? base + 1 : s->path,
-		 s->cursor, s->n);
-	tui_draw_title(t, p, title);
+	snprintf(title, sizeof title, "%s: %s  line %d/%d", p->def->title,
+		 base ? base + 1 : s->path, s->cursor, s->n);
+	tui_draw_title(w, title, v->focus == p->id);
 	for (int i = 0; i < rows && s->top + i <= s->n; i++)
-		src_draw_line(t, s, w, i + 1, s->top + i, p->w);
+		src_draw_line(v, s, w, i + 1, s->top + i, p->w);
 }
 
-static int src_search(struct tui *t, struct src *s, const char *arg, int dir)
+static int src_search(const struct tui_view *v, struct src *s, const char *arg, int dir)
 {
 	if (arg && *arg) {
 		free(s->search);
 		s->search = xstrdup(arg);
 	}
 	if (!s->search)
-		return qz_error(t->q, "No previous search.");
+		return qz_error(v->q, "No previous search.");
 	for (int k = 1; k <= s->n; k++) {
 		int ln = ((s->cursor - 1 + dir * k) % s->n + s->n) % s->n + 1;
 		if (strstr(s->text[ln - 1], s->search)) {
@@ -260,10 +268,10 @@ static int src_search(struct tui *t, struct src *s, const char *arg, int dir)
 			return 0;
 		}
 	}
-	return qz_error(t->q, "Pattern not found: %s", s->search);
+	return qz_error(v->q, "Pattern not found: %s", s->search);
 }
 
-static int src_goto(struct tui *t, struct src *s, const char *arg)
+static int src_goto(const struct tui_view *v, struct src *s, const char *arg)
 {
 	struct loc_addr *a = NULL;
 	size_t n = 0;
@@ -272,20 +280,22 @@ static int src_goto(struct tui *t, struct src *s, const char *arg)
 		src_go(s, s->path, (int)ln);
 		return 0;
 	}
-	if (loc_resolve_ex(t->q, arg, false, &a, &n) < 0)
+	if (loc_resolve_ex(v->q, arg, false, &a, &n) < 0)
 		return -1;
 	if (n && a[0].file)
 		src_go(s, a[0].file, a[0].line);
 	free(a);
-	return n ? 0 : qz_error(t->q, "No line for \"%s\".", arg);
+	return n ? 0 : qz_error(v->q, "No line for \"%s\".", arg);
 }
 
-static int src_action(struct tui *t, struct tui_pane *p, int act, const char *arg)
+static int src_action(struct tui_pane *p, const struct tui_view *v, int act, const char *arg,
+		      struct tui_req *req)
 {
 	struct src *s = p->st;
 	int page = tui_pane_rows(p) > 2 ? tui_pane_rows(p) - 1 : 1;
+	(void)req;
 	if (!s->path && act != TUI_ACT_GOTO)
-		return qz_error(t->q, "No source shown.");
+		return qz_error(v->q, "No source shown.");
 	switch (act) {
 	case TUI_ACT_LINE_UP: s->cursor--; break;
 	case TUI_ACT_LINE_DOWN: s->cursor++; break;
@@ -293,13 +303,13 @@ static int src_action(struct tui *t, struct tui_pane *p, int act, const char *ar
 	case TUI_ACT_PAGE_DOWN: s->cursor += page; s->top += page; break;
 	case TUI_ACT_TOP: s->cursor = 1; break;
 	case TUI_ACT_BOTTOM: s->cursor = s->n; break;
-	case TUI_ACT_SEARCH: return src_search(t, s, arg, 1);
-	case TUI_ACT_SEARCH_NEXT: return src_search(t, s, NULL, 1);
-	case TUI_ACT_SEARCH_PREV: return src_search(t, s, NULL, -1);
-	case TUI_ACT_GOTO: return src_goto(t, s, arg);
+	case TUI_ACT_SEARCH: return src_search(v, s, arg, 1);
+	case TUI_ACT_SEARCH_NEXT: return src_search(v, s, NULL, 1);
+	case TUI_ACT_SEARCH_PREV: return src_search(v, s, NULL, -1);
+	case TUI_ACT_GOTO: return src_goto(v, s, arg);
 	case TUI_ACT_CURRENT:
-		if (!s->stop_file || !t->q->proc)
-			return qz_error(t->q, "The program is not stopped anywhere.");
+		if (!s->stop_file || !v->q->proc)
+			return qz_error(v->q, "The program is not stopped anywhere.");
 		src_go(s, s->stop_file, s->stop_line);
 		break;
 	}
@@ -307,24 +317,24 @@ static int src_action(struct tui *t, struct tui_pane *p, int act, const char *ar
 	return 0;
 }
 
-void tui_source_go(struct tui *t, const char *file, int line)
+void tui_source_show(struct tui_pane *p, const struct tui_view *v, const char *file, int line)
 {
-	struct src *s = t->panes[TP_SOURCE].st;
+	struct src *s = p->st;
 	src_go(s, file, line);
-	src_marks(s, t);
+	src_marks(s, v);
 }
 
-bool tui_source_cursor(struct tui *t, const char **file, int *line)
+bool tui_source_place(const struct tui_pane *p, const char **file, int *line)
 {
-	struct src *s = t->panes[TP_SOURCE].st;
+	const struct src *s = p->st;
 	*file = s->path;
 	*line = s->cursor;
 	return s->path && s->n > 0;
 }
 
-static void src_init(struct tui *t, struct tui_pane *p)
+static void src_init(struct tui_pane *p, const struct tui_view *v)
 {
-	(void)t;
+	(void)v;
 	p->st = xcalloc(1, sizeof(struct src));
 }
 
@@ -338,7 +348,7 @@ static void src_fini(struct tui_pane *p)
 	free(s);
 }
 
-const struct tui_pane_ops tui_pane_source = {
-	.name = "source", .init = src_init, .draw = src_draw, .action = src_action,
-	.on_stop = src_on_stop, .fini = src_fini,
+const struct tui_pane_ops tui_source_pane = {
+	.init = src_init, .fini = src_fini, .update = src_update, .draw = src_draw,
+	.action = src_action,
 };

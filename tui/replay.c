@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "cmd/qzs.h"
-#include "runner.h"
+#include "exec.h"
+#include "pty.h"
+#include "scrollback.h"
+#include "screen.h"
 #include "target/session.h"
 #include "ui.h"
 
@@ -25,7 +28,7 @@ struct rp {
  * latest command line, if any (else the one shown stays). */
 static void rp_caption(struct tui *t)
 {
-	struct tui_lines *l = tui_cmd_lines(t);
+	const struct tui_lines *l = tui_sb_lines(&t->panes[TP_CMD]);
 	size_t i = l->n;
 	while (i-- > 0 && strncmp(l->v[i], "(qzdb) ", 7))
 		;

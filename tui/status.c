@@ -3,15 +3,17 @@
  * theme, and slots for the recording and checkpoint indicators of later
  * issues. The state is read from the engine after each command
  * (tui_status_update) and only drawn from the copy. */
+#include "status.h"
+
 #include <curses.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
+#include "proc/signals.h"
 #include "target/frame.h"
 #include "target/session.h"
-#include "proc/signals.h"
-#include "slicev.h"
 #include "theme.h"
 #include "ui.h"
 
@@ -46,7 +48,7 @@ void tui_status_update(struct tui *t)
 	} else {
 		snprintf(t->state, sizeof t->state, "not started");
 	}
-	tui_slicev_status(t, t->indicators, sizeof t->indicators);
+	tui_slicev_status(&t->sv, t->indicators, sizeof t->indicators);
 }
 
 void tui_status_draw(struct tui *t, WINDOW *w)
@@ -56,10 +58,10 @@ void tui_status_draw(struct tui *t, WINDOW *w)
 	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
 		 *t->caption ? " | " : "", t->caption);
 	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
-		 *t->indicators ? " | " : "", t->panes[t->focus].ops->name, tui_theme_name());
+		 *t->indicators ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */
 		snprintf(right, sizeof right, "%s%s%s ", t->indicators, *t->indicators ? " | " : "",
-			 t->panes[t->focus].ops->name);
+			 t->panes[t->focus].def->name);
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1 && *t->indicators)
 		snprintf(right, sizeof right, "%s ", t->indicators);   /* narrower: slots only */
 	unsigned a = tui_theme_attr(TUI_EL_STATUS);

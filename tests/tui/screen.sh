@@ -137,6 +137,7 @@ keys g
 see "g goes to the top" 'line 1/68'
 keys i
 type_cmd 'start'
+wait_for '^ stopped at'   # keys typed while it runs go to the program
 type_cmd 'pane show regs'
 see "regs pane" '^ .*rax +0x'
 keys Escape Tab

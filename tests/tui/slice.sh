@@ -36,6 +36,7 @@ BIN=$B/ui_twofile-O0
 tui_start 80 24 -- "$BIN"
 type_cmd 'break main'
 type_cmd 'run'
+wait_for '^ stopped at'   # keys typed while it runs go to the program
 keys Escape
 keys R
 see "two record key" 'REC [0-9]+'
@@ -121,6 +122,7 @@ BIN=$B/bug_nullp-O0
 tui_start 80 24 -- "$BIN"
 type_cmd 'break main'
 type_cmd 'run'
+wait_for '^ stopped at'
 keys Escape c
 see "nullp checkpoint key" 'Checkpoint 1 at'
 see "nullp checkpoint slot" 'ckpt 1'

@@ -1,0 +1,73 @@
+/* pty: the program's pseudo-terminal (see pty.h). */
+#define _GNU_SOURCE
+#include "pty.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "target/session.h"
+#include "ui.h"
+
+int tui_pty_open(struct tui *t)
+{
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->master < 0 || grantpt(t->master) < 0 || unlockpt(t->master) < 0)
+		return -1;
+	const char *name = ptsname(t->master);
+	if (!name)
+		return -1;
+	/* Kept open so the master never reads EIO between two runs. */
+	t->slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	fcntl(t->master, F_SETFL, O_NONBLOCK);
+	free(t->q->tty_path);
+	t->q->tty_path = xstrdup(name);
+	return 0;
+}
+
+void tui_pty_close(struct tui *t)
+{
+	if (t->master >= 0)
+		close(t->master);
+	if (t->slave >= 0)
+		close(t->slave);
+	t->master = t->slave = -1;
+}
+
+void tui_pty_resize(struct tui *t, int rows, int cols)
+{
+	struct winsize ws = {.ws_row = (unsigned short)(rows > 0 ? rows : 1),
+			     .ws_col = (unsigned short)(cols > 0 ? cols : 1)};
+	if (t->master >= 0)
+		ioctl(t->master, TIOCSWINSZ, &ws);
+}
+
+/* At most 64 KiB a turn, so that a program that never stops writing
+ * cannot starve the keys. */
+bool tui_pty_drain(struct tui *t)
+{
+	char buf[4096];
+	bool any = false;
+	ssize_t n;
+	for (int i = 0; i < 16 && t->master >= 0 &&
+	     (n = read(t->master, buf, sizeof buf)) > 0; i++) {
+		tui_feed(t, TP_OUTPUT, buf, (size_t)n, 0);
+		any = true;
+	}
+	return any;
+}
+
+void tui_pty_send(struct tui *t, const char *s, size_t n)
+{
+	while (n && t->master >= 0) {
+		ssize_t w = write(t->master, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;   /* the program does not read: drop the keys */
+		s += w;
+		n -= (size_t)w;
+	}
+}
