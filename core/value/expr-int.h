@@ -1,5 +1,6 @@
 /* expr-int: what the files of the expression module share beyond the
- * tree (expr-tree.h): the evaluation state and helpers of expr-eval.c and
+ * tree (expr-tree.h): the tokens and parser state of expr-lex.c and
+ * expr-parse.c, the evaluation state and helpers of expr-eval.c and
  * expr-arith.c. Not for use outside core/value. */
 #ifndef QZ_EXPR_INT_H
 #define QZ_EXPR_INT_H
@@ -9,6 +10,40 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* One token of the expression text. */
+struct expr_token {
+	int kind;
+	size_t pos;              /* where it starts, for "near `...'" */
+	uint64_t ival;
+	long double fval;
+	const char *tname;       /* literal's type, a val_builtin name */
+	char *s;                 /* identifier, $name or string bytes */
+	size_t len;
+	int op;                  /* ET_ASSIGN_OP: the arithmetic operator */
+};
+
+/* The parser's state (the lexer fills toks). */
+struct expr_ps {
+	const char *text;
+	struct expr_token *toks;
+	size_t ntoks, cap;
+	size_t i;
+	const struct expr_env *env;
+	bool ambiguous;
+	bool failed;
+	int nest;                /* parse_unary/cond/assign calls open */
+	char *err;
+	size_t errlen;
+};
+
+/* expr-lex.c */
+/* The first error of a parse (gdb's wording) into ps->err; later ones are
+ * dropped. */
+void expr_ps_error(struct expr_ps *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Split ps->text into ps->toks, ending with ET_EOF; ps->failed on error. */
+void expr_lex(struct expr_ps *ps);
 
 /* gdb's default max-value-size: a mistyped @ count must not read
  * gigabytes of the process. */
