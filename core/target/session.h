@@ -19,28 +19,10 @@
 #include "proc/signals.h"
 #include "thread.h"
 #include "dinfo/unwind.h"
+#include "objects.h"
+#include "out.h"
 #include "util/util.h"
 #include "value/value.h"
-
-/* One loaded ELF object: the program or a shared library. */
-struct qz_module {
-	char *path;
-	char *name;               /* as the dynamic linker names it (link_map
-	                             l_name, "/lib/.../libc.so.6"), or NULL */
-	struct img *img;
-	struct lines *lines;      /* NULL for libraries (no debug info yet) */
-	struct di_info *di;       /* NULL for libraries */
-	struct unw *unw;          /* opened lazily for libraries */
-	uint64_t bias;            /* runtime address = link-time + bias */
-	uint64_t lo, hi;          /* mapped range, runtime */
-};
-
-enum qz_out_kind { QZ_OUT_TEXT, QZ_OUT_ERROR, QZ_OUT_WARN };
-
-struct qz_sink {
-	void (*write)(void *arg, enum qz_out_kind kind, const char *text);
-	void *arg;
-};
 
 /* Why the program last stopped, for `info program` and front ends. */
 enum qz_stop_kind {
@@ -214,16 +196,6 @@ void qz_free(struct qz *q);
 /* Load the program's ELF and debug info; -1 with an error printed. */
 int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);
 
-/* Output: every command writes through these; qz_emit is the one place
- * text reaches the sink (and the transcript). */
-void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text);
-void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void qz_puts(struct qz *q, const char *s);
-/* Record an error message for the running command; returns -1 so a handler
- * can `return qz_error(q, ...)`. */
-int qz_error(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void qz_warn(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 bool qz_running(const struct qz *q);
 /* Memory of the process with breakpoint bytes hidden; 0 on success. */
 int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len);
@@ -232,18 +204,6 @@ int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
  * int3 and remembers the new byte as the original. */
 int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len);
 
-/* The module containing a runtime address, or NULL. */
-struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
-/* "main+4", "puts@plt" or NULL, for <...> annotations. */
-const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
-const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
-/* Refresh the library list from /proc/PID/maps. */
-void qz_refresh_modules(struct qz *q);
-/* Free library i and close the gap in q->libs (it was unloaded). */
-void qz_module_drop(struct qz *q, size_t i);
-/* The process executed path: it is the program from now on (symbols,
- * line tables and unwind info of path replace the old ones). */
-int qz_exec_reload(struct qz *q, const char *path);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);
