@@ -395,7 +395,7 @@ static void alter_free_saved(void *saved)
 	free(sv);
 }
 
-static const struct qz_hooks alter_hooks = {
+static const struct qz_mod alter_mod = {
 	.name = "alter",
 	.save = alter_save,
 	.restore = alter_restore,
@@ -411,7 +411,7 @@ static const struct qz_hooks alter_hooks = {
 void alter_init(struct qz *q)
 {
 	alter_state(q);
-	qz_add_hooks(q, &alter_hooks);
+	mod_add(q, &alter_mod);
 }
 
 /* ---- switch and suppress entries in the breakpoint table ---- */

@@ -127,9 +127,7 @@ static void ckpt_free_one(struct qz *q, struct ckpt *c)
 {
 	for (size_t i = 0; i < c->npages; i++)
 		ckpt_blob_unref(c->pages[i].blob);
-	for (int i = 0; i < q->nhooks; i++)
-		if (c->saved[i] && q->hooks[i]->free_saved)
-			q->hooks[i]->free_saved(c->saved[i]);
+	mod_free_saved(q, c->saved);
 	ckpt_os_free(&c->os);
 	free(c->pages);
 	free(c->xstate);
@@ -192,9 +190,7 @@ static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
 	ckpt_threads_save(q, c);
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->save)
-			c->saved[i] = q->hooks[i]->save(q);
+	mod_save(q, c->saved);
 }
 
 static char *ckpt_where(struct qz *q)
@@ -651,7 +647,7 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 	return !ckpt_sig_in(pid, "SigCgt:", sig) && !ckpt_sig_in(pid, "SigIgn:", sig);
 }
 
-static const struct qz_hooks ckpt_hooks = {
+static const struct qz_mod ckpt_mod = {
 	.name = "ckpt",
 	.on_start = ckpt_on_start,
 	.on_gone = ckpt_on_gone,
@@ -665,7 +661,7 @@ void ckpt_init(struct qz *q)
 {
 	q->ckpt = xcalloc(1, sizeof *q->ckpt);
 	q->ckpt->want = CKPT_AUTO;
-	qz_add_hooks(q, &ckpt_hooks);
+	mod_add(q, &ckpt_mod);
 }
 
 /* ---- hidden checkpoints (a replay's `b`) ---- */

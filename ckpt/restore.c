@@ -400,9 +400,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	ckpt_regs_apply(q, c);
 	if (c->has_si)   /* continuing delivers the checkpoint's signal as it was */
 		ckpt_siginfo_put(q, &c->si);
-	for (int i = 0; i < q->nhooks; i++)
-		if (c->saved[i] && q->hooks[i]->restore)
-			q->hooks[i]->restore(q, c->saved[i]);
+	mod_restore(q, c->saved);
 	q->held = false;
 	q->stop = c->stop;
 	q->stop_sig = c->stop_sig;

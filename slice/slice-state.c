@@ -218,7 +218,7 @@ static int slice_on_trap(struct qz *q, uint64_t pc)
 	return mine ? RUN_AGAIN : RUN_TARGET;
 }
 
-static const struct qz_hooks slice_hooks = {
+static const struct qz_mod slice_mod = {
 	.name = "slice",
 	.save = slice_save,
 	.restore = slice_restore,
@@ -234,7 +234,7 @@ void slice_init(struct qz *q)
 	struct slice_state *st = xcalloc(1, sizeof *st);
 	rec_init(&st->rec);
 	q->slice = st;
-	qz_add_hooks(q, &slice_hooks);
+	mod_add(q, &slice_mod);
 }
 
 /* Is the new instance inst a member of slice id (same statement, same

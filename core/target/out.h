@@ -1,6 +1,6 @@
 /* out: every word qzdb says goes through here: commands print with
  * qz_printf, fail with qz_error, and qz_emit hands the text to the
- * session's sink and to the modules that observe output (the transcript). */
+ * session's sink and to the transcript. */
 #ifndef QZ_OUT_H
 #define QZ_OUT_H
 
@@ -14,8 +14,8 @@ struct qz_sink {
 	void *arg;
 };
 
-/* The one place text reaches the sink; the modules' on_output hooks see
- * it first, also while the session is quiet. */
+/* The one place text reaches the sink; the transcript sees it first,
+ * also while the session is quiet. */
 void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text);
 void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void qz_puts(struct qz *q, const char *s);

@@ -323,8 +323,8 @@ static void run_exec(struct qz *q)
 	}
 	run_reresolve(q);
 	run_relocate(q);
-	qz_hooks_gone(q);    /* for the modules the old program is gone and */
-	qz_hooks_start(q);   /* a new one started */
+	mod_gone(q);    /* for the modules the old program is gone and */
+	mod_start(q);   /* a new one started */
 }
 
 /* A thread hit one of our int3s that was taken out before its trap came
@@ -346,15 +346,8 @@ static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 	const struct bp_site *site = bp_site_at(&q->bps, pc);
 	if (!site || site->internal == 0)
 		return RUN_TARGET;
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_trap)
-			continue;
-		run_stop_all(q);   /* the modules see a stopped process */
-		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
-		if (ev != RUN_TARGET)
-			return ev;
-	}
-	return RUN_TARGET;
+	run_stop_all(q);   /* the modules see a stopped process */
+	return (enum run_ev)mod_trap(q, pc);
 }
 
 /* The hooks at the pc's site; when one moved the pc onto another planted
@@ -372,28 +365,6 @@ static enum run_ev run_hooks_at_pc(struct qz *q)
 			return RUN_AGAIN;
 	}
 	return RUN_AGAIN;
-}
-
-/* A SIGTRAP at no site: a module's debug register may have fired. */
-static enum run_ev run_hooks_sigtrap(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_sigtrap)
-			continue;
-		enum run_ev ev = q->hooks[i]->on_sigtrap(q);
-		if (ev != RUN_TARGET)
-			return ev;
-	}
-	return RUN_TARGET;
-}
-
-/* Let the modules outside core claim a signal they caused. */
-static bool run_hooks_signal(struct qz *q, int sig)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->on_signal && q->hooks[i]->on_signal(q, sig) == RUN_AGAIN)
-			return true;
-	return false;
 }
 
 /* qzdb must leave (SIGTERM, SIGHUP, SIGPIPE: proc_quit_signal): the
@@ -426,7 +397,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_AGAIN;
 	}
 	if (st->ev == PROC_SIGNAL) {
-		if (run_hooks_signal(q, st->sig))
+		if (mod_signal(q, st->sig))   /* a module's own signal */
 			return RUN_AGAIN;
 		if (!run_signal_stops(q, st->sig))
 			return RUN_AGAIN;
@@ -445,7 +416,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_AGAIN;
 	}
 	if (!s || !s->inserted) {   /* a module's debug register, or the program's */
-		enum run_ev ev = run_hooks_sigtrap(q);
+		enum run_ev ev = (enum run_ev)mod_sigtrap(q);
 		if (ev != RUN_TARGET)
 			return ev;
 		if (!run_signal_stops(q, SIGTRAP))
@@ -462,7 +433,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 enum run_ev run_step_landed(struct qz *q)
 {
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
-	if (!s || !s->inserted || !q->nhooks)
+	if (!s || !s->inserted || !q->nmods)
 		return RUN_STEPPED;
 	enum run_ev ev = run_hooks_at_pc(q);
 	return ev == RUN_STOPPED ? RUN_STOPPED : RUN_STEPPED;
@@ -473,17 +444,14 @@ enum run_ev run_step_landed(struct qz *q)
 static bool run_held_dying(struct qz *q)
 {
 	int sig = q->stop_sig;
-	for (int i = 0; sig && i < q->nhooks; i++) {
-		if (!q->hooks[i]->keep_dying || !q->hooks[i]->keep_dying(q, sig))
-			continue;
-		qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
-			  "The process is held for rollback while checkpoints exist.\n",
-			  sig_name(sig), sig_desc(sig));
-		q->stop = QZ_STOP_KILLED;
-		q->held = true;
-		return true;
-	}
-	return false;
+	if (!sig || !mod_keep_dying(q, sig))
+		return false;
+	qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
+		  "The process is held for rollback while checkpoints exist.\n",
+		  sig_name(sig), sig_desc(sig));
+	q->stop = QZ_STOP_KILLED;
+	q->held = true;
+	return true;
 }
 
 enum run_ev run_step_insn(struct qz *q)
@@ -623,7 +591,7 @@ int run_start(struct qz *q)
 	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
-	qz_hooks_start(q);
+	mod_start(q);
 	run_until_target(q, NULL);
 	return 0;
 }
@@ -644,7 +612,7 @@ int run_attach(struct qz *q, int pid)
 	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
-	qz_hooks_start(q);
+	mod_start(q);
 	return 0;
 }
 

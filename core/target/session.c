@@ -105,9 +105,7 @@ void qz_free(struct qz *q)
 		proc_kill(q->proc);
 	if (qz_live == q)
 		qz_live = NULL;
-	for (int i = q->nhooks - 1; i >= 0; i--)
-		if (q->hooks[i]->fini)
-			q->hooks[i]->fini(q);
+	mod_fini(q);
 	qzs_free_log(q);
 	frame_invalidate(q);
 	free(q->frames);
@@ -217,40 +215,7 @@ void qz_process_gone(struct qz *q)
 	q->stop_sig = 0;
 	q->attached = false;
 	q->held = false;
-	qz_hooks_gone(q);
-}
-
-void qz_add_hooks(struct qz *q, const struct qz_hooks *h)
-{
-	if (q->nhooks >= QZ_MAX_HOOKS)
-		abort();   /* a fixed set of modules registers: a programming error */
-	q->hooks[q->nhooks++] = h;
-}
-
-void qz_hooks_start(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->on_start)
-			q->hooks[i]->on_start(q);
-}
-
-void qz_hooks_gone(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->on_gone)
-			q->hooks[i]->on_gone(q);
-}
-
-int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp)
-{
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_break)
-			continue;
-		int r = q->hooks[i]->on_break(q, spec, cond, temp);
-		if (r)
-			return r;
-	}
-	return 0;
+	mod_gone(q);
 }
 
 int qz_history_add(struct qz *q, struct val *v)

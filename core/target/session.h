@@ -19,6 +19,7 @@
 #include "proc/signals.h"
 #include "thread.h"
 #include "dinfo/unwind.h"
+#include "mod.h"
 #include "objects.h"
 #include "out.h"
 #include "util/util.h"
@@ -41,39 +42,6 @@ struct qz_display {
 struct qz;
 struct run_target;
 
-/* A module outside core (alter/, ckpt/, slice/) that keeps state which
- * must follow the process: a checkpoint saves it and a rollback restores
- * it; a new process or a dead one resets it. Any hook may be NULL. */
-struct qz_hooks {
-	const char *name;
-	void *(*save)(struct qz *q);             /* copy my state (checkpoint) */
-	void (*restore)(struct qz *q, const void *saved);
-	void (*free_saved)(void *saved);
-	void (*on_start)(struct qz *q);          /* a new process was started */
-	void (*on_gone)(struct qz *q);           /* the process is gone */
-	void (*fini)(struct qz *q);              /* the session ends */
-	/* The process stopped at an int3 site (pc is its address): a module
-	 * that planted one there (bp_site_add) acts on it and returns a
-	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
-	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
-	int (*on_trap)(struct qz *q, uint64_t pc);
-	/* `break SPEC if COND`: 0 if COND is not the module's form, 1 if the
-	 * module created the breakpoint, -1 with the error set. */
-	int (*on_break)(struct qz *q, const char *spec, const char *cond, bool temp);
-	/* A SIGTRAP stop at no int3 site (a debug register fired): a run_ev as
-	 * for on_trap. */
-	int (*on_sigtrap)(struct qz *q);
-	/* The process is about to be resumed with signal sig, which will end
-	 * it: return true to keep it instead (run.c reports the termination
-	 * and marks the process held). */
-	bool (*keep_dying)(struct qz *q, int sig);
-	/* The process stopped with signal sig: a module that sent it (ckpt's
-	 * interval timer) acts and returns RUN_AGAIN to resume silently,
-	 * else RUN_TARGET. */
-	int (*on_signal)(struct qz *q, int sig);
-};
-
-#define QZ_MAX_HOOKS 8
 
 struct qz {
 	char *prog;                   /* path of the program */
@@ -143,8 +111,8 @@ struct qz {
 	struct alter_state *alter;
 	struct ckpt_state *ckpt;
 	struct slice_state *slice;
-	const struct qz_hooks *hooks[QZ_MAX_HOOKS];
-	int nhooks;
+	const struct qz_mod *mods[QZ_MAX_MODS];   /* registered (mod.c) */
+	int nmods;
 
 	struct qzs_log *qzs;          /* the transcript (qzs.c) */
 	bool replaying;               /* running a session file's commands */
@@ -219,13 +187,6 @@ void qz_user_stop(struct qz *q);
  * and make cmd_run answer CMD_QUIT (proc_quit_pending()); a crash inside
  * qzdb puts q's program back as it was before dying. */
 void qz_signals(struct qz *q);
-
-/* Register a module's hooks (once per session). */
-void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
-void qz_hooks_start(struct qz *q);
-void qz_hooks_gone(struct qz *q);
-/* Offer `break SPEC if COND` to the modules: as qz_hooks.on_break. */
-int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp);
 
 /* Add v to the value history; returns its number. Takes ownership. */
 int qz_history_add(struct qz *q, struct val *v);

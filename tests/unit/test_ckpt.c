@@ -1,5 +1,5 @@
 /* Checkpoints and the other modules' state: a module registered with
- * qz_hooks has its state saved by `checkpoint`, given back by `rollback`
+ * struct qz_mod has its state saved by `checkpoint`, given back by `rollback`
  * (each time, to the checkpoint's own copy) and freed when the checkpoint
  * goes (cdelete, or the process ending). Drives a real session on
  * tests/build/ckpt_prop-O0. */
@@ -51,7 +51,7 @@ static void fake_free(void *saved)
 	frees++;
 }
 
-static const struct qz_hooks fake = {
+static const struct qz_mod fake = {
 	.name = "fake", .save = fake_save, .restore = fake_restore, .free_saved = fake_free,
 };
 
@@ -65,7 +65,7 @@ int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){sink, NULL});
 	ckpt_init(q);
-	qz_add_hooks(q, &fake);
+	mod_add(q, &fake);
 	if (qz_load(q, "tests/build/ckpt_prop-O0", NULL, 0) < 0) {
 		check(false, "ckpt: load fixture", "%s", q->err.s);
 		return 0;

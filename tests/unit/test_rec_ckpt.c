@@ -28,14 +28,6 @@ static void sink(void *arg, enum qz_out_kind kind, const char *text)
 	sbuf_add(&out, text);
 }
 
-static const struct qz_hooks *slice_hooks(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (strcmp(q->hooks[i]->name, "slice") == 0)
-			return q->hooks[i];
-	return NULL;
-}
-
 static int cmd(struct qz *q, const char *line)
 {
 	sbuf_reset(&out);
@@ -46,7 +38,7 @@ int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){ sink, NULL });
 	slice_init(q);
-	const struct qz_hooks *h = slice_hooks(q);
+	const struct qz_mod *h = mod_find(q, "slice");
 	check(h && h->save && h->restore && h->free_saved, "slice registers its hooks", "");
 	if (!h || qz_load(q, "tests/build/sl_rec-O0", NULL, 0) < 0)
 		return 0;
