@@ -9,7 +9,10 @@
 #include <stdint.h>
 
 struct qz;
+struct qz_mod;
 
+/* The module (core/target/mod.h): commands, hooks, per-session state. */
+extern const struct qz_mod alter_mod;
 /* Register alter's hooks with the session (once, after qz_new). */
 void alter_init(struct qz *q);
 

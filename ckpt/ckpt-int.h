@@ -134,6 +134,8 @@ struct ckpt_state {
 };
 
 uint64_t ckpt_now_ns(void);
+/* The session's checkpoints (the module's state, mod_state). */
+struct ckpt_state *ckpt_state(struct qz *q);
 bool ckpt_map_tracked(const struct ckpt_state *s, const struct ckpt_map *m);
 
 /* osstate.c */

@@ -345,7 +345,7 @@ void ckpt_siginfo_put(struct qz *q, const siginfo_t *si)
 
 static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	uint64_t t0 = ckpt_now_ns();
 	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
@@ -471,11 +471,11 @@ static void ckpt_gc(struct qz *q, struct ckpt_state *s)
 
 int ckpt_delete(struct qz *q, int id)
 {
-	struct ckpt *c = ckpt_find(q->ckpt, id);
+	struct ckpt *c = ckpt_find(ckpt_state(q), id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
 	c->dead = true;
-	ckpt_gc(q, q->ckpt);
+	ckpt_gc(q, ckpt_state(q));
 	return 0;
 }
 
@@ -505,7 +505,7 @@ static struct ckpt *ckpt_victim(struct ckpt_state *s)
 
 void ckpt_check_budget(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	while (s->budget && ckpt_total(s) > s->budget) {
 		struct ckpt *v = ckpt_victim(s);
 		if (!v)
@@ -536,7 +536,7 @@ static void ckpt_alarm(int sig)
 
 void ckpt_timer_arm(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	int ms = proc_alive(q->proc) ? s->interval_ms : 0;
 	struct itimerval it = {{ms / 1000, ms % 1000 * 1000}, {ms / 1000, ms % 1000 * 1000}};
 	if (ms) {
@@ -554,7 +554,7 @@ void ckpt_timer_arm(struct qz *q)
 
 static int ckpt_on_signal(struct qz *q, int sig)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (sig != SIGSTOP || !ckpt_alarm_sent)
 		return RUN_TARGET;
 	ckpt_alarm_sent = 0;
@@ -567,19 +567,33 @@ static int ckpt_on_signal(struct qz *q, int sig)
 	return RUN_AGAIN;
 }
 
-/* ---- hooks ---- */
+/* ---- the module: state and hooks ---- */
+
+static void *ckpt_new(struct qz *q)
+{
+	(void)q;
+	struct ckpt_state *s = xcalloc(1, sizeof *s);
+	s->want = CKPT_AUTO;
+	return s;
+}
+
+struct ckpt_state *ckpt_state(struct qz *q)
+{
+	return mod_state(q, &ckpt_mod);
+}
 
 static void ckpt_on_start(struct qz *q)
 {
-	q->ckpt->start_ns = ckpt_now_ns();
-	q->ckpt->lost = false;
-	if (q->ckpt->interval_ms)
+	struct ckpt_state *s = ckpt_state(q);
+	s->start_ns = ckpt_now_ns();
+	s->lost = false;
+	if (s->interval_ms)
 		ckpt_timer_arm(q);
 }
 
 static void ckpt_on_gone(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (ckpt_live(s))
 		s->lost = true;
 	ckpt_clear(q, s, false);
@@ -596,16 +610,16 @@ static void ckpt_fini(struct qz *q)
 		setitimer(ITIMER_REAL, &off, NULL);
 		proc_alarm_window(false);
 	}
-	ckpt_clear(q, q->ckpt, false);
-	free(q->ckpt->limits);
-	free(q->ckpt->cps);
-	free(q->ckpt);
-	q->ckpt = NULL;
+	struct ckpt_state *s = ckpt_state(q);
+	ckpt_clear(q, s, false);
+	free(s->limits);
+	free(s->cps);
+	free(s);
 }
 
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (!s->exit_site || pc != s->exit_site)
 		return RUN_TARGET;
 	run_report_exit(q, (int)(proc_regs(q->proc)->rdi & 0xff));
@@ -638,7 +652,7 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 {
 	static const int survivable[] = {SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN,
 					 SIGTTOU, SIGURG, SIGWINCH, 0};
-	if (!ckpt_live(q->ckpt) || sig <= 0 || sig > 64)
+	if (!ckpt_live(ckpt_state(q)) || sig <= 0 || sig > 64)
 		return false;
 	for (int i = 0; survivable[i]; i++)
 		if (sig == survivable[i])
@@ -647,8 +661,9 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 	return !ckpt_sig_in(pid, "SigCgt:", sig) && !ckpt_sig_in(pid, "SigIgn:", sig);
 }
 
-static const struct qz_mod ckpt_mod = {
+const struct qz_mod ckpt_mod = {
 	.name = "ckpt",
+	.init = ckpt_new,
 	.on_start = ckpt_on_start,
 	.on_gone = ckpt_on_gone,
 	.fini = ckpt_fini,
@@ -659,8 +674,6 @@ static const struct qz_mod ckpt_mod = {
 
 void ckpt_init(struct qz *q)
 {
-	q->ckpt = xcalloc(1, sizeof *q->ckpt);
-	q->ckpt->want = CKPT_AUTO;
 	mod_add(q, &ckpt_mod);
 }
 
@@ -668,7 +681,7 @@ void ckpt_init(struct qz *q)
 
 int ckpt_hidden_take(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (!s)
 		return qz_error(q, "Checkpoints are not available.");
 	int next = s->next_id;
@@ -686,7 +699,8 @@ int ckpt_hidden_take(struct qz *q)
 
 int ckpt_hidden_rollback(struct qz *q, int handle)
 {
-	struct ckpt *c = q->ckpt && handle > 0 ? ckpt_find(q->ckpt, -handle) : NULL;
+	struct ckpt_state *s = ckpt_state(q);
+	struct ckpt *c = s && handle > 0 ? ckpt_find(s, -handle) : NULL;
 	if (!c)
 		return qz_error(q, "That step's checkpoint is gone.");
 	if (!q->proc || !ckpt_process_check(q))
@@ -699,7 +713,6 @@ int ckpt_hidden_rollback(struct qz *q, int handle)
 		return rc;
 	/* Going back over a `checkpoint` command undoes it too, so running
 	 * that command again gives the number it gave the first time. */
-	struct ckpt_state *s = q->ckpt;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
 			s->cps[i]->dead = true;

@@ -267,7 +267,7 @@ static void ckpt_replant(struct qz *q, const struct ckpt_addrs *d, uint8_t *cons
 static int ckpt_write_pages(struct qz *q, const struct ckpt *c, struct ckpt_addrs *d)
 {
 	static uint8_t zero[CKPT_PAGE];
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	size_t n = 0;
 	uint8_t **bufs = xmalloc((d->n + 1) * sizeof *bufs);
 	for (size_t i = 0; i < d->n; i++) {
@@ -379,7 +379,7 @@ static int ckpt_restore(struct qz *q, struct ckpt_state *s, const struct ckpt *c
 
 int ckpt_rollback(struct qz *q, struct ckpt *c)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	uint64_t t0 = ckpt_now_ns();
 	siginfo_t si;
 	bool has_si = ckpt_siginfo_get(q, &si);

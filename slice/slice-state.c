@@ -13,12 +13,12 @@
 
 struct slice_state *slice_state(struct qz *q)
 {
-	return q->slice;
+	return mod_state(q, &slice_mod);
 }
 
 struct rec *slice_rec(struct qz *q)
 {
-	return &q->slice->rec;
+	return &slice_state(q)->rec;
 }
 
 const char *slice_status(struct qz *q, char *buf, size_t len)
@@ -193,7 +193,6 @@ static void slice_fini(struct qz *q)
 	free(st->arms);
 	free(st->ff);
 	free(st);
-	q->slice = NULL;
 }
 
 /* record FILE:LINE on|off reached. */
@@ -218,8 +217,17 @@ static int slice_on_trap(struct qz *q, uint64_t pc)
 	return mine ? RUN_AGAIN : RUN_TARGET;
 }
 
-static const struct qz_mod slice_mod = {
+static void *slice_new(struct qz *q)
+{
+	(void)q;
+	struct slice_state *st = xcalloc(1, sizeof *st);
+	rec_init(&st->rec);
+	return st;
+}
+
+const struct qz_mod slice_mod = {
 	.name = "slice",
+	.init = slice_new,
 	.save = slice_save,
 	.restore = slice_restore,
 	.free_saved = slice_free_saved,
@@ -231,9 +239,6 @@ static const struct qz_mod slice_mod = {
 
 void slice_init(struct qz *q)
 {
-	struct slice_state *st = xcalloc(1, sizeof *st);
-	rec_init(&st->rec);
-	q->slice = st;
 	mod_add(q, &slice_mod);
 }
 

@@ -12,7 +12,9 @@ void mod_add(struct qz *q, const struct qz_mod *m)
 {
 	if (q->nmods >= QZ_MAX_MODS)
 		abort();   /* a fixed set of modules registers: a programming error */
-	q->mods[q->nmods++] = m;
+	int i = q->nmods++;   /* an init may add modules of its own after it */
+	q->mods[i] = m;
+	q->mod_state[i] = m->init ? m->init(q) : NULL;
 }
 
 const struct qz_mod *mod_find(struct qz *q, const char *name)
@@ -20,6 +22,14 @@ const struct qz_mod *mod_find(struct qz *q, const char *name)
 	for (int i = 0; i < q->nmods; i++)
 		if (!strcmp(q->mods[i]->name, name))
 			return q->mods[i];
+	return NULL;
+}
+
+void *mod_state(struct qz *q, const struct qz_mod *m)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i] == m)
+			return q->mod_state[i];
 	return NULL;
 }
 
@@ -39,9 +49,11 @@ void mod_gone(struct qz *q)
 
 void mod_fini(struct qz *q)
 {
-	for (int i = q->nmods - 1; i >= 0; i--)
+	for (int i = q->nmods - 1; i >= 0; i--) {
 		if (q->mods[i]->fini)
 			q->mods[i]->fini(q);
+		q->mod_state[i] = NULL;   /* freed by fini */
+	}
 }
 
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)

@@ -14,6 +14,9 @@ struct qz;
 
 struct qz_mod {
 	const char *name;
+	/* Make the module's state for a new session (the session keeps it:
+	 * mod_state); NULL is a state too. fini frees it. */
+	void *(*init)(struct qz *q);
 	/* State that must follow the process: a checkpoint saves it and a
 	 * rollback restores it (ckpt/); free_saved drops a saved copy. */
 	void *(*save)(struct qz *q);
@@ -46,11 +49,13 @@ struct qz_mod {
 /* Modules a session can hold: core's parts and the modules of modules.c. */
 #define QZ_MAX_MODS 16
 
-/* Register m with the session (once per session, in modules.c's order:
- * that is the order every hook is called in, fini in reverse). */
+/* Register m with the session and make its state (once per session, in
+ * modules.c's order: the order every hook is called in, fini in reverse). */
 void mod_add(struct qz *q, const struct qz_mod *m);
 /* The registered module named name, or NULL. */
 const struct qz_mod *mod_find(struct qz *q, const char *name);
+/* The state m's init made in this session; NULL if m is not registered. */
+void *mod_state(struct qz *q, const struct qz_mod *m);
 
 /* The dispatcher: each calls the hook of every registered module that has
  * one, in order. */

@@ -107,11 +107,10 @@ struct qz {
 	 * never share DR0-DR3. */
 	int dr_held_by_calls;
 
-	/* State owned by the modules outside core, opaque here. */
-	struct alter_state *alter;
-	struct ckpt_state *ckpt;
-	struct slice_state *slice;
-	const struct qz_mod *mods[QZ_MAX_MODS];   /* registered (mod.c) */
+	/* The registered modules (mod.c) and the state each one's init made,
+	 * opaque here: a module reads its own with mod_state. */
+	const struct qz_mod *mods[QZ_MAX_MODS];
+	void *mod_state[QZ_MAX_MODS];
 	int nmods;
 
 	struct qzs_log *qzs;          /* the transcript (qzs.c) */
