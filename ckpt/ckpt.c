@@ -567,6 +567,52 @@ static int ckpt_on_signal(struct qz *q, int sig)
 	return RUN_AGAIN;
 }
 
+/* ---- hidden checkpoints (a replay's `b`) ---- */
+
+/* qz_mod.mark: a checkpoint that takes no number the user sees. */
+static int ckpt_hidden_take(struct qz *q)
+{
+	struct ckpt_state *s = ckpt_state(q);
+	if (!s)
+		return qz_error(q, "Checkpoints are not available.");
+	int next = s->next_id;
+	if (ckpt_take(q, true) < 0)
+		return -1;
+	struct ckpt *c = ckpt_find(s, next + 1);
+	s->next_id = next;   /* the user's next checkpoint keeps its number */
+	if (!c)
+		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
+	c->id = -(++s->hidden_ids);
+	c->hidden = true;
+	c->user_next = next;
+	return -c->id;
+}
+
+/* qz_mod.back */
+static int ckpt_hidden_rollback(struct qz *q, int handle)
+{
+	struct ckpt_state *s = ckpt_state(q);
+	struct ckpt *c = s && handle > 0 ? ckpt_find(s, -handle) : NULL;
+	if (!c)
+		return qz_error(q, "That step's checkpoint is gone.");
+	if (!q->proc || !ckpt_process_check(q))
+		return qz_error(q, "The program is not being run.");
+	bool was = q->quiet;
+	q->quiet = true;
+	int rc = ckpt_rollback(q, c);
+	q->quiet = was;
+	if (rc < 0)
+		return rc;
+	/* Going back over a `checkpoint` command undoes it too, so running
+	 * that command again gives the number it gave the first time. */
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
+			s->cps[i]->dead = true;
+	ckpt_gc(q, s);
+	s->next_id = c->user_next;
+	return 0;
+}
+
 /* ---- the module: state and hooks ---- */
 
 static void *ckpt_new(struct qz *q)
@@ -670,6 +716,8 @@ const struct qz_mod ckpt_mod = {
 	.on_trap = ckpt_on_trap,
 	.keep_dying = ckpt_keep_dying,
 	.on_signal = ckpt_on_signal,
+	.mark = ckpt_hidden_take,
+	.back = ckpt_hidden_rollback,
 };
 
 void ckpt_init(struct qz *q)
@@ -677,46 +725,3 @@ void ckpt_init(struct qz *q)
 	mod_add(q, &ckpt_mod);
 }
 
-/* ---- hidden checkpoints (a replay's `b`) ---- */
-
-int ckpt_hidden_take(struct qz *q)
-{
-	struct ckpt_state *s = ckpt_state(q);
-	if (!s)
-		return qz_error(q, "Checkpoints are not available.");
-	int next = s->next_id;
-	if (ckpt_take(q, true) < 0)
-		return -1;
-	struct ckpt *c = ckpt_find(s, next + 1);
-	s->next_id = next;   /* the user's next checkpoint keeps its number */
-	if (!c)
-		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
-	c->id = -(++s->hidden_ids);
-	c->hidden = true;
-	c->user_next = next;
-	return -c->id;
-}
-
-int ckpt_hidden_rollback(struct qz *q, int handle)
-{
-	struct ckpt_state *s = ckpt_state(q);
-	struct ckpt *c = s && handle > 0 ? ckpt_find(s, -handle) : NULL;
-	if (!c)
-		return qz_error(q, "That step's checkpoint is gone.");
-	if (!q->proc || !ckpt_process_check(q))
-		return qz_error(q, "The program is not being run.");
-	bool was = q->quiet;
-	q->quiet = true;
-	int rc = ckpt_rollback(q, c);
-	q->quiet = was;
-	if (rc < 0)
-		return rc;
-	/* Going back over a `checkpoint` command undoes it too, so running
-	 * that command again gives the number it gave the first time. */
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
-			s->cps[i]->dead = true;
-	ckpt_gc(q, s);
-	s->next_id = c->user_next;
-	return 0;
-}

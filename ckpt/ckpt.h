@@ -14,11 +14,4 @@ void ckpt_init(struct qz *q);
 /* Live checkpoints (for a status line). */
 int ckpt_count(struct qz *q);
 
-/* For going back a step in a session replay (core/cmd/qzs-replay.c): a
- * checkpoint that takes no number the user sees, is not listed and prints
- * nothing. Returns its handle (> 0), or -1 with the error set. */
-int ckpt_hidden_take(struct qz *q);
-/* Roll back to a hidden checkpoint, quietly; -1 with the error set. */
-int ckpt_hidden_rollback(struct qz *q, int handle);
-
 #endif

@@ -90,7 +90,7 @@ static void slice_restore(struct qz *q, const void *saved)
 	XGROW(r->cds, r->cds_cap, s->ncds + 1);
 	memcpy(r->cds, s->cds, s->ncds * sizeof *s->cds);
 	r->ncds = s->ncds;
-	q->region = r->on || r->counting ? rec_region : NULL;
+	q->driver = r->on || r->counting ? &slice_mod : NULL;
 }
 
 static void slice_free_saved(void *saved)
@@ -120,7 +120,7 @@ static void slice_ff_plant(struct qz *q, struct slice_state *st)
 		st->ff[st->nff++] = a;
 	}
 	if (!st->nff)   /* nothing to stop at: step from here */
-		q->region = rec_region;
+		q->driver = &slice_mod;
 }
 
 static bool slice_ff_hit(struct qz *q, struct slice_state *st, uint64_t pc)
@@ -133,7 +133,7 @@ static bool slice_ff_hit(struct qz *q, struct slice_state *st, uint64_t pc)
 	for (size_t i = 0; i < st->nff; i++)
 		bp_site_del(&q->bps, q->proc, st->ff[i]);
 	st->nff = 0;
-	q->region = rec_region;
+	q->driver = &slice_mod;
 	return true;
 }
 
@@ -154,7 +154,7 @@ static void slice_on_start(struct qz *q)
 	r->exact = true;
 	r->insns_seen = 0;
 	r->counting = st->nsb > 0;
-	q->region = NULL;
+	q->driver = NULL;
 	if (r->counting)
 		slice_ff_plant(q, st);
 	for (size_t i = 0; i < st->narms; i++) {
@@ -171,7 +171,7 @@ static void slice_on_gone(struct qz *q)
 	st->rec.counting = false;
 	st->snext = 0;
 	st->nff = 0;
-	q->region = NULL;
+	q->driver = NULL;
 	for (size_t i = 0; i < st->narms; i++)
 		st->arms[i].planted = false;
 }
@@ -235,6 +235,7 @@ const struct qz_mod slice_mod = {
 	.on_gone = slice_on_gone,
 	.fini = slice_fini,
 	.on_trap = slice_on_trap,
+	.drive = rec_region,
 };
 
 void slice_init(struct qz *q)

@@ -102,6 +102,32 @@ bool mod_keep_dying(struct qz *q, int sig)
 	return false;
 }
 
+/* The module that makes marks: both of a mark's calls go to the same one. */
+static const struct qz_mod *mod_marker(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->mark && q->mods[i]->back)
+			return q->mods[i];
+	return NULL;
+}
+
+int mod_mark(struct qz *q)
+{
+	const struct qz_mod *m = mod_marker(q);
+	return m ? m->mark(q) : qz_error(q, "Checkpoints are not available.");
+}
+
+int mod_back(struct qz *q, int handle)
+{
+	const struct qz_mod *m = mod_marker(q);
+	return m ? m->back(q, handle) : qz_error(q, "Checkpoints are not available.");
+}
+
+int mod_drive(struct qz *q, const struct run_target *t, bool one)
+{
+	return q->driver->drive(q, t, one);
+}
+
 void mod_save(struct qz *q, void **saved)
 {
 	for (int i = 0; i < q->nmods; i++)

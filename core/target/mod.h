@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct qz;
+struct run_target;
 
 struct qz_mod {
 	const char *name;
@@ -44,6 +45,19 @@ struct qz_mod {
 	 * interval timer) acts and returns RUN_AGAIN to resume silently,
 	 * else RUN_TARGET. */
 	int (*on_signal)(struct qz *q, int sig);
+	/* Going back a step in a session replay (core/cmd/qzs-replay.c): mark
+	 * saves the process as it is, unseen by the user (no number, not
+	 * listed, nothing printed), and returns a handle > 0, or -1 with the
+	 * error set; back returns to a mark quietly: 0, or -1 with the error
+	 * set. ckpt/ has them. */
+	int (*mark)(struct qz *q);
+	int (*back)(struct qz *q, int handle);
+	/* While the module is q->driver, run control hands every continue and
+	 * step to it (slice/ records a region by single-stepping, with
+	 * run_step_raw and run_region_check): t holds the internal stops
+	 * wanted (NULL: none), one asks for a single instruction. Returns an
+	 * enum run_ev. */
+	int (*drive)(struct qz *q, const struct run_target *t, bool one);
 };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
@@ -71,6 +85,12 @@ int mod_sigtrap(struct qz *q);
 bool mod_signal(struct qz *q, int sig);
 /* A module keeps the process that signal sig would end. */
 bool mod_keep_dying(struct qz *q, int sig);
+/* Marks through the first module that makes them: a handle > 0, or -1
+ * with the error set (also when no module can). */
+int mod_mark(struct qz *q);
+int mod_back(struct qz *q, int handle);
+/* q->driver's drive. */
+int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */
 void mod_save(struct qz *q, void **saved);
 void mod_restore(struct qz *q, void *const *saved);

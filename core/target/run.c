@@ -456,8 +456,8 @@ static bool run_held_dying(struct qz *q)
 
 enum run_ev run_step_insn(struct qz *q)
 {
-	if (q->region)
-		return (enum run_ev)q->region(q, NULL, true);
+	if (q->driver)
+		return (enum run_ev)mod_drive(q, NULL, true);
 	enum run_ev ev = run_step_raw(q);
 	return ev == RUN_STEPPED ? run_step_landed(q) : ev;
 }
@@ -499,8 +499,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 	for (;;) {
 		if (proc_quit_pending())
 			return run_quit_stop(q);
-		if (q->region)
-			return (enum run_ev)q->region(q, t, false);
+		if (q->driver)
+			return (enum run_ev)mod_drive(q, t, false);
 		struct proc_stop st;
 		if (run_held_dying(q))
 			return RUN_STOPPED;

@@ -139,11 +139,9 @@ struct qz {
 	/* threads and fork (core/target/thread.c) */
 	struct thread_state thr;
 
-	/* slice/: while a region is recorded, the recorder runs the program
-	 * by single-stepping (run_until_target and run_step_insn hand over to
-	 * it; it steps with run_step_raw and stops by run_region_check); NULL:
-	 * the program runs freely. Returns an enum run_ev. */
-	int (*region)(struct qz *q, const struct run_target *t, bool one);
+	/* The module that drives the program now (its qz_mod.drive: slice/
+	 * while a region is recorded), or NULL: the program runs freely. */
+	const struct qz_mod *driver;
 
 	/* Front ends (tui/) */
 	char *tty_path;               /* the program's terminal (the UI's pty), or

@@ -60,7 +60,7 @@ int main(void)
 	h->restore(q, saved);
 	check(r->tr.n == n1 && r->tr.ninsts >= insts1, "restore cuts the recording back",
 	      "n %llu (want %llu)", (unsigned long long)r->tr.n, (unsigned long long)n1);
-	check(r->on && q->region != NULL, "recording stays on after the restore", "");
+	check(r->on && q->driver != NULL, "recording stays on after the restore", "");
 	cmd(q, "info slice 1");
 	check(out.s && strstr(out.s, "sl_rec.c:12 #1,#2,#3,#4"), "slices from before keep their instances",
 	      "%s", out.s ? out.s : "");
