@@ -412,11 +412,6 @@ const struct qz_mod alter_mod = {
 	.on_sigtrap = alter_call_sigtrap,
 };
 
-void alter_init(struct qz *q)
-{
-	mod_add(q, &alter_mod);
-}
-
 /* ---- switch and suppress entries in the breakpoint table ---- */
 
 static void alter_users(struct alter_alt *a, int delta)

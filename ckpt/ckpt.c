@@ -720,8 +720,3 @@ const struct qz_mod ckpt_mod = {
 	.back = ckpt_hidden_rollback,
 };
 
-void ckpt_init(struct qz *q)
-{
-	mod_add(q, &ckpt_mod);
-}
-

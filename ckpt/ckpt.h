@@ -9,8 +9,6 @@ struct qz_mod;
 
 /* The module (core/target/mod.h): commands, hooks, per-session state. */
 extern const struct qz_mod ckpt_mod;
-/* Register the module with the session (once, after qz_new). */
-void ckpt_init(struct qz *q);
 /* Live checkpoints (for a status line). */
 int ckpt_count(struct qz *q);
 

@@ -238,11 +238,6 @@ const struct qz_mod slice_mod = {
 	.drive = rec_region,
 };
 
-void slice_init(struct qz *q)
-{
-	mod_add(q, &slice_mod);
-}
-
 /* Is the new instance inst a member of slice id (same statement, same
  * number: the slice may come from an earlier run)? */
 static bool slice_wants(struct qz *q, int id, int32_t inst)

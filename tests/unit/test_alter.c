@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 #include "../../alter/alter.h"
@@ -98,7 +99,7 @@ static uint64_t unit_count(struct qz *q, const char *file, int line, int *exact)
 static void test_save_restore(void)
 {
 	struct qz *q = qz_new((struct qz_sink){ unit_sink, NULL });
-	alter_init(q);
+	modules_init(q);
 	bool ok = qz_load(q, "tests/build/bug_nullp-O0", NULL, 0) == 0 &&
 		  cmd_run(q, "switch bug_nullp.c:29 3") == 0 &&
 		  cmd_run(q, "break bug_nullp.c:32") == 0 && cmd_run(q, "run") == 0;

@@ -8,6 +8,7 @@
 
 #include "ckpt/ckpt.h"
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 
@@ -64,7 +65,7 @@ static int run(struct qz *q, const char *cmd)
 int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){sink, NULL});
-	ckpt_init(q);
+	modules_init(q);
 	mod_add(q, &fake);
 	if (qz_load(q, "tests/build/ckpt_prop-O0", NULL, 0) < 0) {
 		check(false, "ckpt: load fixture", "%s", q->err.s);

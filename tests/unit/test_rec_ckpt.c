@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 #include "../../slice/slice.h"
@@ -37,7 +38,7 @@ static int cmd(struct qz *q, const char *line)
 int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){ sink, NULL });
-	slice_init(q);
+	modules_init(q);
 	const struct qz_mod *h = mod_find(q, "slice");
 	check(h && h->save && h->restore && h->free_saved, "slice registers its hooks", "");
 	if (!h || qz_load(q, "tests/build/sl_rec-O0", NULL, 0) < 0)
