@@ -13,8 +13,8 @@ LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 CORE_SRC   := $(wildcard core/*/*.c)
-ENGINE_SRC := $(CORE_SRC) $(wildcard alter/*.c ckpt/*.c slice/*.c)
-HEADERS    := $(wildcard core/*/*.h alter/*.h ckpt/*.h slice/*.h)
+ENGINE_SRC := $(CORE_SRC) $(wildcard alter/*.c ckpt/*.c slice/*.c) modules.c
+HEADERS    := $(wildcard core/*/*.h alter/*.h ckpt/*.h slice/*.h) modules.h
 ENGINE_OBJ := $(ENGINE_SRC:.c=.o)
 TUI_SRC    := $(wildcard tui/*.c)
 TUI_OBJ    := $(TUI_SRC:.c=.o)

@@ -14,13 +14,17 @@
 #include "target/run.h"
 #include "target/session.h"
 
+static void *alter_new(struct qz *q)
+{
+	(void)q;
+	struct alter_state *st = xcalloc(1, sizeof *st);
+	st->verbose = true;
+	return st;
+}
+
 struct alter_state *alter_state(struct qz *q)
 {
-	if (!q->alter) {
-		q->alter = xcalloc(1, sizeof *q->alter);
-		q->alter->verbose = true;
-	}
-	return q->alter;
+	return mod_state(q, &alter_mod);
 }
 
 struct alter_line *alter_line_get(struct qz *q, const char *file, int line)
@@ -143,7 +147,7 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	const struct lcode *lc = &ln->code;
 	uint64_t other = lc->dexits[0] == succ ? lc->dexits[1] : lc->dexits[0];
 	alter_fired(q, a, other);
-	if (q->alter->verbose)
+	if (alter_state(q)->verbose)
 		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
 			  lc->line, (unsigned long long)ln->count, alter_truth(q, lc, succ),
 			  alter_truth(q, lc, other));
@@ -165,7 +169,7 @@ static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint
 	if (!a || !end)
 		return RUN_TARGET;
 	alter_fired(q, a, end);
-	if (q->alter->verbose)
+	if (alter_state(q)->verbose)
 		qz_printf(q, "Suppressed %s:%d #%llu\n", str_basename(ln->code.file),
 			  ln->code.line, (unsigned long long)ln->count);
 	return RUN_AGAIN;
@@ -207,7 +211,7 @@ static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct l
 
 static int alter_on_trap(struct qz *q, uint64_t pc)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (!st)
 		return RUN_TARGET;
 	for (size_t i = 0; i < st->nlines; i++) {
@@ -290,7 +294,7 @@ static void alter_report_missed(struct qz *q)
 
 static void alter_on_gone(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (!st)
 		return;
 	if (q->stop == QZ_STOP_EXITED || q->stop == QZ_STOP_KILLED)   /* ran to its end */
@@ -302,7 +306,7 @@ static void alter_on_gone(struct qz *q)
 
 static void alter_fini(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (!st)
 		return;
 	/* Entries still in the table must not reach back into freed state. */
@@ -320,7 +324,6 @@ static void alter_fini(struct qz *q)
 	free(st->lines);
 	alter_call_fini(q);
 	free(st);
-	q->alter = NULL;
 }
 
 /* Checkpoints: the counts, the pending entry jumps and the fire counts. */
@@ -395,8 +398,9 @@ static void alter_free_saved(void *saved)
 	free(sv);
 }
 
-static const struct qz_hooks alter_hooks = {
+const struct qz_mod alter_mod = {
 	.name = "alter",
+	.init = alter_new,
 	.save = alter_save,
 	.restore = alter_restore,
 	.free_saved = alter_free_saved,
@@ -407,12 +411,6 @@ static const struct qz_hooks alter_hooks = {
 	.on_break = alter_call_break,
 	.on_sigtrap = alter_call_sigtrap,
 };
-
-void alter_init(struct qz *q)
-{
-	alter_state(q);
-	qz_add_hooks(q, &alter_hooks);
-}
 
 /* ---- switch and suppress entries in the breakpoint table ---- */
 

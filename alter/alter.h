@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 struct qz;
+struct qz_mod;
 
-/* Register alter's hooks with the session (once, after qz_new). */
-void alter_init(struct qz *q);
+/* The module (core/target/mod.h): commands, hooks, per-session state. */
+extern const struct qz_mod alter_mod;
 
 /* The instance count of FILE:LINE: how many times the statement has started
  * executing in this run. Returns 0 with *count set when the count is exact

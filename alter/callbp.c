@@ -139,7 +139,7 @@ static int call_pw_hit(struct qz *q, const struct pw_access *a);
  * progress as protected pages (write watches single-step, call_watch). */
 static void call_protect(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	struct pw_range r[16];
 	size_t n = 0;
 	for (size_t i = 0; i < st->ncalls && n < 16; i++) {
@@ -155,7 +155,7 @@ static void call_protect(struct qz *q)
  * slots, in order; a call that finds none left is not watched (said once). */
 static void call_rearm(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (!platform_dr_usable()) {
 		call_protect(q);
 		return;
@@ -205,7 +205,7 @@ static bool call_read_was_write(struct qz *q, struct alter_call *c)
 /* An access to a protected page ran: the calls whose bytes it touched. */
 static int call_pw_hit(struct qz *q, const struct pw_access *a)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	bool any = false;
 	for (size_t i = 0; st && i < st->ncalls; i++) {
 		struct alter_call *c = st->calls[i];
@@ -223,7 +223,7 @@ static int call_pw_hit(struct qz *q, const struct pw_access *a)
 /* Debug register hits (DR6 bits) to the calls whose slots they are. */
 static void call_take_hits(struct qz *q, unsigned bits)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	for (size_t i = 0; bits && i < st->ncalls; i++) {
 		struct alter_call *c = st->calls[i];
 		unsigned mine = c->slot < 0 ? 0 : ((1u << c->ndr) - 1) << c->slot;
@@ -236,7 +236,7 @@ static void call_take_hits(struct qz *q, unsigned bits)
 
 static bool call_any_dr(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	for (size_t i = 0; st && i < st->ncalls; i++)
 		if (st->calls[i]->active && st->calls[i]->ndr)
 			return true;
@@ -379,7 +379,7 @@ static bool call_return(struct qz *q, struct alter_call *c)
  * report), then entries (watches are set up before an argN stop). */
 int alter_call_trap(struct qz *q, uint64_t pc)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (!st || !st->ncalls)
 		return RUN_TARGET;
 	uint64_t sp = proc_regs(q->proc)->rsp;
@@ -431,7 +431,7 @@ static void call_plant(struct qz *q, struct alter_call *c)
 
 void alter_call_start(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	for (size_t i = 0; st && i < st->ncalls; i++) {
 		st->calls[i]->entry = 0;
 		st->calls[i]->active = false;
@@ -443,7 +443,7 @@ void alter_call_start(struct qz *q)
 
 void alter_call_gone(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	for (size_t i = 0; st && i < st->ncalls; i++) {
 		st->calls[i]->entry = 0;   /* the sites went with the process */
 		st->calls[i]->active = false;
@@ -461,7 +461,7 @@ static void call_free(struct alter_call *c)
 
 static void call_unlist(struct qz *q, struct alter_call *c)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	for (size_t i = 0; st && i < st->ncalls; i++) {
 		if (st->calls[i] != c)
 			continue;
@@ -498,7 +498,7 @@ static void call_delete(struct bp *b)
 
 void alter_call_fini(struct qz *q)
 {
-	struct alter_state *st = q->alter;
+	struct alter_state *st = alter_state(q);
 	if (st)
 		free(st->calls);
 }

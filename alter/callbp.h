@@ -10,11 +10,11 @@
 struct qz;
 struct bp;
 
-/* qz_hooks.on_break: 0 if cond is not a call condition. */
+/* qz_mod.on_break: 0 if cond is not a call condition. */
 int alter_call_break(struct qz *q, const char *spec, const char *cond, bool temp);
 /* A trap at pc: RUN_TARGET if not one of ours. */
 int alter_call_trap(struct qz *q, uint64_t pc);
-/* qz_hooks.on_sigtrap: a debug register hit during a watched call. */
+/* qz_mod.on_sigtrap: a debug register hit during a watched call. */
 int alter_call_sigtrap(struct qz *q);
 void alter_call_start(struct qz *q);
 void alter_call_gone(struct qz *q);

@@ -90,7 +90,7 @@ struct ckpt {
 	struct ckpt_page *pages;      /* sorted by addr */
 	size_t npages;
 	size_t ndata;                 /* pages with a blob */
-	void *saved[QZ_MAX_HOOKS];    /* the other modules' state */
+	void *saved[QZ_MAX_MODS];     /* the modules' state (mod_save) */
 	enum qz_stop_kind stop;
 	int stop_sig;
 	siginfo_t si;                 /* the stop's siginfo (a crash's address
@@ -134,6 +134,8 @@ struct ckpt_state {
 };
 
 uint64_t ckpt_now_ns(void);
+/* The session's checkpoints (the module's state, mod_state). */
+struct ckpt_state *ckpt_state(struct qz *q);
 bool ckpt_map_tracked(const struct ckpt_state *s, const struct ckpt_map *m);
 
 /* osstate.c */

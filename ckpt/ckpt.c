@@ -122,9 +122,7 @@ static void ckpt_free_one(struct qz *q, struct ckpt *c)
 {
 	for (size_t i = 0; i < c->npages; i++)
 		ckpt_blob_unref(c->pages[i].blob);
-	for (int i = 0; i < q->nhooks; i++)
-		if (c->saved[i] && q->hooks[i]->free_saved)
-			q->hooks[i]->free_saved(c->saved[i]);
+	mod_free_saved(q, c->saved);
 	ckpt_os_free(&c->os);
 	free(c->pages);
 	free(c->xstate);
@@ -187,9 +185,7 @@ static void ckpt_regs_save(struct qz *q, struct ckpt *c)
 	c->stop = q->stop;
 	c->stop_sig = q->stop_sig;
 	ckpt_threads_save(q, c);
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->save)
-			c->saved[i] = q->hooks[i]->save(q);
+	mod_save(q, c->saved);
 }
 
 static char *ckpt_where(struct qz *q)
@@ -344,7 +340,7 @@ void ckpt_siginfo_put(struct qz *q, const siginfo_t *si)
 
 static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	uint64_t t0 = ckpt_now_ns();
 	if (ckpt_start_tracking(q, s) < 0 || ckpt_argpage(q, s) < 0)
 		return q->err.len ? -1 : qz_error(q, "Cannot map a page in the program.");
@@ -474,11 +470,11 @@ static void ckpt_gc(struct qz *q, struct ckpt_state *s)
 
 int ckpt_delete(struct qz *q, int id)
 {
-	struct ckpt *c = ckpt_find(q->ckpt, id);
+	struct ckpt *c = ckpt_find(ckpt_state(q), id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
 	c->dead = true;
-	ckpt_gc(q, q->ckpt);
+	ckpt_gc(q, ckpt_state(q));
 	return 0;
 }
 
@@ -508,7 +504,7 @@ static struct ckpt *ckpt_victim(struct ckpt_state *s)
 
 void ckpt_check_budget(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	while (s->budget && ckpt_total(s) > s->budget) {
 		struct ckpt *v = ckpt_victim(s);
 		if (!v)
@@ -539,7 +535,7 @@ static void ckpt_alarm(int sig)
 
 void ckpt_timer_arm(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	int ms = proc_alive(q->proc) ? s->interval_ms : 0;
 	struct itimerval it = {{ms / 1000, ms % 1000 * 1000}, {ms / 1000, ms % 1000 * 1000}};
 	if (ms) {
@@ -557,7 +553,7 @@ void ckpt_timer_arm(struct qz *q)
 
 static int ckpt_on_signal(struct qz *q, int sig)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (sig != SIGSTOP || !ckpt_alarm_sent)
 		return RUN_TARGET;
 	ckpt_alarm_sent = 0;
@@ -570,19 +566,79 @@ static int ckpt_on_signal(struct qz *q, int sig)
 	return RUN_AGAIN;
 }
 
-/* ---- hooks ---- */
+/* ---- hidden checkpoints (a replay's `b`) ---- */
+
+/* qz_mod.mark: a checkpoint that takes no number the user sees. */
+static int ckpt_hidden_take(struct qz *q)
+{
+	struct ckpt_state *s = ckpt_state(q);
+	if (!s)
+		return qz_error(q, "Checkpoints are not available.");
+	int next = s->next_id;
+	if (ckpt_take(q, true) < 0)
+		return -1;
+	struct ckpt *c = ckpt_find(s, next + 1);
+	s->next_id = next;   /* the user's next checkpoint keeps its number */
+	if (!c)
+		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
+	c->id = -(++s->hidden_ids);
+	c->hidden = true;
+	c->user_next = next;
+	return -c->id;
+}
+
+/* qz_mod.back */
+static int ckpt_hidden_rollback(struct qz *q, int handle)
+{
+	struct ckpt_state *s = ckpt_state(q);
+	struct ckpt *c = s && handle > 0 ? ckpt_find(s, -handle) : NULL;
+	if (!c)
+		return qz_error(q, "That step's checkpoint is gone.");
+	if (!q->proc || !ckpt_process_check(q))
+		return qz_error(q, "The program is not being run.");
+	bool was = q->quiet;
+	q->quiet = true;
+	int rc = ckpt_rollback(q, c);
+	q->quiet = was;
+	if (rc < 0)
+		return rc;
+	/* Going back over a `checkpoint` command undoes it too, so running
+	 * that command again gives the number it gave the first time. */
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
+			s->cps[i]->dead = true;
+	ckpt_gc(q, s);
+	s->next_id = c->user_next;
+	return 0;
+}
+
+/* ---- the module: state and hooks ---- */
+
+static void *ckpt_new(struct qz *q)
+{
+	(void)q;
+	struct ckpt_state *s = xcalloc(1, sizeof *s);
+	s->want = CKPT_AUTO;
+	return s;
+}
+
+struct ckpt_state *ckpt_state(struct qz *q)
+{
+	return mod_state(q, &ckpt_mod);
+}
 
 static void ckpt_on_start(struct qz *q)
 {
-	q->ckpt->start_ns = ckpt_now_ns();
-	q->ckpt->lost = false;
-	if (q->ckpt->interval_ms)
+	struct ckpt_state *s = ckpt_state(q);
+	s->start_ns = ckpt_now_ns();
+	s->lost = false;
+	if (s->interval_ms)
 		ckpt_timer_arm(q);
 }
 
 static void ckpt_on_gone(struct qz *q)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (ckpt_live(s))
 		s->lost = true;
 	ckpt_clear(q, s, false);
@@ -599,16 +655,16 @@ static void ckpt_fini(struct qz *q)
 		setitimer(ITIMER_REAL, &off, NULL);
 		proc_alarm_window(false);
 	}
-	ckpt_clear(q, q->ckpt, false);
-	free(q->ckpt->limits);
-	free(q->ckpt->cps);
-	free(q->ckpt);
-	q->ckpt = NULL;
+	struct ckpt_state *s = ckpt_state(q);
+	ckpt_clear(q, s, false);
+	free(s->limits);
+	free(s->cps);
+	free(s);
 }
 
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	if (!s->exit_site || pc != s->exit_site)
 		return RUN_TARGET;
 	run_report_exit(q, (int)(proc_regs(q->proc)->rdi & 0xff));
@@ -641,7 +697,7 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 {
 	static const int survivable[] = {SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN,
 					 SIGTTOU, SIGURG, SIGWINCH, 0};
-	if (!ckpt_live(q->ckpt) || sig <= 0 || sig > 64)
+	if (!ckpt_live(ckpt_state(q)) || sig <= 0 || sig > 64)
 		return false;
 	for (int i = 0; survivable[i]; i++)
 		if (sig == survivable[i])
@@ -650,63 +706,16 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 	return !ckpt_sig_in(pid, "SigCgt:", sig) && !ckpt_sig_in(pid, "SigIgn:", sig);
 }
 
-static const struct qz_hooks ckpt_hooks = {
+const struct qz_mod ckpt_mod = {
 	.name = "ckpt",
+	.init = ckpt_new,
 	.on_start = ckpt_on_start,
 	.on_gone = ckpt_on_gone,
 	.fini = ckpt_fini,
 	.on_trap = ckpt_on_trap,
 	.keep_dying = ckpt_keep_dying,
 	.on_signal = ckpt_on_signal,
+	.mark = ckpt_hidden_take,
+	.back = ckpt_hidden_rollback,
 };
 
-void ckpt_init(struct qz *q)
-{
-	q->ckpt = xcalloc(1, sizeof *q->ckpt);
-	q->ckpt->want = CKPT_AUTO;
-	qz_add_hooks(q, &ckpt_hooks);
-}
-
-/* ---- hidden checkpoints (a replay's `b`) ---- */
-
-int ckpt_hidden_take(struct qz *q)
-{
-	struct ckpt_state *s = q->ckpt;
-	if (!s)
-		return qz_error(q, "Checkpoints are not available.");
-	int next = s->next_id;
-	if (ckpt_take(q, true) < 0)
-		return -1;
-	struct ckpt *c = ckpt_find(s, next + 1);
-	s->next_id = next;   /* the user's next checkpoint keeps its number */
-	if (!c)
-		return qz_error(q, "The checkpoint was thinned at once (checkpoint-budget).");
-	c->id = -(++s->hidden_ids);
-	c->hidden = true;
-	c->user_next = next;
-	return -c->id;
-}
-
-int ckpt_hidden_rollback(struct qz *q, int handle)
-{
-	struct ckpt *c = q->ckpt && handle > 0 ? ckpt_find(q->ckpt, -handle) : NULL;
-	if (!c)
-		return qz_error(q, "That step's checkpoint is gone.");
-	if (!q->proc || !ckpt_process_check(q))
-		return qz_error(q, "The program is not being run.");
-	bool was = q->quiet;
-	q->quiet = true;
-	int rc = ckpt_rollback(q, c);
-	q->quiet = was;
-	if (rc < 0)
-		return rc;
-	/* Going back over a `checkpoint` command undoes it too, so running
-	 * that command again gives the number it gave the first time. */
-	struct ckpt_state *s = q->ckpt;
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->cps[i]->hidden && s->cps[i]->id > c->user_next)
-			s->cps[i]->dead = true;
-	ckpt_gc(q, s);
-	s->next_id = c->user_next;
-	return 0;
-}

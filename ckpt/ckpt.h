@@ -5,17 +5,11 @@
 #define QZ_CKPT_H
 
 struct qz;
+struct qz_mod;
 
-/* Register the module with the session (once, after qz_new). */
-void ckpt_init(struct qz *q);
+/* The module (core/target/mod.h): commands, hooks, per-session state. */
+extern const struct qz_mod ckpt_mod;
 /* Live checkpoints (for a status line). */
 int ckpt_count(struct qz *q);
-
-/* For going back a step in a session replay (core/cmd/qzs-replay.c): a
- * checkpoint that takes no number the user sees, is not listed and prints
- * nothing. Returns its handle (> 0), or -1 with the error set. */
-int ckpt_hidden_take(struct qz *q);
-/* Roll back to a hidden checkpoint, quietly; -1 with the error set. */
-int ckpt_hidden_rollback(struct qz *q, int handle);
 
 #endif

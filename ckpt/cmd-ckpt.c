@@ -36,7 +36,7 @@ int cmd_checkpoint(struct qz *q, const char *a)
 
 int cmd_rollback(struct qz *q, const char *a)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	int id;
 	if (ckpt_arg_id(q, a, &id) < 0)
 		return -1;
@@ -67,7 +67,7 @@ static void ckpt_fmt_bytes(char *buf, size_t len, uint64_t b)
 
 int ckpt_count(struct qz *q)
 {
-	const struct ckpt_state *s = q->ckpt;
+	const struct ckpt_state *s = ckpt_state(q);
 	int n = 0;
 	for (size_t i = 0; s && i < s->n; i++)
 		n += !s->cps[i]->dead;
@@ -76,7 +76,7 @@ int ckpt_count(struct qz *q)
 
 int cmd_info_checkpoints(struct qz *q, const char *a)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	(void)a;
 	size_t shown = 0;
 	const struct ckpt *cur = s->base;   /* a replay's hidden ones are not shown */
@@ -102,12 +102,13 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 {
 	int64_t v;
+	struct ckpt_state *s = ckpt_state(q);
 	if (!strcmp(a, "off") || !strcmp(a, "0")) {
-		q->ckpt->interval_ms = 0;
+		s->interval_ms = 0;
 	} else {
 		if (!str_to_i64(a, &v) || v <= 0 || v > 86400000)
 			return qz_error(q, "Usage: set checkpoint-interval MS|off.");
-		q->ckpt->interval_ms = (int)v;
+		s->interval_ms = (int)v;
 	}
 	ckpt_timer_arm(q);
 	return 0;
@@ -116,13 +117,14 @@ int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 int cmd_set_checkpoint_budget(struct qz *q, const char *a)
 {
 	int64_t v;
+	struct ckpt_state *s = ckpt_state(q);
 	if (!strcmp(a, "unlimited") || !strcmp(a, "0")) {
-		q->ckpt->budget = 0;
+		s->budget = 0;
 		return 0;
 	}
 	if (!str_to_i64(a, &v) || v <= 0 || v > (1 << 30))
 		return qz_error(q, "Usage: set checkpoint-budget MIB|unlimited.");
-	q->ckpt->budget = (uint64_t)v << 20;
+	s->budget = (uint64_t)v << 20;
 	ckpt_check_budget(q);
 	return 0;
 }
@@ -130,7 +132,7 @@ int cmd_set_checkpoint_budget(struct qz *q, const char *a)
 int cmd_set_checkpoint_method(struct qz *q, const char *a)
 {
 	static const char *const names[] = {"auto", "pagemap", "hash", "both", NULL};
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	for (int i = 0; names[i]; i++) {
 		if (strcmp(a, names[i]))
 			continue;
@@ -145,7 +147,7 @@ int cmd_set_checkpoint_method(struct qz *q, const char *a)
 
 int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
-	const struct ckpt_state *s = q->ckpt;
+	const struct ckpt_state *s = ckpt_state(q);
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
@@ -209,7 +211,7 @@ static int ckpt_dump_maps(struct qz *q, const struct ckpt *c, const struct ckpt_
 	int prot = -1;
 	for (size_t i = 0; i <= os->nmaps; i++) {
 		const struct ckpt_map *m = i < os->nmaps ? &os->maps[i] : NULL;
-		if (m && !ckpt_map_tracked(q->ckpt, m))
+		if (m && !ckpt_map_tracked(ckpt_state(q), m))
 			continue;
 		if (m && m->lo == hi && m->prot == prot) {
 			hi = m->hi;
@@ -264,7 +266,7 @@ int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 	free(num);
 	if (r < 0)
 		return -1;
-	struct ckpt *c = ckpt_find(q->ckpt, id);
+	struct ckpt *c = ckpt_find(ckpt_state(q), id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
 	if (!(f = qzs_open_write(q, sp ? str_skip_space(sp) : "")))

@@ -262,7 +262,7 @@ static void ckpt_replant(struct qz *q, const struct ckpt_addrs *d, uint8_t *cons
 static int ckpt_write_pages(struct qz *q, const struct ckpt *c, struct ckpt_addrs *d)
 {
 	static uint8_t zero[CKPT_PAGE];
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	size_t n = 0;
 	uint8_t **bufs = xmalloc((d->n + 1) * sizeof *bufs);
 	for (size_t i = 0; i < d->n; i++) {
@@ -374,7 +374,7 @@ static int ckpt_restore(struct qz *q, struct ckpt_state *s, const struct ckpt *c
 
 int ckpt_rollback(struct qz *q, struct ckpt *c)
 {
-	struct ckpt_state *s = q->ckpt;
+	struct ckpt_state *s = ckpt_state(q);
 	uint64_t t0 = ckpt_now_ns();
 	siginfo_t si;
 	bool has_si = ckpt_siginfo_get(q, &si);
@@ -400,9 +400,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	ckpt_regs_apply(q, c);
 	if (c->has_si)   /* continuing delivers the checkpoint's signal as it was */
 		ckpt_siginfo_put(q, &c->si);
-	for (int i = 0; i < q->nhooks; i++)
-		if (c->saved[i] && q->hooks[i]->restore)
-			q->hooks[i]->restore(q, c->saved[i]);
+	mod_restore(q, c->saved);
 	pw_protect(q, true);   /* (pagewatch's restore did it, with the pages of then) */
 	q->held = false;
 	q->stop = c->stop;

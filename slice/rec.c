@@ -263,14 +263,14 @@ void rec_start(struct qz *q, struct rec *r)
 	trace_reset(&r->tr);
 	r->exact = rec_exact_here(q, r);
 	r->on = true;
-	q->region = rec_region;
+	q->driver = &slice_mod;
 }
 
 void rec_stop(struct qz *q, struct rec *r)
 {
 	r->on = false;
 	if (!r->counting)
-		q->region = NULL;
+		q->driver = NULL;
 }
 
 /* What a system call writes into the program's memory, from its number,
@@ -426,7 +426,7 @@ static int rec_step_one(struct qz *q, struct rec *r)
 			(unsigned long long)pc);
 		rec_stop(q, r);
 		r->counting = false;
-		q->region = NULL;
+		q->driver = NULL;
 		return run_step_raw(q);
 	}
 	const struct trace_insn *e = &r->tr.insns[id];
@@ -468,7 +468,7 @@ int rec_region(struct qz *q, const struct run_target *t, bool one)
 	struct rec *r = slice_rec(q);
 	for (;;) {
 		if (!r->on && !r->counting) {
-			q->region = NULL;
+			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);
 		}
 		int ev = r->engine->step_one(q, r);

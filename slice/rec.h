@@ -61,7 +61,7 @@ void rec_fini(struct rec *r);
  * forget any earlier trace. */
 void rec_start(struct qz *q, struct rec *r);
 void rec_stop(struct qz *q, struct rec *r);
-/* qz.region: see session.h. */
+/* qz_mod.drive (core/target/mod.h): run the program, recording. */
 int rec_region(struct qz *q, const struct run_target *t, bool one);
 /* The id of the instruction at pc in the decode cache, -1 if it cannot
  * be read or decoded. */

@@ -13,12 +13,12 @@
 
 struct slice_state *slice_state(struct qz *q)
 {
-	return q->slice;
+	return mod_state(q, &slice_mod);
 }
 
 struct rec *slice_rec(struct qz *q)
 {
-	return &q->slice->rec;
+	return &slice_state(q)->rec;
 }
 
 const char *slice_status(struct qz *q, char *buf, size_t len)
@@ -84,7 +84,7 @@ static void slice_restore(struct qz *q, const void *saved)
 	XGROW(r->cds, r->cds_cap, s->ncds + 1);
 	memcpy(r->cds, s->cds, s->ncds * sizeof *s->cds);
 	r->ncds = s->ncds;
-	q->region = r->on || r->counting ? rec_region : NULL;
+	q->driver = r->on || r->counting ? &slice_mod : NULL;
 }
 
 static void slice_free_saved(void *saved)
@@ -114,7 +114,7 @@ static void slice_ff_plant(struct qz *q, struct slice_state *st)
 		st->ff[st->nff++] = a;
 	}
 	if (!st->nff)   /* nothing to stop at: step from here */
-		q->region = rec_region;
+		q->driver = &slice_mod;
 }
 
 static bool slice_ff_hit(struct qz *q, struct slice_state *st, uint64_t pc)
@@ -127,7 +127,7 @@ static bool slice_ff_hit(struct qz *q, struct slice_state *st, uint64_t pc)
 	for (size_t i = 0; i < st->nff; i++)
 		bp_site_del(&q->bps, q->proc, st->ff[i]);
 	st->nff = 0;
-	q->region = rec_region;
+	q->driver = &slice_mod;
 	return true;
 }
 
@@ -148,7 +148,7 @@ static void slice_on_start(struct qz *q)
 	r->exact = true;
 	r->insns_seen = 0;
 	r->counting = st->nsb > 0;
-	q->region = NULL;
+	q->driver = NULL;
 	if (r->counting)
 		slice_ff_plant(q, st);
 	for (size_t i = 0; i < st->narms; i++) {
@@ -165,7 +165,7 @@ static void slice_on_gone(struct qz *q)
 	st->rec.counting = false;
 	st->snext = 0;
 	st->nff = 0;
-	q->region = NULL;
+	q->driver = NULL;
 	for (size_t i = 0; i < st->narms; i++)
 		st->arms[i].planted = false;
 }
@@ -187,7 +187,6 @@ static void slice_fini(struct qz *q)
 	free(st->arms);
 	free(st->ff);
 	free(st);
-	q->slice = NULL;
 }
 
 /* record FILE:LINE on|off reached. */
@@ -212,8 +211,17 @@ static int slice_on_trap(struct qz *q, uint64_t pc)
 	return mine ? RUN_AGAIN : RUN_TARGET;
 }
 
-static const struct qz_hooks slice_hooks = {
+static void *slice_new(struct qz *q)
+{
+	(void)q;
+	struct slice_state *st = xcalloc(1, sizeof *st);
+	rec_init(&st->rec);
+	return st;
+}
+
+const struct qz_mod slice_mod = {
 	.name = "slice",
+	.init = slice_new,
 	.save = slice_save,
 	.restore = slice_restore,
 	.free_saved = slice_free_saved,
@@ -221,15 +229,8 @@ static const struct qz_hooks slice_hooks = {
 	.on_gone = slice_on_gone,
 	.fini = slice_fini,
 	.on_trap = slice_on_trap,
+	.drive = rec_region,
 };
-
-void slice_init(struct qz *q)
-{
-	struct slice_state *st = xcalloc(1, sizeof *st);
-	rec_init(&st->rec);
-	q->slice = st;
-	qz_add_hooks(q, &slice_hooks);
-}
 
 /* Is the new instance inst a member of slice id (same statement, same
  * number: the slice may come from an earlier run)? */

@@ -71,8 +71,9 @@ struct slice_state {
 	int last_sb;              /* the slice sbreak was last set on */
 };
 
-/* Register the module with the session (once, from main). */
-void slice_init(struct qz *q);
+struct qz_mod;
+/* The module (core/target/mod.h): commands, hooks, per-session state. */
+extern const struct qz_mod slice_mod;
 struct rec *slice_rec(struct qz *q);
 /* For a status line: "REC 12345" while recording, "SBREAK" while
  * counting for sbreaks, "" otherwise. */

@@ -18,6 +18,7 @@
 #include "target/solib.h"
 #include "ckpt/ckpt.h"
 #include "lineedit.h"
+#include "modules.h"
 #include "tui.h"
 
 #define QZDB_VERSION "0.1.0"
@@ -300,11 +301,10 @@ static struct qz *main_session(void)
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
 	qz_signals(q);   /* SIGTERM, SIGHUP, SIGPIPE, crashes: leave it clean */
-	watch_init(q);
-	alter_init(q);
-	solib_init(q);
-	ckpt_init(q);
-	slice_init(q);
+	if (modules_init(q) < 0) {   /* a broken build: two modules, one command */
+		fprintf(stderr, "qzdb: %s\n", q->err.s);
+		exit(EXIT_CMD_FAILED);
+	}
 	return q;
 }
 

@@ -91,7 +91,7 @@ static int cmd_bp_create(struct qz *q, const char *a, bool temp)
 	struct loc_addr *locs = NULL;
 	size_t n = 0;
 	int r = -1;
-	int mod = cond ? qz_hooks_break(q, spec, cond, temp) : 0;
+	int mod = cond ? mod_break(q, spec, cond, temp) : 0;
 	if (mod) {   /* a module took it: `break FUNC if argN==V`, ... */
 		r = mod > 0 ? 0 : -1;
 		goto out;

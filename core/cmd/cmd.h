@@ -7,6 +7,10 @@
 #include <stdbool.h>
 
 struct qz;
+struct qz_mod;
+
+/* Core's own module (cmd-core.c), first in modules.c's list. */
+extern const struct qz_mod core_mod;
 
 enum cmd_flags {
 	CMD_NEEDS_PROCESS = 1 << 0,   /* "The program is not being run." */

@@ -12,7 +12,6 @@
 
 #include "cmd.h"
 #include "qzs-int.h"
-#include "ckpt/ckpt.h"
 
 /* Numbers that legitimately differ from run to run: process and thread ids. */
 static void qzs_normalise_ids(struct sbuf *b, const char *s, size_t n)
@@ -245,7 +244,7 @@ static void qzs_mark(struct qz *q, int *ckpts, size_t i)
 	ckpts[i] = 0;
 	if (!qz_running(q))
 		return;
-	int h = ckpt_hidden_take(q);
+	int h = mod_mark(q);
 	ckpts[i] = h > 0 ? h : 0;
 }
 
@@ -260,7 +259,7 @@ static size_t qzs_back(struct qz *q, const int *ckpts, size_t i)
 		qz_printf(q, "Cannot go back: no checkpoint was taken before that command.\n");
 		return i;
 	}
-	if (ckpt_hidden_rollback(q, ckpts[i - 1]) < 0) {
+	if (mod_back(q, ckpts[i - 1]) < 0) {
 		qz_printf(q, "Cannot go back: %s\n", q->err.s ? q->err.s : "");
 		return i;
 	}

@@ -577,7 +577,7 @@ static void pw_fini(struct qz *q)
 	q->pw = NULL;
 }
 
-static const struct qz_hooks pw_hooks = {
+static const struct qz_mod pw_mod = {
 	.name = "pagewatch",
 	.save = pw_save,
 	.restore = pw_restore,
@@ -590,5 +590,5 @@ static const struct qz_hooks pw_hooks = {
 void pw_init(struct qz *q)
 {
 	pw_state(q);
-	qz_add_hooks(q, &pw_hooks);
+	mod_add(q, &pw_mod);
 }

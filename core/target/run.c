@@ -322,8 +322,8 @@ static void run_exec(struct qz *q)
 	}
 	run_reresolve(q);
 	run_relocate(q);
-	qz_hooks_gone(q);    /* for the modules the old program is gone and */
-	qz_hooks_start(q);   /* a new one started */
+	mod_gone(q);    /* for the modules the old program is gone and */
+	mod_start(q);   /* a new one started */
 }
 
 /* A thread hit one of our int3s that was taken out before its trap came
@@ -345,15 +345,8 @@ static enum run_ev run_hooks_trap(struct qz *q, uint64_t pc)
 	const struct bp_site *site = bp_site_at(&q->bps, pc);
 	if (!site || site->internal == 0)
 		return RUN_TARGET;
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_trap)
-			continue;
-		run_stop_all(q);   /* the modules see a stopped process */
-		enum run_ev ev = q->hooks[i]->on_trap(q, pc);
-		if (ev != RUN_TARGET)
-			return ev;
-	}
-	return RUN_TARGET;
+	run_stop_all(q);   /* the modules see a stopped process */
+	return (enum run_ev)mod_trap(q, pc);
 }
 
 /* The hooks at the pc's site; when one moved the pc onto another planted
@@ -371,28 +364,6 @@ static enum run_ev run_hooks_at_pc(struct qz *q)
 			return RUN_AGAIN;
 	}
 	return RUN_AGAIN;
-}
-
-/* A SIGTRAP at no site: a module's debug register may have fired. */
-static enum run_ev run_hooks_sigtrap(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++) {
-		if (!q->hooks[i]->on_sigtrap)
-			continue;
-		enum run_ev ev = q->hooks[i]->on_sigtrap(q);
-		if (ev != RUN_TARGET)
-			return ev;
-	}
-	return RUN_TARGET;
-}
-
-/* Let the modules outside core claim a signal they caused. */
-static bool run_hooks_signal(struct qz *q, int sig)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (q->hooks[i]->on_signal && q->hooks[i]->on_signal(q, sig) == RUN_AGAIN)
-			return true;
-	return false;
 }
 
 /* qzdb must leave (SIGTERM, SIGHUP, SIGPIPE: proc_quit_signal): the
@@ -425,7 +396,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_AGAIN;
 	}
 	if (st->ev == PROC_SIGNAL) {
-		if (run_hooks_signal(q, st->sig))
+		if (mod_signal(q, st->sig))   /* a module's own signal */
 			return RUN_AGAIN;
 		if (!run_signal_stops(q, st->sig))
 			return RUN_AGAIN;
@@ -444,7 +415,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		return RUN_AGAIN;
 	}
 	if (!s || !s->inserted) {   /* a module's debug register, or the program's */
-		enum run_ev ev = run_hooks_sigtrap(q);
+		enum run_ev ev = (enum run_ev)mod_sigtrap(q);
 		if (ev != RUN_TARGET)
 			return ev;
 		if (!run_signal_stops(q, SIGTRAP))
@@ -461,7 +432,7 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 enum run_ev run_step_landed(struct qz *q)
 {
 	struct bp_site *s = bp_site_at(&q->bps, proc_pc(q->proc));
-	if (!s || !s->inserted || !q->nhooks)
+	if (!s || !s->inserted || !q->nmods)
 		return RUN_STEPPED;
 	enum run_ev ev = run_hooks_at_pc(q);
 	return ev == RUN_STOPPED ? RUN_STOPPED : RUN_STEPPED;
@@ -472,23 +443,20 @@ enum run_ev run_step_landed(struct qz *q)
 static bool run_held_dying(struct qz *q)
 {
 	int sig = q->stop_sig;
-	for (int i = 0; sig && i < q->nhooks; i++) {
-		if (!q->hooks[i]->keep_dying || !q->hooks[i]->keep_dying(q, sig))
-			continue;
-		qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
-			  "The process is held for rollback while checkpoints exist.\n",
-			  sig_name(sig), sig_desc(sig));
-		q->stop = QZ_STOP_KILLED;
-		q->held = true;
-		return true;
-	}
-	return false;
+	if (!sig || !mod_keep_dying(q, sig))
+		return false;
+	qz_printf(q, "\nProgram terminated with signal %s, %s.\n"
+		  "The process is held for rollback while checkpoints exist.\n",
+		  sig_name(sig), sig_desc(sig));
+	q->stop = QZ_STOP_KILLED;
+	q->held = true;
+	return true;
 }
 
 enum run_ev run_step_insn(struct qz *q)
 {
-	if (q->region)
-		return (enum run_ev)q->region(q, NULL, true);
+	if (q->driver)
+		return (enum run_ev)mod_drive(q, NULL, true);
 	enum run_ev ev = run_step_raw(q);
 	return ev == RUN_STEPPED ? run_step_landed(q) : ev;
 }
@@ -530,8 +498,8 @@ enum run_ev run_until_target(struct qz *q, const struct run_target *t)
 	for (;;) {
 		if (proc_quit_pending())
 			return run_quit_stop(q);
-		if (q->region)
-			return (enum run_ev)q->region(q, t, false);
+		if (q->driver)
+			return (enum run_ev)mod_drive(q, t, false);
 		struct proc_stop st;
 		if (run_held_dying(q))
 			return RUN_STOPPED;
@@ -622,7 +590,7 @@ int run_start(struct qz *q)
 	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
-	qz_hooks_start(q);
+	mod_start(q);
 	run_until_target(q, NULL);
 	return 0;
 }
@@ -643,7 +611,7 @@ int run_attach(struct qz *q, int pid)
 	thread_attach(q);
 	run_stopped(q);
 	run_relocate(q);
-	qz_hooks_start(q);
+	mod_start(q);
 	return 0;
 }
 

@@ -35,7 +35,7 @@ struct bp;
 bool run_bp_stops(struct qz *q, struct bp *b);
 /* Single-step one instruction: RUN_STEPPED or RUN_STOPPED (exit/signal). */
 enum run_ev run_step_insn(struct qz *q);
-/* For the recorder (qz.region): one single-step, never handed over; and
+/* For a module that drives (qz_mod.drive): one single-step, never handed over; and
  * after it, whether the process stopped where a continue would stop: a
  * module's or the user's breakpoint (RUN_STOPPED or RUN_AGAIN after a
  * module acted) or one of the targets (RUN_TARGET); RUN_STEPPED if not. */

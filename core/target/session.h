@@ -19,28 +19,11 @@
 #include "proc/signals.h"
 #include "thread.h"
 #include "dinfo/unwind.h"
+#include "mod.h"
+#include "objects.h"
+#include "out.h"
 #include "util/util.h"
 #include "value/value.h"
-
-/* One loaded ELF object: the program or a shared library. */
-struct qz_module {
-	char *path;
-	char *name;               /* as the dynamic linker names it (link_map
-	                             l_name, "/lib/.../libc.so.6"), or NULL */
-	struct img *img;
-	struct lines *lines;      /* NULL for libraries (no debug info yet) */
-	struct di_info *di;       /* NULL for libraries */
-	struct unw *unw;          /* opened lazily for libraries */
-	uint64_t bias;            /* runtime address = link-time + bias */
-	uint64_t lo, hi;          /* mapped range, runtime */
-};
-
-enum qz_out_kind { QZ_OUT_TEXT, QZ_OUT_ERROR, QZ_OUT_WARN };
-
-struct qz_sink {
-	void (*write)(void *arg, enum qz_out_kind kind, const char *text);
-	void *arg;
-};
 
 /* Why the program last stopped, for `info program` and front ends. */
 enum qz_stop_kind {
@@ -59,39 +42,6 @@ struct qz_display {
 struct qz;
 struct run_target;
 
-/* A module outside core (alter/, ckpt/, slice/) that keeps state which
- * must follow the process: a checkpoint saves it and a rollback restores
- * it; a new process or a dead one resets it. Any hook may be NULL. */
-struct qz_hooks {
-	const char *name;
-	void *(*save)(struct qz *q);             /* copy my state (checkpoint) */
-	void (*restore)(struct qz *q, const void *saved);
-	void (*free_saved)(void *saved);
-	void (*on_start)(struct qz *q);          /* a new process was started */
-	void (*on_gone)(struct qz *q);           /* the process is gone */
-	void (*fini)(struct qz *q);              /* the session ends */
-	/* The process stopped at an int3 site (pc is its address): a module
-	 * that planted one there (bp_site_add) acts on it and returns a
-	 * run_ev: RUN_AGAIN to resume silently (it may have moved the pc),
-	 * RUN_STOPPED after reporting a stop, RUN_TARGET when not its own. */
-	int (*on_trap)(struct qz *q, uint64_t pc);
-	/* `break SPEC if COND`: 0 if COND is not the module's form, 1 if the
-	 * module created the breakpoint, -1 with the error set. */
-	int (*on_break)(struct qz *q, const char *spec, const char *cond, bool temp);
-	/* A SIGTRAP stop at no int3 site (a debug register fired): a run_ev as
-	 * for on_trap. */
-	int (*on_sigtrap)(struct qz *q);
-	/* The process is about to be resumed with signal sig, which will end
-	 * it: return true to keep it instead (run.c reports the termination
-	 * and marks the process held). */
-	bool (*keep_dying)(struct qz *q, int sig);
-	/* The process stopped with signal sig: a module that sent it (ckpt's
-	 * interval timer) acts and returns RUN_AGAIN to resume silently,
-	 * else RUN_TARGET. */
-	int (*on_signal)(struct qz *q, int sig);
-};
-
-#define QZ_MAX_HOOKS 8
 
 struct qz {
 	char *prog;                   /* path of the program */
@@ -157,12 +107,11 @@ struct qz {
 	 * never share DR0-DR3. */
 	int dr_held_by_calls;
 
-	/* State owned by the modules outside core, opaque here. */
-	struct alter_state *alter;
-	struct ckpt_state *ckpt;
-	struct slice_state *slice;
-	const struct qz_hooks *hooks[QZ_MAX_HOOKS];
-	int nhooks;
+	/* The registered modules (mod.c) and the state each one's init made,
+	 * opaque here: a module reads its own with mod_state. */
+	const struct qz_mod *mods[QZ_MAX_MODS];
+	void *mod_state[QZ_MAX_MODS];
+	int nmods;
 
 	struct qzs_log *qzs;          /* the transcript (qzs.c) */
 	bool replaying;               /* running a session file's commands */
@@ -190,11 +139,9 @@ struct qz {
 	/* threads and fork (core/target/thread.c) */
 	struct thread_state thr;
 
-	/* slice/: while a region is recorded, the recorder runs the program
-	 * by single-stepping (run_until_target and run_step_insn hand over to
-	 * it; it steps with run_step_raw and stops by run_region_check); NULL:
-	 * the program runs freely. Returns an enum run_ev. */
-	int (*region)(struct qz *q, const struct run_target *t, bool one);
+	/* The module that drives the program now (its qz_mod.drive: slice/
+	 * while a region is recorded), or NULL: the program runs freely. */
+	const struct qz_mod *driver;
 
 	/* Front ends (tui/) */
 	char *tty_path;               /* the program's terminal (the UI's pty), or
@@ -218,16 +165,6 @@ void qz_free(struct qz *q);
 /* Load the program's ELF and debug info; -1 with an error printed. */
 int qz_load(struct qz *q, const char *prog, char **args, size_t nargs);
 
-/* Output: every command writes through these; qz_emit is the one place
- * text reaches the sink (and the transcript). */
-void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text);
-void qz_printf(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void qz_puts(struct qz *q, const char *s);
-/* Record an error message for the running command; returns -1 so a handler
- * can `return qz_error(q, ...)`. */
-int qz_error(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void qz_warn(struct qz *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 bool qz_running(const struct qz *q);
 /* Memory of the process with breakpoint bytes hidden; 0 on success. */
 int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len);
@@ -236,18 +173,6 @@ int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
  * int3 and remembers the new byte as the original. */
 int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len);
 
-/* The module containing a runtime address, or NULL. */
-struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
-/* "main+4", "puts@plt" or NULL, for <...> annotations. */
-const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
-const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
-/* Refresh the library list from /proc/PID/maps. */
-void qz_refresh_modules(struct qz *q);
-/* Free library i and close the gap in q->libs (it was unloaded). */
-void qz_module_drop(struct qz *q, size_t i);
-/* The process executed path: it is the program from now on (symbols,
- * line tables and unwind info of path replace the old ones). */
-int qz_exec_reload(struct qz *q, const char *path);
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */
 void qz_process_gone(struct qz *q);
@@ -263,13 +188,6 @@ void qz_user_stop(struct qz *q);
  * and make cmd_run answer CMD_QUIT (proc_quit_pending()); a crash inside
  * qzdb puts q's program back as it was before dying. */
 void qz_signals(struct qz *q);
-
-/* Register a module's hooks (once per session). */
-void qz_add_hooks(struct qz *q, const struct qz_hooks *h);
-void qz_hooks_start(struct qz *q);
-void qz_hooks_gone(struct qz *q);
-/* Offer `break SPEC if COND` to the modules: as qz_hooks.on_break. */
-int qz_hooks_break(struct qz *q, const char *spec, const char *cond, bool temp);
 
 /* Add v to the value history; returns its number. Takes ownership. */
 int qz_history_add(struct qz *q, struct val *v);

@@ -321,7 +321,7 @@ static void solib_fini(struct qz *q)
 	q->solib = NULL;
 }
 
-static const struct qz_hooks solib_hooks = {
+static const struct qz_mod solib_mod = {
 	.name = "solib",
 	.save = solib_save,
 	.restore = solib_restore,
@@ -335,5 +335,5 @@ static const struct qz_hooks solib_hooks = {
 void solib_init(struct qz *q)
 {
 	q->solib = xcalloc(1, sizeof *q->solib);
-	qz_add_hooks(q, &solib_hooks);
+	mod_add(q, &solib_mod);
 }

@@ -326,7 +326,7 @@ static void watch_free_saved(void *saved)
 	free(saved);
 }
 
-static const struct qz_hooks watch_hooks = {
+static const struct qz_mod watch_mod = {
 	.name = "watch",
 	.save = watch_save,
 	.restore = watch_restore,
@@ -341,7 +341,7 @@ void watch_init(struct qz *q)
 {
 	watch_state(q);
 	pw_init(q);   /* first: a rollback restores its pages before ours */
-	qz_add_hooks(q, &watch_hooks);
+	mod_add(q, &watch_mod);
 }
 
 /* ---- info breakpoints ---- */

@@ -17,14 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alter/alter.h"
-#include "ckpt/ckpt.h"
-#include "slice/slice.h"
 #include "cmd/qzs.h"
 #include "proc/sandbox.h"
 #include "target/session.h"
-#include "target/solib.h"
-#include "target/watch.h"
+#include "modules.h"
 
 #define FUZZ_DIR "tests/build/fuzz"
 #define FUZZ_PATH FUZZ_DIR "/session/fuzz.qzs"
@@ -73,11 +69,7 @@ static struct qz *fuzz_session(void)
 {
 	char err[512];
 	struct qz *q = qz_new((struct qz_sink){fuzz_sink, NULL});
-	watch_init(q);
-	alter_init(q);
-	solib_init(q);
-	ckpt_init(q);
-	slice_init(q);
+	modules_init(q);
 	q->tty_path = xstrdup("/dev/null");
 	q->sandbox.scratch = xstrdup(FUZZ_DIR "/scratch");
 	if (sandbox_session_force(q, err, sizeof err) < 0) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 #include "../../alter/alter.h"
@@ -92,21 +93,13 @@ static uint64_t unit_count(struct qz *q, const char *file, int line, int *exact)
 	return n;
 }
 
-static const struct qz_hooks *unit_alter_hooks(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (strcmp(q->hooks[i]->name, "alter") == 0)
-			return q->hooks[i];
-	return NULL;
-}
-
 /* Run bug_nullp to its printf with a switch on line 29's 3rd instance:
  * save, run again (counts start over), restore: the 4 instances and the
  * one firing are back. */
 static void test_save_restore(void)
 {
 	struct qz *q = qz_new((struct qz_sink){ unit_sink, NULL });
-	alter_init(q);
+	modules_init(q);
 	bool ok = qz_load(q, "tests/build/bug_nullp-O0", NULL, 0) == 0 &&
 		  cmd_run(q, "switch bug_nullp.c:29 3") == 0 &&
 		  cmd_run(q, "break bug_nullp.c:32") == 0 && cmd_run(q, "run") == 0;
@@ -114,7 +107,7 @@ static void test_save_restore(void)
 	uint64_t n = unit_count(q, "bug_nullp.c", 29, &exact);
 	unit_check(ok && n == 4 && exact == 0, "alter counts a run", "ok=%d n=%llu exact=%d",
 		   ok, (unsigned long long)n, exact);
-	const struct qz_hooks *h = unit_alter_hooks(q);
+	const struct qz_mod *h = mod_find(q, "alter");
 	void *saved = h ? h->save(q) : NULL;
 	ok = cmd_run(q, "run") == 0;
 	n = unit_count(q, "bug_nullp.c", 29, &exact);

@@ -1,5 +1,5 @@
 /* Checkpoints and the other modules' state: a module registered with
- * qz_hooks has its state saved by `checkpoint`, given back by `rollback`
+ * struct qz_mod has its state saved by `checkpoint`, given back by `rollback`
  * (each time, to the checkpoint's own copy) and freed when the checkpoint
  * goes (cdelete, or the process ending). Drives a real session on
  * tests/build/ckpt_prop-O0. */
@@ -8,6 +8,7 @@
 
 #include "ckpt/ckpt.h"
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 
@@ -51,7 +52,7 @@ static void fake_free(void *saved)
 	frees++;
 }
 
-static const struct qz_hooks fake = {
+static const struct qz_mod fake = {
 	.name = "fake", .save = fake_save, .restore = fake_restore, .free_saved = fake_free,
 };
 
@@ -64,8 +65,8 @@ static int run(struct qz *q, const char *cmd)
 int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){sink, NULL});
-	ckpt_init(q);
-	qz_add_hooks(q, &fake);
+	modules_init(q);
+	mod_add(q, &fake);
 	if (qz_load(q, "tests/build/ckpt_prop-O0", NULL, 0) < 0) {
 		check(false, "ckpt: load fixture", "%s", q->err.s);
 		return 0;

@@ -10,6 +10,7 @@
 #include "ckpt/ckpt.h"
 #include "ckpt/ckpt-int.h"
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 
@@ -53,8 +54,8 @@ static void one(const char *mode)
 {
 	char name[64], s1[64], r1[64];
 	struct qz *q = qz_new((struct qz_sink){sink, NULL});
-	ckpt_init(q);
-	q->ckpt->uffd_in_program = true;
+	modules_init(q);
+	ckpt_state(q)->uffd_in_program = true;
 	if (qz_load(q, "tests/build/ckpt_close-O0", (char *[]){(char *)mode}, 1) < 0) {
 		check(false, "uffd: load fixture", "%s", q->err.s);
 		return;

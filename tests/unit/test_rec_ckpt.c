@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "modules.h"
 #include "target/session.h"
 #include "unit.h"
 #include "../../slice/slice.h"
@@ -28,14 +29,6 @@ static void sink(void *arg, enum qz_out_kind kind, const char *text)
 	sbuf_add(&out, text);
 }
 
-static const struct qz_hooks *slice_hooks(struct qz *q)
-{
-	for (int i = 0; i < q->nhooks; i++)
-		if (strcmp(q->hooks[i]->name, "slice") == 0)
-			return q->hooks[i];
-	return NULL;
-}
-
 static int cmd(struct qz *q, const char *line)
 {
 	sbuf_reset(&out);
@@ -45,8 +38,8 @@ static int cmd(struct qz *q, const char *line)
 int main(void)
 {
 	struct qz *q = qz_new((struct qz_sink){ sink, NULL });
-	slice_init(q);
-	const struct qz_hooks *h = slice_hooks(q);
+	modules_init(q);
+	const struct qz_mod *h = mod_find(q, "slice");
 	check(h && h->save && h->restore && h->free_saved, "slice registers its hooks", "");
 	if (!h || qz_load(q, "tests/build/sl_rec-O0", NULL, 0) < 0)
 		return 0;
@@ -68,7 +61,7 @@ int main(void)
 	h->restore(q, saved);
 	check(r->tr.n == n1 && r->tr.ninsts >= insts1, "restore cuts the recording back",
 	      "n %llu (want %llu)", (unsigned long long)r->tr.n, (unsigned long long)n1);
-	check(r->on && q->region != NULL, "recording stays on after the restore", "");
+	check(r->on && q->driver != NULL, "recording stays on after the restore", "");
 	cmd(q, "info slice 1");
 	check(out.s && strstr(out.s, "sl_rec.c:12 #1,#2,#3,#4"), "slices from before keep their instances",
 	      "%s", out.s ? out.s : "");

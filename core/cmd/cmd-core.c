@@ -1,0 +1,18 @@
+/* cmd-core: core's own module. Its init registers core's parts that
+ * watch the program's events through the same contract as the modules. */
+#include "cmd.h"
+#include "target/session.h"
+#include "target/solib.h"
+#include "target/watch.h"
+
+static void *core_init(struct qz *q)
+{
+	watch_init(q);   /* page-protection watchpoints, then debug registers */
+	solib_init(q);
+	return NULL;
+}
+
+const struct qz_mod core_mod = {
+	.name = "core",
+	.init = core_init,
+};

@@ -1,0 +1,229 @@
+/* objects: the loaded ELF objects of a session, the program and its
+ * shared libraries, where each is mapped and which one holds an address. */
+#define _GNU_SOURCE
+#include "objects.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "session.h"
+#include "solib.h"
+
+static void qz_module_free(struct qz_module *m)
+{
+	if (m->img)
+		img_close(m->img);
+	if (m->lines)
+		lines_close(m->lines);
+	if (m->di)
+		di_close(m->di);
+	if (m->unw)
+		unw_close(m->unw);
+	free(m->path);
+	free(m->name);
+	memset(m, 0, sizeof *m);
+}
+
+void qz_libs_free(struct qz *q)
+{
+	for (size_t i = 0; i < q->nlibs; i++)
+		qz_module_free(&q->libs[i]);
+	q->nlibs = 0;
+}
+
+void qz_objects_free(struct qz *q)
+{
+	qz_libs_free(q);
+	free(q->libs);
+	q->libs = NULL;
+	q->libs_cap = 0;
+	qz_module_free(&q->exe);
+}
+
+void qz_exe_open(struct qz *q, const char *path, struct img *im)
+{
+	char err[512];
+	q->exe.path = xstrdup(path);
+	q->exe.img = im;
+	q->exe.lines = lines_open(path, err, sizeof err);
+	q->exe.di = di_open(path, err, sizeof err);
+	q->exe.unw = unw_open(path, err, sizeof err);
+}
+
+/* One line of /proc/PID/maps: start, offset and path of a file mapping. */
+static bool qz_parse_map(const char *line, uint64_t *lo, uint64_t *hi,
+			 uint64_t *off, const char **path)
+{
+	unsigned long long a, b, o;
+	int pos = 0;
+	if (sscanf(line, "%llx-%llx %*s %llx %*s %*s%n", &a, &b, &o, &pos) < 3 || !pos)
+		return false;
+	const char *p = str_skip_space(line + pos);
+	if (*p != '/')
+		return false;
+	*lo = a;
+	*hi = b;
+	*off = o;
+	*path = p;
+	return true;
+}
+
+static struct qz_module *qz_module_for_path(struct qz *q, const char *path)
+{
+	if (q->exe.path && strcmp(q->exe.path, path) == 0)
+		return &q->exe;
+	for (size_t i = 0; i < q->nlibs; i++)
+		if (strcmp(q->libs[i].path, path) == 0)
+			return &q->libs[i];
+	XGROW(q->libs, q->libs_cap, q->nlibs + 1);
+	struct qz_module *m = &q->libs[q->nlibs++];
+	memset(m, 0, sizeof *m);
+	m->path = xstrdup(path);
+	char err[256];
+	m->img = img_open(path, err, sizeof err);
+	return m;
+}
+
+static void qz_map_add(struct qz *q, uint64_t lo, uint64_t hi, uint64_t off,
+		       const char *path)
+{
+	struct qz_module *m = qz_module_for_path(q, path);
+	if (!m->img)
+		return;
+	if (off == 0 && (m->lo == 0 || lo < m->lo)) {
+		m->lo = lo;
+		m->bias = lo - img_base_vaddr(m->img);
+	}
+	if (hi > m->hi)
+		m->hi = hi;
+}
+
+/* Give a module the name the dynamic linker uses for it. */
+static void qz_name_module(struct qz *q, int n, uint64_t bias, const char *name, void *arg)
+{
+	(void)n;
+	(void)arg;
+	for (size_t i = 0; name[0] && i < q->nlibs; i++) {
+		struct qz_module *m = &q->libs[i];
+		if (m->bias == bias && !m->name)
+			m->name = xstrdup(name);
+	}
+}
+
+/* The dynamic linker's list of loaded objects (r_debug.r_map, found
+ * through DT_DEBUG in the program's dynamic section): the names it uses,
+ * which gdb shows, and which /proc/PID/maps canonicalises. */
+static void qz_read_link_map(struct qz *q)
+{
+	const struct img_sym *dyn = img_sym_named(q->exe.img, "_DYNAMIC");
+	uint64_t d[2], rdebug = 0;
+	if (!dyn)
+		return;
+	for (uint64_t a = dyn->addr + q->exe.bias; !rdebug; a += 16) {
+		if (qz_read(q, a, d, sizeof d) < 0 || d[0] == 0)
+			return;
+		if (d[0] == 21)   /* DT_DEBUG */
+			rdebug = d[1];
+	}
+	solib_walk(q, rdebug, qz_name_module, NULL);
+}
+
+void qz_refresh_modules(struct qz *q)
+{
+	char path[64], line[4096];
+	if (!qz_running(q))
+		return;
+	/* The selected thread's view: a leader gone by pthread_exit has none. */
+	snprintf(path, sizeof path, "/proc/%d/task/%d/maps", proc_pid(q->proc),
+		 proc_cur_tid(q->proc));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	q->exe.lo = q->exe.hi = 0;
+	for (size_t i = 0; i < q->nlibs; i++)
+		q->libs[i].lo = q->libs[i].hi = 0;
+	while (fgets(line, sizeof line, f)) {
+		uint64_t lo, hi, off;
+		const char *p;
+		line[strcspn(line, "\n")] = 0;
+		if (qz_parse_map(line, &lo, &hi, &off, &p))
+			qz_map_add(q, lo, hi, off, p);
+	}
+	fclose(f);
+	q->libs_stale = false;
+	qz_read_link_map(q);
+}
+
+static struct qz_module *qz_module_find(struct qz *q, uint64_t addr)
+{
+	if (q->exe.img && addr >= q->exe.lo && addr < q->exe.hi)
+		return &q->exe;
+	for (size_t i = 0; i < q->nlibs; i++)
+		if (q->libs[i].img && addr >= q->libs[i].lo && addr < q->libs[i].hi)
+			return &q->libs[i];
+	return NULL;
+}
+
+/* The library list is re-read at most once per stop, and only when an
+ * address falls outside every known module: reading /proc/PID/maps on every
+ * breakpoint hit would cost more than the hit itself. */
+struct qz_module *qz_module_at(struct qz *q, uint64_t addr)
+{
+	struct qz_module *m = qz_module_find(q, addr);
+	if (!m && q->libs_stale && !q->libs_tracked && qz_running(q)) {
+		qz_refresh_modules(q);
+		m = qz_module_find(q, addr);
+	}
+	if (!m && !qz_running(q) && q->exe.img)
+		return &q->exe;   /* before run: unrelocated addresses */
+	return m;
+}
+
+const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
+{
+	struct qz_module *m = qz_module_at(q, addr);
+	if (!m || !m->img)
+		return NULL;
+	uint64_t off;
+	const struct img_sym *s = img_sym_at(m->img, addr - m->bias, &off);
+	if (!s)
+		return NULL;
+	if (off)
+		snprintf(buf, len, "%s+%llu", s->name, (unsigned long long)off);
+	else
+		snprintf(buf, len, "%s", s->name);
+	return buf;
+}
+
+const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len)
+{
+	return qz_symbolize(q, addr, buf, len);
+}
+
+void qz_module_drop(struct qz *q, size_t i)
+{
+	if (i >= q->nlibs)
+		return;
+	qz_module_free(&q->libs[i]);
+	memmove(&q->libs[i], &q->libs[i + 1], (q->nlibs - i - 1) * sizeof *q->libs);
+	q->nlibs--;
+	frame_invalidate(q);
+}
+
+int qz_exec_reload(struct qz *q, const char *path)
+{
+	char err[512];
+	struct img *im = img_open(path, err, sizeof err);
+	if (!im)
+		return qz_error(q, "\"%s\": %s.", path, err);
+	frame_invalidate(q);
+	qz_libs_free(q);
+	qz_module_free(&q->exe);
+	free(q->prog);
+	q->prog = xstrdup(path);
+	qz_exe_open(q, path, im);
+	q->list_file = NULL;
+	return 0;
+}
