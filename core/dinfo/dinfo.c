@@ -11,7 +11,7 @@
  * dinfo-index.c, functions are read in full in dinfo-func.c, units and
  * DIE descriptions in dinfo-die.c, the arena, maps and libdwarf helpers
  * are in dinfo-base.c; types live in dinfo-type.c, location expressions
- * and their evaluation in dinfo-loc.c. */
+ * in dinfo-loc.c and their evaluation in dinfo-eval.c. */
 #include "dinfo-int.h"
 #include "util/util.h"
 
