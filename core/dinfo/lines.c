@@ -3,481 +3,15 @@
  * (into an address-sorted array) when a lookup first needs them, so that
  * start-up stays fast on large programs. File names are interned absolute
  * paths so that callers compare them by pointer. Address lookups and
- * breakpoint placement follow gdb's rules. */
-#include "lines.h"
-#include "dwcu.h"
+ * breakpoint placement follow gdb's rules.
+ *
+ * This file answers the lookups; opening, closing and loading a unit's
+ * rows are in lines-load.c. */
+#include "lines-int.h"
 #include "util/util.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <dwarf.h>
-#include <libdwarf.h>
-
-/* An interned string set: open addressing, power-of-two capacity. */
-struct strset {
-	char **slots;
-	size_t cap;
-	size_t n;
-};
-
-/* One compilation unit: what lines_open notes, and its rows once loaded. */
-struct lcu {
-	Dwarf_Off off;            /* of the CU DIE */
-	const char **files;       /* its file table, interned */
-	size_t nfiles, capfiles;
-	bool loaded;
-	struct lines_row *rows;   /* sorted by addr, stable */
-	size_t nrows;
-};
-
-/* A range of code of a unit; units without ranges are in none. */
-struct lrange {
-	uint64_t lo, hi;
-	uint64_t maxhi;           /* highest hi of this and every earlier range */
-	size_t cu;
-};
-
-struct lines {
-	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
-	int fd;                   /* dbg's file, -1 without dbg */
-	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
-	struct lcu *cus;
-	size_t ncus, capcus;
-	struct lrange *ranges;    /* by lo */
-	size_t nranges, capranges;
-	size_t *noranges;         /* units with no ranges: searched for any pc */
-	size_t nnoranges, capnoranges;
-	size_t nloaded;
-	struct strset names;      /* every file of every file table */
-	const char **all;         /* names in first-seen order */
-	size_t nall, capall;
-	/* Built once every unit is loaded (lines_rows, lines_files): */
-	struct lines_row *rows;   /* all rows sorted by addr, stable */
-	size_t nrows;
-	const char **files;       /* names that have rows, first-seen order */
-	size_t nfiles;
-	bool merged;
-};
-
-/* A row while loading: ord keeps the sort stable. */
-struct tmp_row {
-	struct lines_row r;
-	bool end_seq;
-	size_t ord;
-};
-
-struct loader {
-	struct lines *lt;
-	struct lcu *cu;
-	Dwarf_Debug dbg;
-	struct tmp_row *rows;
-	size_t nrows, cap;
-	const char **fcache;      /* per-CU: line file number -> name */
-	size_t nfcache;
-	/* gdb's line state machine, reset at each sequence: the last file and
-	 * line seen, and whether that line has had a non-zero discriminator. */
-	const char *sm_file;
-	int sm_line;
-	bool sm_disc;
-};
-
-/* gdb keeps a row for the same file and line as the previous one only if
- * the line never had a non-zero discriminator (gdb's dwarf_record_line_p,
- * PR 17276): loop lines lose their repeated rows, so stepping treats them
- * as one range. Matching that keeps qzdb's stops where gdb's are. */
-static bool keep_row(struct loader *ld, const char *file, int line,
-		     Dwarf_Unsigned disc)
-{
-	bool same = ld->sm_file == file && ld->sm_line == line;
-	ld->sm_disc = same ? (ld->sm_disc || disc != 0) : disc != 0;
-	ld->sm_file = file;
-	ld->sm_line = line;
-	return !same || !ld->sm_disc;
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static char **strset_slot(const struct strset *set, const char *s)
-{
-	size_t mask = set->cap - 1;
-	size_t i = str_hash(s) & mask;
-	while (set->slots[i] && strcmp(set->slots[i], s))
-		i = (i + 1) & mask;
-	return &set->slots[i];
-}
-
-static void strset_grow(struct strset *set)
-{
-	struct strset big = { xcalloc(set->cap ? set->cap * 2 : 64, sizeof(char *)),
-			      set->cap ? set->cap * 2 : 64, set->n };
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i])
-			*strset_slot(&big, set->slots[i]) = set->slots[i];
-	free(set->slots);
-	*set = big;
-}
-
-static const char *strset_find(const struct strset *set, const char *s)
-{
-	return set->cap ? *strset_slot(set, s) : NULL;
-}
-
-static void strset_free(struct strset *set)
-{
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->slots[i]);
-	free(set->slots);
-}
-
-/* Drop "." components and doubled slashes; ".." is kept because it cannot
- * be resolved textually across symlinks. */
-static char *path_normalise(const char *p)
-{
-	struct sbuf b = {0};
-	bool abs = p[0] == '/';
-	if (abs)
-		sbuf_addc(&b, '/');
-	while (*p) {
-		while (*p == '/')
-			p++;
-		size_t n = strcspn(p, "/");
-		if (n && !(n == 1 && p[0] == '.')) {
-			if (b.len && b.s[b.len - 1] != '/')
-				sbuf_addc(&b, '/');
-			sbuf_addn(&b, p, n);
-		}
-		p += n;
-	}
-	return sbuf_take(&b);
-}
-
-static const char *lines_intern(struct lines *lt, const char *path)
-{
-	char *norm = path_normalise(path);
-	const char *old = strset_find(&lt->names, norm);
-	if (old) {
-		free(norm);
-		return old;
-	}
-	if ((lt->names.n + 1) * 2 > lt->names.cap)
-		strset_grow(&lt->names);
-	*strset_slot(&lt->names, norm) = norm;
-	lt->names.n++;
-	XGROW(lt->all, lt->capall, lt->nall + 1);
-	lt->all[lt->nall++] = norm;
-	return norm;
-}
-
-/* Tell a missing or non-ELF file from an ELF one without debug info, which
- * libdwarf reports alike. */
-static int check_elf(const char *path, char *err, size_t errlen)
-{
-	unsigned char magic[4];
-	FILE *f = fopen(path, "rbe");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	size_t n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
-	if (n != 4 || memcmp(magic, "\177ELF", 4)) {
-		snprintf(err, errlen, "%s: not an ELF file", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Note that cu has rows or a file table entry for f. */
-static void cu_add_file(struct lcu *cu, const char *f)
-{
-	for (size_t i = 0; i < cu->nfiles; i++)
-		if (cu->files[i] == f)
-			return;
-	XGROW(cu->files, cu->capfiles, cu->nfiles + 1);
-	cu->files[cu->nfiles++] = f;
-}
-
-static const char *file_of(struct loader *ld, Dwarf_Line line)
-{
-	Dwarf_Unsigned fno = 0;
-	Dwarf_Error e = NULL;
-	/* Names come from the file table load_files read: libdwarf
-	 * 20210528's dwarf_linesrc follows wild pointers on some corrupt line
-	 * programs (files added by DW_LNE_define_file). */
-	if (dwarf_line_srcfileno(line, &fno, &e) == DW_DLV_OK &&
-	    fno < ld->nfcache && ld->fcache[fno])
-		return ld->fcache[fno];
-	return "??";
-}
-
-/* The unit's file table by line file number (the first is number base:
- * 1 before DWARF 5, 0 since). */
-static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
-{
-	char **files = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Error e = NULL;
-	ld->nfcache = 0;
-	if (!dwcu_files_ok(&ld->lt->sane, cu) || dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
-		return;
-	if (base < 0 || base > 1)
-		base = 0;
-	ld->fcache = xrealloc(ld->fcache, (size_t)(n + 1) * sizeof(*ld->fcache));
-	ld->nfcache = (size_t)(n + base);
-	ld->fcache[0] = NULL;
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		ld->fcache[base + i] = lines_intern(ld->lt, files[i]);
-		cu_add_file(ld->cu, ld->fcache[base + i]);
-		dwarf_dealloc(ld->dbg, files[i], DW_DLA_STRING);
-	}
-	dwarf_dealloc(ld->dbg, files, DW_DLA_LIST);
-}
-
-/* Set each row's end to the next greater address of its sequence, then keep
- * the sequence unless the linker discarded its code (address 0 or a
- * tombstone), as gdb does. */
-static void finish_sequence(struct loader *ld, size_t start, uint64_t end_addr)
-{
-	size_t endi = ld->nrows;
-	if (start == endi)
-		return;
-	uint64_t next = end_addr;
-	for (size_t i = endi; i-- > start;) {
-		if (i + 1 < endi && ld->rows[i + 1].r.addr > ld->rows[i].r.addr)
-			next = ld->rows[i + 1].r.addr;
-		ld->rows[i].r.end = next;
-	}
-	uint64_t first = ld->rows[start].r.addr;
-	if (first == 0 || first >= (uint64_t)-2)
-		ld->nrows = start;
-}
-
-static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
-{
-	Dwarf_Error e = NULL;
-	Dwarf_Addr addr = 0;
-	Dwarf_Unsigned lineno = 0;
-	Dwarf_Bool stmt = 0, endseq = 0;
-	if (dwarf_lineaddr(line, &addr, &e) != DW_DLV_OK)
-		return;
-	dwarf_lineno(line, &lineno, &e);
-	dwarf_linebeginstatement(line, &stmt, &e);
-	dwarf_lineendsequence(line, &endseq, &e);
-	if (endseq) {
-		finish_sequence(ld, *seq_start, addr);
-		*seq_start = ld->nrows;
-		ld->sm_file = NULL;
-		ld->sm_line = 0;
-		ld->sm_disc = false;
-		return;
-	}
-	Dwarf_Bool pe = 0, eb = 0;
-	Dwarf_Unsigned isa = 0, disc = 0;
-	dwarf_prologue_end_etc(line, &pe, &eb, &isa, &disc, &e);
-	const char *file = file_of(ld, line);
-	if (!keep_row(ld, file, (int)lineno, disc))
-		return;
-	XGROW(ld->rows, ld->cap, ld->nrows + 1);
-	struct tmp_row *t = &ld->rows[ld->nrows];
-	t->r = (struct lines_row){ .addr = addr, .end = addr,
-				   .file = file,
-				   .line = (int)lineno, .is_stmt = stmt };
-	t->ord = ld->nrows++;
-}
-
-static void load_rows(struct loader *ld, Dwarf_Die cu)
-{
-	Dwarf_Unsigned version = 0;
-	Dwarf_Small tables = 0;
-	Dwarf_Line_Context ctx = NULL;
-	Dwarf_Line *lines = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Error e = NULL;
-
-	Dwarf_Signed base = 0, nfiles, end;
-	int r = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
-	if (r == DW_DLV_OK)
-		dwarf_srclines_files_indexes(ctx, &base, &nfiles, &end, &e);
-	load_files(ld, cu, base);
-	if (r != DW_DLV_OK)
-		return;
-	ld->sm_file = NULL;
-	ld->sm_line = 0;
-	ld->sm_disc = false;
-	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) == DW_DLV_OK) {
-		size_t seq_start = ld->nrows;
-		for (Dwarf_Signed i = 0; i < n; i++)
-			add_line(ld, lines[i], &seq_start);
-		/* A table that does not end its last sequence is broken:
-		 * drop the unterminated rows. */
-		ld->nrows = seq_start;
-	}
-	dwarf_srclines_dealloc_b(ctx);
-}
-
-static int cmp_tmp_row(const void *a, const void *b)
-{
-	const struct tmp_row *x = a, *y = b;
-	if (x->r.addr != y->r.addr)
-		return x->r.addr < y->r.addr ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-/* Sort rows by address, keeping their order among equals, and drop empty
- * ones; returns the count. */
-static size_t sort_rows(struct tmp_row *tmp, size_t n, struct lines_row **out)
-{
-	size_t k = 0;
-	if (n)
-		qsort(tmp, n, sizeof(*tmp), cmp_tmp_row);
-	*out = xmalloc((n ? n : 1) * sizeof(**out));
-	for (size_t i = 0; i < n; i++)
-		if (tmp[i].r.addr < tmp[i].r.end)
-			(*out)[k++] = tmp[i].r;
-	return k;
-}
-
-/* Read the line table of unit i. */
-static void cu_load(struct lines *lt, size_t i)
-{
-	struct lcu *cu = &lt->cus[i];
-	Dwarf_Die die = NULL;
-	Dwarf_Error e = NULL;
-	if (cu->loaded)
-		return;
-	cu->loaded = true;
-	lt->nloaded++;
-	if (dwarf_offdie_b(lt->dbg, cu->off, 1, &die, &e) != DW_DLV_OK)
-		return;
-	struct loader ld = { .lt = lt, .cu = cu, .dbg = lt->dbg };
-	load_rows(&ld, die);
-	dwarf_dealloc_die(die);
-	cu->nrows = sort_rows(ld.rows, ld.nrows, &cu->rows);
-	free(ld.rows);
-	free(ld.fcache);
-}
-
-struct note_ctx {
-	struct lines *lt;
-	size_t cu;
-};
-
-static void note_range(void *arg, uint64_t lo, uint64_t hi)
-{
-	struct note_ctx *nc = arg;
-	struct lines *lt = nc->lt;
-	XGROW(lt->ranges, lt->capranges, lt->nranges + 1);
-	lt->ranges[lt->nranges++] = (struct lrange){ .lo = lo, .hi = hi, .cu = nc->cu };
-}
-
-/* What lines_open notes of a unit: where it is, its code, its files (so
- * that lines_file knows headers without code too). */
-static void note_cu(void *arg, Dwarf_Die die, Dwarf_Off abbrev)
-{
-	struct lines *lt = arg;
-	char **files = NULL;
-	Dwarf_Signed n = 0;
-	Dwarf_Addr base = 0;
-	Dwarf_Error e = NULL;
-	(void)abbrev;
-	XGROW(lt->cus, lt->capcus, lt->ncus + 1);
-	struct lcu *cu = &lt->cus[lt->ncus];
-	memset(cu, 0, sizeof(*cu));
-	dwarf_dieoffset(die, &cu->off, &e);
-	if (dwcu_files_ok(&lt->sane, die) && dwarf_srcfiles(die, &files, &n, &e) == DW_DLV_OK) {
-		for (Dwarf_Signed i = 0; i < n; i++) {
-			cu_add_file(cu, lines_intern(lt, files[i]));
-			dwarf_dealloc(lt->dbg, files[i], DW_DLA_STRING);
-		}
-		dwarf_dealloc(lt->dbg, files, DW_DLA_LIST);
-	}
-	struct note_ctx nc = { lt, lt->ncus };
-	if (dwarf_lowpc(die, &base, &e) != DW_DLV_OK)
-		base = 0;
-	if (!dwcu_ranges(lt->dbg, die, base, note_range, &nc)) {
-		XGROW(lt->noranges, lt->capnoranges, lt->nnoranges + 1);
-		lt->noranges[lt->nnoranges++] = lt->ncus;
-	}
-	lt->ncus++;
-}
-
-static int cmp_lrange(const void *a, const void *b)
-{
-	const struct lrange *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static void index_ranges(struct lines *lt)
-{
-	uint64_t maxhi = 0;
-	if (lt->nranges)
-		qsort(lt->ranges, lt->nranges, sizeof(*lt->ranges), cmp_lrange);
-	for (size_t i = 0; i < lt->nranges; i++) {
-		if (lt->ranges[i].hi > maxhi)
-			maxhi = lt->ranges[i].hi;
-		lt->ranges[i].maxhi = maxhi;
-	}
-}
-
-struct lines *lines_open(const char *path, char *err, size_t errlen)
-{
-	Dwarf_Debug dbg = NULL;
-	Dwarf_Error e = NULL;
-
-	struct dwcu_lines sane = {0};
-	if (check_elf(path, err, errlen) < 0 || dwcu_check_file(path, &sane, err, errlen) < 0)
-		return NULL;
-	struct lines *lt = xcalloc(1, sizeof(*lt));
-	lt->sane = sane;
-	int res = dwcu_init(path, &lt->fd, &dbg, &e);
-	if (res == DW_DLV_ERROR) {
-		snprintf(err, errlen, "%s: %s", path, dwarf_errmsg(e));
-		dwarf_dealloc(dbg, e, DW_DLA_ERROR);
-		dwcu_lines_free(&lt->sane);
-		free(lt);
-		return NULL;
-	}
-	if (res == DW_DLV_NO_ENTRY)
-		return lt;
-	lt->dbg = dbg;
-	dwcu_each(dbg, note_cu, lt);
-	index_ranges(lt);
-	return lt;
-}
-
-void lines_close(struct lines *lt)
-{
-	if (!lt)
-		return;
-	if (lt->dbg) {
-		Dwarf_Error e = NULL;
-		dwarf_finish(lt->dbg, &e);
-		close(lt->fd);
-	}
-	dwcu_lines_free(&lt->sane);
-	for (size_t i = 0; i < lt->ncus; i++) {
-		free(lt->cus[i].files);
-		free(lt->cus[i].rows);
-	}
-	free(lt->cus);
-	free(lt->ranges);
-	free(lt->noranges);
-	free(lt->rows);
-	free(lt->all);
-	free(lt->files);
-	strset_free(&lt->names);
-	free(lt);
-}
 
 /* Load every unit and merge their rows in the order one table of all of
  * them would have: by address, then unit, then row. */
@@ -488,25 +22,25 @@ static void merge_all(struct lines *lt)
 		return;
 	lt->merged = true;
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		n += lt->cus[i].nrows;
 	}
-	struct tmp_row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	struct lines_tmp_row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
 	for (size_t i = 0; i < lt->ncus; i++)
 		for (size_t j = 0; j < lt->cus[i].nrows; j++, k++)
-			tmp[k] = (struct tmp_row){ .r = lt->cus[i].rows[j], .ord = k };
-	lt->nrows = sort_rows(tmp, n, &lt->rows);
+			tmp[k] = (struct lines_tmp_row){ .r = lt->cus[i].rows[j], .ord = k };
+	lt->nrows = lines_sort_rows(tmp, n, &lt->rows);
 	free(tmp);
 
-	struct strset seen = {0};
+	struct lines_strset seen = {0};
 	lt->files = xmalloc((lt->nall + 1) * sizeof(*lt->files));
 	for (size_t i = 0; i < lt->nrows; i++) {
 		const char *f = lt->rows[i].file;
-		if (strset_find(&seen, f))
+		if (lines_strset_find(&seen, f))
 			continue;
 		if ((seen.n + 1) * 2 > seen.cap)
-			strset_grow(&seen);
-		*strset_slot(&seen, f) = (char *)f;
+			lines_strset_grow(&seen);
+		*lines_strset_slot(&seen, f) = (char *)f;
 		seen.n++;
 		lt->files[lt->nfiles++] = f;
 	}
@@ -524,7 +58,7 @@ bool lines_empty(const struct lines *clt)
 {
 	struct lines *lt = mut(clt);
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		if (lt->cus[i].nrows)
 			return false;
 	}
@@ -563,7 +97,7 @@ size_t lines_lower_bound(const struct lines *clt, uint64_t pc)
 /* The last row at or before pc of unit i, after loading it. */
 static const struct lines_row *cu_row_at(struct lines *lt, size_t i, uint64_t pc)
 {
-	cu_load(lt, i);
+	lines_cu_load(lt, i);
 	size_t k = upper_bound(lt->cus[i].rows, lt->cus[i].nrows, pc);
 	return k ? &lt->cus[i].rows[k - 1] : NULL;
 }
@@ -590,7 +124,7 @@ static const struct lines_row *row_before(struct lines *lt, uint64_t pc, size_t 
 	const struct lines_row *best = NULL;
 	size_t i = upper_bound_range(lt, pc);
 	while (i-- > 0 && lt->ranges[i].maxhi > pc) {
-		const struct lrange *rg = &lt->ranges[i];
+		const struct lines_range *rg = &lt->ranges[i];
 		const struct lines_row *r = rg->hi > pc ? cu_row_at(lt, rg->cu, pc) : NULL;
 		if (r && (!best || r->addr > best->addr || (r->addr == best->addr && rg->cu > *cu))) {
 			best = r;
@@ -645,7 +179,7 @@ static bool suffix_match(const char *path, const char *name)
 	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
 }
 
-static bool cu_has_file(const struct lcu *cu, const char *f)
+static bool cu_has_file(const struct lines_cu *cu, const char *f)
 {
 	for (size_t i = 0; i < cu->nfiles; i++)
 		if (cu->files[i] == f)
@@ -678,8 +212,8 @@ static size_t file_rows(struct lines *lt, const char *f, struct frow **out)
 	for (size_t i = 0; i < lt->ncus; i++) {
 		if (!cu_has_file(&lt->cus[i], f))
 			continue;
-		cu_load(lt, i);
-		const struct lcu *cu = &lt->cus[i];
+		lines_cu_load(lt, i);
+		const struct lines_cu *cu = &lt->cus[i];
 		for (size_t j = 0; j < cu->nrows; j++) {
 			if (cu->rows[j].file != f)
 				continue;
@@ -716,10 +250,10 @@ const char *lines_file(const struct lines *clt, const char *name)
 	struct lines *lt = mut(clt);
 	if (!name || !*name)
 		return NULL;
-	char *norm = path_normalise(name);
+	char *norm = lines_path_normalise(name);
 	const char *f = NULL;
 	if (norm[0] == '/') {
-		f = strset_find(&lt->names, norm);
+		f = lines_strset_find(&lt->names, norm);
 	} else {
 		const char **cand = NULL;
 		size_t n = 0, cap = 0;
