@@ -204,6 +204,17 @@ void di_type_index(struct di_info *di, Dwarf_Die die, Dwarf_Half tag, bool decla
 /* dinfo.c: the enumerators of an enum type just read become statics. */
 void di_add_enumerators(struct di_info *di, const struct di_type *t);
 
+/* dinfo-loc.c: how an operation's operands are encoded (dinfo-eval.c
+ * decodes them the same way). */
+enum di_shape {
+	DI_SH_NONE, DI_SH_U1, DI_SH_S1, DI_SH_U2, DI_SH_S2, DI_SH_U4, DI_SH_S4,
+	DI_SH_U8, DI_SH_S8, DI_SH_ULEB, DI_SH_SLEB, DI_SH_ULEB_SLEB,
+	DI_SH_ULEB_ULEB, DI_SH_BLOCK, DI_SH_U4_SLEB, DI_SH_UNKNOWN
+};
+/* The operand shape of opcode op. */
+enum di_shape di_op_shape(uint8_t op);
+/* The width of a fixed-size operand shape; 0 for the others. */
+int di_fixed_width(enum di_shape sh);
 /* dinfo-loc.c: the location description(s) of attribute at of die, with
  * ops re-encoded as standalone DWARF bytes (DW_OP_addrx/constx resolved). */
 int di_parse_locs(struct di_info *di, Dwarf_Die die, Dwarf_Half at,

@@ -7,7 +7,7 @@
  * programs. This file reads the units and builds that index (di_open);
  * dinfo-read.c has the helpers every reader shares, dinfo-func.c reads a
  * function in full, dinfo-lookup.c answers the queries, dinfo-type.c reads
- * types, dinfo-loc.c location expressions and their evaluation. */
+ * types, dinfo-loc.c location expressions, dinfo-eval.c their evaluation. */
 #include "dinfo-int.h"
 #include "dwcu.h"
 #include "util/util.h"
