@@ -4,6 +4,7 @@
  * on_trap counts the execution and, for the selected instance, moves the
  * pc: to the other exit of the line (switch) or past the line (suppress). */
 #include "alter.h"
+#include "cmd-alter.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -400,6 +401,7 @@ static void alter_free_saved(void *saved)
 
 const struct qz_mod alter_mod = {
 	.name = "alter",
+	.cmds = alter_cmds,
 	.init = alter_new,
 	.save = alter_save,
 	.restore = alter_restore,

@@ -95,7 +95,7 @@ static int cmd_alter_switchable(struct qz *q, struct alter_line *ln)
 	return r;
 }
 
-int cmd_switch(struct qz *q, const char *args)
+static int cmd_switch(struct qz *q, const char *args)
 {
 	char *rest;
 	struct alter_line *ln = cmd_alter_line(q, args, &rest);
@@ -139,7 +139,7 @@ static int cmd_alter_suppressible(struct qz *q, struct alter_line *ln)
 	return 0;
 }
 
-int cmd_suppress(struct qz *q, const char *args)
+static int cmd_suppress(struct qz *q, const char *args)
 {
 	char *rest;
 	struct alter_line *ln = cmd_alter_line(q, args, &rest);
@@ -150,7 +150,7 @@ int cmd_suppress(struct qz *q, const char *args)
 	return r;
 }
 
-int cmd_instance(struct qz *q, const char *args)
+static int cmd_instance(struct qz *q, const char *args)
 {
 	char *rest;
 	struct alter_line *ln = cmd_alter_line(q, args, &rest);
@@ -181,7 +181,7 @@ out:
 	return r;
 }
 
-int cmd_set_alter_verbose(struct qz *q, const char *args)
+static int cmd_set_alter_verbose(struct qz *q, const char *args)
 {
 	struct alter_state *st = alter_state(q);
 	if (strcmp(args, "on") == 0 || strcmp(args, "1") == 0)
@@ -192,3 +192,27 @@ int cmd_set_alter_verbose(struct qz *q, const char *args)
 		return qz_error(q, "Expected on or off, got \"%s\".", args);
 	return 0;
 }
+
+#include "cmd/cmd-flags.h"
+
+/* The module's commands (core assembles its table from every module's). */
+const struct cmd_def alter_cmds[] = {
+	{"switch", NULL, "switch FILE:LINE [all|once|N]", Y, cmd_switch,
+	 "Invert the branch on a line: every instance, the next one, or the N-th.",
+	 "The line's condition is evaluated as usual, then control goes to the\n"
+	 "line's other exit (so `if (a && b)` and loop tests switch as a whole).\n"
+	 "The line must have exactly two exits, or (a `?:`, a one-line if) one\n"
+	 "exit and a condition with two outcomes. Shown by info breakpoints;\n"
+	 "delete, disable and enable work on it."},
+	{"suppress", NULL, "suppress FILE:LINE [all|once|N]", Y, cmd_suppress,
+	 "Skip the statement on a line (a call with its argument set-up).",
+	 "For the selected instances the pc moves to where the next statement\n"
+	 "starts; the stack stays balanced."},
+	{"instance", NULL, "instance FILE:LINE [watch]", Y, cmd_instance,
+	 "Show how many times a statement has started executing in this run.",
+	 "Counts are exact for lines a switch, suppression or watch covers from\n"
+	 "the start of the run; `watch` starts counting (one trap per execution)."},
+	{"set alter-verbose", NULL, "set alter-verbose on|off", Y, cmd_set_alter_verbose,
+	 "Whether a switch or suppression prints a line when it fires.", NULL},
+	CMD_END,
+};

@@ -1,13 +1,12 @@
 /* cmd-alter: the commands of alter/ (switch, suppress, instance, set
- * alter-verbose), for core/cmd/cmd-table.c. */
+ * alter-verbose). */
 #ifndef ALTER_CMD_ALTER_H
 #define ALTER_CMD_ALTER_H
 
-struct qz;
+#include "cmd/cmd.h"
 
-int cmd_switch(struct qz *q, const char *args);
-int cmd_suppress(struct qz *q, const char *args);
-int cmd_instance(struct qz *q, const char *args);
-int cmd_set_alter_verbose(struct qz *q, const char *args);
+/* The module's commands, for its struct qz_mod (core/target/mod.h);
+ * ended by an entry with a NULL name. */
+extern const struct cmd_def alter_cmds[];
 
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "ckpt.h"
+#include "cmd-ckpt.h"
 #include "ckpt-int.h"
 #include "target/frame.h"
 #include "target/pagewatch.h"
@@ -708,6 +709,7 @@ static bool ckpt_keep_dying(struct qz *q, int sig)
 
 const struct qz_mod ckpt_mod = {
 	.name = "ckpt",
+	.cmds = ckpt_cmds,
 	.init = ckpt_new,
 	.on_start = ckpt_on_start,
 	.on_gone = ckpt_on_gone,

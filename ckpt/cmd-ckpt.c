@@ -27,14 +27,14 @@ static int ckpt_arg_id(struct qz *q, const char *a, int *id)
 	return 0;
 }
 
-int cmd_checkpoint(struct qz *q, const char *a)
+static int cmd_checkpoint(struct qz *q, const char *a)
 {
 	if (*a)
 		return qz_error(q, "checkpoint takes no argument.");
 	return ckpt_take(q, false);
 }
 
-int cmd_rollback(struct qz *q, const char *a)
+static int cmd_rollback(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	int id;
@@ -52,7 +52,7 @@ int cmd_rollback(struct qz *q, const char *a)
 	return ckpt_rollback(q, c);
 }
 
-int cmd_cdelete(struct qz *q, const char *a)
+static int cmd_cdelete(struct qz *q, const char *a)
 {
 	int id;
 	if (ckpt_arg_id(q, a, &id) < 0)
@@ -74,7 +74,7 @@ int ckpt_count(struct qz *q)
 	return n;
 }
 
-int cmd_info_checkpoints(struct qz *q, const char *a)
+static int cmd_info_checkpoints(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	(void)a;
@@ -99,7 +99,7 @@ int cmd_info_checkpoints(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_set_checkpoint_interval(struct qz *q, const char *a)
+static int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 {
 	int64_t v;
 	struct ckpt_state *s = ckpt_state(q);
@@ -114,7 +114,7 @@ int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_set_checkpoint_budget(struct qz *q, const char *a)
+static int cmd_set_checkpoint_budget(struct qz *q, const char *a)
 {
 	int64_t v;
 	struct ckpt_state *s = ckpt_state(q);
@@ -129,7 +129,7 @@ int cmd_set_checkpoint_budget(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_set_checkpoint_method(struct qz *q, const char *a)
+static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 {
 	static const char *const names[] = {"auto", "pagemap", "hash", "both", NULL};
 	struct ckpt_state *s = ckpt_state(q);
@@ -145,19 +145,13 @@ int cmd_set_checkpoint_method(struct qz *q, const char *a)
 	return qz_error(q, "Usage: set checkpoint-method auto|pagemap|hash.");
 }
 
-int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
+static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
 	const struct ckpt_state *s = ckpt_state(q);
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
 	return 0;
-}
-
-int cmd_maint(struct qz *q, const char *a)
-{
-	(void)a;
-	return qz_error(q, "\"maint\" must be followed by the name of a subcommand.");
 }
 
 /* ---- state dumps ---- */
@@ -228,7 +222,7 @@ static int ckpt_dump_maps(struct qz *q, const struct ckpt *c, const struct ckpt_
 	return 0;
 }
 
-int cmd_maint_dump_state(struct qz *q, const char *a)
+static int cmd_maint_dump_state(struct qz *q, const char *a)
 {
 	FILE *f;
 	struct ckpt_os os;
@@ -256,7 +250,7 @@ int cmd_maint_dump_state(struct qz *q, const char *a)
 	return r < 0 ? qz_error(q, "Cannot read the program's memory.") : 0;
 }
 
-int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
+static int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 {
 	char *sp = strchr(a, ' ');
 	int id;
@@ -276,3 +270,34 @@ int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 	fclose(f);
 	return r;
 }
+
+#include "cmd/cmd-flags.h"
+
+/* The module's commands (core assembles its table from every module's). */
+const struct cmd_def ckpt_cmds[] = {
+	{"checkpoint", NULL, "checkpoint", P | Y, cmd_checkpoint,
+	 "Save the program's state; prints Checkpoint N at FILE:LINE (P pages, K KiB).",
+	 "No fork: registers, memory map, the writable pages changed since the\n"
+	 "previous checkpoint, brk and file offsets are kept by qzdb. Output already\n"
+	 "written, shared mappings, sockets, children and threads are not undone."},
+	{"rollback", NULL, "rollback N", Y, cmd_rollback,
+	 "Put the program back in the state of checkpoint N.",
+	 "Works any number of times, also after the program exited or crashed\n"
+	 "(it is held while checkpoints exist)."},
+	{"cdelete", NULL, "cdelete N", Y, cmd_cdelete, "Delete checkpoint N.", NULL},
+	{"info checkpoints", NULL, NULL, Y, cmd_info_checkpoints,
+	 "List checkpoints: id, time since start, pages and bytes held, method, place.", NULL},
+	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
+	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
+	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,
+	 cmd_set_checkpoint_budget, "Delete the oldest checkpoints beyond MIB MiB.", NULL},
+	{"set checkpoint-method", NULL, "set checkpoint-method auto|pagemap|hash", Y,
+	 cmd_set_checkpoint_method, "How checkpoints find changed pages.", NULL},
+	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
+	 "Write registers and every writable private mapping to FILE.", NULL},
+	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
+	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
+	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN | Y, cmd_maint_checkpoint_stats,
+	 "Time taken by the last checkpoint and rollback.", NULL},
+	CMD_END,
+};

@@ -2,6 +2,7 @@
  * info slices, info slice. Parsing and printing only; the work is in
  * rec.c and slice.c. */
 #include "cmd-slice.h"
+#include "explain.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);
 
-int cmd_record(struct qz *q, const char *a)
+static int cmd_record(struct qz *q, const char *a)
 {
 	struct rec *r = slice_rec(q);
 	char *s = str_trim(a ? a : "");
@@ -80,7 +81,7 @@ static const char *cs_sys_name(long nr)
 	return buf;
 }
 
-int cmd_info_record(struct qz *q, const char *a)
+static int cmd_info_record(struct qz *q, const char *a)
 {
 	(void)a;
 	struct rec *r = slice_rec(q);
@@ -291,7 +292,7 @@ static void cs_slice_free(struct slice *s)
 	free(s->edges);
 }
 
-int cmd_slice(struct qz *q, const char *a)
+static int cmd_slice(struct qz *q, const char *a)
 {
 	struct slice_state *st = slice_state(q);
 	if (!st->rec.tr.n)
@@ -343,7 +344,7 @@ static int cs_prune_one(struct qz *q, struct slice *s, const char *name)
 	return 0;
 }
 
-int cmd_prune(struct qz *q, const char *a)
+static int cmd_prune(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
@@ -372,7 +373,7 @@ static int cs_member_cmp(const void *x, const void *y)
 	return (*a > *b) - (*a < *b);
 }
 
-int cmd_info_slice(struct qz *q, const char *a)
+static int cmd_info_slice(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
@@ -404,7 +405,7 @@ int cmd_info_slice(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_info_slices(struct qz *q, const char *a)
+static int cmd_info_slices(struct qz *q, const char *a)
 {
 	(void)a;
 	struct slice_state *st = slice_state(q);
@@ -419,7 +420,7 @@ int cmd_info_slices(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_sdelete(struct qz *q, const char *a)
+static int cmd_sdelete(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
@@ -437,7 +438,7 @@ int cmd_sdelete(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_deps(struct qz *q, const char *a)
+static int cmd_deps(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
@@ -506,7 +507,7 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 	return 0;
 }
 
-int cmd_sbreak(struct qz *q, const char *a)
+static int cmd_sbreak(struct qz *q, const char *a)
 {
 	bool all = str_starts(str_skip_space(a ? a : ""), "all");
 	if (all)
@@ -550,7 +551,7 @@ int cmd_sbreak(struct qz *q, const char *a)
 	return 0;
 }
 
-int cmd_set_record(struct qz *q, const char *a)
+static int cmd_set_record(struct qz *q, const char *a)
 {
 	char *s = str_trim(a ? a : "");
 	uint64_t n = 0;
@@ -566,7 +567,7 @@ int cmd_set_record(struct qz *q, const char *a)
 /* snext [ID]: continue to the next instance that is a member of the slice
  * (the one sbreak was last set on), with the instance counts of a run
  * counted from its start. */
-int cmd_snext(struct qz *q, const char *a)
+static int cmd_snext(struct qz *q, const char *a)
 {
 	struct slice_state *st = slice_state(q);
 	const char *p = str_skip_space(a ? a : "");
@@ -589,3 +590,45 @@ int cmd_snext(struct qz *q, const char *a)
 	st->snext = 0;
 	return rc;
 }
+
+#include "cmd/cmd-flags.h"
+
+/* The module's commands (core assembles its table from every module's). */
+const struct cmd_def slice_cmds[] = {
+	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
+	 "Record every instruction the program executes (for slicing).",
+	 "While recording is on, continue/next/step/finish execute one instruction\n"
+	 "at a time and log each with its statement instance, the registers and\n"
+	 "memory it read and wrote. `record FILE:LINE on|off` starts or stops\n"
+	 "recording when execution reaches that line."},
+	{"info record", "rec", NULL, Y, cmd_info_record,
+	 "Recording status: instructions, instances, bytes per instruction.", NULL},
+	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
+	 "Backward dynamic slice from a statement instance of the recording.",
+	 "The criterion defaults to the last statement executed (the crash point\n"
+	 "after a crash) and its latest instance; with no variable, everything that\n"
+	 "instance used. Prints the slice's number."},
+	{"prune", NULL, "prune ID VAR|$REG...", Y, cmd_prune,
+	 "Drop a slice's dependences through those variables or registers.", NULL},
+	{"deps", NULL, "deps ID FILE:LINE[#N]", Y, cmd_deps,
+	 "Dependence edges out of a statement instance of a slice.", NULL},
+	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", Y, cmd_sbreak,
+	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
+	{"snext", NULL, "snext [ID]", P | Y, cmd_snext,
+	 "Continue to the next instance of a statement of the slice.", NULL},
+	{"sdelete", NULL, "sdelete ID", Y, cmd_sdelete, "Delete a slice.", NULL},
+	{"info slices", NULL, NULL, Y, cmd_info_slices, "List the slices.", NULL},
+	{"info slice", NULL, "info slice ID", Y, cmd_info_slice,
+	 "Members of a slice: one statement a line with its instances.", NULL},
+	/* plain-words explanations (slice/explain.c) */
+	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", Y, cmd_explain,
+	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
+	 "With no argument: why the program stopped (the signal and what it means, where,\n"
+	 "the statement, and your call site if it stopped inside a library).\n"
+	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
+	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
+	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
+	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
+
+	CMD_END,
+};

@@ -1,20 +1,11 @@
-/* cmd-slice: the recording and slicing commands (handlers for
- * core/cmd/cmd-table.c). */
+/* cmd-slice: the recording, slicing and explaining commands. */
 #ifndef QZ_SLICE_CMD_SLICE_H
 #define QZ_SLICE_CMD_SLICE_H
 
-struct qz;
+#include "cmd/cmd.h"
 
-int cmd_record(struct qz *q, const char *a);
-int cmd_info_record(struct qz *q, const char *a);
-int cmd_slice(struct qz *q, const char *a);
-int cmd_prune(struct qz *q, const char *a);
-int cmd_deps(struct qz *q, const char *a);
-int cmd_sbreak(struct qz *q, const char *a);
-int cmd_sdelete(struct qz *q, const char *a);
-int cmd_info_slices(struct qz *q, const char *a);
-int cmd_info_slice(struct qz *q, const char *a);
-int cmd_set_record(struct qz *q, const char *a);
-int cmd_snext(struct qz *q, const char *a);
+/* The module's commands, for its struct qz_mod (core/target/mod.h);
+ * ended by an entry with a NULL name. */
+extern const struct cmd_def slice_cmds[];
 
 #endif

@@ -10,6 +10,7 @@
 #include "target/run.h"
 #include "target/session.h"
 #include "slice.h"
+#include "cmd-slice.h"
 
 struct slice_state *slice_state(struct qz *q)
 {
@@ -221,6 +222,7 @@ static void *slice_new(struct qz *q)
 
 const struct qz_mod slice_mod = {
 	.name = "slice",
+	.cmds = slice_cmds,
 	.init = slice_new,
 	.save = slice_save,
 	.restore = slice_restore,

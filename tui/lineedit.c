@@ -268,7 +268,8 @@ static void cand_add(struct cands *c, const char *s)
 static void cand_commands(struct cands *c, const char *prefix)
 {
 	size_t pl = strlen(prefix);
-	for (const struct cmd_def *d = cmd_table; d->name; d++) {
+	const struct cmd_def *d;
+	for (size_t i = 0; (d = cmd_at(i)); i++) {
 		if (d->flags & CMD_HIDDEN)
 			continue;
 		const char *sp = strchr(d->name, ' ');

@@ -1,12 +1,15 @@
 /* cmd-core: core's own module. Its init registers core's parts that
  * watch the program's events through the same contract as the modules. */
 #include "cmd.h"
+#include "cmds.h"
+#include "qzs.h"
 #include "target/session.h"
 #include "target/solib.h"
 #include "target/watch.h"
 
 static void *core_init(struct qz *q)
 {
+	qzs_init(q);     /* the transcript sees every output */
 	watch_init(q);   /* page-protection watchpoints, then debug registers */
 	solib_init(q);
 	return NULL;
@@ -14,5 +17,6 @@ static void *core_init(struct qz *q)
 
 const struct qz_mod core_mod = {
 	.name = "core",
+	.cmds = core_cmds,
 	.init = core_init,
 };

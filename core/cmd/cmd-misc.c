@@ -11,7 +11,8 @@ static void cmd_help_list(struct qz *q, const char *prefix)
 {
 	struct sbuf b = {0};
 	size_t pl = strlen(prefix);
-	for (const struct cmd_def *c = cmd_table; c->name; c++) {
+	const struct cmd_def *c;
+	for (size_t i = 0; (c = cmd_at(i)); i++) {
 		const char *sp = strchr(c->name, ' ');
 		size_t parent = sp ? (size_t)(sp - c->name) : 0;
 		if (c->flags & CMD_HIDDEN || parent != pl || strncmp(c->name, prefix, pl))

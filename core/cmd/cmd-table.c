@@ -1,22 +1,14 @@
-/* cmd-table: every command qzdb has, in one table. Help, completion and
- * dispatch all read it; handlers live next to the module they drive. */
+/* cmd-table: core's own commands (running, breakpoints, stack, data,
+ * source, settings, threads, the UI's). The command table qzdb runs is
+ * assembled from every module's array (cmd.c); this is core's. */
 #include <stddef.h>
 
 #include "cmd.h"
 #include "cmds.h"
-#include "alter/cmd-alter.h"
-#include "ckpt/cmd-ckpt.h"
-#include "slice/cmd-slice.h"
-#include "slice/explain.h"
 #include "cmd-ui.h"
+#include "cmd-flags.h"
 
-#define P CMD_NEEDS_PROCESS
-#define S CMD_NEEDS_STACK
-#define F CMD_NEEDS_FRAME
-#define R CMD_NEEDS_REGS
-#define Y CMD_REPLAY_SAFE   /* may run in a replayed session file (cmd.h) */
-
-const struct cmd_def cmd_table[] = {
+const struct cmd_def core_cmds[] = {
 	/* running */
 	{"run", "r", "run [ARGS...] [<IN] [>OUT]", Y, cmd_run_prog,
 	 "Start the program (again), with ARGS and redirections if given.",
@@ -155,23 +147,6 @@ const struct cmd_def cmd_table[] = {
 	 "The file can be annotated with # comments and replayed with\n"
 	 "qzdb --replay FILE [--step] [--check]."},
 
-	/* alter/: switch, suppress, instances */
-	{"switch", NULL, "switch FILE:LINE [all|once|N]", Y, cmd_switch,
-	 "Invert the branch on a line: every instance, the next one, or the N-th.",
-	 "The line's condition is evaluated as usual, then control goes to the\n"
-	 "line's other exit (so `if (a && b)` and loop tests switch as a whole).\n"
-	 "The line must have exactly two exits, or (a `?:`, a one-line if) one\n"
-	 "exit and a condition with two outcomes. Shown by info breakpoints;\n"
-	 "delete, disable and enable work on it."},
-	{"suppress", NULL, "suppress FILE:LINE [all|once|N]", Y, cmd_suppress,
-	 "Skip the statement on a line (a call with its argument set-up).",
-	 "For the selected instances the pc moves to where the next statement\n"
-	 "starts; the stack stays balanced."},
-	{"instance", NULL, "instance FILE:LINE [watch]", Y, cmd_instance,
-	 "Show how many times a statement has started executing in this run.",
-	 "Counts are exact for lines a switch, suppression or watch covers from\n"
-	 "the start of the run; `watch` starts counting (one trap per execution)."},
-	/* end alter/ */
 	{"info", "i inf", "info SUBCOMMAND", CMD_PREFIX | Y, cmd_info,
 	 "Show things about the program being debugged.", NULL},
 	{"info breakpoints", "b break", NULL, Y, cmd_info_breakpoints,
@@ -228,10 +203,6 @@ const struct cmd_def cmd_table[] = {
 	{"set can-use-hw-watchpoints", NULL, "set can-use-hw-watchpoints 0|1", Y,
 	 cmd_set_can_use_hw_watchpoints,
 	 "0: watchpoints are software ones (single-stepping), never debug registers.", NULL},
-	/* alter/: switch, suppress, instances */
-	{"set alter-verbose", NULL, "set alter-verbose on|off", Y, cmd_set_alter_verbose,
-	 "Whether a switch or suppression prints a line when it fires.", NULL},
-	/* end alter/ */
 	{"set confirm", NULL, NULL, CMD_HIDDEN | Y, cmd_set_confirm, "Ask before killing.", NULL},
 	{"set pagination", NULL, NULL, CMD_HIDDEN | Y, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"set width", NULL, NULL, CMD_HIDDEN | Y, cmd_set_ignored, "gdb compatibility.", NULL},
@@ -243,31 +214,8 @@ const struct cmd_def cmd_table[] = {
 	{"show can-use-hw-watchpoints", NULL, NULL, Y, cmd_show_can_use_hw_watchpoints,
 	 "Whether watchpoints may use the debug registers.", NULL},
 
-	/* checkpoints (ckpt/) */
-	{"checkpoint", NULL, "checkpoint", P | Y, cmd_checkpoint,
-	 "Save the program's state; prints Checkpoint N at FILE:LINE (P pages, K KiB).",
-	 "No fork: registers, memory map, the writable pages changed since the\n"
-	 "previous checkpoint, brk and file offsets are kept by qzdb. Output already\n"
-	 "written, shared mappings, sockets, children and threads are not undone."},
-	{"rollback", NULL, "rollback N", Y, cmd_rollback,
-	 "Put the program back in the state of checkpoint N.",
-	 "Works any number of times, also after the program exited or crashed\n"
-	 "(it is held while checkpoints exist)."},
-	{"cdelete", NULL, "cdelete N", Y, cmd_cdelete, "Delete checkpoint N.", NULL},
-	{"info checkpoints", NULL, NULL, Y, cmd_info_checkpoints,
-	 "List checkpoints: id, time since start, pages and bytes held, method, place.", NULL},
-	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
-	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
-	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,
-	 cmd_set_checkpoint_budget, "Delete the oldest checkpoints beyond MIB MiB.", NULL},
-	{"set checkpoint-method", NULL, "set checkpoint-method auto|pagemap|hash", Y,
-	 cmd_set_checkpoint_method, "How checkpoints find changed pages.", NULL},
-	{"maint", "mt", "maint SUBCOMMAND", CMD_PREFIX | CMD_HIDDEN | Y, cmd_maint,
+	{"maint", "mt", "maint SUBCOMMAND", CMD_PREFIX | CMD_HIDDEN | Y, NULL,
 	 "Maintenance commands, for tests.", NULL},
-	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
-	 "Write registers and every writable private mapping to FILE.", NULL},
-	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
-	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
 	{"maint set", NULL, "maint set debug-registers|step-traps on|off", CMD_HIDDEN | Y,
 	 cmd_maint_set, "Force a machine capability off, to test its fallback.",
 	 "debug-registers off: watchpoints and library-call memory conditions use\n"
@@ -278,8 +226,6 @@ const struct cmd_def cmd_table[] = {
 	 "what the probe found and what is forced."},
 	{"maint show", NULL, "maint show debug-registers|step-traps", CMD_HIDDEN | Y,
 	 cmd_maint_show, "Whether a machine capability is forced off.", NULL},
-	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN | Y, cmd_maint_checkpoint_stats,
-	 "Time taken by the last checkpoint and rollback.", NULL},
 	/* threads and fork (core/target/thread.c) */
 	{"info threads", NULL, "info threads", Y, cmd_info_threads,
 	 "List the threads: number, LWP, name, innermost frame.", NULL},
@@ -294,42 +240,6 @@ const struct cmd_def cmd_table[] = {
 	 "child: the parent is detached, the child keeps the breakpoints."},
 	{"show follow-fork-mode", NULL, NULL, Y, cmd_show_follow_fork_mode,
 	 "Which process is debugged after a fork.", NULL},
-
-	/* recording and slicing (slice/cmd-slice.c) */
-	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
-	 "Record every instruction the program executes (for slicing).",
-	 "While recording is on, continue/next/step/finish execute one instruction\n"
-	 "at a time and log each with its statement instance, the registers and\n"
-	 "memory it read and wrote. `record FILE:LINE on|off` starts or stops\n"
-	 "recording when execution reaches that line."},
-	{"info record", "rec", NULL, Y, cmd_info_record,
-	 "Recording status: instructions, instances, bytes per instruction.", NULL},
-	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
-	 "Backward dynamic slice from a statement instance of the recording.",
-	 "The criterion defaults to the last statement executed (the crash point\n"
-	 "after a crash) and its latest instance; with no variable, everything that\n"
-	 "instance used. Prints the slice's number."},
-	{"prune", NULL, "prune ID VAR|$REG...", Y, cmd_prune,
-	 "Drop a slice's dependences through those variables or registers.", NULL},
-	{"deps", NULL, "deps ID FILE:LINE[#N]", Y, cmd_deps,
-	 "Dependence edges out of a statement instance of a slice.", NULL},
-	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", Y, cmd_sbreak,
-	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
-	{"snext", NULL, "snext [ID]", P | Y, cmd_snext,
-	 "Continue to the next instance of a statement of the slice.", NULL},
-	{"sdelete", NULL, "sdelete ID", Y, cmd_sdelete, "Delete a slice.", NULL},
-	{"info slices", NULL, NULL, Y, cmd_info_slices, "List the slices.", NULL},
-	{"info slice", NULL, "info slice ID", Y, cmd_info_slice,
-	 "Members of a slice: one statement a line with its instances.", NULL},
-	/* plain-words explanations (slice/explain.c) */
-	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", Y, cmd_explain,
-	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
-	 "With no argument: why the program stopped (the signal and what it means, where,\n"
-	 "the statement, and your call site if it stopped inside a library).\n"
-	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
-	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
-	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
-	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 
 	/* full-screen UI (tui/ implements them through q->ui) */
 	{"tui", NULL, "tui ACTION [ARGS]", Y, cmd_ui_tui,
@@ -349,5 +259,5 @@ const struct cmd_def cmd_table[] = {
 	 "Right, PgUp, PgDn, Home, End, F1-F12, S-F1-S-F12, C-a-C-z."},
 	{"color", "colour", "color ELEMENT FG BG [ATTRS...]", Y, cmd_ui_color,
 	 "Set the colours of a UI element (as a theme file line does).", NULL},
-	{NULL, NULL, NULL, 0, NULL, NULL, NULL},
+	CMD_END,
 };

@@ -7,8 +7,37 @@
 
 #include "cmds.h"
 #include "qzs.h"
+#include "target/mod.h"
 #include "target/session.h"
 #include "util/util.h"
+
+/* The assembled table: the modules' arrays one after the other, made
+ * again when a module type registers for the first time. */
+static const struct cmd_def **cmd_all;
+static size_t cmd_nall, cmd_cap;
+static int cmd_nmods;
+
+static void cmd_assemble(void)
+{
+	int nmods = 0;
+	while (mod_known(nmods))
+		nmods++;
+	if (nmods == cmd_nmods)
+		return;
+	cmd_nall = 0;
+	for (int k = 0; k < nmods; k++)
+		for (const struct cmd_def *c = mod_known(k)->cmds; c && c->name; c++) {
+			XGROW(cmd_all, cmd_cap, cmd_nall + 1);
+			cmd_all[cmd_nall++] = c;
+		}
+	cmd_nmods = nmods;
+}
+
+const struct cmd_def *cmd_at(size_t i)
+{
+	cmd_assemble();
+	return i < cmd_nall ? cmd_all[i] : NULL;
+}
 
 /* The parent word of a subcommand entry ("info" of "info line"), or "" */
 static size_t cmd_parent_len(const char *name)
@@ -49,14 +78,14 @@ static bool cmd_has_alias(const struct cmd_def *c, const char *word)
 const struct cmd_def *cmd_lookup(const char *prefix, const char *word,
 				 bool *ambiguous)
 {
-	const struct cmd_def *found = NULL;
+	const struct cmd_def *c, *found = NULL;
 	int nfound = 0;
 	*ambiguous = false;
-	for (const struct cmd_def *c = cmd_table; c->name; c++)
+	for (size_t i = 0; (c = cmd_at(i)); i++)
 		if (cmd_under(c, prefix) &&
 		    (strcmp(cmd_leaf(c), word) == 0 || cmd_has_alias(c, word)))
 			return c;
-	for (const struct cmd_def *c = cmd_table; c->name; c++) {
+	for (size_t i = 0; (c = cmd_at(i)); i++) {
 		if (cmd_under(c, prefix) && !(c->flags & CMD_HIDDEN) &&
 		    str_starts(cmd_leaf(c), word)) {
 			found = c;
@@ -95,8 +124,9 @@ static void cmd_ambiguous(struct qz *q, const char *prefix, const char *word)
 {
 	struct sbuf b = {0};
 	const char *names[256];
+	const struct cmd_def *c;
 	size_t n = 0;
-	for (const struct cmd_def *c = cmd_table; c->name && n < 256; c++)
+	for (size_t i = 0; (c = cmd_at(i)) && n < 256; i++)
 		if (cmd_under(c, prefix) && !(c->flags & CMD_HIDDEN) &&
 		    str_starts(cmd_leaf(c), word))
 			names[n++] = cmd_leaf(c);

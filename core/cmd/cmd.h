@@ -5,6 +5,7 @@
 #define QZ_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct qz;
 struct qz_mod;
@@ -53,8 +54,9 @@ int cmd_run(struct qz *q, const char *line);
  * the error: the one reading of a boolean setting. */
 int cmd_onoff(struct qz *q, const char *a, bool *out);
 
-/* The table, terminated by an entry with a NULL name. */
-extern const struct cmd_def cmd_table[];
+/* The command table, assembled from the registered modules' arrays
+ * (struct qz_mod's cmds): its i-th entry, or NULL past the last. */
+const struct cmd_def *cmd_at(size_t i);
 /* Resolve a command word (exact, alias, then unique prefix) among the
  * entries under prefix ("" for top level, "info" for info's). */
 const struct cmd_def *cmd_lookup(const char *prefix, const char *word,

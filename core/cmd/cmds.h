@@ -1,11 +1,16 @@
-/* cmds: the handlers the command table points at, grouped by the file
- * that owns them. Only cmd-table.c includes this. */
+/* cmds: core's command array and the handlers it points at, grouped by
+ * the file that owns them. */
 #ifndef QZ_CMDS_H
 #define QZ_CMDS_H
 
 #include <stdbool.h>
 
+#include "cmd.h"
+
 struct qz;
+
+/* cmd-table.c: core's commands, ended by an entry with a NULL name. */
+extern const struct cmd_def core_cmds[];
 
 /* cmd-sandbox.c */
 int cmd_set_sandbox(struct qz *q, const char *a);

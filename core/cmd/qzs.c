@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "dinfo/image.h"
 #include "qzs-int.h"
+#include "target/mod.h"
 
 struct qzs_log *qzs_log(struct qz *q)
 {
@@ -33,7 +34,7 @@ struct qzs_log *qzs_log(struct qz *q)
 
 static void qzs_rec_close(struct qzs_log *l);
 
-void qzs_free_log(struct qz *q)
+static void qzs_free_log(struct qz *q)
 {
 	struct qzs_log *l = q->qzs;
 	if (!l)
@@ -67,7 +68,7 @@ const char *qzs_last_output(struct qz *q)
 	return l && l->n && l->items[l->n - 1].out.s ? l->items[l->n - 1].out.s : "";
 }
 
-void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text)
+static void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text)
 {
 	struct qzs_log *l = q->qzs;
 	if (!l || l->depth == 0 || !l->n)
@@ -305,4 +306,17 @@ FILE *qzs_open_write(struct qz *q, const char *path)
 			close(fd);
 	}
 	return f;
+}
+
+/* The transcript is a part of core that watches output through the
+ * module contract: it keeps what each command printed. */
+static const struct qz_mod qzs_mod = {
+	.name = "transcript",
+	.fini = qzs_free_log,
+	.on_output = qzs_capture,
+};
+
+void qzs_init(struct qz *q)
+{
+	mod_add(q, &qzs_mod);
 }

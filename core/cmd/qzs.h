@@ -37,8 +37,8 @@ struct qzs_file {
 /* The transcript (called by cmd_run and the output functions). */
 void qzs_cmd_begin(struct qz *q, const char *line);
 void qzs_cmd_end(struct qz *q);
-void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text);
-void qzs_free_log(struct qz *q);
+/* Register the transcript with q (core's module does, in its init). */
+void qzs_init(struct qz *q);
 /* What the latest top-level command printed. */
 const char *qzs_last_output(struct qz *q);
 

@@ -8,10 +8,29 @@
 #include "run.h"
 #include "session.h"
 
+/* Every module type registered by any session, for the command table. */
+static const struct qz_mod *mod_all[QZ_MAX_MODS];
+static int mod_nall;
+
+static void mod_remember(const struct qz_mod *m)
+{
+	for (int i = 0; i < mod_nall; i++)
+		if (mod_all[i] == m)
+			return;
+	if (mod_nall < QZ_MAX_MODS)
+		mod_all[mod_nall++] = m;
+}
+
+const struct qz_mod *mod_known(int i)
+{
+	return i >= 0 && i < mod_nall ? mod_all[i] : NULL;
+}
+
 void mod_add(struct qz *q, const struct qz_mod *m)
 {
 	if (q->nmods >= QZ_MAX_MODS)
 		abort();   /* a fixed set of modules registers: a programming error */
+	mod_remember(m);
 	int i = q->nmods++;   /* an init may add modules of its own after it */
 	q->mods[i] = m;
 	q->mod_state[i] = m->init ? m->init(q) : NULL;
@@ -45,6 +64,13 @@ void mod_gone(struct qz *q)
 	for (int i = 0; i < q->nmods; i++)
 		if (q->mods[i]->on_gone)
 			q->mods[i]->on_gone(q);
+}
+
+void mod_output(struct qz *q, enum qz_out_kind kind, const char *text)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->on_output)
+			q->mods[i]->on_output(q, kind, text);
 }
 
 void mod_fini(struct qz *q)

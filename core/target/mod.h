@@ -10,11 +10,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "out.h"
+
+struct cmd_def;
 struct qz;
 struct run_target;
 
 struct qz_mod {
 	const char *name;
+	/* The module's commands (core/cmd/cmd.h), ended by an entry with a
+	 * NULL name: the command table is assembled from every registered
+	 * module's array, in modules.c's order. */
+	const struct cmd_def *cmds;
 	/* Make the module's state for a new session (the session keeps it:
 	 * mod_state); NULL is a state too. fini frees it. */
 	void *(*init)(struct qz *q);
@@ -58,6 +65,10 @@ struct qz_mod {
 	 * wanted (NULL: none), one asks for a single instruction. Returns an
 	 * enum run_ev. */
 	int (*drive)(struct qz *q, const struct run_target *t, bool one);
+	/* Every piece of text qzdb says (qz_emit), also while the session is
+	 * quiet, before the front end's sink gets it: the transcript keeps
+	 * what each command printed. */
+	void (*on_output)(struct qz *q, enum qz_out_kind kind, const char *text);
 };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
@@ -66,6 +77,10 @@ struct qz_mod {
 /* Register m with the session and make its state (once per session, in
  * modules.c's order: the order every hook is called in, fini in reverse). */
 void mod_add(struct qz *q, const struct qz_mod *m);
+/* The i-th module any session of this process registered (in the order
+ * they first were), or NULL past the last: the command table is the same
+ * for every session, so it is read from these. */
+const struct qz_mod *mod_known(int i);
 /* The registered module named name, or NULL. */
 const struct qz_mod *mod_find(struct qz *q, const char *name);
 /* The state m's init made in this session; NULL if m is not registered. */
@@ -89,6 +104,8 @@ bool mod_keep_dying(struct qz *q, int sig);
  * with the error set (also when no module can). */
 int mod_mark(struct qz *q);
 int mod_back(struct qz *q, int handle);
+/* Hand text to every module's on_output. */
+void mod_output(struct qz *q, enum qz_out_kind kind, const char *text);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */

@@ -4,12 +4,12 @@
 
 #include <stdarg.h>
 
-#include "cmd/qzs.h"   /* the transcript: an observer of output soon */
+#include "mod.h"
 #include "session.h"
 
 void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text)
 {
-	qzs_capture(q, kind, text);
+	mod_output(q, kind, text);   /* the transcript */
 	if (!q->quiet)
 		q->sink.write(q->sink.arg, kind, text);
 }

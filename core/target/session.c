@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "frame.h"
-#include "cmd/qzs.h"
 #include "resume.h"
 #include "watch.h"
 
@@ -106,7 +105,6 @@ void qz_free(struct qz *q)
 	if (qz_live == q)
 		qz_live = NULL;
 	mod_fini(q);
-	qzs_free_log(q);
 	frame_invalidate(q);
 	free(q->frames);
 	qz_objects_free(q);
