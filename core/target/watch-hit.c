@@ -126,17 +126,24 @@ static bool watch_scope_stepped(struct qz *q)
 	return false;
 }
 
+/* The debug registers that fired since the last look (DR6's low bits,
+ * cleared for the next); 0 when none is armed. */
+static uint64_t watch_take_dr6(struct qz *q)
+{
+	if (!q->watch->dr7 || !platform_dr_usable())
+		return 0;
+	uint64_t dr6 = watch_peek_dr(proc_cur_tid(q->proc), 6) & 0xf;
+	if (dr6)
+		watch_poke_dr(proc_cur_tid(q->proc), 6, 0);
+	return dr6;
+}
+
 int watch_classify(struct qz *q, bool step)
 {
 	struct watch_state *ws = q->watch;
 	if (!ws || !qz_running(q))
 		return -1;
-	uint64_t dr6 = 0;
-	if (ws->dr7 && platform_dr_usable()) {
-		dr6 = watch_peek_dr(proc_cur_tid(q->proc), 6);
-		if (dr6 & 0xf)
-			watch_poke_dr(proc_cur_tid(q->proc), 6, 0);
-	}
+	uint64_t dr6 = watch_take_dr6(q);
 	if (step && watch_scope_stepped(q))
 		return RUN_STOPPED;
 	bool soft = step && watch_soft_active(q);
@@ -164,13 +171,19 @@ static bool watch_touched_by(const struct watch *w, const struct pw_access *a)
 	return false;
 }
 
+/* The faulting instruction was stepped alone: it may also have hit a
+ * debug register (a hardware watchpoint on the same page). */
 int watch_pw_hit(struct qz *q, const struct pw_access *a)
 {
 	struct sbuf out = {0};
 	bool stop = false, resync = false;
+	uint64_t dr6 = watch_take_dr6(q);
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
-		if (b->watch && b->enabled && b->watch->paged && watch_touched_by(b->watch, a))
+		bool fired = b->watch && b->enabled &&
+			     (b->watch->paged ? watch_touched_by(b->watch, a) :
+					       (b->watch->slots & dr6) != 0);
+		if (fired)
 			stop |= watch_check(q, b, &out, &resync);
 	}
 	if (stop)

@@ -110,6 +110,14 @@ expect "memset in libc: stops in libc" '^0x[0-9a-f]+ in .* from /lib/x86_64-linu
 expect "memset in libc: every watchpoint the write hit" '^Hardware watchpoint 3: pt.x$'
 expect "memset in libc: bt reaches main" '^#1  0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at tests/fixtures/watchme.c:50$'
 
+# memset's masked vector store over pt also covers the bytes of a value
+# next to it (ticks, at -O0): some CPUs fire that value's register too.
+# Every fired register is checked: pt.tag's change is reported, ticks'
+# unchanged value is not (gdb checks one and may miss pt.tag).
+qz -ex 'break 50' -ex run -ex 'watch ticks' -ex 'watch pt.tag' -ex c $BIN
+expect "masked store: the changed value reported" '^New value = 0$'
+expect_not "masked store: the unchanged neighbour silent" '^Old value = 6$'
+
 qz -ex 'break main' -ex run -ex 'watch total' -ex next -ex next -ex next -ex next -ex next -ex next -ex next $BIN
 expect "next stops at the watchpoint" '^Hardware watchpoint 2: total$'
 expect "next: watch report has the frame" "$HIT:41\$"
