@@ -13,8 +13,11 @@ LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 CORE_SRC   := $(wildcard core/*/*.c)
-ENGINE_SRC := $(CORE_SRC) $(wildcard alter/*.c ckpt/*.c slice/*.c) modules.c
-HEADERS    := $(wildcard core/*/*.h alter/*.h ckpt/*.h slice/*.h) modules.h
+# A module is a top-level folder with a cmd-*.c (its commands), listed in
+# modules.c; its sources join the engine library without an edit here.
+MOD_DIRS   := $(patsubst %/,%,$(sort $(dir $(wildcard */cmd-*.c))))
+ENGINE_SRC := $(CORE_SRC) $(foreach d,$(MOD_DIRS),$(wildcard $(d)/*.c)) modules.c
+HEADERS    := $(wildcard core/*/*.h) $(foreach d,$(MOD_DIRS),$(wildcard $(d)/*.h)) modules.h
 ENGINE_OBJ := $(ENGINE_SRC:.c=.o)
 TUI_SRC    := $(wildcard tui/*.c)
 TUI_OBJ    := $(TUI_SRC:.c=.o)

@@ -183,14 +183,7 @@ out:
 
 static int cmd_set_alter_verbose(struct qz *q, const char *args)
 {
-	struct alter_state *st = alter_state(q);
-	if (strcmp(args, "on") == 0 || strcmp(args, "1") == 0)
-		st->verbose = true;
-	else if (strcmp(args, "off") == 0 || strcmp(args, "0") == 0)
-		st->verbose = false;
-	else
-		return qz_error(q, "Expected on or off, got \"%s\".", args);
-	return 0;
+	return cmd_onoff(q, args, &alter_state(q)->verbose);   /* gdb's words for a boolean */
 }
 
 #include "cmd/cmd-flags.h"

@@ -5,6 +5,10 @@
 # including the process layer, ...) fails here with the line that adds it.
 cd "$(dirname "$0")/../.."
 
+# The modules: top-level folders with a cmd-*.c (as the Makefile finds them).
+mods=$(ls -d */cmd-*.c 2>/dev/null | cut -d/ -f1 | sort -u | tr '\n' ' ')
+core="util proc dinfo value target cmd"
+
 # folder: the folders it may include from
 allowed() {
 	case "$1" in
@@ -14,9 +18,11 @@ allowed() {
 	value)  echo "util dinfo" ;;
 	target) echo "util proc dinfo value" ;;
 	cmd)    echo "util proc dinfo value target" ;;
-	alter|ckpt|slice) echo "util proc dinfo value target cmd" ;;
-	app)    echo "util proc dinfo value target cmd alter ckpt slice" ;;
-	tui)    echo "util proc dinfo value target cmd alter ckpt slice app" ;;
+	app)    echo "$core $mods" ;;
+	tui)    echo "$core $mods app" ;;
+	*)      case " $mods " in   # a module: core only, never another module
+		*" $1 "*) echo "$core" ;;
+		esac ;;
 	esac
 }
 
@@ -29,8 +35,8 @@ folder_of() {
 	esac
 }
 
-files=$(ls core/*/*.[ch] alter/*.[ch] ckpt/*.[ch] slice/*.[ch] tui/*.[ch] \
-	modules.c modules.h 2>/dev/null)
+files=$(ls core/*/*.[ch] tui/*.[ch] modules.c modules.h 2>/dev/null)
+for m in $mods; do files="$files $(ls $m/*.[ch])"; done
 bad=0
 n=0
 for f in $files; do
