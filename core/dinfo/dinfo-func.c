@@ -333,6 +333,18 @@ void di_func_entry(Dwarf_Die die, struct di_func *f)
 			f->hi = f->ranges[i].hi;
 }
 
+struct func_proto {
+	bool prototyped, varargs;
+};
+
+static void func_proto_of(struct di_info *di, Dwarf_Die die, void *arg)
+{
+	struct func_proto *p = arg;
+	p->prototyped |= di_attr_flag(die, DW_AT_prototyped);
+	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c))
+		p->varargs |= di_tag(c) == DW_TAG_unspecified_parameters;
+}
+
 /* The function as a value, gdb's {int (int, int)}: "prototyped" and "..."
  * come from the DIE or its abstract origin; unprototyped is "()". */
 static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
@@ -340,7 +352,6 @@ static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
 {
 	struct di_type *t = di_alloc(di, sizeof(*t));
 	const struct di_type **ps = di_alloc(di, (f->nparams + 1) * sizeof(*ps));
-	bool prototyped = false;
 	t->kind = DI_FUNC;
 	t->size = 1;
 	t->target = f->ret;
@@ -348,19 +359,9 @@ static const struct di_type *func_type(struct di_info *di, Dwarf_Die die,
 		ps[i] = f->params[i].type;
 	t->params = ps;
 	t->nparams = f->nparams;
-	Dwarf_Die cur = die;
-	for (int depth = 0; cur && depth < MAX_REF_DEPTH; depth++) {
-		prototyped |= di_attr_flag(cur, DW_AT_prototyped);
-		for (Dwarf_Die c = di_child(cur); c; c = di_next(di, c))
-			t->varargs |= di_tag(c) == DW_TAG_unspecified_parameters;
-		Dwarf_Die next = di_origin_die(di, cur);
-		if (cur != die)
-			dwarf_dealloc_die(cur);
-		cur = next;
-	}
-	if (cur && cur != die)
-		dwarf_dealloc_die(cur);
-	t->varargs |= !prototyped && !f->nparams;
+	struct func_proto p = {0};
+	di_each_origin(di, die, func_proto_of, &p);
+	t->varargs = p.varargs || (!p.prototyped && !f->nparams);
 	return t;
 }
 

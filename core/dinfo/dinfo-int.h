@@ -225,6 +225,10 @@ Dwarf_Attribute di_get_attr(Dwarf_Die die, Dwarf_Half at);
 Dwarf_Half di_attr_form(Dwarf_Attribute a);
 Dwarf_Off di_die_offset(Dwarf_Die die);
 Dwarf_Die di_origin_die(struct di_info *di, Dwarf_Die die);
+/* Call fn on die, then on its abstract origin or specification, and so
+ * on up the chain (bounded: a corrupt file may loop). */
+void di_each_origin(struct di_info *di, Dwarf_Die die,
+		    void (*fn)(struct di_info *di, Dwarf_Die die, void *arg), void *arg);
 void di_describe(struct di_info *di, Dwarf_Die die, struct die_desc *d);
 size_t di_read_ranges(struct di_info *di, Dwarf_Die die, struct di_range **out);
 int di_attr_addr(Dwarf_Die die, Dwarf_Half at, uint64_t *out);

@@ -242,12 +242,12 @@ static void describe_one(struct di_info *di, Dwarf_Die die, struct die_desc *d)
 	d->external |= di_attr_flag(die, DW_AT_external);
 }
 
-void di_describe(struct di_info *di, Dwarf_Die die, struct die_desc *d)
+void di_each_origin(struct di_info *di, Dwarf_Die die,
+		    void (*fn)(struct di_info *di, Dwarf_Die die, void *arg), void *arg)
 {
-	memset(d, 0, sizeof(*d));
 	Dwarf_Die cur = die;
 	for (int depth = 0; cur && depth < MAX_REF_DEPTH; depth++) {
-		describe_one(di, cur, d);
+		fn(di, cur, arg);
 		Dwarf_Die next = di_origin_die(di, cur);
 		if (cur != die)
 			dwarf_dealloc_die(cur);
@@ -255,6 +255,17 @@ void di_describe(struct di_info *di, Dwarf_Die die, struct die_desc *d)
 	}
 	if (cur && cur != die)
 		dwarf_dealloc_die(cur);
+}
+
+static void describe_each(struct di_info *di, Dwarf_Die die, void *d)
+{
+	describe_one(di, die, d);
+}
+
+void di_describe(struct di_info *di, Dwarf_Die die, struct die_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	di_each_origin(di, die, describe_each, d);
 }
 
 /* The pc ranges of a DIE, from low_pc/high_pc or DW_AT_ranges, copied to

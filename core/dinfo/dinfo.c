@@ -401,12 +401,7 @@ void di_close(struct di_info *di)
 {
 	if (!di)
 		return;
-	if (di->dbg) {
-		Dwarf_Error e = NULL;
-		dwarf_finish(di->dbg, &e);
-		close(di->fd);
-	}
-	dwcu_lines_free(&di->sane);
+	dwcu_close(di->dbg, di->fd, &di->sane);
 	for (size_t i = 0; i < di->ncus; i++)   /* units live in the arena */
 		free(di->cus[i]->abbrevs);
 	for (struct di_arena_blk *b = di->arena, *next; b; b = next) {

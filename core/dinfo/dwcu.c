@@ -752,3 +752,13 @@ bool dwcu_files_ok(const struct dwcu_lines *lines, Dwarf_Die cu)
 				     sizeof(*lines->ok), off, false);
 	return lo < lines->n && lines->ok[lo] == off;
 }
+
+void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane)
+{
+	if (dbg) {
+		Dwarf_Error e = NULL;
+		dwarf_finish(dbg, &e);
+		close(fd);
+	}
+	dwcu_lines_free(sane);
+}

@@ -58,6 +58,9 @@ void dwcu_lines_free(struct dwcu_lines *lines);
  * (*dbg NULL; *fd closed), DW_DLV_ERROR with err set and *sane freed. */
 int dwcu_open(const char *path, struct dwcu_lines *sane, int *fd,
 	      Dwarf_Debug *dbg, char *err, size_t errlen);
+/* Undo dwcu_open: dwarf_finish, close fd, free *sane (dbg may be NULL:
+ * a file without DWARF, whose fd is already closed). */
+void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane);
 
 /* Whether the DWARF 5 location list (loc) or range list that attribute a
  * of die refers to lies whole inside its table and ends there: libdwarf

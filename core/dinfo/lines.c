@@ -362,12 +362,7 @@ void lines_close(struct lines *lt)
 {
 	if (!lt)
 		return;
-	if (lt->dbg) {
-		Dwarf_Error e = NULL;
-		dwarf_finish(lt->dbg, &e);
-		close(lt->fd);
-	}
-	dwcu_lines_free(&lt->sane);
+	dwcu_close(lt->dbg, lt->fd, &lt->sane);
 	for (size_t i = 0; i < lt->ncus; i++) {
 		free(lt->cus[i].files);
 		free(lt->cus[i].rows);
