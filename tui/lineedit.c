@@ -29,9 +29,7 @@ void tui_le_init(struct tui_le *e, struct qz *q)
 
 void tui_le_free(struct tui_le *e)
 {
-	for (size_t i = 0; i < e->nhist; i++)
-		free(e->hist[i]);
-	free(e->hist);
+	FREE_ALL(e->hist, e->nhist);
 	free(e->buf);
 	free(e->saved);
 	free(e->hist_path);
@@ -353,9 +351,7 @@ static enum tui_le_result le_complete(struct tui_le *e, struct sbuf *list)
 			r = LE_LISTED;
 		}
 	}
-	for (size_t i = 0; i < c.n; i++)
-		free(c.v[i]);
-	free(c.v);
+	FREE_ALL(c.v, c.n);
 	free(word);
 	return r;
 }

@@ -75,9 +75,7 @@ static void cmd_split_args(const char *a, char ***words, size_t *n,
 
 static void cmd_set_prog_args(struct qz *q, const char *a)
 {
-	for (size_t i = 0; i < q->nargs; i++)
-		free(q->args[i]);
-	free(q->args);
+	FREE_ALL(q->args, q->nargs);
 	free(q->stdin_path);
 	free(q->stdout_path);
 	q->stdin_path = q->stdout_path = NULL;

@@ -227,9 +227,7 @@ void qzs_file_free(struct qzs_file *f)
 		free(f->entries[i].comment);
 		free(f->entries[i].output);
 	}
-	for (size_t i = 0; i < f->nargs; i++)
-		free(f->args[i]);
-	free(f->args);
+	FREE_ALL(f->args, f->nargs);
 	free(f->entries);
 	free(f->program);
 	free(f->build_id);

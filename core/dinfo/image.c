@@ -523,9 +523,7 @@ void img_close(struct img *im)
 {
 	if (!im)
 		return;
-	for (size_t i = 0; i < im->nowned; i++)
-		free(im->owned[i]);
-	free(im->owned);
+	FREE_ALL(im->owned, im->nowned);
 	free(im->by_name);
 	free(im->syms);
 	free(im->secs);

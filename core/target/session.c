@@ -116,9 +116,7 @@ void qz_free(struct qz *q)
 	for (size_t i = 0; i < q->ndisplays; i++)
 		free(q->displays[i].expr);
 	free(q->displays);
-	for (size_t i = 0; i < q->nargs; i++)
-		free(q->args[i]);
-	free(q->args);
+	FREE_ALL(q->args, q->nargs);
 	free(q->prog);
 	free(q->stdin_path);
 	free(q->stdout_path);

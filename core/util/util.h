@@ -24,6 +24,14 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void xgrow(void **arr, size_t *cap, size_t need, size_t elem);
 #define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* Free the n pointers an array holds, then the array. */
+#define FREE_ALL(arr, n)                                        \
+	do {                                                    \
+		for (size_t free_all_i_ = 0; free_all_i_ < (n); free_all_i_++) \
+			free((void *)(arr)[free_all_i_]);       \
+		free((void *)(arr));                            \
+	} while (0)
+
 struct sbuf {
 	char *s;      /* always NUL-terminated once anything was added */
 	size_t len;
