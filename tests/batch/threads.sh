@@ -55,8 +55,16 @@ expect "bt of thread 2" '^#1  0x[0-9a-f]{16} in worker \(arg=0x0\) at tests/fixt
 expect "thread apply all heading" '^Thread 2 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0"\):$'
 expect "thread apply all heading main" '^Thread 1 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0"\):$'
 expect "thread apply list runs the command" '^\$2 = 42$'
-n=$(printf '%s\n' "$OUT" | grep -c 'hit Breakpoint 1, square (v=1)')
-if [ "$n" = 1 ]; then pass "switched-away hit not reported twice"; else fail "hit once" "$n reports of v=1"; fi
+# Which thread reaches square first depends on the scheduler: check that
+# no thread's hit (each has its own v) is reported twice, and that the
+# continue reported one.
+hits=$(printf '%s\n' "$OUT" | grep -o 'hit Breakpoint 1, square (v=[0-9])')
+twice=$(printf '%s\n' "$hits" | sort | uniq -d)
+if [ -z "$twice" ] && [ "$(printf '%s\n' "$hits" | grep -c .)" = 2 ]; then
+	pass "switched-away hit not reported twice"
+else
+	fail "hit once" "hits reported: $(echo $hits)"
+fi
 expect "continue reports the next thread" 'hit Breakpoint 1, square \(v=[2-4]\)'
 
 # next in a thread stays in that thread while the others run through the
