@@ -63,7 +63,7 @@ void tui_capture(struct tui *t, const char *cmd, struct sbuf *out)
 {
 	struct sbuf *old = t->capture;
 	t->capture = out;
-	cmd_run(t->q, cmd);
+	cmd_run_view(t->q, cmd);   /* the pane's, not the user's: not in the session file */
 	t->capture = old;
 }
 

@@ -242,22 +242,22 @@ const struct cmd_def core_cmds[] = {
 	 "Which process is debugged after a fork.", NULL},
 
 	/* full-screen UI (tui/ implements them through q->ui) */
-	{"tui", NULL, "tui ACTION [ARGS]", Y, cmd_ui_tui,
+	{"tui", NULL, "tui ACTION [ARGS]", Y | CMD_UNRECORDED, cmd_ui_tui,
 	 "Carry out an action of the full-screen UI, as its key would.",
 	 "Every key of the full-screen UI runs a command; `tui ACTION` runs the\n"
 	 "UI's own actions (toggle-break, search TEXT, goto FILE:LINE, ...).\n"
 	 "`tui` alone lists them, and F1 shows them with their keys."},
-	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", Y, cmd_ui_pane,
+	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", Y | CMD_UNRECORDED, cmd_ui_pane,
 	 "Show, hide or resize a pane of the full-screen UI.",
 	 "Side panes: locals, stack, regs, bps, disasm; size also takes cmd and\n"
 	 "output (rows) and side (columns)."},
-	{"theme", NULL, "theme NAME", 0, cmd_ui_theme,
+	{"theme", NULL, "theme NAME", CMD_UNRECORDED, cmd_ui_theme,
 	 "Load the colour theme themes/NAME.theme.", NULL},
-	{"bind", NULL, "bind PANE KEY COMMAND", 0, cmd_ui_bind,
+	{"bind", NULL, "bind PANE KEY COMMAND", CMD_UNRECORDED, cmd_ui_bind,
 	 "Make KEY run COMMAND in PANE (generic, source, cmd, output, ...).",
 	 "Keys: a letter, Space, Enter, Tab, Esc, Backspace, Up, Down, Left,\n"
 	 "Right, PgUp, PgDn, Home, End, F1-F12, S-F1-S-F12, C-a-C-z."},
-	{"color", "colour", "color ELEMENT FG BG [ATTRS...]", Y, cmd_ui_color,
+	{"color", "colour", "color ELEMENT FG BG [ATTRS...]", Y | CMD_UNRECORDED, cmd_ui_color,
 	 "Set the colours of a UI element (as a theme file line does).", NULL},
 	CMD_END,
 };

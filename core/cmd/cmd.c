@@ -221,7 +221,9 @@ int cmd_run(struct qz *q, const char *line)
 	sbuf_reset(&q->err);
 	char *trimmed = str_trim(line);
 	int stops = q->stops_shown;
-	qzs_cmd_begin(q, trimmed);
+	const char *args;
+	const struct cmd_def *c = cmd_resolve(trimmed, &args);
+	qzs_cmd_begin(q, trimmed, c && (c->flags & CMD_UNRECORDED));
 	int r = cmd_run_line(q, trimmed);
 	free(trimmed);
 	if (r < 0 && q->err.len)
@@ -233,4 +235,12 @@ int cmd_run(struct qz *q, const char *line)
 	if (proc_quit_pending())   /* SIGTERM, SIGHUP, SIGPIPE: leave */
 		return CMD_QUIT;
 	return r < 0 ? CMD_FAIL : r;
+}
+
+int cmd_run_view(struct qz *q, const char *line)
+{
+	qzs_view(q, true);
+	int r = cmd_run(q, line);
+	qzs_view(q, false);
+	return r;
 }

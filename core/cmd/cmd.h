@@ -25,6 +25,9 @@ enum cmd_flags {
 	 * command is refused in a replay and the replay stops, so a new
 	 * command is unsafe until someone decides otherwise. */
 	CMD_REPLAY_SAFE = 1 << 6,
+	/* The front end's own (scrolling, focus, panes, colours): left out of
+	 * session files; the commands it runs in turn are recorded. */
+	CMD_UNRECORDED = 1 << 7,
 };
 
 typedef int (*cmd_fn)(struct qz *q, const char *args);
@@ -49,6 +52,9 @@ enum cmd_result {
  * QZ_OUT_ERROR text; returns CMD_OK, CMD_FAIL or CMD_QUIT. An empty line
  * repeats nothing (front ends may repeat the last command). */
 int cmd_run(struct qz *q, const char *line);
+/* Run a command to show its output in a view (a pane's contents): as
+ * cmd_run, but the session file never holds it. */
+int cmd_run_view(struct qz *q, const char *line);
 
 /* Parse on|off (also 1/0, yes/no; empty means on) into *out, or report
  * the error: the one reading of a boolean setting. */

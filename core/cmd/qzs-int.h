@@ -12,12 +12,17 @@ struct qz;
 struct qzs_item {
 	char *cmd;
 	struct sbuf out;
+	/* A command of the front end's own (scrolling, panes, themes): its
+	 * output is kept for a replay's check, but the file never holds it. */
+	bool hidden;
 };
 
 struct qzs_log {
 	struct qzs_item *items;
 	size_t n, cap;
-	int depth;          /* cmd_run nesting: only the outermost is an item */
+	int depth;          /* cmd_run nesting: only the outermost is an item, */
+	int shown_depth;    /* or the first recorded one inside a hidden one */
+	int viewing;        /* qzs_view: a pane's own command, not the user's */
 	/* --record-session: the file always holds a whole session (header,
 	 * the complete commands so far, "#@ end"): each command is written
 	 * over the end marker together with a new one. */

@@ -50,16 +50,36 @@ static void qzs_free_log(struct qz *q)
 	q->qzs = NULL;
 }
 
-void qzs_cmd_begin(struct qz *q, const char *line)
+static void qzs_item_add(struct qzs_log *l, const char *line, bool hidden)
 {
-	struct qzs_log *l = qzs_log(q);
-	if (l->depth++ > 0)
-		return;
 	XGROW(l->items, l->cap, l->n + 1);
 	struct qzs_item *it = &l->items[l->n++];
 	memset(it, 0, sizeof *it);
 	it->cmd = xstrdup(line);
+	it->hidden = hidden;
 	sbuf_add(&it->out, "");
+}
+
+/* A key of the UI runs `tui switch`, which runs `switch FILE:LINE`: the
+ * file records the command the key ran, not the key's own. */
+void qzs_cmd_begin(struct qz *q, const char *line, bool hidden)
+{
+	struct qzs_log *l = qzs_log(q);
+	if (l->viewing)
+		return;
+	if (l->depth++ == 0) {
+		qzs_item_add(l, line, hidden);
+		return;
+	}
+	if (!hidden && !l->shown_depth && l->items[l->n - 1].hidden) {
+		qzs_item_add(l, line, false);
+		l->shown_depth = l->depth;
+	}
+}
+
+void qzs_view(struct qz *q, bool on)
+{
+	qzs_log(q)->viewing += on ? 1 : -1;
 }
 
 const char *qzs_last_output(struct qz *q)
@@ -71,7 +91,7 @@ const char *qzs_last_output(struct qz *q)
 static void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text)
 {
 	struct qzs_log *l = q->qzs;
-	if (!l || l->depth == 0 || !l->n)
+	if (!l || l->depth == 0 || !l->n || l->viewing)
 		return;
 	struct sbuf *o = &l->items[l->n - 1].out;
 	if (kind == QZ_OUT_ERROR) {
@@ -106,6 +126,8 @@ static void qzs_write_output(struct sbuf *b, const char *out)
 
 static void qzs_write_item(struct sbuf *b, const struct qzs_item *it)
 {
+	if (it->hidden)
+		return;
 	sbuf_printf(b, "(qzdb) %s\n", it->cmd);
 	qzs_write_output(b, it->out.s ? it->out.s : "");
 }
@@ -208,6 +230,10 @@ static void qzs_flush_rec(struct qz *q, struct qzs_log *l)
 void qzs_cmd_end(struct qz *q)
 {
 	struct qzs_log *l = qzs_log(q);
+	if (l->viewing)
+		return;
+	if (l->shown_depth == l->depth)
+		l->shown_depth = 0;
 	if (l->depth > 0 && --l->depth == 0)
 		qzs_flush_rec(q, l);
 }

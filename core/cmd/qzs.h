@@ -35,7 +35,12 @@ struct qzs_file {
 };
 
 /* The transcript (called by cmd_run and the output functions). */
-void qzs_cmd_begin(struct qz *q, const char *line);
+/* hidden: a front-end command (CMD_UNRECORDED) whose output a replay
+ * checks but the file does not hold; commands it runs are recorded. */
+void qzs_cmd_begin(struct qz *q, const char *line, bool hidden);
+/* While on (nested counts), commands are a pane's view of the program,
+ * not the user's: not recorded, their output not captured. */
+void qzs_view(struct qz *q, bool on);
 void qzs_cmd_end(struct qz *q);
 /* Register the transcript with q (core's module does, in its init). */
 void qzs_init(struct qz *q);
