@@ -67,12 +67,30 @@ void tui_capture(struct tui *t, const char *cmd, struct sbuf *out)
 	t->capture = old;
 }
 
-/* A pane reads what it shows: its table command's output, or the engine. */
+/* What a pane shows: its table commands' outputs ("info args;info
+ * locals"), each after a heading line named after the command's last word
+ * when there are several (pane-info.c draws TUI_HEADING lines apart). */
+static void exec_shows(struct tui *t, const char *shows, struct sbuf *out)
+{
+	bool several = strchr(shows, ';') != NULL;
+	while (*shows) {
+		size_t n = strcspn(shows, ";");
+		char *cmd = xstrndup(shows, n);
+		const char *word = strrchr(cmd, ' ');
+		if (several)
+			sbuf_printf(out, "%s%s\n", TUI_HEADING, word ? word + 1 : cmd);
+		tui_capture(t, cmd, out);
+		free(cmd);
+		shows += n + (shows[n] == ';');
+	}
+}
+
+/* A pane reads what it shows: its table commands' output, or the engine. */
 static void exec_update(struct tui *t, struct tui_pane *p)
 {
 	struct sbuf out = {0};
 	if (p->def->shows)
-		tui_capture(t, p->def->shows, &out);
+		exec_shows(t, p->def->shows, &out);
 	struct tui_view v = tui_view(t);
 	p->def->ops->update(p, &v, out.s ? out.s : "");
 	sbuf_free(&out);

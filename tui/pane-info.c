@@ -11,6 +11,7 @@
 #include "keymap.h"
 #include "pane.h"
 #include "theme.h"
+#include "util/hmap.h"
 #include "util/util.h"
 
 struct infop {
@@ -20,16 +21,62 @@ struct infop {
 	int top;
 };
 
+/* A line's name and value: "i = 3" is i and 3, "rax  0x1c  28" is rax and
+ * "0x1c  28", a line of a struct's fields its first word and the rest.
+ * *nlen gets the name's length; the value is returned. */
+static const char *info_split(const char *line, size_t *nlen)
+{
+	const char *eq = strstr(line, " = ");
+	size_t sp = strcspn(line, " ");
+	*nlen = eq ? (size_t)(eq - line) : sp;
+	return eq ? eq + 3 : line + sp + (line[sp] != 0);
+}
+
+/* Mark the lines whose value differs from what the same name had in the
+ * previous text: the values a `next` or `step` changed. Headings become
+ * their own element. */
+static void info_mark(struct infop *ip, const char *old)
+{
+	struct tui_lines prev = {0};
+	struct hmap vals = {0};   /* name (cut in prev's copy) -> value */
+	size_t n;
+	if (old)
+		tui_lines_split(&prev, old, TUI_EL_DEFAULT);
+	for (size_t i = 0; i < prev.n; i++) {
+		const char *val = info_split(prev.v[i], &n);
+		prev.v[i][n] = 0;
+		if (n && !hmap_sget(&vals, prev.v[i]))
+			hmap_sput(&vals, prev.v[i], (void *)val);
+	}
+	for (size_t i = 0; i < ip->lines.n; i++) {
+		char *l = ip->lines.v[i];
+		if (l[0] == TUI_HEADING[0]) {
+			memmove(l, l + 1, strlen(l));
+			ip->lines.elem[i] = TUI_EL_HEADING;
+			continue;
+		}
+		const char *val = info_split(l, &n);
+		char *name = xstrndup(l, n);
+		const char *was = n ? hmap_sget(&vals, name) : NULL;
+		if (was && strcmp(was, val))
+			ip->lines.elem[i] = TUI_EL_CHANGED;
+		free(name);
+	}
+	hmap_free(&vals);
+	tui_lines_free(&prev);
+}
+
 static void info_update(struct tui_pane *p, const struct tui_view *v, const char *text)
 {
 	struct infop *ip = p->st;
 	(void)v;
 	if (ip->text && !strcmp(ip->text, text))
-		return;
-	free(ip->text);
-	ip->text = xstrdup(text);
+		return;   /* unchanged: the marks of the last change stay */
 	tui_lines_clear(&ip->lines);
 	tui_lines_split(&ip->lines, text, TUI_EL_DEFAULT);
+	info_mark(ip, ip->text);
+	free(ip->text);
+	ip->text = xstrdup(text);
 	ip->top = 0;
 	for (size_t i = 0; i < ip->lines.n; i++)
 		if (!strncmp(ip->lines.v[i], "=>", 2))

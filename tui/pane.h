@@ -79,7 +79,8 @@ struct tui_pane_ops {
 	void (*init)(struct tui_pane *p, const struct tui_view *v);
 	void (*fini)(struct tui_pane *p);
 	/* After each command, while shown: read again what the pane shows;
-	 * text is the output of the entry's `shows` command ("" if none). */
+	 * text is the output of the entry's `shows` commands ("" if none),
+	 * each after a TUI_HEADING line when there are several. */
 	void (*update)(struct tui_pane *p, const struct tui_view *v, const char *text);
 	void (*draw)(struct tui_pane *p, const struct tui_view *v, struct _win_st *w,
 		     struct tui_cursor *cur);
@@ -102,8 +103,14 @@ struct tui_pane_def {
 	enum tui_where where;
 	int size;               /* bottom panes: the rows wanted at start */
 	const char *title;      /* its title row (types may add to it) */
-	const char *shows;      /* the command whose output it shows, or NULL */
+	const char *shows;      /* the commands whose output it shows
+	                           (separated by ';'), or NULL */
 };
+
+/* The first byte of a heading line in a pane's text (before each of
+ * several `shows` commands' output): never in a command's output, whose
+ * control bytes the sanitiser shows as ^A. */
+#define TUI_HEADING "\x01"
 
 struct tui_pane {
 	const struct tui_pane_def *def;

@@ -7,8 +7,9 @@
  *  - where: TUI_MAIN, TUI_BOTTOM (stacked up from the status line in
  *    this order), TUI_SIDE or TUI_SIDE_WIDE (stacked at the right in this
  *    order; WIDE ones shown from the start on 120 columns or more);
- *  - what it shows: a command whose output the pane shows, run after
- *    each command while the pane is shown; NULL: it reads the engine. */
+ *  - what it shows: commands (separated by ';') whose output the pane
+ *    shows, run after each command while the pane is shown; NULL: it
+ *    reads the engine. */
 #ifndef TUI_PANES_H
 #define TUI_PANES_H
 
@@ -18,7 +19,7 @@
 	X(SOURCE, "source", tui_source_pane, TUI_MAIN, 0, " source", NULL) \
 	X(CMD, "cmd", tui_cmd_pane, TUI_BOTTOM, 8, " commands", NULL) \
 	X(OUTPUT, "output", tui_output_pane, TUI_BOTTOM, 5, " program output", NULL) \
-	X(LOCALS, "locals", tui_info_pane, TUI_SIDE_WIDE, 0, " locals", "info locals") \
+	X(LOCALS, "locals", tui_info_pane, TUI_SIDE_WIDE, 0, " locals", "info args;info locals") \
 	X(STACK, "stack", tui_info_pane, TUI_SIDE_WIDE, 0, " stack", "backtrace") \
 	X(REGS, "regs", tui_info_pane, TUI_SIDE, 0, " registers", "info registers") \
 	X(BPS, "bps", tui_info_pane, TUI_SIDE, 0, " breakpoints", "info breakpoints") \

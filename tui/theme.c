@@ -40,6 +40,7 @@ static const char *const default_lines[] = {
 	"warning yellow default", "echo cyan default", "output default default",
 	"search-match black yellow", "help default default", "slice black yellow",
 	"alter-mark cyan default bold", "caption black cyan bold", "default default default",
+	"changed bright-yellow default bold", "heading cyan default bold",
 };
 
 static const char *const color_names[] = {

@@ -16,7 +16,8 @@
 	X(CURRENT, "current") X(BP_ON, "bp-enabled") X(BP_OFF, "bp-disabled") \
 	X(MARK, "mark") X(PROMPT, "prompt") X(ERROR, "error") X(WARNING, "warning") \
 	X(ECHO, "echo") X(OUTPUT, "output") X(MATCH, "search-match") X(HELP, "help") \
-	X(SLICE, "slice") X(ALTER, "alter-mark") X(CAPTION, "caption")
+	X(SLICE, "slice") X(ALTER, "alter-mark") X(CAPTION, "caption") \
+	X(CHANGED, "changed") X(HEADING, "heading")
 
 enum tui_elem {
 #define TUI_ELEM_ENUM(id, name) TUI_EL_##id,
