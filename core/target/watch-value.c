@@ -159,10 +159,9 @@ int watch_value(struct qz *q, struct watch *w, struct val *out, bool *moved)
 		return -1;
 	}
 	size_t n = w->nranges;
-	struct watch_range *before = xmalloc((n ? n : 1) * sizeof *before);
-	memcpy(before, w->ranges, n * sizeof *before);
+	struct watch_range *before = xmemdup(w->ranges, n * sizeof *before);   /* n may be 0 */
 	watch_set_ranges(q, w, out);
-	*moved = n != w->nranges || memcmp(before, w->ranges, n * sizeof *before) != 0;
+	*moved = n != w->nranges || (n && memcmp(before, w->ranges, n * sizeof *before) != 0);
 	free(before);
 	return 0;
 }
