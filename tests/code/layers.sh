@@ -8,6 +8,9 @@ cd "$(dirname "$0")/../.."
 # The modules: top-level folders with a cmd-*.c (as the Makefile finds them).
 mods=$(ls -d */cmd-*.c 2>/dev/null | cut -d/ -f1 | sort -u | tr '\n' ' ')
 core="util proc dinfo value target cmd"
+# The sideways edges: a module reading another's narrow, read-only header
+# (named here, one by one; the module it reads stays below it, no cycle).
+edges="reduce:slice/slice-input.h detect:slice/view.h"
 
 # folder: the folders it may include from
 allowed() {
@@ -51,6 +54,7 @@ for f in $files; do
 		   bad=$((bad + 1)); continue; fi ;;
 		esac
 		n=$((n + 1))
+		case " $edges " in *" $from:$inc "*) continue ;; esac
 		case "$ok" in
 		*" $to "*) ;;
 		*) line=$(grep -n "#[[:space:]]*include[[:space:]]*\"$inc\"" "$f" | head -1 | cut -d: -f1)
