@@ -157,7 +157,7 @@ int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t
 			len = cands[f].n;
 			n = subset ? 2 : (n - 1 > 2 ? n - 1 : 2);
 			if (d->step)
-				d->step(d->arg, len);
+				d->step(d->arg, &(struct dd_cfg){ c, len });
 		}
 		free(store);
 		free(cands);

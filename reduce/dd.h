@@ -26,7 +26,7 @@ typedef int (*dd_test_fn)(void *arg, const struct dd_cfg *cfgs, size_t n, int *o
  * whose ids stand for groups of units key by the units. */
 typedef uint64_t (*dd_key_fn)(void *arg, const struct dd_cfg *cfg);
 /* The search moved to a smaller failing configuration. */
-typedef void (*dd_step_fn)(void *arg, size_t size);
+typedef void (*dd_step_fn)(void *arg, const struct dd_cfg *now);
 
 struct dd {
 	dd_test_fn test;
