@@ -113,6 +113,7 @@ static int red_what(struct qz *q, struct red *r, char **w, size_t n)
 	if (strcmp(w[0], "stdin") == 0) {
 		r->where = (struct rr_input){ .where = RR_STDIN };
 		r->min_path = xasprintf("%s.min", w[1]);
+		r->stdin_file = xstrdup(w[1]);
 		r->what = "standard input";
 		return red_read_file(q, w[1], &r->data, &r->len);
 	}
@@ -351,6 +352,7 @@ static void red_free(struct red *r)
 	dd_free(&r->dd);
 	free(r->data);
 	free(r->min_path);
+	free(r->stdin_file);
 	free(r->units);
 	free(r->best);
 	sbuf_free(&r->log);
@@ -363,6 +365,11 @@ static int red_search(struct qz *q, struct red *r)
 	red_stop_flag = &r->stop;
 	sigaction(SIGINT, &sa, &old);
 	red_dd_init(r);
+	uint32_t *all = xmalloc(r->nunits * sizeof *all);
+	for (size_t i = 0; i < r->nunits; i++)
+		all[i] = (uint32_t)i;
+	dd_known(&r->dd, all, r->nunits, DD_FAIL);   /* checked: the original fails */
+	free(all);
 	red_note(r, "start", r->nunits, r->len);
 	int rc = r->plain ? red_plain(r) : red_guided(r);
 	sigaction(SIGINT, &old, NULL);

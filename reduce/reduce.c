@@ -159,6 +159,8 @@ void red_dd_init(struct red *r)
 
 void red_note(struct red *r, const char *stage, size_t units, size_t bytes)
 {
-	sbuf_printf(&r->log, "  %-6s %6zu runs  %6zu %s  %6zu bytes\n", stage, r->dd.runs, units,
-		    split_name(r->by), bytes);
+	sbuf_printf(&r->log, "  %-7s %6zu runs  %6zu bytes", stage, r->dd.runs, bytes);
+	if (r->by != SPLIT_BYTES)
+		sbuf_printf(&r->log, "  %6zu %s", units, split_name(r->by));
+	sbuf_addc(&r->log, '\n');
 }

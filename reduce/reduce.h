@@ -36,6 +36,7 @@ struct red {
 	char *data;
 	size_t len;
 	char *min_path;            /* where the result goes: NAME.min */
+	char *stdin_file;          /* stdin FILE: the file */
 	const char *what;          /* "input.txt", "standard input", "argv[1]" */
 	int by;                    /* enum split_by */
 	struct split_unit *units;
