@@ -54,7 +54,7 @@ static int red_read_file(struct qz *q, const char *path, char **data, size_t *le
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return qz_error(q, "Cannot read %s: %s.", path, strerror(errno));
+		return qz_error(q, "reduce: cannot read %s: %s.", path, strerror(errno));
 	struct sbuf b = {0};
 	char buf[65536];
 	size_t n;
@@ -65,7 +65,7 @@ static int red_read_file(struct qz *q, const char *path, char **data, size_t *le
 	fclose(f);
 	if (bad) {
 		sbuf_free(&b);
-		return qz_error(q, "Cannot read %s: %s.", path, strerror(e));
+		return qz_error(q, "reduce: cannot read %s: %s.", path, strerror(e));
 	}
 	*len = b.len;
 	*data = b.s ? sbuf_take(&b) : xstrdup("");
@@ -88,7 +88,7 @@ static int red_argn(struct qz *q, const char *s, int *n)
 	int64_t v;
 	if (!q->nargs)
 		return qz_error(q, "reduce: the program has no arguments: give them after its name.");
-	if (red_num(q, s, "The argument number", 1, (int64_t)q->nargs, &v) < 0)
+	if (red_num(q, s, "the argument number", 1, (int64_t)q->nargs, &v) < 0)
 		return -1;
 	*n = (int)v;
 	return 0;
@@ -151,38 +151,43 @@ static int red_at(struct qz *q, struct red *r, const char *spec)
 static int red_option(struct qz *q, struct red *r, const char *o, const char *v)
 {
 	int64_t x;
+	static const char *const known[] = { "--by", "--timeout", "--jobs", "--signal", "--exit",
+					     "--at", "--output" };
 	if (strcmp(o, "--plain") == 0)
 		return r->plain = true, 0;
+	bool ok = false;
+	for (size_t i = 0; i < ARRAY_LEN(known); i++)
+		ok |= strcmp(o, known[i]) == 0;
+	if (!ok)
+		return qz_error(q, "reduce: unknown option \"%s\" (see help reduce).", o);
 	if (!v)
 		return qz_error(q, "reduce: %s needs a value.", o);
 	if (strcmp(o, "--by") == 0) {
 		if (split_parse(v, &r->by) < 0)
 			return qz_error(q, "reduce: --by takes bytes, lines or tokens, not \"%s\".", v);
 	} else if (strcmp(o, "--timeout") == 0) {
-		if (red_num(q, v, "The timeout", 1, 3600, &x) < 0)
+		if (red_num(q, v, "the timeout", 1, 3600, &x) < 0)
 			return -1;
 		r->prog.timeout = (double)x;
 	} else if (strcmp(o, "--jobs") == 0) {
-		if (red_num(q, v, "The number of jobs", 1, 256, &x) < 0)
+		if (red_num(q, v, "the number of jobs", 1, 256, &x) < 0)
 			return -1;
 		r->jobs = (int)x;
 	} else if (strcmp(o, "--signal") == 0) {
 		if ((r->oracle.sig = sig_parse(v)) <= 0)
 			return qz_error(q, "reduce: unknown signal \"%s\".", v);
 	} else if (strcmp(o, "--exit") == 0) {
-		if (red_num(q, v, "The exit status", 0, 255, &x) < 0)
+		if (red_num(q, v, "the exit status", 0, 255, &x) < 0)
 			return -1;
 		r->oracle.has_exit = true;
 		r->oracle.exit = (int)x;
 	} else if (strcmp(o, "--at") == 0) {
-		return red_at(q, r, v);
-	} else if (strcmp(o, "--output") == 0) {
+		return red_at(q, r, v) < 0 ? -1 : 1;
+	} else {   /* --output */
 		if (regcomp(&r->oracle.re, v, REG_EXTENDED | REG_NOSUB) != 0)
 			return qz_error(q, "reduce: bad regular expression \"%s\".", v);
 		r->oracle.has_re = true;
 		r->prog.want_output = true;
-	} else {
-		return qz_error(q, "reduce: unknown option \"%s\" (see help reduce).", o);
 	}
 	return 1;   /* took the value */
 }
@@ -337,6 +342,9 @@ static int red_finish(struct qz *q, struct red *r)
 	qz_printf(q, "(%zu processes at most %d at a time, %zu answers from the cache, "
 		  "%zu runs of the original)\n", r->dd.launched + r->orig_runs, r->jobs,
 		  r->dd.cached, r->orig_runs);
+	for (size_t i = 0; i < r->nothers; i++)
+		qz_printf(q, "Not accepted: %s (%zu run%s)\n", r->others[i].what, r->others[i].n,
+			  r->others[i].n == 1 ? "" : "s");
 	red_show(q, out.s ? out.s : "", out.len);
 	sbuf_free(&out);
 	return 0;
@@ -356,6 +364,9 @@ static void red_free(struct red *r)
 	free(r->units);
 	free(r->best);
 	sbuf_free(&r->log);
+	for (size_t i = 0; i < r->nothers; i++)
+		free(r->others[i].what);
+	free(r->others);
 }
 
 static int red_search(struct qz *q, struct red *r)
@@ -396,8 +407,10 @@ static int cmd_reduce(struct qz *q, const char *args)
 			rc = qz_error(q, "reduce: cannot make a scratch directory: %s.", strerror(errno));
 	}
 	if (rc == 0) {
-		qz_printf(q, "Reducing %s: %zu bytes, %zu %s, %s\n", r.what, r.len, r.nunits,
-			  split_name(r.by), r.plain ? "plain ddmin" : "guided by relevant inputs");
+		qz_printf(q, "Reducing %s: %zu bytes", r.what, r.len);
+		if (r.by != SPLIT_BYTES)
+			qz_printf(q, ", %zu %s", r.nunits, split_name(r.by));
+		qz_printf(q, ", %s\n", r.plain ? "plain ddmin" : "guided by relevant inputs");
 		rc = red_check_original(q, &r);
 	}
 	if (rc == 0)

@@ -90,6 +90,22 @@ static void red_better(struct red *r, const uint32_t *u, size_t n)
 	r->best_len = b;
 }
 
+/* A run that failed some other way: tally it. */
+static void red_other(struct red *r, const struct rr_result *res)
+{
+	if (res->how == RR_ERROR || (res->how == RR_EXIT && res->code == 0))
+		return;
+	char *what = rr_describe(res);
+	for (size_t i = 0; i < r->nothers; i++)
+		if (strcmp(r->others[i].what, what) == 0) {
+			r->others[i].n++;
+			free(what);
+			return;
+		}
+	XGROW(r->others, r->others_cap, r->nothers + 1);
+	r->others[r->nothers++] = (struct red_other){ what, 1 };
+}
+
 int red_judge(struct red *r, const struct dd_cfg *cfgs, size_t n, int *out)
 {
 	struct rr_input *in = xcalloc(n ? n : 1, sizeof *in);
@@ -109,6 +125,8 @@ int red_judge(struct red *r, const struct dd_cfg *cfgs, size_t n, int *out)
 		out[i] = red_oracle_holds(&r->oracle, &res[i]) ? DD_FAIL : DD_PASS;
 		if (out[i] == DD_FAIL && rc == 0)
 			red_better(r, units[i], nunits[i]);
+		else if (rc == 0)
+			red_other(r, &res[i]);
 		rr_result_free(&res[i]);
 		sbuf_free(&bufs[i]);
 		free(units[i]);

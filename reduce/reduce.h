@@ -58,6 +58,10 @@ struct red {
 	size_t nbest, best_len;
 	struct sbuf log;           /* each step's size */
 	size_t orig_runs;          /* runs of the original (determinism) */
+	/* Failures seen but not accepted (another line, another signal, a
+	 * hang): what each was and how many runs ended so. */
+	struct red_other { char *what; size_t n; } *others;
+	size_t nothers, others_cap;
 };
 
 struct qz_mod;

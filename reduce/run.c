@@ -34,9 +34,15 @@ struct rr_slot {
 	char *dir;
 	double start;
 	bool execed;
-	uint64_t bias, lo, hi;     /* the program's mapping */
+	uint64_t bias;             /* the program's load bias */
+	uint64_t lo, hi;           /* its executable mapping */
 	uint8_t *orig;             /* bytes under the --at int3s */
 };
+
+/* Libraries' CFI, opened at the first fatal signal inside each: a crash
+ * in libc (abort, strlen) is unwound through it to the program. */
+static struct rr_lib { char *path; struct unw *unw; } rr_libs[8];
+static int rr_nlibs;
 
 static double rr_now(void)
 {
@@ -71,6 +77,11 @@ int rr_scratch(struct rr_prog *p)
 
 void rr_cleanup(struct rr_prog *p)
 {
+	for (int i = 0; i < rr_nlibs; i++) {
+		free(rr_libs[i].path);
+		unw_close(rr_libs[i].unw);
+	}
+	rr_nlibs = 0;
 	if (p->scratch)
 		rr_rm_tree(p->scratch);
 	free(p->scratch);
@@ -179,23 +190,29 @@ static void rr_find_exe(const struct rr_prog *p, struct rr_slot *s)
 	char mp[64], line[4200];
 	snprintf(mp, sizeof mp, "/proc/%d/maps", (int)s->pid);
 	FILE *f = fopen(mp, "re");
+	uint64_t first = 0;
 	s->lo = s->hi = 0;
 	while (f && fgets(line, sizeof line, f)) {
 		unsigned long long lo, hi, off;
+		char perms[8];
 		int pos = 0;
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &pos) < 3 || !pos)
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 ||
+		    !pos)
 			continue;
 		char *name = line + pos;
 		name[strcspn(name, "\n")] = 0;
 		if (strcmp(name, p->exe_real) != 0)
 			continue;
-		if (!s->lo)
+		if (!first)
+			first = lo;
+		if (perms[2] == 'x' && !s->lo) {
 			s->lo = lo;
-		s->hi = hi;
+			s->hi = hi;
+		}
 	}
 	if (f)
 		fclose(f);
-	s->bias = s->lo - rr_link_base(p->path);
+	s->bias = first - rr_link_base(p->path);
 }
 
 static int rr_read_mem(void *arg, uint64_t addr, void *buf, size_t len)
@@ -214,6 +231,50 @@ static void rr_regs(const struct user_regs_struct *u, struct di_regs *d)
 		d->r[i] = v[i];
 		d->valid[i] = true;
 	}
+}
+
+static const struct unw *rr_lib_unw(const char *path)
+{
+	for (int i = 0; i < rr_nlibs; i++)
+		if (strcmp(rr_libs[i].path, path) == 0)
+			return rr_libs[i].unw;
+	char err[256];
+	if (rr_nlibs == (int)ARRAY_LEN(rr_libs))
+		return NULL;
+	struct unw *u = unw_open(path, err, sizeof err);
+	if (u)
+		rr_libs[rr_nlibs++] = (struct rr_lib){ xstrdup(path), u };
+	return u;
+}
+
+/* The library mapped at pc: its CFI and load bias (its first mapping). */
+static const struct unw *rr_lib_at(pid_t pid, uint64_t pc, uint64_t *bias)
+{
+	char mp[64], line[4200], path[4096] = "";
+	snprintf(mp, sizeof mp, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(mp, "re");
+	uint64_t first = 0;
+	char last[4096] = "";
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &pos) < 2 || !pos)
+			continue;
+		char *name = line + pos;
+		name[strcspn(name, "\n")] = 0;
+		if (strcmp(name, last) != 0) {
+			snprintf(last, sizeof last, "%s", name);
+			first = lo;
+		}
+		if (pc >= lo && pc < hi && name[0] == '/') {
+			snprintf(path, sizeof path, "%s", name);
+			*bias = first;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return path[0] ? rr_lib_unw(path) : NULL;
 }
 
 /* The innermost frames in the program's own code. Frames outside it (a
@@ -243,7 +304,17 @@ static void rr_frames(const struct rr_prog *p, struct rr_slot *s, const struct u
 			innermost = sig;
 			continue;
 		}
-		/* outside the program: scan the stack for a return into it */
+		/* outside the program: a library's CFI, else scan the stack for a
+		 * return into the program */
+		uint64_t lbias = 0, cfa;
+		const struct unw *lu = rr_lib_at(s->pid, pc, &lbias);
+		bool sig = false;
+		if (lu && unw_step_ex(lu, lbias, &regs, innermost, rr_read_mem, &s->pid, &caller,
+				      &cfa, &sig) == 0 && caller.valid[DI_REG_RIP]) {
+			regs = caller;
+			innermost = sig;
+			continue;
+		}
 		uint64_t sp = regs.r[DI_REG_RSP], word = 0;
 		bool found = false;
 		for (int k = 0; k < 4096 && !found; k++, sp += 8)
