@@ -184,7 +184,7 @@ static int red_option(struct qz *q, struct red *r, const char *o, const char *v)
 	} else if (strcmp(o, "--at") == 0) {
 		return red_at(q, r, v) < 0 ? -1 : 1;
 	} else {   /* --output */
-		if (regcomp(&r->oracle.re, v, REG_EXTENDED | REG_NOSUB) != 0)
+		if (regcomp(&r->oracle.re, v, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
 			return qz_error(q, "reduce: bad regular expression \"%s\".", v);
 		r->oracle.has_re = true;
 		r->prog.want_output = true;
@@ -371,10 +371,6 @@ static void red_free(struct red *r)
 
 static int red_search(struct qz *q, struct red *r)
 {
-	struct sigaction sa = { .sa_handler = red_on_sigint }, old;
-	sigemptyset(&sa.sa_mask);
-	red_stop_flag = &r->stop;
-	sigaction(SIGINT, &sa, &old);
 	red_dd_init(r);
 	uint32_t *all = xmalloc(r->nunits * sizeof *all);
 	for (size_t i = 0; i < r->nunits; i++)
@@ -383,8 +379,6 @@ static int red_search(struct qz *q, struct red *r)
 	free(all);
 	red_note(r, "start", r->nunits, r->len);
 	int rc = r->plain ? red_plain(r) : red_guided(r);
-	sigaction(SIGINT, &old, NULL);
-	red_stop_flag = NULL;
 	if (rc == 0 && !r->best)
 		rc = qz_error(q, "reduce: interrupted before any smaller input failed.");
 	return rc < 0 ? -1 : red_finish(q, r);
@@ -406,6 +400,11 @@ static int cmd_reduce(struct qz *q, const char *args)
 		else if (rr_scratch(&r.prog) < 0)
 			rc = qz_error(q, "reduce: cannot make a scratch directory: %s.", strerror(errno));
 	}
+	/* Ctrl-C stops the reduction, keeping the best input so far */
+	struct sigaction sa = { .sa_handler = red_on_sigint }, old;
+	sigemptyset(&sa.sa_mask);
+	red_stop_flag = &r.stop;
+	sigaction(SIGINT, &sa, &old);
 	if (rc == 0) {
 		qz_printf(q, "Reducing %s: %zu bytes", r.what, r.len);
 		if (r.by != SPLIT_BYTES)
@@ -413,8 +412,12 @@ static int cmd_reduce(struct qz *q, const char *args)
 		qz_printf(q, ", %s\n", r.plain ? "plain ddmin" : "guided by relevant inputs");
 		rc = red_check_original(q, &r);
 	}
+	if (rc == 0 && r.stop)
+		rc = qz_error(q, "reduce: interrupted while running the original input.");
 	if (rc == 0)
 		rc = red_search(q, &r);
+	sigaction(SIGINT, &old, NULL);
+	red_stop_flag = NULL;
 	red_free(&r);
 	return rc;
 }
@@ -447,6 +450,7 @@ static const struct cmd_def reduce_cmds[] = {
 	 "  --exit N                 exits with status N\n"
 	 "  --at FILE:LINE           execution reaches that line\n"
 	 "  --output REGEX           stdout+stderr match the extended regular expression\n"
+	 "                           (^ and $ match at every line)\n"
 	 "The original input is run 5 times first: it must fail, alike each time.\n"
 	 "Runs are native processes with address randomisation off, the same\n"
 	 "environment and a fresh scratch directory each."},
