@@ -390,6 +390,9 @@ static int cmd_reduce(struct qz *q, const char *args)
 		return qz_error(q, "No program: start qzdb with the program and its arguments.");
 	struct red r = { .q = q };
 	int rc = red_parse(q, &r, args);
+	if (rc == 0 && !r.plain && qz_running(q))
+		rc = qz_error(q, "reduce: the program is running: kill it first (guided reduction "
+			      "records a run of its own), or use --plain.");
 	if (rc == 0) {
 		red_prog(q, &r);
 		r.units = split_units(r.data, r.len, r.by, &r.nunits);
@@ -440,7 +443,8 @@ static const struct cmd_def reduce_cmds[] = {
 	 "                           is recorded, the input bytes the failure depends on\n"
 	 "                           (data and control) are found, the others dropped,\n"
 	 "                           and the dependence tree is searched level by level,\n"
-	 "                           then ddmin makes the result 1-minimal\n"
+	 "                           then ddmin makes the result 1-minimal (this\n"
+	 "                           recording replaces the session's own)\n"
 	 "  --timeout SECS           per run (default 10); a hang is a different failure\n"
 	 "  --jobs N                 runs at a time (default: the number of cores)\n"
 	 "The failure (the oracle), by default the same as the original's: the same\n"
@@ -453,7 +457,8 @@ static const struct cmd_def reduce_cmds[] = {
 	 "                           (^ and $ match at every line)\n"
 	 "The original input is run 5 times first: it must fail, alike each time.\n"
 	 "Runs are native processes with address randomisation off, the same\n"
-	 "environment and a fresh scratch directory each."},
+	 "environment and a fresh scratch directory each as the working directory\n"
+	 "(name other files the program reads by absolute paths)."},
 	CMD_END,
 };
 

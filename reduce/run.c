@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <linux/close_range.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -122,6 +124,10 @@ static void rr_child(const struct rr_prog *p, const struct rr_input *in, const c
 	setrlimit(RLIMIT_CORE, &no);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	sigset_t none;   /* the front end may block signals it reads by fd */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);   /* qzdb's own files */
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
 		_exit(126);
 	execv(p->path, argv);
@@ -290,6 +296,8 @@ static void rr_frames(const struct rr_prog *p, struct rr_slot *s, const struct u
 	for (int depth = 0; depth < 64 && r->nframes < RR_FRAMES; depth++) {
 		uint64_t pc = regs.r[DI_REG_RIP];
 		if (pc >= s->lo && pc < s->hi) {
+			if (!p->lines || !p->unw)
+				break;   /* no debug information: the signal alone */
 			const struct lines_row *row = lines_at(p->lines, pc - s->bias - (innermost ? 0 : 1));
 			if (row) {
 				r->file[r->nframes] = row->file;
