@@ -337,7 +337,7 @@ static int red_finish(struct qz *q, struct red *r)
 	qz_puts(q, r->log.s ? r->log.s : "");
 	qz_printf(q, "%s %s from %zu to %zu bytes (%s) in %zu runs, %.1f s: %s\n",
 		  r->dd.stopped ? "Interrupted: the best so far for" : "Reduced", r->what, r->len,
-		  out.len, r->plain ? "ddmin" : "guided", r->dd.runs, red_now() - r->t0,
+		  out.len, r->plain ? "ddmin" : "guided", r->dd.runs, rr_now() - r->t0,
 		  r->min_path);
 	qz_printf(q, "(%zu processes at most %d at a time, %zu answers from the cache, "
 		  "%zu runs of the original)\n", r->dd.launched + r->orig_runs, r->jobs,
@@ -397,7 +397,7 @@ static int cmd_reduce(struct qz *q, const char *args)
 		red_prog(q, &r);
 		r.units = split_units(r.data, r.len, r.by, &r.nunits);
 		r.progress = !q->ui;
-		r.t0 = r.shown = red_now();
+		r.t0 = r.shown = rr_now();
 		if (!r.nunits)
 			rc = qz_error(q, "reduce: the input is empty.");
 		else if (rr_scratch(&r.prog) < 0)

@@ -9,17 +9,17 @@
 
 #include "util/util.h"
 
-static uint64_t dd_hash_ids(const struct dd_cfg *c)
+uint64_t dd_hash(const uint32_t *ids, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ c->n;
-	for (size_t i = 0; i < c->n; i++)
-		h = (h ^ c->ids[i]) * 0x100000001b3ull;
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ull;
 	return hmap_hash_u64(h) | 1;   /* never 0 */
 }
 
 static uint64_t dd_key(struct dd *d, const struct dd_cfg *c)
 {
-	return d->key ? d->key(d->arg, c) | 1 : dd_hash_ids(c);
+	return d->key ? d->key(d->arg, c) | 1 : dd_hash(c->ids, c->n);
 }
 
 /* An ahead entry the algorithm has taken into the cache. */

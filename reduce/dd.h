@@ -59,5 +59,7 @@ int dd_test1(struct dd *d, const uint32_t *ids, size_t n);
 /* Record an outcome known from elsewhere (the original input's). */
 void dd_known(struct dd *d, const uint32_t *ids, size_t n, int outcome);
 void dd_free(struct dd *d);
+/* The default key: a hash of n ids (never 0). */
+uint64_t dd_hash(const uint32_t *ids, size_t n);
 
 #endif

@@ -123,12 +123,6 @@ static size_t gd_add(struct gd_tree *t, uint32_t *units, size_t n, size_t *kids,
 	return t->n++;
 }
 
-static int gd_cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Compressed adjacency: for each of n nodes, its targets. */
 struct gd_adj { size_t *start; int32_t *to; };
 
@@ -253,7 +247,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 			memcpy(us + total, t->v[ks[j]].units, t->v[ks[j]].nunits * sizeof *us);
 			total += t->v[ks[j]].nunits;
 		}
-		qsort(us, total, sizeof *us, gd_cmp_u32);
+		qsort(us, total, sizeof *us, red_cmp_u32);
 		node[v] = gd_add(t, us, total, ks, nk);
 	}
 	size_t root = node[in->crit];
@@ -273,7 +267,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 			uint32_t *all = xmalloc(total * sizeof *all);
 			memcpy(all, t->v[root].units, t->v[root].nunits * sizeof *all);
 			memcpy(all + t->v[root].nunits, us, loose * sizeof *all);
-			qsort(all, total, sizeof *all, gd_cmp_u32);
+			qsort(all, total, sizeof *all, red_cmp_u32);
 			root = gd_add(t, all, total, ks, 2);
 		}
 	}
@@ -326,7 +320,7 @@ static void gd_search(struct red *r, const struct gd_tree *t, size_t root)
 			nn += v->nkids;
 		}
 		r->groups = NULL;
-		qsort(fixed, nfixed, sizeof *fixed, gd_cmp_u32);
+		qsort(fixed, nfixed, sizeof *fixed, red_cmp_u32);
 		char stage[32];
 		snprintf(stage, sizeof stage, "level%d", level);
 		size_t total = nfixed, bytes = red_bytes(r, fixed, nfixed);
@@ -387,7 +381,7 @@ int red_guided(struct red *r)
 {
 	struct slice_input in;
 	struct gd_src src = {0};
-	double t0 = red_now();
+	double t0 = rr_now();
 	if (gd_record(r, &in, &src) < 0)
 		return qz_error(r->q, "reduce: recording the failing run failed (%s); try --plain.",
 				r->q->err.s ? r->q->err.s : "no failure recorded");
@@ -399,7 +393,7 @@ int red_guided(struct red *r)
 	size_t nrel = gd_relevant(r, &in, &src, unit_of, base);
 	sbuf_printf(&r->log, "  analysis: %zu of %zu %s relevant (slice of %zu statement "
 		    "instances, %.1f s)\n", nrel, r->nunits, split_name(r->by), in.nmembers,
-		    red_now() - t0);
+		    rr_now() - t0);
 	if (!nrel) {
 		sbuf_printf(&r->log, "  (no input byte reaches the failure: plain ddmin)\n");
 		memset(base, 1, r->nunits);

@@ -5,16 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "util/util.h"
-
-double red_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 bool red_oracle_holds(const struct red_oracle *o, const struct rr_result *res)
 {
@@ -42,7 +34,7 @@ size_t red_bytes(const struct red *r, const uint32_t *ids, size_t n)
 	return b;
 }
 
-static int red_cmp_u32(const void *a, const void *b)
+int red_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
@@ -71,7 +63,7 @@ uint32_t *red_expand(const struct red *r, const struct dd_cfg *c, size_t *n)
 
 static void red_progress(struct red *r)
 {
-	double t = red_now();
+	double t = rr_now();
 	if (!r->progress || t - r->shown < 1.0)
 		return;
 	r->shown = t;
@@ -150,11 +142,9 @@ static uint64_t red_dd_key(void *arg, const struct dd_cfg *c)
 {
 	size_t n;
 	uint32_t *u = red_expand(arg, c, &n);
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ u[i]) * 0x100000001b3ull;
+	uint64_t h = dd_hash(u, n);
 	free(u);
-	return hmap_hash_u64(h);
+	return h;
 }
 
 static void red_dd_step(void *arg, const struct dd_cfg *now)

@@ -68,7 +68,8 @@ struct qz_mod;
 /* The module (core/target/mod.h): the reduce command. */
 extern const struct qz_mod reduce_mod;
 
-double red_now(void);
+/* qsort's comparison of uint32_t (unit ids) */
+int red_cmp_u32(const void *a, const void *b);
 /* Does a run meet the oracle? */
 bool red_oracle_holds(const struct red_oracle *o, const struct rr_result *res);
 /* Run candidates (unit id lists) and judge them: out[i] enum dd_outcome. */

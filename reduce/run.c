@@ -46,7 +46,7 @@ struct rr_slot {
 static struct rr_lib { char *path; struct unw *unw; } rr_libs[8];
 static int rr_nlibs;
 
-static double rr_now(void)
+double rr_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -66,6 +66,8 @@ void rr_result_free(struct rr_result *r);
 char *rr_describe(const struct rr_result *r);
 /* Same failure: same signal or status, same innermost frames. */
 bool rr_same(const struct rr_result *a, const struct rr_result *b);
+/* Seconds on the monotonic clock. */
+double rr_now(void);
 /* A temporary directory for the reduction's runs; rr_cleanup removes it. */
 int rr_scratch(struct rr_prog *p);
 void rr_cleanup(struct rr_prog *p);
