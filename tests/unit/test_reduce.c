@@ -9,6 +9,7 @@
 
 #include "unit.h"
 #include "reduce/dd.h"
+#include "reduce/split.h"
 
 static void check(bool ok, const char *name, const char *fmt, ...)
 {
@@ -191,8 +192,50 @@ static void test_complements(void)
 	free(r);
 }
 
+/* The units of text by a granularity, joined with '|'. */
+static char *units_of(const char *text, int by)
+{
+	size_t n;
+	struct split_unit *u = split_units(text, strlen(text), by, &n);
+	struct sbuf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_addc(&b, '|');
+		sbuf_addn(&b, text + u[i].off, u[i].len);
+	}
+	free(u);
+	return b.s ? sbuf_take(&b) : xstrdup("");
+}
+
+static void test_split(void)
+{
+	char *t = units_of("a=12;\n b{ x }\nlast", SPLIT_LINES);
+	check(strcmp(t, "a=12;\n| b{ x }\n|last") == 0, "split_lines", "got \"%s\"", t);
+	free(t);
+	t = units_of("84 / 0\nfoo_bar+=0x1f;", SPLIT_TOKENS);
+	check(strcmp(t, "84| |/| |0|\n|foo_bar|+|=|0x1f|;") == 0, "split_tokens", "got \"%s\"", t);
+	free(t);
+	t = units_of("ab", SPLIT_BYTES);
+	check(strcmp(t, "a|b") == 0, "split_bytes", "got \"%s\"", t);
+	free(t);
+	int by = -1;
+	check(split_parse("tok", &by) == 0 && by == SPLIT_TOKENS && split_parse("words", &by) < 0 &&
+	      split_parse("", &by) < 0, "split_parse", "by %d", by);
+	/* joining units back in order */
+	const char *text = "84 / 0\n";
+	size_t n;
+	struct split_unit *u = split_units(text, strlen(text), SPLIT_TOKENS, &n);
+	uint32_t ids[] = { 0, 2, 4 };
+	struct sbuf b = {0};
+	split_join(text, u, ids, 3, &b);
+	check(b.s && strcmp(b.s, "84/0") == 0, "split_join", "got \"%s\"", b.s ? b.s : "");
+	sbuf_free(&b);
+	free(u);
+}
+
 int main(void)
 {
+	test_split();
 	test_select();
 	test_178();
 	test_bounds();
