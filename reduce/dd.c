@@ -30,25 +30,63 @@ static void *dd_val(int outcome)
 	return (void *)(uintptr_t)outcome;
 }
 
-/* Evaluate cands[at] (not known yet) together with up to batch-1 of the
+/* The candidates of one round, made on demand (a round at granularity n
+ * has n complements of about len ids each: too many to hold at once for a
+ * long input): c split in n parts, the parts (when subsets) then their
+ * complements. n == 0: the one configuration c. */
+struct dd_round {
+	const uint32_t *c;
+	size_t len, n, count;
+	bool subsets;
+	uint64_t *keys;           /* 0: not computed yet */
+};
+
+static struct dd_cfg dd_cand(const struct dd_round *r, size_t i, uint32_t *buf)
+{
+	if (!r->n)
+		return (struct dd_cfg){ r->c, r->len };
+	if (r->subsets && i < r->n)
+		return (struct dd_cfg){ r->c + i * r->len / r->n,
+					(i + 1) * r->len / r->n - i * r->len / r->n };
+	if (r->subsets)
+		i -= r->n;
+	size_t lo = i * r->len / r->n, hi = (i + 1) * r->len / r->n;
+	memcpy(buf, r->c, lo * sizeof *buf);
+	memcpy(buf + lo, r->c + hi, (r->len - hi) * sizeof *buf);
+	return (struct dd_cfg){ buf, r->len - (hi - lo) };
+}
+
+static uint64_t dd_round_key(struct dd *d, struct dd_round *r, size_t i, uint32_t *buf)
+{
+	if (!r->keys[i]) {
+		struct dd_cfg c = dd_cand(r, i, buf);
+		r->keys[i] = dd_key(d, &c);
+	}
+	return r->keys[i];
+}
+
+/* Evaluate candidate at (not known yet) together with up to batch-1 of the
  * following unknown candidates; the others' outcomes wait in ahead. */
-static int dd_eval_from(struct dd *d, const struct dd_cfg *cands, const uint64_t *keys,
-			size_t at, size_t n)
+static int dd_eval_from(struct dd *d, struct dd_round *r, size_t at)
 {
 	size_t cap = d->batch ? d->batch : 1, k = 0;
 	struct dd_cfg *b = xmalloc(cap * sizeof *b);
 	uint64_t *bk = xmalloc(cap * sizeof *bk);
+	uint32_t **bufs = xcalloc(cap, sizeof *bufs);
 	int *out = xmalloc(cap * sizeof *out);
-	for (size_t i = at; i < n && k < cap; i++) {
-		if (hmap_get(&d->cache, keys[i]) || hmap_get(&d->ahead, keys[i]))
+	for (size_t i = at; i < r->count && k < cap; i++) {
+		if (!bufs[k])
+			bufs[k] = xmalloc((r->len ? r->len : 1) * sizeof **bufs);
+		uint64_t key = dd_round_key(d, r, i, bufs[k]);
+		if (hmap_get(&d->cache, key) || hmap_get(&d->ahead, key))
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < k && !dup; j++)
-			dup = bk[j] == keys[i];
+			dup = bk[j] == key;
 		if (dup)
 			continue;
-		b[k] = cands[i];
-		bk[k++] = keys[i];
+		b[k] = dd_cand(r, i, bufs[k]);
+		bk[k++] = key;
 	}
 	int rc = d->test(d->arg, b, k, out);
 	if (rc == 0) {
@@ -58,85 +96,68 @@ static int dd_eval_from(struct dd *d, const struct dd_cfg *cands, const uint64_t
 		hmap_put(&d->cache, bk[0], dd_val(out[0]));
 		d->runs++;
 	}
+	for (size_t j = 0; j < cap; j++)
+		free(bufs[j]);
+	free(bufs);
 	free(b);
 	free(bk);
 	free(out);
 	return rc;
 }
 
-/* The outcome of cands[i] as the sequential algorithm sees it. */
-static int dd_outcome_of(struct dd *d, const struct dd_cfg *cands, const uint64_t *keys,
-			 size_t i, size_t n)
+/* The outcome of candidate i as the sequential algorithm sees it. */
+static int dd_outcome_of(struct dd *d, struct dd_round *r, size_t i, uint32_t *buf)
 {
-	void *v = hmap_get(&d->cache, keys[i]);
+	uint64_t key = dd_round_key(d, r, i, buf);
+	void *v = hmap_get(&d->cache, key);
 	if (v) {
 		d->cached++;
 		return (int)(uintptr_t)v;
 	}
-	v = hmap_get(&d->ahead, keys[i]);
+	v = hmap_get(&d->ahead, key);
 	if (v && v != DD_USED) {
-		hmap_put(&d->ahead, keys[i], DD_USED);   /* hmap removes nothing */
-		hmap_put(&d->cache, keys[i], v);
+		hmap_put(&d->ahead, key, DD_USED);   /* hmap removes nothing */
+		hmap_put(&d->cache, key, v);
 		d->runs++;
 		return (int)(uintptr_t)v;
 	}
-	if (dd_eval_from(d, cands, keys, i, n) < 0)
+	if (dd_eval_from(d, r, i) < 0)
 		return -1;
-	return (int)(uintptr_t)hmap_get(&d->cache, keys[i]);
+	return (int)(uintptr_t)hmap_get(&d->cache, key);
 }
 
-/* Index of the first failing candidate, -1 if none, -2 if stopped. */
-static long dd_first_fail(struct dd *d, const struct dd_cfg *cands, size_t n)
+/* Index of the round's first failing candidate, -1 if none, -2 if
+ * stopped. */
+static long dd_first_fail(struct dd *d, struct dd_round *r)
 {
-	uint64_t *keys = xmalloc((n ? n : 1) * sizeof *keys);
-	for (size_t i = 0; i < n; i++)
-		keys[i] = dd_key(d, &cands[i]);
-	long r = -1;
-	for (size_t i = 0; i < n && r == -1; i++) {
-		int o = dd_outcome_of(d, cands, keys, i, n);
+	uint32_t *buf = xmalloc((r->len ? r->len : 1) * sizeof *buf);
+	r->keys = xcalloc(r->count ? r->count : 1, sizeof *r->keys);
+	long res = -1;
+	for (size_t i = 0; i < r->count && res == -1; i++) {
+		int o = dd_outcome_of(d, r, i, buf);
 		if (o < 0)
-			r = -2;
+			res = -2;
 		else if (o == DD_FAIL)
-			r = (long)i;
+			res = (long)i;
 	}
-	free(keys);
-	return r;
+	free(buf);
+	free(r->keys);
+	r->keys = NULL;
+	return res;
 }
 
 int dd_test1(struct dd *d, const uint32_t *ids, size_t n)
 {
+	struct dd_round r = { .c = ids, .len = n, .count = 1 };
+	long f = dd_first_fail(d, &r);
 	struct dd_cfg c = { ids, n };
-	long r = dd_first_fail(d, &c, 1);
-	return r == -2 ? -1 : r == 0 ? DD_FAIL : (int)(uintptr_t)hmap_get(&d->cache, dd_key(d, &c));
+	return f == -2 ? -1 : f == 0 ? DD_FAIL : (int)(uintptr_t)hmap_get(&d->cache, dd_key(d, &c));
 }
 
 void dd_known(struct dd *d, const uint32_t *ids, size_t n, int outcome)
 {
 	struct dd_cfg c = { ids, n };
 	hmap_put(&d->cache, dd_key(d, &c), dd_val(outcome));
-}
-
-/* Subsets (unless complements only) then complements of c split in n. */
-static size_t dd_candidates(const struct dd *d, const uint32_t *c, size_t len, size_t n,
-			    uint32_t *store, struct dd_cfg *cands)
-{
-	size_t k = 0, used = 0;
-	if (!d->complements_only || n == 2)
-		for (size_t i = 0; i < n; i++) {
-			size_t lo = i * len / n, hi = (i + 1) * len / n;
-			cands[k++] = (struct dd_cfg){ c + lo, hi - lo };
-		}
-	if (n == 2)
-		return k;   /* the complements are the subsets */
-	for (size_t i = 0; i < n; i++) {
-		size_t lo = i * len / n, hi = (i + 1) * len / n;
-		uint32_t *s = store + used;
-		memcpy(s, c, lo * sizeof *c);
-		memcpy(s + lo, c + hi, (len - hi) * sizeof *c);
-		cands[k++] = (struct dd_cfg){ s, len - (hi - lo) };
-		used += len - (hi - lo);
-	}
-	return k;
 }
 
 int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t *nout)
@@ -147,20 +168,22 @@ int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t
 	while (len >= 2) {
 		if (n > len)
 			n = len;
-		uint32_t *store = xmalloc(n * len * sizeof *store);
-		struct dd_cfg *cands = xmalloc(2 * n * sizeof *cands);
-		size_t nc = dd_candidates(d, c, len, n, store, cands);
-		long f = dd_first_fail(d, cands, nc);
+		/* with n == 2 the complements are the subsets */
+		struct dd_round r = { .c = c, .len = len, .n = n,
+				      .subsets = !d->complements_only || n == 2 };
+		r.count = r.subsets && n == 2 ? 2 : r.subsets ? 2 * n : n;
+		long f = dd_first_fail(d, &r);
 		if (f >= 0) {
 			bool subset = !d->complements_only && (size_t)f < n;
-			memmove(c, cands[f].ids, cands[f].n * sizeof *c);
-			len = cands[f].n;
+			uint32_t *buf = xmalloc(len * sizeof *buf);
+			struct dd_cfg now = dd_cand(&r, (size_t)f, buf);
+			memmove(c, now.ids, now.n * sizeof *c);
+			free(buf);
+			len = now.n;
 			n = subset ? 2 : (n - 1 > 2 ? n - 1 : 2);
 			if (d->step)
 				d->step(d->arg, &(struct dd_cfg){ c, len });
 		}
-		free(store);
-		free(cands);
 		if (f == -2) {
 			d->stopped = true;
 			rc = -1;
