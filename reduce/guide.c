@@ -86,8 +86,10 @@ static int gd_record(struct red *r, struct slice_input *in, struct gd_src *src)
 		rc = gd_arg_range(r, proc_pid(q->proc), src);
 	if (rc == 0)
 		rc = cmd_run(q, "record on") == CMD_OK ? 0 : -1;
-	if (rc == 0)
-		cmd_run(q, "continue");
+	/* on to the failure, past the user's breakpoints and watchpoints */
+	for (int i = 0; rc == 0 && i < 10000 && qz_running(q) && q->stop != QZ_STOP_SIGNAL; i++)
+		if (cmd_run(q, "continue") != CMD_OK)
+			break;
 	if (rc == 0)
 		rc = slice_input_deps(q, in);
 	if (qz_running(q))

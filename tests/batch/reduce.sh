@@ -69,6 +69,13 @@ for o in O0 O2; do
 	expect "nest $o: the result fails the same way" "^The failure: SIGSEGV at rd_nest.c:$NEST_LINE( |$)"
 	expect "nest $o: the result is 1-minimal" 'from 3 to 3 bytes'
 done
+# a breakpoint of the user's does not stop the guided analysis short
+cp tests/fixtures/rd_nest.txt $T/doc.txt
+qz -ex 'break item' -ex 'reduce file 1 --jobs 2' $B/rd_nest-O0 $T/doc.txt
+expect "nest guided past a breakpoint: the same analysis" '^  analysis: 497 of 982 bytes relevant'
+expect "nest guided past a breakpoint: the same result" 'from 982 to 3 bytes \(guided\) in 22 runs'
+qz -ex 'break main' -ex 'run' -ex 'reduce file 1' $B/rd_nest-O0 $T/doc.txt
+expect "guided with the program running: refused" 'error: reduce: the program is running: kill it first'
 # gdb agrees on where the minimal input crashes
 OUT=$(gdb -batch -ex run -ex bt --args $B/rd_nest-O0 $T/doc.txt.min 2>&1)
 expect "nest: gdb sees the same crash" "SIGSEGV"
