@@ -114,6 +114,8 @@ static void rr_child(const struct rr_prog *p, const struct rr_input *in, const c
 		     char **argv)
 {
 	personality(ADDR_NO_RANDOMIZE);
+	setpgid(0, 0);   /* its own group: a timeout kills what it started, and
+	                    the terminal's Ctrl-C reaches qzdb alone */
 	if (chdir(dir) < 0)
 		_exit(126);
 	rr_redirect(in->where == RR_STDIN ? ".stdin" : "/dev/null", 0, O_RDONLY);
@@ -346,6 +348,7 @@ static bool rr_fatal(int sig)
 static void rr_kill(struct rr_slot *s)
 {
 	int st;
+	kill(-s->pid, SIGKILL);
 	kill(s->pid, SIGKILL);
 	while (waitpid(s->pid, &st, __WALL) < 0 && errno == EINTR)
 		;
