@@ -59,9 +59,20 @@ static int gd_arg_range(struct red *r, pid_t pid, struct gd_src *src)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p, " %llu", &start) != 1 || !start)
 		return -1;
+	/* the arguments before it as the process has them (its argv[0] is
+	 * whatever the launch gave) */
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
 	uint64_t a = start;
-	for (int i = 0; i < r->where.argn; i++)
-		a += strlen(r->prog.argv[i]) + 1;
+	int c, k = 0;
+	while (f && k < r->where.argn && (c = fgetc(f)) != EOF) {
+		a++;
+		k += c == 0;
+	}
+	if (f)
+		fclose(f);
+	if (k < r->where.argn)
+		return -1;
 	src->arg_lo = a;
 	src->arg_hi = a + r->len;
 	return 0;
