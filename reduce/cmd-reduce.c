@@ -295,12 +295,19 @@ static void red_on_sigint(int sig)
 		*red_stop_flag = true;
 }
 
-static int red_plain(struct red *r)
+/* Every unit of the input: 0, 1, ... */
+static uint32_t *red_all(const struct red *r)
 {
-	uint32_t *all = xmalloc((r->nunits ? r->nunits : 1) * sizeof *all), *res;
-	size_t n;
+	uint32_t *all = xmalloc((r->nunits ? r->nunits : 1) * sizeof *all);
 	for (size_t i = 0; i < r->nunits; i++)
 		all[i] = (uint32_t)i;
+	return all;
+}
+
+static int red_plain(struct red *r)
+{
+	uint32_t *all = red_all(r), *res;
+	size_t n;
 	dd_min(&r->dd, all, r->nunits, &res, &n);
 	if (!r->dd.stopped) {
 		free(r->best);
@@ -372,9 +379,7 @@ static void red_free(struct red *r)
 static int red_search(struct qz *q, struct red *r)
 {
 	red_dd_init(r);
-	uint32_t *all = xmalloc(r->nunits * sizeof *all);
-	for (size_t i = 0; i < r->nunits; i++)
-		all[i] = (uint32_t)i;
+	uint32_t *all = red_all(r);
 	dd_known(&r->dd, all, r->nunits, DD_FAIL);   /* checked: the original fails */
 	free(all);
 	red_note(r, "start", r->nunits, r->len);
