@@ -461,8 +461,9 @@ static const struct cmd_def reduce_cmds[] = {
 	 "  --output REGEX           stdout+stderr match the extended regular expression\n"
 	 "                           (^ and $ match at every line)\n"
 	 "The original input is run 5 times first: it must fail, alike each time.\n"
-	 "Runs are native processes with address randomisation off, the same\n"
-	 "environment and a fresh scratch directory each as the working directory\n"
+	 "Runs are native processes with address randomisation off, a fixed\n"
+	 "environment (PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C, nothing else)\n"
+	 "and a fresh scratch directory each as the working directory\n"
 	 "(name other files the program reads by absolute paths)."},
 	CMD_END,
 };

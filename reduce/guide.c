@@ -16,12 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "proc/proc.h"
 #include "slice/slice-input.h"
 #include "target/out.h"
 #include "target/session.h"
+
+extern char **environ;
 
 /* The input as the recorded run saw it: which bytes it read from where. */
 struct gd_src {
@@ -92,7 +95,10 @@ static int gd_record(struct red *r, struct slice_input *in, struct gd_src *src)
 	if (r->where.where == RR_STDIN)
 		q->stdin_path = xstrdup(r->stdin_file);
 	q->quiet = true;
+	char **env = environ;   /* the runs' environment for the launch */
+	environ = rr_env;
 	int rc = cmd_run(q, "start") == CMD_OK && qz_running(q) ? 0 : -1;
+	environ = env;
 	if (rc == 0 && r->where.where == RR_ARG)
 		rc = gd_arg_range(r, proc_pid(q->proc), src);
 	if (rc == 0)

@@ -41,6 +41,8 @@ struct rr_slot {
 	uint8_t *orig;             /* bytes under the --at int3s */
 };
 
+char *rr_env[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", NULL };
+
 /* Libraries' CFI, opened at the first fatal signal inside each: a crash
  * in libc (abort, strlen) is unwound through it to the program. */
 static struct rr_lib { char *path; struct unw *unw; } rr_libs[8];
@@ -132,7 +134,7 @@ static void rr_child(const struct rr_prog *p, const struct rr_input *in, const c
 	syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);   /* qzdb's own files */
 	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
 		_exit(126);
-	execv(p->path, argv);
+	execve(p->path, argv, rr_env);
 	_exit(127);
 }
 

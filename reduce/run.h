@@ -66,6 +66,10 @@ void rr_result_free(struct rr_result *r);
 char *rr_describe(const struct rr_result *r);
 /* Same failure: same signal or status, same innermost frames. */
 bool rr_same(const struct rr_result *a, const struct rr_result *b);
+/* The environment of every run (and of the guided analysis's recorded
+ * run): fixed, so that memory layout and behaviour do not follow qzdb's. */
+extern char *rr_env[];
+
 /* Seconds on the monotonic clock. */
 double rr_now(void);
 /* A temporary directory for the reduction's runs; rr_cleanup removes it. */

@@ -117,24 +117,27 @@ expect "calc --by tokens" '^Minimal input: "84/0"$'
 expect_runs "calc --by tokens: runs" 40
 
 # --- a long command-line argument ---
+# qz_in: qz run from $T, where an argument's reduction writes PROG.argN.min
+QZ_ABS=$(cd "$(dirname "$QZDB")" && pwd)/$(basename "$QZDB")
+qz_in() {
+	OUT=$(cd $T && timeout 60 "$QZ_ABS" --batch "$@" 2>&1 </dev/null)
+	RC=$?
+}
 for o in O0 O2; do
-	(cd $T && timeout 60 ../../$QZDB --batch -ex 'reduce arg 1 --plain --jobs 2' \
-		"$OLDPWD/$B/rd_arg-$o" "$ARG" >out 2>&1) 2>/dev/null ||
-		(cd $T && timeout 60 "$OLDPWD/$QZDB" --batch -ex 'reduce arg 1 --plain --jobs 2' \
-		"$OLDPWD/$B/rd_arg-$o" "$ARG" >out 2>&1)
-	OUT=$(cat $T/out)
+	bin=$(pwd)/$B/rd_arg-$o
+	qz_in -ex 'reduce arg 1 --plain --jobs 2' $bin "$ARG"
 	expect "arg $o plain: the failure" '^The failure: SIGSEGV at rd_arg.c:'
 	expect "arg $o plain: 13 bytes" 'from 348 to 13 bytes \(ddmin\)'
 	expect_runs "arg $o plain: runs" 88
-	min_is "arg $o plain: written next to us" $T/rd_arg-$o.arg1.min '=bcdefghijklm'
+	min_is "arg $o plain: written where qzdb runs" $T/rd_arg-$o.arg1.min '=bcdefghijklm'
 	plain=$(runs)
-	(cd $T && timeout 60 "$OLDPWD/$QZDB" --batch -ex 'reduce arg 1 --jobs 2' \
-		"$OLDPWD/$B/rd_arg-$o" "$ARG" >out 2>&1)
-	OUT=$(cat $T/out)
+	qz_in -ex 'reduce arg 1 --jobs 2' $bin "$ARG"
 	expect "arg $o guided: 13 bytes" 'from 348 to 13 bytes \(guided\)'
 	fewer "arg $o guided: fewer runs than plain" "$(runs)" "$plain"
-	min=$(cat $T/rd_arg-$o.arg1.min)
-	qz -ex 'reduce arg 1 --plain' $B/rd_arg-$o "$min"
+	# (no exact count: libc's vector string functions read whole aligned
+	# blocks, so which neighbouring bytes count as used follows where the
+	# stack puts the argument, which follows the program's path)
+	qz_in -ex 'reduce arg 1 --plain' $bin "$(cat $T/rd_arg-$o.arg1.min)"
 	expect "arg $o: the result fails the same way, 1-minimal" 'from 13 to 13 bytes'
 done
 
