@@ -4,10 +4,12 @@
 #include "reduce.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -50,11 +52,36 @@ static char **red_words(const char *a, size_t *n)
 	return w;
 }
 
+/* Inputs larger than this are not reduced (ddmin at this size is hopeless
+ * already; a device like /dev/zero would never end). */
+#define RED_MAX_INPUT ((size_t)16 << 20)
+
 static int red_read_file(struct qz *q, const char *path, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
+	/* no blocking on a FIFO's open: look at what it is first */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return qz_error(q, "reduce: cannot read %s: %s.", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		close(fd);
+		return qz_error(q, "reduce: %s is not a regular file.", path);
+	}
+	if ((size_t)st.st_size > RED_MAX_INPUT) {
+		close(fd);
+		return qz_error(q, "reduce: %s is too large (%lld bytes; at most %zu).", path,
+				(long long)st.st_size, RED_MAX_INPUT);
+	}
+	fcntl(fd, F_SETFL, 0);
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
 		return qz_error(q, "reduce: cannot read %s: %s.", path, strerror(errno));
+	}
 	struct sbuf b = {0};
 	char buf[65536];
 	size_t n;

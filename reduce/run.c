@@ -32,6 +32,7 @@
 /* One run in flight. */
 struct rr_slot {
 	pid_t pid;
+	pid_t group;               /* its process group (the first pid) */
 	size_t idx;
 	char *dir;
 	double start;
@@ -162,6 +163,7 @@ static int rr_launch(struct rr_prog *p, const struct rr_input *in, struct rr_slo
 		if (s->pid == 0)
 			rr_child(p, in, s->dir, argv);
 		rc = s->pid < 0 ? -1 : 0;
+		s->group = s->pid > 0 ? s->pid : 0;
 	}
 	if (in->where == RR_ARG)
 		free(argv[in->argn]);
@@ -350,7 +352,7 @@ static bool rr_fatal(int sig)
 static void rr_kill(struct rr_slot *s)
 {
 	int st;
-	kill(-s->pid, SIGKILL);
+	kill(-s->group, SIGKILL);
 	kill(s->pid, SIGKILL);
 	while (waitpid(s->pid, &st, __WALL) < 0 && errno == EINTR)
 		;
@@ -453,6 +455,8 @@ static bool rr_poll(const struct rr_prog *p, struct rr_slot *s, struct rr_result
 
 static void rr_finish(const struct rr_prog *p, struct rr_slot *s, struct rr_result *r)
 {
+	if (s->group)
+		kill(-s->group, SIGKILL);   /* what the run left running */
 	rr_output(p, s, r);
 	rr_rm_tree(s->dir);
 	free(s->dir);

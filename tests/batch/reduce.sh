@@ -170,6 +170,14 @@ qz -ex "reduce stdin $T/nonexistent" $B/rd_calc-O0
 expect "unreadable: missing file" "error: reduce: cannot read $T/nonexistent: No such file or directory"
 qz -ex "reduce stdin $T" $B/rd_calc-O0
 expect "unreadable: a directory" "error: reduce: cannot read $T: Is a directory"
+qz -ex 'reduce stdin /dev/zero' $B/rd_calc-O0
+expect "not a regular file: a device" 'error: reduce: /dev/zero is not a regular file'
+mkfifo $T/fifo
+qz -ex "reduce stdin $T/fifo" $B/rd_calc-O0
+expect "not a regular file: a FIFO (no waiting for a writer)" "error: reduce: $T/fifo is not a regular file"
+truncate -s 17M $T/huge
+qz -ex "reduce stdin $T/huge" $B/rd_calc-O0
+expect "too large" "error: reduce: $T/huge is too large \(17825792 bytes; at most 16777216\)"
 qz -ex 'reduce file 2' $B/rd_nest-O0 $T/doc.txt
 expect "bad ARGN" 'error: reduce: the argument number must be between 1 and 1, not "2"'
 qz -ex 'reduce file 1 --by words' $B/rd_nest-O0 $T/doc.txt
