@@ -322,32 +322,6 @@ static void red_on_sigint(int sig)
 		*red_stop_flag = true;
 }
 
-/* Every unit of the input: 0, 1, ... */
-static uint32_t *red_all(const struct red *r)
-{
-	uint32_t *all = xmalloc((r->nunits ? r->nunits : 1) * sizeof *all);
-	for (size_t i = 0; i < r->nunits; i++)
-		all[i] = (uint32_t)i;
-	return all;
-}
-
-static int red_plain(struct red *r)
-{
-	uint32_t *all = red_all(r), *res;
-	size_t n;
-	dd_min(&r->dd, all, r->nunits, &res, &n);
-	if (!r->dd.stopped) {
-		free(r->best);
-		r->best = res;
-		r->nbest = n;
-		r->best_len = red_bytes(r, res, n);
-	} else {
-		free(res);
-	}
-	free(all);
-	return 0;
-}
-
 /* Show the result when it is short: escaped, in quotes. */
 static void red_show(struct qz *q, const char *s, size_t n)
 {

@@ -398,12 +398,18 @@ static void gd_step1(struct red *r, uint8_t *base, size_t nrel)
 
 int red_guided(struct red *r)
 {
-	struct slice_input in;
+	struct slice_input in = {0};
 	struct gd_src src = {0};
 	double t0 = rr_now();
-	if (gd_record(r, &in, &src) < 0)
-		return qz_error(r->q, "reduce: recording the failing run failed (%s); try --plain.",
-				r->q->err.s ? r->q->err.s : "no failure recorded");
+	if (gd_record(r, &in, &src) < 0) {
+		/* no analysis (no debug information, a program the recorder
+		 * cannot run): ddmin alone, and the log says why */
+		sbuf_printf(&r->log, "  (the failing run could not be analysed: %s; plain ddmin)\n",
+			    r->q->err.len ? r->q->err.s : "no failure recorded");
+		sbuf_reset(&r->q->err);
+		r->plain = true;
+		return red_plain(r);
+	}
 	uint32_t *unit_of = xmalloc((r->len ? r->len : 1) * sizeof *unit_of);
 	for (size_t u = 0; u < r->nunits; u++)
 		for (uint32_t b = 0; b < r->units[u].len; b++)

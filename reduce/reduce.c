@@ -172,3 +172,29 @@ void red_note(struct red *r, const char *stage, size_t units, size_t bytes)
 		sbuf_printf(&r->log, "  %6zu %s", units, split_name(r->by));
 	sbuf_addc(&r->log, '\n');
 }
+
+/* Every unit of the input: 0, 1, ... */
+uint32_t *red_all(const struct red *r)
+{
+	uint32_t *all = xmalloc((r->nunits ? r->nunits : 1) * sizeof *all);
+	for (size_t i = 0; i < r->nunits; i++)
+		all[i] = (uint32_t)i;
+	return all;
+}
+
+int red_plain(struct red *r)
+{
+	uint32_t *all = red_all(r), *res;
+	size_t n;
+	dd_min(&r->dd, all, r->nunits, &res, &n);
+	if (!r->dd.stopped) {
+		free(r->best);
+		r->best = res;
+		r->nbest = n;
+		r->best_len = red_bytes(r, res, n);
+	} else {
+		free(res);
+	}
+	free(all);
+	return 0;
+}

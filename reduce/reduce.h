@@ -83,6 +83,10 @@ uint32_t *red_expand(const struct red *r, const struct dd_cfg *c, size_t *n);
 void red_note(struct red *r, const char *stage, size_t units, size_t bytes);
 size_t red_bytes(const struct red *r, const uint32_t *ids, size_t n);
 
+/* Every unit of the input: 0, 1, ... (malloc'd). */
+uint32_t *red_all(const struct red *r);
+/* Plain ddmin over every unit; the result in r->best. */
+int red_plain(struct red *r);
 /* The analysis and the tree search; 0 and the result in r->best, -1 with
  * the error set. Falls back to plain ddmin when the analysis finds
  * nothing to go on (says so in the log). */

@@ -154,6 +154,14 @@ qz -ex "reduce stdin $T/sum.txt --signal SIGSEGV" $B/rd_calc-O0
 expect_rc "a condition the original does not meet fails" 1
 expect "a condition the original does not meet: says so" 'error: reduce: the original input does not meet the condition \(it ended with exit status 0\); nothing reduced'
 
+# without debug information: the oracle is the signal alone, and guided
+# falls back to ddmin, saying why
+cp tests/fixtures/rd_nest.txt $T/doc.txt
+qz -ex 'reduce file 1 --jobs 2' $B/rd_nest-nodebug $T/doc.txt
+expect "no debug info: the signal alone" '^The failure: SIGSEGV \(the same in 5 runs'
+expect "no debug info: guided falls back" '^  \(the failing run could not be analysed: .*; plain ddmin\)$'
+expect "no debug info: reduced by ddmin" '^Reduced .* from 982 to 1 bytes \(ddmin\) in 16 runs'
+
 # --- bad input ---
 printf '1 + 2\n' > $T/fine.txt
 qz -ex "reduce stdin $T/fine.txt" $B/rd_calc-O0
