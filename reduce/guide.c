@@ -339,7 +339,8 @@ static void gd_search(struct red *r, const struct gd_tree *t, size_t root)
 			nn += v->nkids;
 		}
 		r->groups = NULL;
-		qsort(fixed, nfixed, sizeof *fixed, red_cmp_u32);
+		if (nfixed)
+			qsort(fixed, nfixed, sizeof *fixed, red_cmp_u32);
 		char stage[32];
 		snprintf(stage, sizeof stage, "level%d", level);
 		size_t total = nfixed, bytes = red_bytes(r, fixed, nfixed);

@@ -50,7 +50,8 @@ uint32_t *red_expand(const struct red *r, const struct dd_cfg *c, size_t *n)
 	for (size_t i = 0; i < c->n; i++)
 		k += r->ngroup[c->ids[i]];
 	uint32_t *u = xmalloc((k ? k : 1) * sizeof *u);
-	memcpy(u, r->fixed, r->nfixed * sizeof *u);
+	if (r->nfixed)
+		memcpy(u, r->fixed, r->nfixed * sizeof *u);
 	k = r->nfixed;
 	for (size_t i = 0; i < c->n; i++) {
 		memcpy(u + k, r->groups[c->ids[i]], r->ngroup[c->ids[i]] * sizeof *u);
