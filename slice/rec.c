@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/user.h>
 
 #include "cfg.h"
 #include "dinfo/image.h"
 #include "dinfo/lines.h"
+#include "proc/proc.h"
 #include "target/loc.h"
 #include "target/run.h"
 #include "target/session.h"
@@ -326,14 +328,49 @@ static void rec_unknown_sys(struct rec *r, long nr)
 	r->unknown[r->nunknown++] = (struct rec_sysnr){ nr, 1 };
 }
 
+/* A read (pread) of fd returned ret bytes: which file it read and at what
+ * offset, from /proc (reduce/ maps the bytes back into its input). */
+static void rec_read_origin(struct qz *q, struct trace_sys *s, const struct user_regs_struct *pre,
+			    long ret)
+{
+	char path[64], line[128];
+	struct stat st;
+	pid_t pid = proc_pid(q->proc);
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, (int)pre->rdi);
+	if (stat(path, &st) < 0)
+		return;
+	s->file = rec_file_id(st.st_dev, st.st_ino);
+	if (pre->rax == 17) {
+		s->off = (int64_t)pre->r10;
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, (int)pre->rdi);
+	FILE *f = fopen(path, "re");
+	long long pos;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "pos: %lld", &pos) == 1 && pos >= ret)
+			s->off = pos - ret;
+	if (f)
+		fclose(f);
+}
+
+uint64_t rec_file_id(uint64_t dev, uint64_t ino)
+{
+	return (dev * 0x9e3779b97f4a7c15ull) ^ ino ^ 1;
+}
+
 static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_struct *pre)
 {
 	long ret = (long)proc_regs(q->proc)->rax;
 	uint64_t addr, len;
-	if (!rec_sys_writes(pre, ret, &addr, &len))
+	if (!rec_sys_writes(pre, ret, &addr, &len)) {
 		rec_unknown_sys(r, (long)pre->rax);
-	else if (len && ret >= 0)
+	} else if (len && ret >= 0) {
+		size_t had = r->tr.nsys;
 		trace_add_sys(&r->tr, addr, len);
+		if ((pre->rax == 0 || pre->rax == 17) && r->tr.nsys > had)
+			rec_read_origin(q, &r->tr.sys[r->tr.nsys - 1], pre, ret);
+	}
 }
 
 /* Walking the trace back from its end: the latest record that wrote into

@@ -69,6 +69,9 @@ int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc);
 /* "file.c:12" of statement s (basename). */
 const char *rec_stmt_name(const struct rec *r, int32_t s, char *buf, size_t len);
 
+/* The identity of a file a read read (struct trace_sys's file). */
+uint64_t rec_file_id(uint64_t dev, uint64_t ino);
+
 extern const struct rec_engine rec_step_engine;
 
 #endif

@@ -251,9 +251,34 @@ static void sl_hit(struct sl_ctx *c, int32_t head, uint8_t reg, uint64_t addr)
 	c->hits[c->nhits++] = (struct sl_hit){ head, reg, addr, false, 0 };
 }
 
-/* m: the operand that writes (NULL: a system call), for naming. */
+/* Byte addr, which system-call write sys defined (-1: no record did),
+ * is used by the instances of list users. */
+static void sl_report(struct sl_ctx *c, int32_t users, int32_t sys, uint64_t addr)
+{
+	struct slice_uses *u = c->s->uses;
+	for (int n = 0; users >= 0 && n < 8; users = c->pool[users].next, n++) {
+		XGROW(u->v, u->cap, u->n + 1);
+		u->v[u->n++] = (struct slice_use){ c->pool[users].user, sys, addr };
+	}
+}
+
+/* The bytes still live at the start of the recording. */
+static void sl_report_entry(struct sl_ctx *c)
+{
+	for (size_t i = 0; i < c->mem.cap; i++) {
+		if (!c->mem.keys[i] || c->mem.vals[i] < 0)
+			continue;
+		const struct sl_word *w = &c->words[c->mem.vals[i]];
+		for (int j = 0; j < 8; j++)
+			if (w->head[j] >= 0)
+				sl_report(c, w->head[j], -1, (c->mem.keys[i] - 1) * 8 + (uint64_t)j);
+	}
+}
+
+/* m: the operand that writes (NULL: a system call, the sys-th write of the
+ * trace's table; -1 otherwise), for naming. */
 static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
-		       const struct insn_mem *m)
+		       const struct insn_mem *m, int32_t sys)
 {
 	struct sl_word *w = NULL;
 	if (!c->mem.cap)
@@ -269,6 +294,8 @@ static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
 		if (*v < 0)
 			continue;
 		size_t before = c->nhits;
+		if (sys >= 0 && c->s->uses)
+			sl_report(c, *v, sys, b);
 		sl_hit(c, *v, 0xff, b);
 		if (c->nhits > before && m && m->base == INSN_R_RBP && m->index == INSN_R_NONE) {
 			c->hits[c->nhits - 1].framed = true;
@@ -297,11 +324,11 @@ static void sl_defs(struct sl_ctx *c, uint64_t i, const struct trace_rec *r, con
 	for (int k = 0; k < in->nmem && !r->skipped; k++)
 		if (in->mem[k].rw & INSN_MEM_W)
 			sl_def_mem(c, r->addr[k], in->mem[k].size, in->mem[k].rw & INSN_MEM_CW,
-				   &in->mem[k]);
+				   &in->mem[k], -1);
 	if (in->kind == INSN_SYSCALL) {
 		size_t n, first = trace_sys_of(c->t, i, &n);
 		for (size_t k = first; k < first + n; k++)
-			sl_def_mem(c, c->t->sys[k].addr, c->t->sys[k].len, false, NULL);
+			sl_def_mem(c, c->t->sys[k].addr, c->t->sys[k].len, false, NULL, (int32_t)k);
 	}
 }
 
@@ -540,6 +567,8 @@ int slice_compute(struct qz *q, struct slice *s)
 	s->nedges = 0;
 	sl_seed(&c);
 	sl_walk(&c, last);
+	if (s->uses)
+		sl_report_entry(&c);
 	sl_count_stmts(t, s);
 	sl_ctx_free(&c);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

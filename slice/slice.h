@@ -26,6 +26,12 @@ struct slice_edge {
 
 struct slice_range { uint64_t lo, hi; };
 
+/* The input bytes a slice used, for reduce/ (slice-input.h): instance user
+ * used the byte at addr, written by the trace's system-call write sys, or
+ * (sys -1) there before the recording began. */
+struct slice_use { int32_t user; int32_t sys; uint64_t addr; };
+struct slice_uses { struct slice_use *v; size_t n, cap; };
+
 struct slice {
 	int id;
 	int32_t crit;             /* criterion instance */
@@ -42,6 +48,7 @@ struct slice {
 	size_t nedges, edges_cap;
 	size_t nstmts;            /* distinct statements among members */
 	double seconds;           /* time the last computation took */
+	struct slice_uses *uses;  /* NULL, or where the walk reports them */
 };
 
 struct slice_sbreak { int slice; int32_t stmt; };

@@ -144,7 +144,7 @@ void trace_add_sys(struct trace *t, uint64_t addr, uint64_t len)
 	if (!t->nblks || !len)
 		return;
 	XGROW(t->sys, t->sys_cap, t->nsys + 1);
-	t->sys[t->nsys++] = (struct trace_sys){ t->n - 1, addr, len };
+	t->sys[t->nsys++] = (struct trace_sys){ t->n - 1, addr, len, 0, -1 };
 	trace_blk_write(&t->blks[t->nblks - 1], addr, addr + len);
 }
 

@@ -34,7 +34,9 @@ struct trace_inst { uint32_t stmt; uint32_t n; };
 #define TRACE_MAX 0x7fffffffull
 struct trace_seg { uint32_t at; int32_t inst; };     /* from record `at` on */
 struct trace_cd { uint32_t at; int32_t parent; };    /* parent record or -1 */
-struct trace_sys { uint64_t at; uint64_t addr, len; };
+/* A system call's write into memory; for a read of a file, which file
+ * (its device and inode, hashed: 0 unknown) and at what offset (-1). */
+struct trace_sys { uint64_t at; uint64_t addr, len; uint64_t file; int64_t off; };
 
 struct trace_blk {
 	uint64_t off;            /* byte offset of its first record */

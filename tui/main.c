@@ -30,7 +30,8 @@ struct opts {
 	bool no_tui;
 	const char *theme;       /* --theme NAME */
 	int bench;               /* --tui-bench N (hidden): redraw timing */
-	const char **cmds;       /* -ex and -x in the order given; -x as "\1FILE" */
+	const char **cmds;       /* -ex and -x in the order given; -x as "\1FILE",
+	                            --reduce SPEC as "\2reduce SPEC" */
 	size_t ncmds;
 	const char *prog;
 	char **args;
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 		"       qzdb --batch [-x FILE] [-ex CMD]... PROGRAM [ARGS...]\n"
 		"       qzdb --replay SESSION.qzs [--program PATH] [--step] [--check] [--force]\n"
 		"       qzdb [options] -p PID [PROGRAM]\n"
+		"       qzdb --reduce 'file ARGN|stdin FILE|arg N [OPTIONS]' PROGRAM [ARGS...]\n"
 		"\n"
 		"A debugger for C programs on x86-64 Linux.\n"
 		"\n"
@@ -65,6 +67,8 @@ static void usage(FILE *f)
 		"                 is read from /proc/PID/exe if not given)\n"
 		"  --no-tui       use the plain command line, not the full-screen UI\n"
 		"  --theme NAME   colour theme of the UI (themes/NAME.theme)\n"
+		"  --reduce SPEC  batch mode running `reduce SPEC`: shrink a failing\n"
+		"                 input of PROGRAM (see `help reduce`)\n"
 		"  --record-session FILE  write the session (commands and output) to FILE\n"
 		"  --replay FILE  run the commands of a session file again\n"
 		"  --step         with --replay: wait for a key before each command\n"
@@ -133,6 +137,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x")) &&
 			   i + 1 < argc) {
 			o->cmds[o->ncmds++] = a[1] == 'x' ? xasprintf("\1%s", argv[++i]) : argv[++i];
+		} else if (!strcmp(a, "--reduce") && i + 1 < argc) {
+			/* batch mode with one command: `reduce SPEC` (reduce/) */
+			o->batch = true;
+			o->cmds[o->ncmds++] = xasprintf("\2reduce %s", argv[++i]);
 		} else if (!strcmp(a, "--record-session") && i + 1 < argc) {
 			o->record_session = argv[++i];
 		} else if (!strcmp(a, "--replay") && i + 1 < argc) {
@@ -235,6 +243,8 @@ static int run_batch(struct qz *q, const struct opts *o)
 		int r;
 		if (o->cmds[i][0] == '\1')
 			r = run_file(q, o->cmds[i] + 1, &failed);
+		else if (o->cmds[i][0] == '\2')
+			r = cmd_run(q, o->cmds[i] + 1);
 		else
 			r = cmd_run(q, o->cmds[i]);
 		if (r == CMD_FAIL)
@@ -435,7 +445,7 @@ static void main_ignore_sigxfsz(void)
 static void opts_free(struct opts *o)
 {
 	for (size_t i = 0; i < o->ncmds; i++)
-		if (o->cmds[i][0] == '\1')
+		if (o->cmds[i][0] == '\1' || o->cmds[i][0] == '\2')
 			free((char *)o->cmds[i]);
 	free(o->cmds);
 }

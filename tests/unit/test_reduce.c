@@ -1,0 +1,244 @@
+/* test_reduce: the ddmin engine (reduce/dd.c) on the examples of the
+ * delta debugging slides and of Zeller and Hildebrandt's paper they come
+ * from: outcomes, test-run counts, the slides' best and worst cases,
+ * caching, and that the batch size (parallel runs) changes nothing. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "reduce/dd.h"
+#include "reduce/split.h"
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	unit_vcheck(ok, name, fmt, ap);
+	va_end(ap);
+}
+
+/* A test oracle over a string: the configuration picks characters. */
+struct oracle {
+	const char *text;
+	int (*judge)(const char *s);
+	size_t evaluated;         /* configurations handed to the oracle */
+	uint64_t seen[4096];      /* their hashes: none twice */
+	size_t nseen;
+	bool dup;
+};
+
+static uint64_t cfg_hash(const struct dd_cfg *c)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < c->n; i++)
+		h = (h ^ c->ids[i]) * 1099511628211ull;
+	return h ^ c->n;
+}
+
+static int oracle_test(void *arg, const struct dd_cfg *cfgs, size_t n, int *out)
+{
+	struct oracle *o = arg;
+	for (size_t k = 0; k < n; k++) {
+		char buf[256];
+		size_t len = 0;
+		for (size_t i = 0; i < cfgs[k].n && len < sizeof buf - 1; i++)
+			buf[len++] = o->text[cfgs[k].ids[i]];
+		buf[len] = 0;
+		out[k] = o->judge(buf);
+		uint64_t h = cfg_hash(&cfgs[k]);
+		for (size_t j = 0; j < o->nseen; j++)
+			o->dup |= o->seen[j] == h;
+		if (o->nseen < 4096)
+			o->seen[o->nseen++] = h;
+		o->evaluated++;
+	}
+	return 0;
+}
+
+/* Run ddmin on the whole of text; the result as a string. */
+static char *minimise(struct oracle *o, size_t batch, bool complements, size_t *runs)
+{
+	size_t len = strlen(o->text), nout;
+	uint32_t *ids = xmalloc(len * sizeof *ids), *res;
+	for (size_t i = 0; i < len; i++)
+		ids[i] = (uint32_t)i;
+	struct dd d = { .test = oracle_test, .arg = o, .batch = batch,
+			.complements_only = complements };
+	dd_known(&d, ids, len, DD_FAIL);
+	dd_min(&d, ids, len, &res, &nout);
+	char *s = xmalloc(nout + 1);
+	for (size_t i = 0; i < nout; i++)
+		s[i] = o->text[res[i]];
+	s[nout] = 0;
+	*runs = d.runs;
+	free(ids);
+	free(res);
+	dd_free(&d);
+	return s;
+}
+
+/* Mozilla crashes when printing a <SELECT> tag (the slides' Mozilla bug;
+ * the paper's figure 3 minimises its 40-character line). */
+static int judge_select(const char *s)
+{
+	const char *p = strstr(s, "<SELECT");
+	return p && strchr(p, '>') ? DD_FAIL : DD_PASS;
+}
+
+/* The paper's didactic example: eight changes, the failure needs 1, 7
+ * and 8 together. */
+static int judge_178(const char *s)
+{
+	return strchr(s, '1') && strchr(s, '7') && strchr(s, '8') ? DD_FAIL : DD_PASS;
+}
+
+static int judge_one(const char *s)
+{
+	return strchr(s, 'X') ? DD_FAIL : DD_PASS;
+}
+
+/* Worst case: every test unresolved but for the whole input. */
+static const char *worst_text;
+static int judge_worst(const char *s)
+{
+	return strcmp(s, worst_text) == 0 ? DD_FAIL : DD_UNRESOLVED;
+}
+
+/* 1-minimal: removing any single character passes. */
+static bool one_minimal(int (*judge)(const char *), const char *s)
+{
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n; i++) {
+		char buf[256];
+		memcpy(buf, s, i);
+		strcpy(buf + i, s + i + 1);
+		if (judge(buf) == DD_FAIL)
+			return false;
+	}
+	return judge(s) == DD_FAIL;
+}
+
+static void test_select(void)
+{
+	struct oracle o = { .text = "<SELECT NAME=\"priority\" MULTIPLE SIZE=7>",
+			    .judge = judge_select };
+	size_t runs, runs7;
+	char *r = minimise(&o, 1, false, &runs);
+	check(strcmp(r, "<SELECT>") == 0, "ddmin_select_result", "got \"%s\"", r);
+	check(one_minimal(judge_select, r), "ddmin_select_1minimal", "\"%s\"", r);
+	/* The paper's figure counts 48 with Mozilla's unresolved outcomes
+	 * (malformed HTML); with pass/fail only the same algorithm needs 73:
+	 * a regression value, its trace checked by hand like the one below. */
+	check(runs == 73, "ddmin_select_runs", "73 test runs expected, got %zu", runs);
+	check(!o.dup && o.evaluated == runs, "ddmin_select_cache",
+	      "%zu evaluated for %zu runs, dup %d", o.evaluated, runs, o.dup);
+	struct oracle o7 = o;
+	o7.nseen = o7.evaluated = 0;
+	char *r7 = minimise(&o7, 7, false, &runs7);
+	check(strcmp(r7, r) == 0 && runs7 == runs && o7.evaluated >= runs7,
+	      "ddmin_select_parallel", "batch 7: \"%s\" in %zu runs (%zu evaluated)",
+	      r7, runs7, o7.evaluated);
+	free(r);
+	free(r7);
+}
+
+static void test_178(void)
+{
+	struct oracle o = { .text = "12345678", .judge = judge_178 };
+	size_t runs;
+	char *r = minimise(&o, 1, false, &runs);
+	check(strcmp(r, "178") == 0, "ddmin_178_result", "got \"%s\"", r);
+	/* By hand: n=2 1234 5678; n=4 12 34 56 78, complements 345678
+	 * 125678(fail); n=3: all cached, 1278(fail); n=2 cached; n=4 1 2 7 8,
+	 * 278 178(fail); n=3: 18 17 (78 cached): 17 runs. */
+	check(runs == 17, "ddmin_178_runs", "17 test runs expected, got %zu", runs);
+	free(r);
+}
+
+static void test_bounds(void)
+{
+	/* best case: one failing unit among k = 64 costs at most 2 log2 k */
+	char text[65];
+	memset(text, 'a', 64);
+	text[64] = 0;
+	text[37] = 'X';
+	struct oracle o = { .text = text, .judge = judge_one };
+	size_t runs;
+	char *r = minimise(&o, 1, false, &runs);
+	check(strcmp(r, "X") == 0 && runs <= 12, "ddmin_best_case",
+	      "\"%s\" in %zu runs (2 log2 64 = 12)", r, runs);
+	free(r);
+	/* worst case: k^2 + 3k at most */
+	worst_text = "abcdefghijklmnop";
+	struct oracle w = { .text = worst_text, .judge = judge_worst };
+	r = minimise(&w, 1, false, &runs);
+	size_t k = strlen(worst_text);
+	check(strcmp(r, worst_text) == 0 && runs <= k * k + 3 * k, "ddmin_worst_case",
+	      "\"%s\" in %zu runs (bound %zu)", r, runs, k * k + 3 * k);
+	free(r);
+}
+
+static void test_complements(void)
+{
+	/* IDTHDD's levels test complements only: still 1-minimal */
+	struct oracle o = { .text = "<SELECT NAME=\"priority\" MULTIPLE SIZE=7>",
+			    .judge = judge_select };
+	size_t runs;
+	char *r = minimise(&o, 3, true, &runs);
+	check(strcmp(r, "<SELECT>") == 0 && one_minimal(judge_select, r),
+	      "ddmin_complements_only", "got \"%s\" in %zu runs", r, runs);
+	free(r);
+}
+
+/* The units of text by a granularity, joined with '|'. */
+static char *units_of(const char *text, int by)
+{
+	size_t n;
+	struct split_unit *u = split_units(text, strlen(text), by, &n);
+	struct sbuf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sbuf_addc(&b, '|');
+		sbuf_addn(&b, text + u[i].off, u[i].len);
+	}
+	free(u);
+	return b.s ? sbuf_take(&b) : xstrdup("");
+}
+
+static void test_split(void)
+{
+	char *t = units_of("a=12;\n b{ x }\nlast", SPLIT_LINES);
+	check(strcmp(t, "a=12;\n| b{ x }\n|last") == 0, "split_lines", "got \"%s\"", t);
+	free(t);
+	t = units_of("84 / 0\nfoo_bar+=0x1f;", SPLIT_TOKENS);
+	check(strcmp(t, "84| |/| |0|\n|foo_bar|+|=|0x1f|;") == 0, "split_tokens", "got \"%s\"", t);
+	free(t);
+	t = units_of("ab", SPLIT_BYTES);
+	check(strcmp(t, "a|b") == 0, "split_bytes", "got \"%s\"", t);
+	free(t);
+	int by = -1;
+	check(split_parse("tok", &by) == 0 && by == SPLIT_TOKENS && split_parse("words", &by) < 0 &&
+	      split_parse("", &by) < 0, "split_parse", "by %d", by);
+	/* joining units back in order */
+	const char *text = "84 / 0\n";
+	size_t n;
+	struct split_unit *u = split_units(text, strlen(text), SPLIT_TOKENS, &n);
+	uint32_t ids[] = { 0, 2, 4 };
+	struct sbuf b = {0};
+	split_join(text, u, ids, 3, &b);
+	check(b.s && strcmp(b.s, "84/0") == 0, "split_join", "got \"%s\"", b.s ? b.s : "");
+	sbuf_free(&b);
+	free(u);
+}
+
+int main(void)
+{
+	test_split();
+	test_select();
+	test_178();
+	test_bounds();
+	test_complements();
+	return 0;
+}
