@@ -21,7 +21,7 @@ struct det_block {
 	uint64_t free_site;
 	char alloc_fn[32];           /* "malloc", "strdup" */
 	char free_fn[32];
-	bool lib_held;               /* at exit: a library's data points at it */
+	bool reachable;              /* at exit: the roots reach it (exit.c) */
 };
 
 /* A heap call entered whose return is awaited (its result). */
@@ -86,7 +86,8 @@ void det_heap_arm(struct qz *q);         /* a class was turned on mid-run */
 void det_heap_disarm(struct qz *q);      /* no class is on any more */
 int det_heap_trap(struct qz *q, uint64_t pc);
 void det_heap_reset(struct detect_state *st);
-/* exit.c: the program reached _exit: exit rules, each block's too. */
+/* exit.c: the program reached _exit: reachability, then the exit rules,
+ * each block's too. */
 int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
 /* The stop after a report (out is consumed): shown like a breakpoint's. */
 int det_stop(struct qz *q, struct sbuf *out);

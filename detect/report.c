@@ -34,7 +34,7 @@ static bool pred(struct detect_state *st, const struct det_event *e, enum spec_p
 	switch (p) {
 	case P_ALLOCATED: return b && b->live;
 	case P_FREED: return b && !b->live;
-	case P_INTERNAL: return b && b->lib_held;
+	case P_REACHABLE: return b && b->reachable;
 	case P_INBLOCK:
 		b = blk_holding(st, a);
 		return b && b->live;

@@ -18,7 +18,7 @@ static const char *const event_names[EV_COUNT] = {
 	"malloc", "calloc", "realloc", "free", "start", "exit", "read", "write", "deref",
 };
 static const char *const field_names[F_COUNT] = { "addr", "size", "result" };
-static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "internal" };
+static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable" };
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",

@@ -36,7 +36,7 @@ enum spec_pred {
 	P_ALLOCATED,   /* the start of a live block */
 	P_FREED,       /* the start of a freed block, not allocated again */
 	P_INBLOCK,     /* inside a live block (start included) */
-	P_INTERNAL,    /* a block a library allocated for itself (stdio's) */
+	P_REACHABLE,   /* at exit: reachable from the program's roots */
 	P_COUNT
 };
 
