@@ -1,0 +1,114 @@
+#!/bin/sh
+# detect (issue 20): bug detectors from specifications on heap events over
+# a whole run. One fixture per heap class at -O0 and -O2, detected at the
+# right line with the right sites, and its fixed version with no report;
+# no report on the examples' other bugs nor on other fixtures that end
+# normally; the commands' errors; a user's own spec; user breakpoints on
+# the allocator still stop.
+. tests/lib.sh
+F=tests/fixtures
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
+report='^(Double free|Invalid free|Memory leak) '
+normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+hex='0x[0-9a-f]+'
+
+double_free() {
+	_b=$B/bug_dfree-$1 _f=$(line bug_dfree.c 'free(r->name)') _a=$(line bug_dfree.c 'strdup(name)')
+	qz -ex 'detect on' -ex run -ex 'info detect' -ex continue $_b
+	expect "dfree-$1 report" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup, freed at bug_dfree.c:$_f\) at bug_dfree.c:$_f$"
+	expect "dfree-$1 stops on the caller's line" "^$_f	+free\(r->name\);$"
+	expect "dfree-$1 frame is the program's" "in record_free \(r=$hex\) at .*bug_dfree.c:$_f$|^main \(\) at .*bug_dfree.c:$_f$|in main \(\) at .*bug_dfree.c:$_f$"
+	expect "dfree-$1 info detect fired" '^double-free +yes +1 +1 +Double free$'
+	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free [0-9]+ start 1 exit 0\.$'
+	expect "dfree-$1 continue runs the real free" '^free\(\): double free detected'
+	expect_count "dfree-$1 one report" 1 "$report"
+	qz -ex 'detect on' -ex run $B/det_dfree_fixed-$1
+	expect_not "dfree-fixed-$1 no report" "$report"
+	expect "dfree-fixed-$1 exits normally" "$normal"
+}
+
+invalid_free() {
+	# at -O2 release() tail-calls free: the program's call site is then
+	# release's caller (the return address free goes back to)
+	_b=$B/det_badfree-$1 _r=$(line det_badfree.c '	free(p);') _m=$(line det_badfree.c 'malloc(sizeof *m)')
+	_i=$(line det_badfree.c 'release(t)') _s=$(line det_badfree.c 'release(local)')
+	qz -ex 'detect on' -ex 'run interior' -ex 'info vpc' $_b
+	expect "badfree-interior-$1 report" "^Invalid free of $hex, 4 bytes into a 32-byte block allocated at det_badfree.c:$_m by malloc, at det_badfree.c:($_r|$_i)$"
+	expect "badfree-interior-$1 stop line" "^($_r	+free\(p\)|$_i	+release\(t\));$"
+	expect "badfree-interior-$1 info vpc reprints" "^Invalid free of $hex, 4 bytes into"
+	qz -ex 'detect on' -ex 'run stack' $_b
+	expect "badfree-stack-$1 report" "^Invalid free of 0x7f[0-9a-f]+, which was never allocated, at det_badfree.c:($_r|$_s)$"
+	qz -ex 'detect on' -ex 'run fixed' $_b
+	expect_not "badfree-fixed-$1 no report" "$report"
+	expect "badfree-fixed-$1 exits normally" "$normal"
+}
+
+leak() {
+	_b=$B/det_leak-$1 _l=$(line det_leak.c 'n->label = malloc')
+	qz -ex 'detect on leak' -ex run -ex continue $_b
+	expect_count "leak-$1 two leaks" 2 "^Memory leak of $hex \(4 bytes, allocated at det_leak.c:$_l by malloc\), not freed at exit$"
+	expect_count "leak-$1 nothing else" 2 "$report"
+	expect "leak-$1 continue exits" "$normal"
+	qz -ex 'detect on' -ex 'run fixed' $_b
+	expect_not "leak-fixed-$1 no report" "$report"
+	expect "leak-fixed-$1 exits normally" "$normal"
+}
+
+for o in O0 O2; do
+	double_free $o
+	invalid_free $o
+	leak $o
+done
+
+# Other programs: no report where there is no heap bug of these classes.
+for p in thr4 ckpt_prop ckpt_threads values fdlist sl_memcpy; do
+	qz -ex 'detect on' -ex run $B/$p-O2
+	expect_not "clean $p no report" "$report"
+	expect "clean $p exits normally" "$normal"
+done
+if sh examples/build.sh; then
+	for p in stack nullp heap dangle; do
+		qz -ex 'detect on' -ex run examples/build/$p
+		expect_not "example $p no report" "$report"
+		expect "example $p still crashes" '^Program (received|terminated with) signal SIG(SEGV|ABRT)'
+	done
+	qz -ex 'detect on' -ex run examples/build/dfree
+	expect "example dfree detected" "^Double free of $hex \(5 bytes, allocated at dfree.c:[0-9]+ by strdup, freed at dfree.c:[0-9]+\) at dfree.c:[0-9]+$"
+else
+	fail "examples build" "examples/build.sh failed"
+fi
+
+# Commands and their errors.
+qz -ex 'info detect' -ex 'detect on nosuch' -ex 'detect off' -ex 'info vpc' -ex 'detect load' \
+	-ex 'detect load /nonexistent.spec' $B/basic-O0
+expect "info detect lists shipped" '^invalid-free +no +2 +0 +Invalid free$'
+expect "unknown class" '^error: No detector class "nosuch" \(info detect lists them\)\.$'
+expect "off" '^No detector is on\.$'
+expect "info vpc before a report" '^error: No detector has fired\.$'
+expect "load usage" '^error: Usage: detect load FILE$'
+expect "load missing" '^error: /nonexistent.spec: No such file or directory$'
+printf 'class bad "Bad"\non free\nwhen freed(size)\nreport "x"\n' > $T/bad.spec
+printf 'class uaf "Use"\non deref\nwhen freed(addr)\nreport "x {addr}"\n' > $T/read.spec
+qz -ex "detect load $T/bad.spec" -ex "detect load $T/read.spec" -ex 'detect on uaf' $B/basic-O0
+expect "load malformed: line and column" "^error: $T/bad.spec:3:12: event free has no field size$"
+expect "load memory-access class" "^Loaded detector class uaf \(1 rule\) from $T/read.spec; turn it on"
+expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet'
+printf '%s\n' 'class big "Big allocation"' 'on malloc' 'when size >= 1000' \
+	'report "Allocation of {size} bytes at {here} returned {result}"' > $T/big.spec
+printf '#include <stdlib.h>\nint main(void)\n{\n\tvoid *a = malloc(10);\n\tvoid *b = malloc(4000);\n\tfree(a);\n\tfree(b);\n\treturn 0;\n}\n' > $T/big.c
+gcc -g -O0 -o $T/big $T/big.c
+qz -ex "detect load $T/big.spec" -ex 'detect on big' -ex run -ex continue $T/big
+expect "user spec fires" "^Allocation of 4000 bytes at big.c:5 returned $hex$"
+expect_count "user spec fires once" 1 '^Allocation of'
+expect "user spec continue exits" "$normal"
+qz -ex 'detect on' -ex 'break free' -ex run $B/det_dfree_fixed-O0
+expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?free '
+qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $B/bug_dfree-O0
+expect "on mid-run warns" '^warning: The program is running: heap events are seen from now on'
+expect "on mid-run still detects" "^Double free of $hex \(5 bytes"
+rm -f "$T/bad.qzs"
+printf 'detect load %s\n' "$T/big.spec" > $T/load.qzs
+qz --replay $T/load.qzs $B/basic-O0
+expect_not "detect load not replayed from a stranger's file" '^Loaded detector class'
