@@ -108,7 +108,10 @@ expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?f
 qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $B/bug_dfree-O0
 expect "on mid-run warns" '^warning: The program is running: heap events are seen from now on'
 expect "on mid-run still detects" "^Double free of $hex \(5 bytes"
-rm -f "$T/bad.qzs"
-printf 'detect load %s\n' "$T/big.spec" > $T/load.qzs
-qz --replay $T/load.qzs $B/basic-O0
-expect_not "detect load not replayed from a stranger's file" '^Loaded detector class'
+# detect on/off are replay-safe, detect load (a file anywhere) is not.
+cp $B/basic-O0 $T/basic
+printf '# qzdb session\n#@ version 1\n#@ program basic\n(qzdb) detect on leak\nDetectors on: leak.\n(qzdb) detect load %s\n#@ end\n' "$T/big.spec" > $T/s.qzs
+OUT=$(cd $T && timeout 30 "$OLDPWD/qzdb" --replay s.qzs --check 2>&1)
+expect "replay runs detect on" '^Detectors on: leak\.$'
+expect "replay refuses detect load" '^error: s.qzs:6: a replayed session may not run `detect load`'
+expect_not "replay loaded nothing" '^Loaded detector class'
