@@ -148,6 +148,18 @@ static int cmd_info_vpc(struct qz *q, const char *args)
 	return 0;
 }
 
+static int cmd_set_detect_record(struct qz *q, const char *args)
+{
+	struct detect_state *st = det_state(q);
+	if (strcmp(args, "on") == 0 || strcmp(args, "1") == 0)
+		st->record = true;
+	else if (strcmp(args, "off") == 0 || strcmp(args, "0") == 0)
+		st->record = false;
+	else
+		return qz_error(q, "Expected on or off, got \"%s\".", args);
+	return 0;
+}
+
 #include "cmd/cmd-flags.h"
 
 const struct cmd_def detect_cmds[] = {
@@ -167,6 +179,12 @@ const struct cmd_def detect_cmds[] = {
 	 "A class of the same name is replaced. Errors give FILE:LINE:COLUMN."},
 	{"info detect", NULL, "info detect", Y, cmd_info_detect,
 	 "List detector classes, the heap events seen and their cost.", NULL},
+	{"set detect-record", NULL, "set detect-record on|off", Y, cmd_set_detect_record,
+	 "Whether detectors record the whole run, for value propagation chains.",
+	 "With it on, a run with detectors on is recorded from the program's entry\n"
+	 "(single-stepped: slower), so a report can show how the bad value got\n"
+	 "there. Without it, chains are shown when a region was recorded (record\n"
+	 "on) up to the report."},
 	{"info vpc", NULL, "info vpc", Y, cmd_info_vpc,
 	 "Show the last detector report and its value propagation chain.", NULL},
 	CMD_END,

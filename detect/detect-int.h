@@ -57,6 +57,7 @@ struct detect_state {
 	uint64_t fn_at[DF_COUNT];    /* planted libc entries, 0 if none */
 	bool late;                   /* turned on mid-run: early blocks unknown */
 	bool exit_seen;
+	bool record;                 /* set detect-record: record the whole run */
 	uint64_t skip_sp, skip_ret;  /* the free a stop rewound to, rerunning */
 
 	/* counters for info detect */
@@ -98,10 +99,19 @@ struct det_event {
 	uint64_t f[F_COUNT];         /* the fields it binds */
 	uint64_t site;               /* the program's return address, or 0 */
 	const struct det_block *blk; /* each block: the block */
+	/* the register holding a field now (the locator's chain starts
+	 * there), -1 when none does */
+	int reg[F_COUNT];
 };
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out);
+/* vpc.c: the value propagation chain of value, held in register reg now,
+ * from the recording (st->last_chain; NULL without a recording). */
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value);
+/* Registers of the chains' starts: the first argument, the result. */
+#define DET_REG_RAX 0
+#define DET_REG_RDI 7
 /* "file:line" of a return address in the program (the call's line). */
 void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len);
 

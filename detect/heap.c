@@ -14,6 +14,7 @@
 
 #include "detect-int.h"
 #include "dinfo/disasm.h"
+#include "slice/view.h"
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
@@ -191,6 +192,8 @@ int det_stop(struct qz *q, struct sbuf *out)
 	free(st->last_report);
 	st->last_report = xstrdup(out->s);
 	qz_printf(q, "\n%s", out->s);
+	if (st->last_chain)
+		qz_puts(q, st->last_chain);
 	sbuf_free(out);
 	frame_invalidate(q);
 	q->sel_frame = 0;
@@ -230,7 +233,8 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 	if (st->skip_sp && r->rsp + 8 == st->skip_sp && ret == st->skip_ret) {
 		st->skip_sp = 0;   /* the free a report stopped at, running now */
 	} else if (!st->late || hmap_get(&st->blocks, addr)) {
-		struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = addr }, .site = site };
+		struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = addr }, .site = site,
+				       .reg = { [F_ADDR] = DET_REG_RDI, [F_SIZE] = -1, [F_RESULT] = -1 } };
 		struct sbuf out = {0};
 		st->events[EV_FREE]++;
 		if (det_fire(q, &e, &out)) {
@@ -286,7 +290,8 @@ static int on_alloc_return(struct qz *q, struct detect_state *st, size_t i)
 	}
 	st->events[p.ev]++;
 	struct det_event e = { .ev = p.ev, .site = p.site,
-			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res } };
+			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
+			       .reg = { [F_ADDR] = -1, [F_SIZE] = -1, [F_RESULT] = DET_REG_RAX } };
 	struct sbuf out = {0};
 	return det_fire(q, &e, &out) ? det_stop(q, &out) : RUN_AGAIN;
 }
@@ -297,8 +302,10 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		bp_site_del(&q->bps, q->proc, pc);
 		st->entry_site = 0;
 		plant_fns(q, st);
+		if (st->record && slice_view_record(q) < 0)
+			sbuf_reset(&q->err);
 		st->events[EV_START]++;
-		struct det_event e = { .ev = EV_START };
+		struct det_event e = { .ev = EV_START, .reg = { -1, -1, -1 } };
 		struct sbuf out = {0};
 		if (det_fire(q, &e, &out))
 			return det_stop(q, &out);

@@ -138,7 +138,17 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 			if (r->ev != e->ev || r->each_block != (e->blk != NULL) || !eval(st, e, r->cond))
 				continue;
 			c->hits++;
+			if (!any) {
+				free(st->last_chain);
+				st->last_chain = NULL;
+			}
 			report(q, c, r, e, out);
+			if (r->has_locator && e->reg[r->locate] >= 0 && !st->last_chain) {
+				char what[64];
+				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
+					 spec_field_name(r->locate));
+				det_vpc(q, what, e->reg[r->locate], e->f[r->locate]);
+			}
 			any = true;
 			break;   /* one report per class and event */
 		}
