@@ -24,6 +24,16 @@ double_free() {
 	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free [0-9]+ start 1 exit 0\.$'
 	expect "dfree-$1 continue runs the real free" '^free\(\): double free detected'
 	expect_count "dfree-$1 one report" 1 "$report"
+	# the chain: through the struct copy in record_copy back to strdup
+	_c=$(line bug_dfree.c '*c = *r;')
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex 'info vpc' $_b
+	expect "dfree-$1 chain header" "^Value propagation chain of $hex:$"
+	if [ $1 = O0 ]; then
+		expect "dfree-$1 chain" "^free addr ← free\(r->name\) \(bug_dfree.c:$_f\) ← \*c = \*r \(bug_dfree.c:$_c, copy\) ← r->name = strdup\(name\) \(bug_dfree.c:$_a\) ← strdup \(bug_dfree.c:$_a\)$"
+	else
+		expect "dfree-$1 chain" "^free addr ← free\(r->name\) \(bug_dfree.c:$_f\) ← .*← \*c = \*r \(bug_dfree.c:$_c(, copy)?\) ← r->name = strdup\(name\) \(bug_dfree.c:$_a\) ← strdup \(bug_dfree.c:$_a\)$"
+	fi
+	expect_count "dfree-$1 info vpc reprints the chain" 2 "^free addr ← "
 	qz -ex 'detect on' -ex run $B/det_dfree_fixed-$1
 	expect_not "dfree-fixed-$1 no report" "$report"
 	expect "dfree-fixed-$1 exits normally" "$normal"
@@ -38,6 +48,9 @@ invalid_free() {
 	expect "badfree-interior-$1 report" "^Invalid free of $hex, 4 bytes into a 32-byte block allocated at det_badfree.c:$_m by malloc, at det_badfree.c:($_r|$_i)$"
 	expect "badfree-interior-$1 stop line" "^($_r	+free\(p\)|$_i	+release\(t\));$"
 	expect "badfree-interior-$1 info vpc reprints" "^Invalid free of $hex, 4 bytes into"
+	expect "badfree-interior-$1 no chain unrecorded" '^No value propagation chain \(the region was not recorded\)\.$'
+	qz -ex 'detect on' -ex 'set detect-record on' -ex 'run interior' $_b
+	expect "badfree-interior-$1 chain to the computation" "^free addr ← .*release\(t\) \(det_badfree.c:$_i\) ← char \*t = msg_text\(m\) \(det_badfree.c:[0-9]+\) ← return m->text \(det_badfree.c:[0-9]+, computed\)$"
 	qz -ex 'detect on' -ex 'run stack' $_b
 	expect "badfree-stack-$1 report" "^Invalid free of 0x7f[0-9a-f]+, which was never allocated, at det_badfree.c:($_r|$_s)$"
 	qz -ex 'detect on' -ex 'run fixed' $_b
@@ -108,6 +121,9 @@ expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?f
 qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $B/bug_dfree-O0
 expect "on mid-run warns" '^warning: The program is running: heap events are seen from now on'
 expect "on mid-run still detects" "^Double free of $hex \(5 bytes"
+# a region recorded by hand gives the chain too
+qz -ex 'detect on' -ex 'break record_copy' -ex run -ex 'record on' -ex continue $B/bug_dfree-O0
+expect "hand-recorded region chain" "^free addr ← free\(r->name\) \(bug_dfree.c:[0-9]+\) ← \*c = \*r \(bug_dfree.c:[0-9]+, copy\) ← \(before the recording began\)$"
 # detect on/off are replay-safe, detect load (a file anywhere) is not.
 cp $B/basic-O0 $T/basic
 printf '# qzdb session\n#@ version 1\n#@ program basic\n(qzdb) detect on leak\nDetectors on: leak.\n(qzdb) detect load %s\n#@ end\n' "$T/big.spec" > $T/s.qzs
