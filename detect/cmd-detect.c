@@ -26,7 +26,7 @@ static int class_set(struct qz *q, struct det_class *c, bool on)
 	enum spec_event miss;
 	if (on && !class_supported(c->spec, &miss))
 		return qz_error(q, "Detector %s needs %s events, which this qzdb does not "
-				"deliver yet (heap calls, start and exit only).", c->spec->name,
+				"deliver yet (heap calls, start, exit and segv only).", c->spec->name,
 				spec_event_name(miss));
 	c->on = on;
 	return 0;
@@ -108,7 +108,7 @@ static void info_events(struct qz *q, struct detect_state *st)
 {
 	qz_puts(q, "Events seen this run:");
 	for (int e = 0; e < EV_COUNT; e++)
-		if (e < EV_READ)
+		if (e < EV_READ)   /* the events the engine delivers */
 			qz_printf(q, " %s %lu", spec_event_name((enum spec_event)e), st->events[e]);
 	size_t live = 0;
 	for (size_t i = 0; i < st->nall; i++)

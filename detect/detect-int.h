@@ -102,13 +102,20 @@ struct det_event {
 	/* the register holding a field now (the locator's chain starts
 	 * there), -1 when none does */
 	int reg[F_COUNT];
+	uint64_t faulted;            /* segv: the faulting pc */
 };
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out);
+/* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
+int det_on_signal(struct qz *q, int sig);
 /* vpc.c: the value propagation chain of value, held in register reg now,
- * from the recording (st->last_chain; NULL without a recording). */
-void det_vpc(struct qz *q, const char *what, int reg, uint64_t value);
+ * from the recording (st->last_chain; NULL without a recording). faulted:
+ * the pc of an instruction that faulted (its record is not a def), or 0. */
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted);
+/* A general register's value now (recorder numbering: rax rcx rdx rbx
+ * rsp rbp rsi rdi r8-r15). */
+uint64_t det_reg_value(struct qz *q, int reg);
 /* Registers of the chains' starts: the first argument, the result. */
 #define DET_REG_RAX 0
 #define DET_REG_RDI 7

@@ -144,4 +144,5 @@ const struct qz_mod detect_mod = {
 	.on_start = det_on_start,
 	.on_gone = det_on_gone,
 	.on_trap = det_heap_trap,
+	.on_signal = det_on_signal,
 };

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 
 #include "detect-int.h"
 #include "target/session.h"
@@ -127,6 +128,16 @@ static void report(struct qz *q, const struct det_class *c, const struct spec_ru
 	sbuf_addc(out, '\n');
 }
 
+uint64_t det_reg_value(struct qz *q, int reg)
+{
+	const struct user_regs_struct *r = proc_regs(q->proc);
+	const unsigned long long v[16] = {
+		r->rax, r->rcx, r->rdx, r->rbx, r->rsp, r->rbp, r->rsi, r->rdi,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+	};
+	return reg >= 0 && reg < 16 ? v[reg] : 0;
+}
+
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 {
 	struct detect_state *st = det_state(q);
@@ -147,7 +158,13 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 				char what[64];
 				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
 					 spec_field_name(r->locate));
-				det_vpc(q, what, e->reg[r->locate], e->f[r->locate]);
+				int reg = e->reg[r->locate];
+				uint64_t value = e->f[r->locate];
+				if (e->faulted) {   /* the pointer, not the address */
+					snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
+					value = det_reg_value(q, reg);
+				}
+				det_vpc(q, what, reg, value, e->faulted);
 			}
 			any = true;
 			break;   /* one report per class and event */

@@ -15,7 +15,7 @@
 #define SPEC_MAX_DEPTH 32
 
 static const char *const event_names[EV_COUNT] = {
-	"malloc", "calloc", "realloc", "free", "start", "exit", "read", "write", "deref",
+	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "read", "write", "deref",
 };
 static const char *const field_names[F_COUNT] = { "addr", "size", "result" };
 static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable" };
@@ -445,7 +445,7 @@ static void stmt_on(struct parse *p)
 	lex_next(x);
 	int ev = tok_in(x, event_names, EV_COUNT);
 	if (ev < 0) {
-		expect_fail(x, "an event (malloc calloc realloc free start exit read write deref)");
+		expect_fail(x, "an event (malloc calloc realloc free start exit segv read write deref)");
 		return;
 	}
 	p->rule = &p->s->rules[p->s->nrules++];
@@ -626,7 +626,7 @@ bool spec_event_has(enum spec_event e, bool each_block, enum spec_field f)
 	switch (e) {
 	case EV_MALLOC: case EV_CALLOC: return f == F_SIZE || f == F_RESULT;
 	case EV_REALLOC: return true;
-	case EV_FREE: return f == F_ADDR;
+	case EV_FREE: case EV_SEGV: return f == F_ADDR;
 	case EV_EXIT: return each_block && (f == F_ADDR || f == F_SIZE);
 	case EV_READ: case EV_WRITE: case EV_DEREF: return f == F_ADDR || f == F_SIZE;
 	default: return false;

@@ -21,10 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Detection points. The engine delivers the heap events and program exit;
- * memory accesses parse but a class using them cannot be turned on yet. */
+/* Detection points. The engine delivers the heap events, program start
+ * and exit, and segv (an access that faulted, with its address); reads,
+ * writes and dereferences parse but a class using them cannot be turned
+ * on yet. */
 enum spec_event {
-	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT,
+	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT, EV_SEGV,
 	EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
 };
 

@@ -206,7 +206,7 @@ static bool brace_only(const struct vlink *k)
 	return (*src == '{' || *src == '}') && !*str_skip_space(src + 1);
 }
 
-void det_vpc(struct qz *q, const char *what, int reg, uint64_t value)
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted)
 {
 	struct detect_state *st = det_state(q);
 	free(st->last_chain);
@@ -214,6 +214,11 @@ void det_vpc(struct qz *q, const char *what, int reg, uint64_t value)
 	uint64_t end = slice_view_count(q);
 	if (!end || reg < 0)
 		return;
+	struct slice_view *v = slice_view_open(q);
+	struct slice_view_rec last;
+	if (faulted && slice_view_get(v, end - 1, &last) && last.pc == faulted)
+		end--;   /* recorded, but it did not complete */
+	slice_view_close(v);
 	struct vlink links[VPC_MAX_LINKS];
 	size_t n = vpc_walk(q, end, (struct vloc){ .reg = reg, .size = 8 }, links);
 	struct sbuf out = {0};

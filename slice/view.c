@@ -87,6 +87,25 @@ void slice_view_close(struct slice_view *v)
 	free(v);
 }
 
+bool slice_view_decode(struct qz *q, uint64_t pc, struct slice_view_rec *out)
+{
+	uint8_t code[15];
+	struct insn in;
+	if (qz_read(q, pc, code, sizeof code) < 0 || !insn_decode(code, sizeof code, pc, &in))
+		return false;
+	*out = (struct slice_view_rec){ .pc = pc, .def = in.def, .use = in.use,
+					.cond_def = in.cond_def, .inst = -1 };
+	for (int m = 0; m < in.nmem && m < 3; m++) {
+		out->mem[m].size = in.mem[m].size;
+		out->mem[m].base = in.mem[m].base;
+		out->mem[m].index = in.mem[m].index;
+		out->mem[m].rw = (in.mem[m].rw & INSN_MEM_R ? SLICE_VIEW_MEM_R : 0) |
+				 (in.mem[m].rw & (INSN_MEM_W | INSN_MEM_CW) ? SLICE_VIEW_MEM_W : 0);
+		out->nmem++;
+	}
+	return true;
+}
+
 int slice_view_reg(const char *name)
 {
 	return insn_reg_by_name(name);

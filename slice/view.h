@@ -41,6 +41,9 @@ int slice_view_record(struct qz *q);
 struct slice_view *slice_view_open(struct qz *q);
 bool slice_view_get(struct slice_view *v, uint64_t i, struct slice_view_rec *out);
 void slice_view_close(struct slice_view *v);
+/* Decode the instruction at pc in the program's memory now (its memory
+ * operands' addresses are 0: it has not run); false if it does not decode. */
+bool slice_view_decode(struct qz *q, uint64_t pc, struct slice_view_rec *out);
 /* The register number of a name ("rdi"), -1. */
 int slice_view_reg(const char *name);
 

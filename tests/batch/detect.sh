@@ -10,7 +10,7 @@ F=tests/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
-report='^(Double free|Invalid free|Memory leak) '
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference) '
 normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
 hex='0x[0-9a-f]+'
 
@@ -21,7 +21,7 @@ double_free() {
 	expect "dfree-$1 stops on the caller's line" "^$_f	+free\(r->name\);$"
 	expect "dfree-$1 frame is the program's" "in record_free \(r=$hex\) at .*bug_dfree.c:$_f$|^main \(\) at .*bug_dfree.c:$_f$|in main \(\) at .*bug_dfree.c:$_f$"
 	expect "dfree-$1 info detect fired" '^double-free +yes +1 +1 +Double free$'
-	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free [0-9]+ start 1 exit 0\.$'
+	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 start 1 exit 0 segv 0\.$'
 	expect "dfree-$1 continue runs the real free" '^free\(\): double free detected'
 	expect_count "dfree-$1 one report" 1 "$report"
 	# the chain: through the struct copy in record_copy back to strdup
@@ -69,7 +69,20 @@ leak() {
 	expect "leak-fixed-$1 exits normally" "$normal"
 }
 
+null_deref() {
+	_b=$B/det_nullp-$1 _u=$(line det_nullp.c 'it->qty') _n=$(line det_nullp.c 'return NULL')
+	qz -ex 'detect on null-deref' -ex 'set detect-record on' -ex 'run plum' -ex 'info detect' $_b
+	expect "nullp-$1 report" "^NULL pointer dereference \(address 0x8\) at det_nullp.c:$_u$"
+	expect "nullp-$1 chain names where NULL was made" "^segv pointer ← .*return NULL \(det_nullp.c:$_n, computed\)$"
+	expect "nullp-$1 then the signal" '^Program received signal SIGSEGV, Segmentation fault\.$'
+	expect "nullp-$1 counted" '^null-deref +yes +1 +1 +NULL pointer dereference$'
+	qz -ex 'detect on' -ex 'run plum fixed' $_b
+	expect_not "nullp-fixed-$1 no report" "$report"
+	expect "nullp-fixed-$1 exits normally" "$normal"
+}
+
 for o in O0 O2; do
+	null_deref $o
 	double_free $o
 	invalid_free $o
 	leak $o
@@ -82,11 +95,14 @@ for p in thr4 ckpt_prop ckpt_threads values fdlist sl_memcpy; do
 	expect "clean $p exits normally" "$normal"
 done
 if sh examples/build.sh; then
-	for p in stack nullp heap dangle; do
+	for p in stack heap dangle; do
 		qz -ex 'detect on' -ex run examples/build/$p
 		expect_not "example $p no report" "$report"
 		expect "example $p still crashes" '^Program (received|terminated with) signal SIG(SEGV|ABRT)'
 	done
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run examples/build/nullp
+	expect "example nullp detected" '^NULL pointer dereference \(address 0x8\) at nullp.c:[0-9]+$'
+	expect "example nullp chain" '^segv pointer ← sum \+= e->value \(nullp.c:[0-9]+\) ← struct entry \*e = find_entry\(keys\[k\]\) \(nullp.c:[0-9]+\) ← return NULL \(nullp.c:[0-9]+, computed\)$'
 	qz -ex 'detect on' -ex run examples/build/dfree
 	expect "example dfree detected" "^Double free of $hex \(5 bytes, allocated at dfree.c:[0-9]+ by strdup, freed at dfree.c:[0-9]+\) at dfree.c:[0-9]+$"
 else
@@ -107,7 +123,7 @@ printf 'class uaf "Use"\non deref\nwhen freed(addr)\nreport "x {addr}"\n' > $T/r
 qz -ex "detect load $T/bad.spec" -ex "detect load $T/read.spec" -ex 'detect on uaf' $B/basic-O0
 expect "load malformed: line and column" "^error: $T/bad.spec:3:12: event free has no field size$"
 expect "load memory-access class" "^Loaded detector class uaf \(1 rule\) from $T/read.spec; turn it on"
-expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet'
+expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet \(heap calls, start, exit and segv only\)\.$'
 printf '%s\n' 'class big "Big allocation"' 'on malloc' 'when size >= 1000' \
 	'report "Allocation of {size} bytes at {here} returned {result}"' > $T/big.spec
 printf '#include <stdlib.h>\nint main(void)\n{\n\tvoid *a = malloc(10);\n\tvoid *b = malloc(4000);\n\tfree(a);\n\tfree(b);\n\treturn 0;\n}\n' > $T/big.c

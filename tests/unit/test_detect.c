@@ -58,7 +58,7 @@ struct bad { const char *text, *msg; };
 
 static const struct bad bads[] = {
 	{"on free\n", "b.spec:1:1: 'on' before 'class'"},
-	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit read write deref), found \"frees\""},
+	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit segv read write deref), found \"frees\""},
 	{"class x \"X\"\non free\nwhen size > 3\nreport \"r\"\n", "b.spec:3:6: event free has no field size"},
 	{"class x \"X\"\non free\nwhen addr = 3\n", "b.spec:3:11: unexpected character '='"},
 	{"class x \"X\"\non free\nwhen freed addr\n", "b.spec:3:12: expected '(' after the predicate, found \"addr\""},
