@@ -122,24 +122,30 @@ void det_heap_gone(struct qz *q)
 	memset(st->fn_at, 0, sizeof st->fn_at);
 }
 
-/* The name of the function the call instruction before ret calls
- * ("strdup" for a call to strdup@plt), or NULL. */
-static bool callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
+/* The call instruction that returns to ret, decoded into d: false if
+ * there is none (a tail call's return address, a jump). */
+static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 {
 	static const int lens[] = { 5, 6, 2, 3, 7 };
 	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
 		uint8_t code[16];
-		struct dis_insn d;
 		uint64_t at = ret - (uint64_t)lens[i];
-		if (qz_read(q, at, code, sizeof code) < 0 || !dis_decode(code, sizeof code, at, &d) ||
-		    !d.is_call || d.len != (size_t)lens[i] || !d.has_target)
-			continue;
-		if (!qz_symbolize(q, d.target, buf, len))
-			return false;
-		buf[strcspn(buf, "@+")] = 0;
-		return buf[0] != 0;
+		if (qz_read(q, at, code, sizeof code) == 0 && dis_decode(code, sizeof code, at, d) &&
+		    d->is_call && d->len == (size_t)lens[i])
+			return true;
 	}
 	return false;
+}
+
+/* The name of the function the call before ret calls ("strdup" for a
+ * call to strdup@plt); false if it is not known. */
+static bool callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
+{
+	struct dis_insn d;
+	if (!call_before(q, ret, &d) || !d.has_target || !qz_symbolize(q, d.target, buf, len))
+		return false;
+	buf[strcspn(buf, "@+")] = 0;
+	return buf[0] != 0;
 }
 
 /* The program's call site of the heap call whose return address is ret
@@ -208,20 +214,13 @@ int det_stop(struct qz *q, struct sbuf *out)
  * unseen: skip_sp), so that the stop is on the caller's line. */
 static void rewind_to_call(struct qz *q, uint64_t ret)
 {
-	struct user_regs_struct *r = proc_regs(q->proc);
-	static const int lens[] = { 5, 6, 2, 3, 7 };
-	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-		uint8_t code[16];
-		struct dis_insn d;
-		uint64_t at = ret - (uint64_t)lens[i];
-		if (qz_read(q, at, code, sizeof code) < 0 || !dis_decode(code, sizeof code, at, &d) ||
-		    !d.is_call || d.len != (size_t)lens[i])
-			continue;
-		r->rip = at;
-		r->rsp += 8;
-		proc_regs_dirty(q->proc);
+	struct dis_insn d;
+	if (!call_before(q, ret, &d))
 		return;
-	}
+	struct user_regs_struct *r = proc_regs(q->proc);
+	r->rip = d.addr;
+	r->rsp += 8;
+	proc_regs_dirty(q->proc);
 }
 
 static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
