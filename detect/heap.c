@@ -237,7 +237,11 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 		struct sbuf out = {0};
 		st->events[EV_FREE]++;
 		if (det_fire(q, &e, &out)) {
-			if (site == ret) {
+			char callee[32];
+			/* only a direct call of free reruns unchanged: after a tail
+			 * call the call before ret is of another function */
+			if (site == ret && callee_name(q, ret, callee, sizeof callee) &&
+			    strcmp(callee, "free") == 0) {
 				st->skip_sp = r->rsp + 8;
 				st->skip_ret = ret;
 				rewind_to_call(q, ret);
