@@ -107,6 +107,11 @@ struct det_event {
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out);
+/* saved.c: the heap model in a checkpoint (struct qz_mod's save,
+ * restore, free_saved). */
+void *det_save(struct qz *q);
+void det_restore(struct qz *q, const void *saved);
+void det_free_saved(void *saved);
 /* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
 int det_on_signal(struct qz *q, int sig);
 /* vpc.c: the value propagation chain of value, held in register reg now,

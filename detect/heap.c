@@ -80,6 +80,9 @@ void det_heap_start(struct qz *q)
 {
 	struct detect_state *st = det_state(q);
 	det_heap_reset(st);
+	memset(st->events, 0, sizeof st->events);   /* counted per run */
+	st->traps = 0;
+	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
 		return;
 	uint64_t a = img_entry(q->exe.img) + q->exe.bias;

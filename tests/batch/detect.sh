@@ -139,6 +139,16 @@ expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?f
 qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $B/bug_dfree-O0
 expect "on mid-run warns" '^warning: The program is running: heap events are seen from now on'
 expect "on mid-run still detects" "^Double free of $hex \(5 bytes"
+# the heap model follows checkpoints: frees replayed after a rollback are
+# not double frees; the real one is found again
+qz -ex 'detect on' -ex 'break record_free' -ex run -ex checkpoint -ex delete -ex continue \
+	-ex 'rollback 1' -ex continue -ex 'info detect' $B/bug_dfree-O0
+expect_count "rollback: the double free twice, nothing else" 2 "$report"
+expect "rollback: fired twice" '^double-free +yes +1 +2 +Double free$'
+# a second run starts from an empty heap model
+qz -ex 'detect on' -ex run -ex run -ex 'info detect' $B/bug_dfree-O0
+expect_count "second run: reported again" 2 "^Double free of "
+expect "second run: events of one run" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 '
 # a region recorded by hand gives the chain too
 qz -ex 'detect on' -ex 'break record_copy' -ex run -ex 'record on' -ex continue $B/bug_dfree-O0
 expect "hand-recorded region chain" "^free addr ← free\(r->name\) \(bug_dfree.c:[0-9]+\) ← \*c = \*r \(bug_dfree.c:[0-9]+, copy\) ← \(before the recording began\)$"
