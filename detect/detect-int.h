@@ -41,6 +41,7 @@ struct det_class {
 };
 
 enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_COUNT };
+#define DET_LW_COUNT 8               /* libwrite.c's functions */
 
 struct detect_state {
 	struct det_class *classes;
@@ -55,6 +56,7 @@ struct detect_state {
 	size_t npend, pend_cap;
 	uint64_t entry_site;         /* the program's entry, until reached */
 	uint64_t fn_at[DF_COUNT];    /* planted libc entries, 0 if none */
+	uint64_t lw_at[DET_LW_COUNT];/* planted PLT slots of libwrite calls */
 	bool late;                   /* turned on mid-run: early blocks unknown */
 	bool exit_seen;
 	bool record;                 /* set detect-record: record the whole run */
@@ -99,9 +101,10 @@ struct det_event {
 	uint64_t f[F_COUNT];         /* the fields it binds */
 	uint64_t site;               /* the program's return address, or 0 */
 	const struct det_block *blk; /* each block: the block */
-	/* the register holding a field now (the locator's chain starts
-	 * there), -1 when none does */
+	/* 1 + the register holding a field now (the locator's chain starts
+	 * there), 0 when none does */
 	int reg[F_COUNT];
+	const char *fn;              /* libwrite: the library function */
 	uint64_t faulted;            /* segv: the faulting pc */
 };
 /* Evaluate every rule of every class that is on for event e; append the
@@ -112,6 +115,13 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out);
 void *det_save(struct qz *q);
 void det_restore(struct qz *q, const void *saved);
 void det_free_saved(void *saved);
+/* libwrite.c: the libwrite event at the program's PLT slots. */
+void det_lw_plant(struct qz *q, struct detect_state *st);
+void det_lw_unplant(struct qz *q, struct detect_state *st);
+int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret);
+/* heap.c: back to the call instruction before ret if it is a direct call
+ * of fn, the function just entered (so it reruns unchanged); true if so. */
+bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn);
 /* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
 int det_on_signal(struct qz *q, int sig);
 /* vpc.c: the value propagation chain of value, held in register reg now,
@@ -124,6 +134,8 @@ uint64_t det_reg_value(struct qz *q, int reg);
 /* Registers of the chains' starts: the first argument, the result. */
 #define DET_REG_RAX 0
 #define DET_REG_RDI 7
+#define DET_REG_RSI 6
+#define DET_REG_RDX 2
 /* "file:line" of a return address in the program (the call's line). */
 void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len);
 

@@ -162,14 +162,14 @@ int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret)
 			st->all[i]->reachable = true;
 	}
 	struct sbuf out = {0}, more = {0};
-	struct det_event e = { .ev = EV_EXIT, .reg = { -1, -1, -1 } };
+	struct det_event e = { .ev = EV_EXIT };
 	bool any = det_fire(q, &e, &out);
 	size_t shown = 0, extra = 0;
 	for (size_t i = 0; i < st->nall; i++) {
 		struct det_block *b = st->all[i];
 		if (!b->live)
 			continue;
-		struct det_event eb = { .ev = EV_EXIT, .blk = b, .reg = { -1, -1, -1 },
+		struct det_event eb = { .ev = EV_EXIT, .blk = b,
 					.f = { [F_ADDR] = b->addr, [F_SIZE] = b->size } };
 		sbuf_reset(&more);
 		if (!det_fire(q, &eb, shown < LEAKS_SHOWN ? &out : &more))

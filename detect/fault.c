@@ -55,10 +55,10 @@ int det_on_signal(struct qz *q, int sig)
 	uint64_t pc = proc_pc(q->proc);
 	bool in_program;
 	struct det_event e = { .ev = EV_SEGV, .f = { [F_ADDR] = (uint64_t)si.si_addr },
-			       .reg = { -1, -1, -1 } };
+			       };
 	e.site = fault_site(q, pc, &in_program);
 	if (in_program) {
-		e.reg[F_ADDR] = fault_base(q, pc);
+		e.reg[F_ADDR] = 1 + fault_base(q, pc);
 		e.faulted = pc;
 	}
 	st->events[EV_SEGV]++;

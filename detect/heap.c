@@ -31,6 +31,7 @@ void det_heap_reset(struct detect_state *st)
 	st->npend = 0;
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
+	memset(st->lw_at, 0, sizeof st->lw_at);
 	st->late = st->exit_seen = false;
 	st->skip_sp = st->skip_ret = 0;
 }
@@ -96,6 +97,7 @@ void det_heap_arm(struct qz *q)
 	if (!qz_running(q) || st->entry_site || st->fn_at[DF_FREE])
 		return;
 	if (plant_fns(q, st)) {
+		det_lw_plant(q, st);
 		st->late = true;
 		qz_warn(q, "The program is running: heap events are seen from now on, and blocks "
 			"allocated before are not known (run again to see them all).");
@@ -113,6 +115,7 @@ void det_heap_disarm(struct qz *q)
 				bp_site_del(&q->bps, q->proc, st->fn_at[i]);
 		for (size_t i = 0; i < st->npend; i++)
 			bp_site_del(&q->bps, q->proc, st->pend[i].ret);
+		det_lw_unplant(q, st);
 	}
 	det_heap_reset(st);
 }
@@ -123,6 +126,7 @@ void det_heap_gone(struct qz *q)
 	st->npend = 0;   /* the sites went with the process */
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
+	memset(st->lw_at, 0, sizeof st->lw_at);
 }
 
 /* The call instruction that returns to ret, decoded into d: false if
@@ -215,15 +219,23 @@ int det_stop(struct qz *q, struct sbuf *out)
 
 /* Back to the call instruction in the program (it runs again on continue,
  * unseen: skip_sp), so that the stop is on the caller's line. */
-static void rewind_to_call(struct qz *q, uint64_t ret)
+bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
 {
 	struct dis_insn d;
-	if (!call_before(q, ret, &d))
-		return;
+	char callee[64];
+	/* only a direct call of the function entered reruns unchanged: after
+	 * a tail call the call before ret is of another function */
+	if (qz_module_at(q, ret) != &q->exe || !call_before(q, ret, &d) || !d.has_target)
+		return false;
+	bool ours = d.target == proc_pc(q->proc) ||
+		    (callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
+	if (!ours)
+		return false;
 	struct user_regs_struct *r = proc_regs(q->proc);
 	r->rip = d.addr;
 	r->rsp += 8;
 	proc_regs_dirty(q->proc);
+	return true;
 }
 
 static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
@@ -236,18 +248,14 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 		st->skip_sp = 0;   /* the free a report stopped at, running now */
 	} else if (!st->late || hmap_get(&st->blocks, addr)) {
 		struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = addr }, .site = site,
-				       .reg = { [F_ADDR] = DET_REG_RDI, [F_SIZE] = -1, [F_RESULT] = -1 } };
+				       .reg = { [F_ADDR] = 1 + DET_REG_RDI } };
 		struct sbuf out = {0};
 		st->events[EV_FREE]++;
 		if (det_fire(q, &e, &out)) {
-			char callee[32];
-			/* only a direct call of free reruns unchanged: after a tail
-			 * call the call before ret is of another function */
-			if (site == ret && callee_name(q, ret, callee, sizeof callee) &&
-			    strcmp(callee, "free") == 0) {
-				st->skip_sp = r->rsp + 8;
+			uint64_t sp = r->rsp + 8;
+			if (site == ret && det_rewind_to_call(q, ret, "free")) {
+				st->skip_sp = sp;
 				st->skip_ret = ret;
-				rewind_to_call(q, ret);
 			}
 			return det_stop(q, &out);
 		}
@@ -297,7 +305,7 @@ static int on_alloc_return(struct qz *q, struct detect_state *st, size_t i)
 	st->events[p.ev]++;
 	struct det_event e = { .ev = p.ev, .site = p.site,
 			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
-			       .reg = { [F_ADDR] = -1, [F_SIZE] = -1, [F_RESULT] = DET_REG_RAX } };
+			       .reg = { [F_RESULT] = 1 + DET_REG_RAX } };
 	struct sbuf out = {0};
 	return det_fire(q, &e, &out) ? det_stop(q, &out) : RUN_AGAIN;
 }
@@ -308,10 +316,11 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		bp_site_del(&q->bps, q->proc, pc);
 		st->entry_site = 0;
 		plant_fns(q, st);
+		det_lw_plant(q, st);
 		if (st->record && slice_view_record(q) < 0)
 			sbuf_reset(&q->err);
 		st->events[EV_START]++;
-		struct det_event e = { .ev = EV_START, .reg = { -1, -1, -1 } };
+		struct det_event e = { .ev = EV_START };
 		struct sbuf out = {0};
 		if (det_fire(q, &e, &out))
 			return det_stop(q, &out);
@@ -326,8 +335,10 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		if (st->fn_at[i] && st->fn_at[i] == pc)
 			which = i;
 	uint64_t ret;
-	if (which < 0 || qz_read(q, sp, &ret, 8) < 0)
+	if (qz_read(q, sp, &ret, 8) < 0)
 		return RUN_TARGET;
+	if (which < 0)
+		return det_lw_trap(q, st, pc, ret);
 	if (which == DF_FREE)
 		return on_free(q, st, ret);
 	if (which == DF_EXIT)

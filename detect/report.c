@@ -91,8 +91,10 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 #define IS(w) (n == strlen(w) && memcmp(name, w, n) == 0)
 	if (IS("addr") || IS("result"))
 		sbuf_printf(out, "0x%llx", (unsigned long long)e->f[IS("addr") ? F_ADDR : F_RESULT]);
-	else if (IS("size"))
-		sbuf_printf(out, "%llu", (unsigned long long)e->f[F_SIZE]);
+	else if (IS("size") || IS("over"))
+		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
+	else if (IS("fn"))
+		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
 	else if (IS("class"))
 		sbuf_add(out, c->spec->name);
 	else if (IS("here")) {
@@ -154,11 +156,11 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 				st->last_chain = NULL;
 			}
 			report(q, c, r, e, out);
-			if (r->has_locator && e->reg[r->locate] >= 0 && !st->last_chain) {
+			if (r->has_locator && e->reg[r->locate] > 0 && !st->last_chain) {
 				char what[64];
 				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
 					 spec_field_name(r->locate));
-				int reg = e->reg[r->locate];
+				int reg = e->reg[r->locate] - 1;
 				uint64_t value = e->f[r->locate];
 				if (e->faulted) {   /* the pointer, not the address */
 					snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));

@@ -15,14 +15,15 @@
 #define SPEC_MAX_DEPTH 32
 
 static const char *const event_names[EV_COUNT] = {
-	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "read", "write", "deref",
+	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "libwrite", "read", "write",
+	"deref",
 };
-static const char *const field_names[F_COUNT] = { "addr", "size", "result" };
+static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over" };
 static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable" };
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",
-	"here", "class", NULL,
+	"here", "class", "over", "fn", NULL,
 };
 
 enum tok_kind { T_EOF, T_NL, T_IDENT, T_NUM, T_STR, T_LP, T_RP, T_CMP };
@@ -260,7 +261,7 @@ static bool parse_operand(struct parse *p, struct spec_val *v)
 	}
 	int f = tok_in(x, field_names, F_COUNT);
 	if (x->kind != T_IDENT || f < 0) {
-		expect_fail(x, "a field (addr, size, result) or a number");
+		expect_fail(x, "a field (addr, size, result, over) or a number");
 		return false;
 	}
 	if (!spec_event_has(p->rule->ev, p->rule->each_block, (enum spec_field)f)) {
@@ -445,7 +446,8 @@ static void stmt_on(struct parse *p)
 	lex_next(x);
 	int ev = tok_in(x, event_names, EV_COUNT);
 	if (ev < 0) {
-		expect_fail(x, "an event (malloc calloc realloc free start exit segv read write deref)");
+		expect_fail(x, "an event (malloc calloc realloc free start exit segv libwrite read "
+			    "write deref)");
 		return;
 	}
 	p->rule = &p->s->rules[p->s->nrules++];
@@ -625,7 +627,8 @@ bool spec_event_has(enum spec_event e, bool each_block, enum spec_field f)
 {
 	switch (e) {
 	case EV_MALLOC: case EV_CALLOC: return f == F_SIZE || f == F_RESULT;
-	case EV_REALLOC: return true;
+	case EV_REALLOC: return f != F_OVER;
+	case EV_LIBWRITE: return f == F_ADDR || f == F_SIZE || f == F_OVER;
 	case EV_FREE: case EV_SEGV: return f == F_ADDR;
 	case EV_EXIT: return each_block && (f == F_ADDR || f == F_SIZE);
 	case EV_READ: case EV_WRITE: case EV_DEREF: return f == F_ADDR || f == F_SIZE;

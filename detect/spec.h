@@ -22,16 +22,19 @@
 #include <stdint.h>
 
 /* Detection points. The engine delivers the heap events, program start
- * and exit, and segv (an access that faulted, with its address); reads,
- * writes and dereferences parse but a class using them cannot be turned
- * on yet. */
+ * and exit, segv (an access that faulted, with its address) and libwrite
+ * (the program's call of memcpy, memmove, memset, strcpy, stpcpy, strncpy,
+ * strcat or strncat, before it writes: addr, size); reads, writes and
+ * dereferences parse but a class using them cannot be turned on yet. */
 enum spec_event {
 	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT, EV_SEGV,
-	EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
+	EV_LIBWRITE, EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
 };
 
-/* The values an event binds (which ones each event has: spec_event_has). */
-enum spec_field { F_ADDR, F_SIZE, F_RESULT, F_COUNT };
+/* The values an event binds (which ones each event has: spec_event_has).
+ * over: bytes a libwrite writes past the end of the live block holding
+ * addr (0 when it stays inside, or addr is in no block). */
+enum spec_field { F_ADDR, F_SIZE, F_RESULT, F_OVER, F_COUNT };
 
 /* Auxiliary predicates on an address. */
 enum spec_pred {

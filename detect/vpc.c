@@ -156,7 +156,7 @@ static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *
 		struct vloc src;
 		bool loaded = false;
 		bool copy = is_copy(&r) && copy_source(&r, &l, &src, &loaded);
-		if (!r.user && copy) {
+		if (!r.user && copy && (!strcmp(r.text, "pop") || !strcmp(r.text, "push"))) {
 			l = src;   /* a library saving and restoring a register */
 			continue;
 		}

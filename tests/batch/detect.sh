@@ -10,7 +10,7 @@ F=tests/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
-report='^(Double free|Invalid free|Memory leak|NULL pointer dereference) '
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow)'
 normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
 hex='0x[0-9a-f]+'
 
@@ -21,7 +21,7 @@ double_free() {
 	expect "dfree-$1 stops on the caller's line" "^$_f	+free\(r->name\);$"
 	expect "dfree-$1 frame is the program's" "in record_free \(r=$hex\) at .*bug_dfree.c:$_f$|^main \(\) at .*bug_dfree.c:$_f$|in main \(\) at .*bug_dfree.c:$_f$"
 	expect "dfree-$1 info detect fired" '^double-free +yes +1 +1 +Double free$'
-	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 start 1 exit 0 segv 0\.$'
+	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 start 1 exit 0 segv 0 libwrite 0\.$'
 	expect "dfree-$1 continue runs the real free" '^free\(\): double free detected'
 	expect_count "dfree-$1 one report" 1 "$report"
 	# the chain: through the struct copy in record_copy back to strdup
@@ -83,7 +83,23 @@ null_deref() {
 	expect "nullp-fixed-$1 exits normally" "$normal"
 }
 
+overflow() {
+	_b=$B/det_overflow-$1 _s=$(line det_overflow.c 'strcpy(buf') _m=$(line det_overflow.c 'malloc(cap)')
+	_c=$(line det_overflow.c 'memcpy(copy') _n=$(line det_overflow.c 'malloc(n)')
+	qz -ex 'detect on' -ex 'set detect-record on' -ex 'run x y' -ex continue -ex continue $_b
+	expect "overflow-$1 strcpy" "^Heap buffer overflow: strcpy of 12 bytes to $hex writes 4 bytes past the end of a 8-byte block allocated at det_overflow.c:$_m by malloc, at det_overflow.c:$_s$"
+	expect "overflow-$1 stops before the copy" "^$_s	+strcpy\(buf, names\[i\]\);$"
+	expect "overflow-$1 strcpy chain" "^libwrite addr ← strcpy\(buf, names\[i\]\) \(det_overflow.c:$_s\) ← .*malloc \(det_overflow.c:$_m\)$"
+	expect "overflow-$1 memcpy" "^Heap buffer overflow: memcpy of 32 bytes to $hex writes 8 bytes past the end of a 24-byte block allocated at det_overflow.c:$_n by malloc, at det_overflow.c:$_c$"
+	expect_count "overflow-$1 each once" 2 "$report"
+	expect "overflow-$1 then exits" "$normal"
+	qz -ex 'detect on' -ex 'run fixed' $_b
+	expect_not "overflow-fixed-$1 no report" "$report"
+	expect "overflow-fixed-$1 exits normally" "$normal"
+}
+
 for o in O0 O2; do
+	overflow $o
 	null_deref $o
 	double_free $o
 	invalid_free $o
@@ -125,7 +141,7 @@ printf 'class uaf "Use"\non deref\nwhen freed(addr)\nreport "x {addr}"\n' > $T/r
 qz -ex "detect load $T/bad.spec" -ex "detect load $T/read.spec" -ex 'detect on uaf' $B/basic-O0
 expect "load malformed: line and column" "^error: $T/bad.spec:3:12: event free has no field size$"
 expect "load memory-access class" "^Loaded detector class uaf \(1 rule\) from $T/read.spec; turn it on"
-expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet \(heap calls, start, exit and segv only\)\.$'
+expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet \(heap calls, libwrite, start, exit and segv only\)\.$'
 printf '%s\n' 'class big "Big allocation"' 'on malloc' 'when size >= 1000' \
 	'report "Allocation of {size} bytes at {here} returned {result}"' > $T/big.spec
 printf '#include <stdlib.h>\nint main(void)\n{\n\tvoid *a = malloc(10);\n\tvoid *b = malloc(4000);\n\tfree(a);\n\tfree(b);\n\treturn 0;\n}\n' > $T/big.c

@@ -58,7 +58,7 @@ struct bad { const char *text, *msg; };
 
 static const struct bad bads[] = {
 	{"on free\n", "b.spec:1:1: 'on' before 'class'"},
-	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit segv read write deref), found \"frees\""},
+	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit segv libwrite read write deref), found \"frees\""},
 	{"class x \"X\"\non free\nwhen size > 3\nreport \"r\"\n", "b.spec:3:6: event free has no field size"},
 	{"class x \"X\"\non free\nwhen addr = 3\n", "b.spec:3:11: unexpected character '='"},
 	{"class x \"X\"\non free\nwhen freed addr\n", "b.spec:3:12: expected '(' after the predicate, found \"addr\""},
@@ -74,7 +74,7 @@ static const struct bad bads[] = {
 	{"class x \"X\" extra\n", "b.spec:1:13: expected end of line, found \"extra\""},
 	{"class x\n", "b.spec:1:8: expected the class title as a string, found end of line"},
 	{"class x \"X\"\non malloc\nwhen size > 99999999999999999999\n", "b.spec:3:13: bad number \"99999999999999999999\""},
-	{"class x \"X\"\non free\nwhen addr != 0 and\nreport \"r\"\n", "b.spec:3:19: expected a field (addr, size, result) or a number, found end of line"},
+	{"class x \"X\"\non free\nwhen addr != 0 and\nreport \"r\"\n", "b.spec:3:19: expected a field (addr, size, result, over) or a number, found end of line"},
 	{"class x \"X\"\non free\nlocate 3\n", "b.spec:3:9: 'locate' names a field, not a number"},
 	{"class x \"X\"\nfrob\n", "b.spec:2:1: expected class, on, when, report or locate, found \"frob\""},
 	{"class x \"X\"\non free\nwhen freed(addr)\nwhen freed(addr)\n", "b.spec:4:1: a second 'when' in one rule (use 'and')"},
