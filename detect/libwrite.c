@@ -94,6 +94,9 @@ static bool lw_range(struct qz *q, int i, uint64_t *addr, uint64_t *size)
 /* Bytes of [a, a + n) past the end of the live block holding a. */
 static uint64_t lw_over(struct detect_state *st, uint64_t a, uint64_t n)
 {
+	const struct det_block *s = hmap_get(&st->blocks, a);   /* most often */
+	if (s && s->live)
+		return a + n > s->addr + s->size ? a + n - (s->addr + s->size) : 0;
 	for (size_t i = 0; i < st->nall; i++) {
 		const struct det_block *b = st->all[i];
 		if (b->live && a >= b->addr && a < b->addr + b->size)

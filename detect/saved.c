@@ -24,7 +24,9 @@ void *det_save(struct qz *q)
 	for (size_t i = 0; i < st->nall; i++)
 		s->blocks[i] = *st->all[i];
 	s->nblocks = st->nall;
-	s->pend = xmemdup(st->pend, (st->npend + 1) * sizeof *st->pend);
+	s->pend = xmalloc((st->npend + 1) * sizeof *st->pend);
+	if (st->npend)
+		memcpy(s->pend, st->pend, st->npend * sizeof *st->pend);
 	s->npend = st->npend;
 	s->exit_seen = st->exit_seen;
 	s->skip_sp = st->skip_sp;
