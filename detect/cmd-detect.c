@@ -150,14 +150,7 @@ static int cmd_info_vpc(struct qz *q, const char *args)
 
 static int cmd_set_detect_record(struct qz *q, const char *args)
 {
-	struct detect_state *st = det_state(q);
-	if (strcmp(args, "on") == 0 || strcmp(args, "1") == 0)
-		st->record = true;
-	else if (strcmp(args, "off") == 0 || strcmp(args, "0") == 0)
-		st->record = false;
-	else
-		return qz_error(q, "Expected on or off, got \"%s\".", args);
-	return 0;
+	return cmd_onoff(q, args, &det_state(q)->record);   /* gdb's words for a boolean */
 }
 
 #include "cmd/cmd-flags.h"
