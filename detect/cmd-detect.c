@@ -32,7 +32,8 @@ static int class_set(struct qz *q, struct det_class *c, bool on)
 	return 0;
 }
 
-/* Each word of args names a class (none: every class). */
+/* Each word of args names a class (none: every class); all are checked
+ * before any is switched, so an error changes nothing. */
 static int detect_switch(struct qz *q, const char *args, bool on)
 {
 	struct detect_state *st = det_state(q);
@@ -40,11 +41,21 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 	bool was = det_any_on(st);
 	char *words = xstrdup(args);
 	int r = 0, n = 0;
-	for (char *save, *w = strtok_r(words, " \t", &save); w && r == 0;
-	     w = strtok_r(NULL, " \t", &save), n++) {
-		struct det_class *c = det_find_class(st, w);
-		r = c ? class_set(q, c, on) :
-			qz_error(q, "No detector class \"%s\" (info detect lists them).", w);
+	for (int pass = 0; pass < 2 && r == 0; pass++) {
+		char *copy = xstrdup(words);
+		n = 0;
+		for (char *save, *w = strtok_r(copy, " \t", &save); w && r == 0;
+		     w = strtok_r(NULL, " \t", &save), n++) {
+			struct det_class *c = det_find_class(st, w);
+			enum spec_event miss;
+			if (!c)
+				r = qz_error(q, "No detector class \"%s\" (info detect lists them).", w);
+			else if (pass == 0 && on && !class_supported(c->spec, &miss))
+				r = class_set(q, c, on);   /* says why */
+			else if (pass == 1)
+				c->on = on;
+		}
+		free(copy);
 	}
 	free(words);
 	for (size_t i = 0; r == 0 && n == 0 && i < st->nclasses; i++) {

@@ -86,6 +86,10 @@ void det_heap_start(struct qz *q)
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
 		return;
+	if (q->attached) {   /* past its entry: the libraries are there */
+		det_heap_arm(q);
+		return;
+	}
 	uint64_t a = img_entry(q->exe.img) + q->exe.bias;
 	if (bp_site_add(&q->bps, q->proc, a) == 0)
 		st->entry_site = a;

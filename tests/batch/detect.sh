@@ -136,6 +136,12 @@ expect "off" '^No detector is on\.$'
 expect "info vpc before a report" '^error: No detector has fired\.$'
 expect "load usage" '^error: Usage: detect load FILE$'
 expect "load missing" '^error: /nonexistent.spec: No such file or directory$'
+qz -ex 'detect on leak nosuch' -ex 'info detect' -ex 'detect on leak' -ex 'detect off leak' \
+	-ex 'set detect-record maybe' $B/basic-O0
+expect "a bad name changes nothing" '^leak +no +1 +0 +Memory leak$'
+expect "on one class" '^Detectors on: leak\.$'
+expect "off the last class" '^No detector is on\.$'
+expect "detect-record wants on or off" '^error: "on" or "off" expected\.$'
 printf 'class bad "Bad"\non free\nwhen freed(size)\nreport "x"\n' > $T/bad.spec
 printf 'class uaf "Use"\non deref\nwhen freed(addr)\nreport "x {addr}"\n' > $T/read.spec
 qz -ex "detect load $T/bad.spec" -ex "detect load $T/read.spec" -ex 'detect on uaf' $B/basic-O0

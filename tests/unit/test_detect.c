@@ -80,6 +80,9 @@ static const struct bad bads[] = {
 	{"class x \"X\"\non free\nwhen freed(addr)\nwhen freed(addr)\n", "b.spec:4:1: a second 'when' in one rule (use 'and')"},
 	{"class x \"a\x01\"\n", "b.spec:1:11: control character 0x01 in a string"},
 	{"class x \"X\"\non free\nwhen freed(addr)\nreport \"r}\"\n", "b.spec:4:8: '}' without '{' in the report"},
+	{"class x \"X\"\non malloc\nwhen over > 0\n", "b.spec:3:6: event malloc has no field over"},
+	{"class x \"X\"\non segv\nwhen size > 0\n", "b.spec:3:6: event segv has no field size"},
+	{"class x \"X\"\non exit\nwhen allocated(addr)\n", "b.spec:3:16: event exit has no field addr"},
 };
 
 static void test_bad(void)
@@ -174,9 +177,25 @@ static void test_garbage(void)
 	      "parsed %d refused %d", parsed, refused);
 }
 
+/* The libwrite event binds addr, size and over; {fn} and {over} are
+ * placeholders. */
+static void test_libwrite(void)
+{
+	static const char t[] = "class o \"O\"\non libwrite\nwhen inblock(addr) and over > 0\n"
+				"report \"{fn} {over} {size}\"\nlocate addr\n";
+	struct spec *s = NULL;
+	char err[256] = "";
+	int r = spec_parse(t, sizeof t - 1, "o.spec", &s, err, sizeof err);
+	check(r == 0 && s->rules[0].ev == EV_LIBWRITE && s->rules[0].cond->r->a.field == F_OVER,
+	      "libwrite rule", "%s", err);
+	if (r == 0)
+		spec_free(s);
+}
+
 static void test_shipped(void)
 {
-	static const char *const names[] = { "double-free", "invalid-free", "leak" };
+	static const char *const names[] = { "double-free", "invalid-free", "leak", "null-deref",
+					     "heap-overflow" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[128], err[256] = "", what[64];
 		struct spec *s = NULL;
@@ -201,6 +220,7 @@ int main(void)
 	test_nul();
 	test_limits();
 	test_garbage();
+	test_libwrite();
 	test_shipped();
 	return 0;
 }
