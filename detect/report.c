@@ -14,17 +14,24 @@ static struct det_block *blk_at(struct detect_state *st, uint64_t a)
 	return hmap_get(&st->blocks, a);
 }
 
-/* The live block holding a, else the record starting at a (freed). */
+static bool holds(const struct det_block *c, uint64_t a)
+{
+	return a >= c->addr && a < c->addr + (c->size ? c->size : 1);
+}
+
+/* The live block holding a, else the record starting at a (freed), else
+ * a freed block holding a. */
 static const struct det_block *blk_holding(struct detect_state *st, uint64_t a)
 {
 	struct det_block *b = blk_at(st, a);
 	if (b && b->live)
 		return b;
-	for (size_t i = 0; i < st->nall; i++) {
-		struct det_block *c = st->all[i];
-		if (c->live && a >= c->addr && a < c->addr + (c->size ? c->size : 1))
-			return c;
-	}
+	for (size_t i = 0; i < st->nall; i++)
+		if (st->all[i]->live && holds(st->all[i], a))
+			return st->all[i];
+	for (size_t i = 0; !b && i < st->nall; i++)
+		if (holds(st->all[i], a))
+			b = st->all[i];
 	return b;
 }
 
@@ -39,6 +46,9 @@ static bool pred(struct detect_state *st, const struct det_event *e, enum spec_p
 	case P_INBLOCK:
 		b = blk_holding(st, a);
 		return b && b->live;
+	case P_INFREED:
+		b = blk_holding(st, a);
+		return b && !b->live;
 	default: return false;
 	}
 }

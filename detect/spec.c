@@ -19,7 +19,7 @@ static const char *const event_names[EV_COUNT] = {
 	"deref",
 };
 static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over" };
-static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable" };
+static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable", "infreed" };
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",

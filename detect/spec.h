@@ -42,6 +42,7 @@ enum spec_pred {
 	P_FREED,       /* the start of a freed block, not allocated again */
 	P_INBLOCK,     /* inside a live block (start included) */
 	P_REACHABLE,   /* at exit: reachable from the program's roots */
+	P_INFREED,     /* inside a freed block that no live block overlaps */
 	P_COUNT
 };
 

@@ -10,7 +10,7 @@ F=tests/fixtures
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
-report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow)'
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer)'
 normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
 hex='0x[0-9a-f]+'
 
@@ -98,7 +98,19 @@ overflow() {
 	expect "overflow-fixed-$1 exits normally" "$normal"
 }
 
+dangling() {
+	_b=$B/det_dangle-$1 _u=$(line det_dangle.c "view[0] = 'y'") _f=$(line det_dangle.c 'free(c->buf)')
+	_m=$(line det_dangle.c 'malloc(c.len)') _v=$(line det_dangle.c 'view = c.buf')
+	qz -ex 'detect on dangling' -ex 'set detect-record on' -ex run $_b
+	expect "dangling-$1 report" "^Dangling pointer dereference: $hex is 4096 bytes into a 1048576-byte block allocated at det_dangle.c:$_m by malloc and freed at det_dangle.c:$_f by free, at det_dangle.c:$_u$"
+	expect "dangling-$1 chain" "^segv pointer ← .*\(det_dangle.c:$_v, computed\)$"
+	qz -ex 'detect on' -ex 'run fixed' $_b
+	expect_not "dangling-fixed-$1 no report" "$report"
+	expect "dangling-fixed-$1 exits normally" "$normal"
+}
+
 for o in O0 O2; do
+	dangling $o
 	overflow $o
 	null_deref $o
 	double_free $o

@@ -195,7 +195,7 @@ static void test_libwrite(void)
 static void test_shipped(void)
 {
 	static const char *const names[] = { "double-free", "invalid-free", "leak", "null-deref",
-					     "heap-overflow" };
+					     "heap-overflow", "dangling" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[128], err[256] = "", what[64];
 		struct spec *s = NULL;
