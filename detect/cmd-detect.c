@@ -138,8 +138,11 @@ static int cmd_info_detect(struct qz *q, const char *args)
 	qz_printf(q, "%-18s %-4s %-5s %-6s %s\n", "Class", "On", "Rules", "Fired", "Title");
 	for (size_t i = 0; i < st->nclasses; i++) {
 		const struct det_class *c = &st->classes[i];
+		struct sbuf title = {0};
+		str_sanitize(&title, c->spec->title, strlen(c->spec->title));
 		qz_printf(q, "%-18s %-4s %-5d %-6lu %s\n", c->spec->name, c->on ? "yes" : "no",
-			  c->spec->nrules, c->hits, c->spec->title);
+			  c->spec->nrules, c->hits, title.s ? title.s : "");
+		sbuf_free(&title);
 	}
 	info_events(q, st);
 	return 0;

@@ -165,7 +165,11 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 				free(st->last_chain);
 				st->last_chain = NULL;
 			}
-			report(q, c, r, e, out);
+			/* a spec is a file: its text is made safe to print */
+			struct sbuf one = {0};
+			report(q, c, r, e, &one);
+			str_sanitize(out, one.s, one.len);
+			sbuf_free(&one);
 			if (r->has_locator && e->reg[r->locate] > 0 && !st->last_chain) {
 				char what[64];
 				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),

@@ -232,5 +232,8 @@ void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t f
 			link_text(&links[i], &out);
 	}
 	sbuf_addc(&out, '\n');
-	st->last_chain = sbuf_take(&out);
+	struct sbuf safe = {0};   /* source lines are a file's bytes */
+	str_sanitize(&safe, out.s, out.len);
+	sbuf_free(&out);
+	st->last_chain = sbuf_take(&safe);
 }

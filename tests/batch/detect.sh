@@ -186,6 +186,12 @@ expect "second run: events of one run" '^Events seen this run: malloc 7 calloc 0
 # a region recorded by hand gives the chain too
 qz -ex 'detect on' -ex 'break record_copy' -ex run -ex 'record on' -ex continue $B/bug_dfree-O0
 expect "hand-recorded region chain" "^free addr ← free\(r->name\) \(bug_dfree.c:[0-9]+\) ← \*c = \*r \(bug_dfree.c:[0-9]+, copy\) ← \(before the recording began\)$"
+# a spec is hostile input: what it says is printed made safe (a C1 CSI
+# and a bidi override become visible escapes)
+printf 'class evil "T\302\23331m"\non free\nwhen freed(addr)\nreport "x\302\2332J {addr} \342\200\256"\n' > $T/evil.spec
+qz -ex "detect load $T/evil.spec" -ex 'detect on evil' -ex run -ex 'info detect' $B/bug_dfree-O0
+expect "spec report sanitised" "^x\\\\xc2\\\\x9b2J $hex \\\\xe2\\\\x80\\\\xae$"
+expect "spec title sanitised" '^evil +yes +1 +1 +T\\xc2\\x9b31m$'
 # detect on/off are replay-safe, detect load (a file anywhere) is not.
 cp $B/basic-O0 $T/basic
 printf '# qzdb session\n#@ version 1\n#@ program basic\n(qzdb) detect on leak\nDetectors on: leak.\n(qzdb) detect load %s\n#@ end\n' "$T/big.spec" > $T/s.qzs
