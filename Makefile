@@ -81,7 +81,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 # the whole engine: core's command table names the other modules' handlers
 FUZZ_OBJ     := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(ENGINE_SRC))
-FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_qzs
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_expr $(FUZZ_DIR)/fuzz_elf $(FUZZ_DIR)/fuzz_qzs $(FUZZ_DIR)/fuzz_spec
 
 $(FUZZ_DIR)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -99,7 +99,7 @@ fuzz-build: $(FUZZ_BIN)
 
 fuzz: deps fuzz-build
 	@sh -c '. tests/lib.sh && fixtures_build'
-	@rc=0; for h in expr elf qzs; do \
+	@rc=0; for h in expr elf qzs spec; do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$h; \
 		echo "fuzz: $$h for $(FUZZ_SECONDS)s"; \
 		$(FUZZ_DIR)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 \

@@ -6,6 +6,7 @@
 #include "alter/alter.h"
 #include "ckpt/ckpt.h"
 #include "cmd/cmd.h"
+#include "detect/detect.h"
 #include "reduce/reduce.h"
 #include "slice/slice.h"
 #include "target/session.h"
@@ -15,6 +16,7 @@ static const struct qz_mod *const modules[] = {
 	&alter_mod,
 	&ckpt_mod,
 	&slice_mod,
+	&detect_mod,
 	&reduce_mod,
 };
 

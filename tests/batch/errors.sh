@@ -62,7 +62,7 @@ expect "help info lists subcommands" '^info breakpoints +-- '
 qz -ex 'c' -ex 'cont' -ex 'b main' -ex 'i b' -ex 'tb square' -ex 'dis 1' -ex 'info b' $B/basic-O0
 expect "abbreviations" '^2 +breakpoint +del  y '
 qz -ex 'de' $B/basic-O0
-expect "ambiguous abbreviation" '^error: Ambiguous command "de": delete, deps, detach\.$'
+expect "ambiguous abbreviation" '^error: Ambiguous command "de": delete, deps, detach, detect\.$'
 
 # The debuggee killed from outside: reported, qzdb goes on.
 cat > $B/kill.cmds <<CMDS

@@ -16,13 +16,13 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 fi
 mkdir -p $F
 if ! make -s fuzz-build > $F/build.log 2>&1; then
-	for h in expr elf qzs; do
+	for h in expr elf qzs spec; do
 		fail "fuzz-$h" "build failed: $(grep -m1 -E 'error|cannot find' $F/build.log)"
 	done
 	exit 0
 fi
 
-for h in expr elf qzs; do
+for h in expr elf qzs spec; do
 	corpus=$F/smoke-$h
 	rm -rf "$corpus"
 	mkdir -p "$corpus"

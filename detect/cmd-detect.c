@@ -1,0 +1,198 @@
+/* cmd-detect: detect on/off/load, info detect, info vpc. */
+#include "cmd-detect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect-int.h"
+#include "target/session.h"
+
+/* The events the engine delivers (heap calls, start, exit). */
+static bool class_supported(const struct spec *s, enum spec_event *missing)
+{
+	for (int i = 0; i < s->nrules; i++) {
+		enum spec_event e = s->rules[i].ev;
+		if (e == EV_READ || e == EV_WRITE || e == EV_DEREF) {
+			*missing = e;
+			return false;
+		}
+	}
+	return true;
+}
+
+static int class_set(struct qz *q, struct det_class *c, bool on)
+{
+	enum spec_event miss;
+	if (on && !class_supported(c->spec, &miss))
+		return qz_error(q, "Detector %s needs %s events, which this qzdb does not "
+				"deliver yet (heap calls, libwrite, start, exit and segv only).", c->spec->name,
+				spec_event_name(miss));
+	c->on = on;
+	return 0;
+}
+
+/* Each word of args names a class (none: every class); all are checked
+ * before any is switched, so an error changes nothing. */
+static int detect_switch(struct qz *q, const char *args, bool on)
+{
+	struct detect_state *st = det_state(q);
+	det_load_shipped(q);
+	bool was = det_any_on(st);
+	char *words = xstrdup(args);
+	int r = 0, n = 0;
+	for (int pass = 0; pass < 2 && r == 0; pass++) {
+		char *copy = xstrdup(words);
+		n = 0;
+		for (char *save, *w = strtok_r(copy, " \t", &save); w && r == 0;
+		     w = strtok_r(NULL, " \t", &save), n++) {
+			struct det_class *c = det_find_class(st, w);
+			enum spec_event miss;
+			if (!c)
+				r = qz_error(q, "No detector class \"%s\" (info detect lists them).", w);
+			else if (pass == 0 && on && !class_supported(c->spec, &miss))
+				r = class_set(q, c, on);   /* says why */
+			else if (pass == 1)
+				c->on = on;
+		}
+		free(copy);
+	}
+	free(words);
+	for (size_t i = 0; r == 0 && n == 0 && i < st->nclasses; i++) {
+		enum spec_event miss;
+		if (!on || class_supported(st->classes[i].spec, &miss))
+			st->classes[i].on = on;
+	}
+	if (!was && det_any_on(st))
+		det_heap_arm(q);
+	else if (was && !det_any_on(st))
+		det_heap_disarm(q);
+	return r;
+}
+
+static int cmd_detect_on(struct qz *q, const char *args)
+{
+	if (detect_switch(q, args, true) < 0)
+		return -1;
+	struct detect_state *st = det_state(q);
+	qz_puts(q, "Detectors on:");
+	for (size_t i = 0; i < st->nclasses; i++)
+		if (st->classes[i].on)
+			qz_printf(q, " %s", st->classes[i].spec->name);
+	qz_puts(q, ".\n");
+	return 0;
+}
+
+static int cmd_detect_off(struct qz *q, const char *args)
+{
+	if (detect_switch(q, args, false) < 0)
+		return -1;
+	if (!det_any_on(det_state(q)))
+		qz_puts(q, "No detector is on.\n");
+	return 0;
+}
+
+static int cmd_detect_load(struct qz *q, const char *args)
+{
+	char *path = str_trim(args);
+	if (!*path) {
+		free(path);
+		return qz_error(q, "Usage: detect load FILE");
+	}
+	det_load_shipped(q);
+	char err[512];
+	struct spec *s;
+	int r = spec_load(path, &s, err, sizeof err);
+	free(path);
+	if (r < 0)
+		return qz_error(q, "%s", err);
+	struct detect_state *st = det_state(q);
+	bool had = det_find_class(st, s->name) != NULL;
+	struct det_class *c = det_add_class(st, s);
+	qz_printf(q, "%s detector class %s (%d rule%s) from %s%s\n", had ? "Replaced" : "Loaded",
+		  s->name, s->nrules, s->nrules == 1 ? "" : "s", s->path,
+		  c->on ? "." : "; turn it on with `detect on NAME`.");
+	return 0;
+}
+
+static void info_events(struct qz *q, struct detect_state *st)
+{
+	qz_puts(q, "Events seen this run:");
+	for (int e = 0; e < EV_COUNT; e++)
+		if (e < EV_READ)   /* the events the engine delivers */
+			qz_printf(q, " %s %lu", spec_event_name((enum spec_event)e), st->events[e]);
+	size_t live = 0;
+	for (size_t i = 0; i < st->nall; i++)
+		live += st->all[i]->live;
+	qz_printf(q, ".\nHeap: %zu block%s known, %zu live.\n", st->nall,
+		  st->nall == 1 ? "" : "s", live);
+	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop).\n",
+		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
+}
+
+static int cmd_info_detect(struct qz *q, const char *args)
+{
+	(void)args;
+	struct detect_state *st = det_state(q);
+	det_load_shipped(q);
+	qz_printf(q, "%-18s %-4s %-5s %-6s %s\n", "Class", "On", "Rules", "Fired", "Title");
+	for (size_t i = 0; i < st->nclasses; i++) {
+		const struct det_class *c = &st->classes[i];
+		struct sbuf title = {0};
+		str_sanitize(&title, c->spec->title, strlen(c->spec->title));
+		qz_printf(q, "%-18s %-4s %-5d %-6lu %s\n", c->spec->name, c->on ? "yes" : "no",
+			  c->spec->nrules, c->hits, title.s ? title.s : "");
+		sbuf_free(&title);
+	}
+	info_events(q, st);
+	return 0;
+}
+
+static int cmd_info_vpc(struct qz *q, const char *args)
+{
+	(void)args;
+	struct detect_state *st = det_state(q);
+	if (!st->last_report)
+		return qz_error(q, "No detector has fired.");
+	qz_puts(q, st->last_report);
+	if (st->last_chain)
+		qz_puts(q, st->last_chain);
+	else
+		qz_puts(q, "No value propagation chain (the region was not recorded).\n");
+	return 0;
+}
+
+static int cmd_set_detect_record(struct qz *q, const char *args)
+{
+	return cmd_onoff(q, args, &det_state(q)->record);   /* gdb's words for a boolean */
+}
+
+#include "cmd/cmd-flags.h"
+
+const struct cmd_def detect_cmds[] = {
+	{"detect", NULL, "detect on|off|load ...", CMD_PREFIX | Y, NULL,
+	 "Bug detectors from specifications (the .spec files in detect/specs).",
+	 "detect on [CLASS...], detect off [CLASS...], detect load FILE;\n"
+	 "info detect lists the classes, the events seen and the cost."},
+	{"detect on", NULL, "detect on [CLASS...]", Y, cmd_detect_on,
+	 "Turn detector classes on (all without a name).",
+	 "While a class is on, `run` and `continue` watch the heap calls\n"
+	 "(malloc, calloc, realloc, free) and the program's exit; when a rule's\n"
+	 "condition holds the program stops like at a breakpoint, with a report."},
+	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
+	 "Turn detector classes off (all without a name).", NULL},
+	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,
+	 "Load a detector class from a spec file (spec.h has the language).",
+	 "A class of the same name is replaced. Errors give FILE:LINE:COLUMN."},
+	{"info detect", NULL, "info detect", Y, cmd_info_detect,
+	 "List detector classes, the heap events seen and their cost.", NULL},
+	{"set detect-record", NULL, "set detect-record on|off", Y, cmd_set_detect_record,
+	 "Whether detectors record the whole run, for value propagation chains.",
+	 "With it on, a run with detectors on is recorded from the program's entry\n"
+	 "(single-stepped: slower), so a report can show how the bad value got\n"
+	 "there. Without it, chains are shown when a region was recorded (record\n"
+	 "on) up to the report."},
+	{"info vpc", NULL, "info vpc", Y, cmd_info_vpc,
+	 "Show the last detector report and its value propagation chain.", NULL},
+	CMD_END,
+};

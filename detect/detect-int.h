@@ -1,0 +1,142 @@
+/* detect-int: the detect module's state, shared by its files (not by other
+ * modules). */
+#ifndef DETECT_INT_H
+#define DETECT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spec.h"
+#include "util/hmap.h"
+
+struct qz;
+struct sbuf;
+
+/* One heap block as the detectors model it, keyed by its start. A block
+ * freed and allocated again at the same address is the same record. */
+struct det_block {
+	uint64_t addr, size;
+	bool live;
+	uint64_t alloc_site;         /* return address in the program, or 0 */
+	uint64_t free_site;
+	char alloc_fn[32];           /* "malloc", "strdup" */
+	char free_fn[32];
+	bool reachable;              /* at exit: the roots reach it (exit.c) */
+};
+
+/* A heap call entered whose return is awaited (its result). */
+struct det_pending {
+	enum spec_event ev;
+	uint64_t ret, sp;            /* return address and rsp after return */
+	uint64_t addr, size;
+	uint64_t site;               /* the program's call site (return addr) */
+	char fn[32];
+};
+
+/* A detector class: a spec, whether it is on, how often it fired. */
+struct det_class {
+	struct spec *spec;
+	bool on;
+	unsigned long hits;
+};
+
+enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_COUNT };
+#define DET_LW_COUNT 8               /* libwrite.c's functions */
+
+struct detect_state {
+	struct det_class *classes;
+	size_t nclasses, classes_cap;
+	bool shipped_loaded;
+
+	/* this run */
+	struct hmap blocks;          /* addr -> struct det_block */
+	struct det_block **all;      /* every record, for walks and freeing */
+	size_t nall, all_cap;
+	struct det_pending *pend;
+	size_t npend, pend_cap;
+	uint64_t entry_site;         /* the program's entry, until reached */
+	uint64_t fn_at[DF_COUNT];    /* planted libc entries, 0 if none */
+	uint64_t lw_at[DET_LW_COUNT];/* planted PLT slots of libwrite calls */
+	bool late;                   /* turned on mid-run: early blocks unknown */
+	bool exit_seen;
+	bool record;                 /* set detect-record: record the whole run */
+	uint64_t skip_sp, skip_ret;  /* the free a stop rewound to, rerunning */
+
+	/* counters for info detect */
+	unsigned long events[EV_COUNT];
+	unsigned long traps;
+	double seconds;              /* spent in the detector's traps */
+
+	/* the last report, for info vpc */
+	char *last_report;
+	char *last_chain;
+};
+
+struct detect_state *det_state(struct qz *q);
+bool det_any_on(const struct detect_state *st);
+/* The directory of the shipped specs: detect/specs next to the program. */
+const char *det_spec_dir(void);
+/* Load the shipped specs once (errors are warnings). */
+void det_load_shipped(struct qz *q);
+/* Add a parsed spec (a class of the same name is replaced). */
+struct det_class *det_add_class(struct detect_state *st, struct spec *s);
+struct det_class *det_find_class(struct detect_state *st, const char *name);
+
+/* heap.c: events while the program runs. */
+void det_heap_start(struct qz *q);       /* a process started */
+void det_heap_gone(struct qz *q);
+void det_heap_arm(struct qz *q);         /* a class was turned on mid-run */
+void det_heap_disarm(struct qz *q);      /* no class is on any more */
+int det_heap_trap(struct qz *q, uint64_t pc);
+void det_heap_reset(struct detect_state *st);
+/* exit.c: the program reached _exit: reachability, then the exit rules,
+ * each block's too. */
+int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
+/* The stop after a report (out is consumed): shown like a breakpoint's. */
+int det_stop(struct qz *q, struct sbuf *out);
+
+/* report.c: conditions and reports. */
+struct det_event {
+	enum spec_event ev;
+	uint64_t f[F_COUNT];         /* the fields it binds */
+	uint64_t site;               /* the program's return address, or 0 */
+	const struct det_block *blk; /* each block: the block */
+	/* 1 + the register holding a field now (the locator's chain starts
+	 * there), 0 when none does */
+	int reg[F_COUNT];
+	const char *fn;              /* libwrite: the library function */
+	uint64_t faulted;            /* segv: the faulting pc */
+};
+/* Evaluate every rule of every class that is on for event e; append the
+ * reports of those that hold to out; true if any did. */
+bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out);
+/* saved.c: the heap model in a checkpoint (struct qz_mod's save,
+ * restore, free_saved). */
+void *det_save(struct qz *q);
+void det_restore(struct qz *q, const void *saved);
+void det_free_saved(void *saved);
+/* libwrite.c: the libwrite event at the program's PLT slots. */
+void det_lw_plant(struct qz *q, struct detect_state *st);
+void det_lw_unplant(struct qz *q, struct detect_state *st);
+int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret);
+/* heap.c: back to the call instruction before ret if it is a direct call
+ * of fn, the function just entered (so it reruns unchanged); true if so. */
+bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn);
+/* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
+int det_on_signal(struct qz *q, int sig);
+/* vpc.c: the value propagation chain of value, held in register reg now,
+ * from the recording (st->last_chain; NULL without a recording). faulted:
+ * the pc of an instruction that faulted (its record is not a def), or 0. */
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted);
+/* A general register's value now (recorder numbering: rax rcx rdx rbx
+ * rsp rbp rsi rdi r8-r15). */
+uint64_t det_reg_value(struct qz *q, int reg);
+/* Registers of the chains' starts: the first argument, the result. */
+#define DET_REG_RAX 0
+#define DET_REG_RDI 7
+#define DET_REG_RSI 6
+#define DET_REG_RDX 2
+/* "file:line" of a return address in the program (the call's line). */
+void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,188 @@
+/* exit: the program's end as a detection point (`on exit`, `on exit each
+ * block`): before the exit rules run, every live block reachable from the
+ * roots (the writable data of the program and its libraries, the live part
+ * of the stack, other anonymous mappings such as thread stacks), directly
+ * or through reachable blocks, is marked reachable, as Valgrind's leak
+ * check does: a leak rule reports the others with not reachable(addr)
+ * (stdio's buffer is reachable from libc's data, a list whose head was a
+ * local of the returned main is not). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect-int.h"
+#include "target/run.h"
+#include "target/session.h"
+#include "util/sorted.h"
+
+#define SCAN_MAX (256u << 20)  /* bytes read for reachability, at most */
+#define SCAN_CHUNK 8192        /* words read at a time */
+#define LEAKS_SHOWN 20
+
+/* The live blocks by address, for the words that point inside one (a
+ * thread's TCB points one word into its DTV: Valgrind's "possibly lost",
+ * not a leak), and the blocks reached but not yet scanned. */
+struct reach {
+	struct span { uint64_t addr, end; struct det_block *b; } *spans;
+	size_t nspans;
+	struct det_block **work;
+	size_t nwork, cap;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	uint64_t x = ((const struct span *)a)->addr, y = ((const struct span *)b)->addr;
+	return x < y ? -1 : x > y;
+}
+
+static void reach_init(struct reach *r, struct detect_state *st)
+{
+	memset(r, 0, sizeof *r);
+	r->spans = xmalloc((st->nall + 1) * sizeof *r->spans);
+	for (size_t i = 0; i < st->nall; i++) {
+		struct det_block *b = st->all[i];
+		if (b->live)
+			r->spans[r->nspans++] = (struct span){ b->addr, b->addr + (b->size ? b->size : 1), b };
+	}
+	qsort(r->spans, r->nspans, sizeof *r->spans, cmp_span);
+}
+
+static struct det_block *reach_block(const struct reach *r, uint64_t w)
+{
+	size_t k = SORTED_UPTO(r->spans, r->nspans, addr, w);
+	return k && w < r->spans[k - 1].end ? r->spans[k - 1].b : NULL;
+}
+
+/* Mark the live blocks the words of [lo, hi) point into; they are
+ * scanned in turn (pushed on work). Returns the bytes read. */
+static size_t scan(struct qz *q, struct reach *r, uint64_t lo, uint64_t hi)
+{
+	uint64_t *buf = xmalloc(SCAN_CHUNK * sizeof *buf);
+	size_t done = 0, size = SCAN_CHUNK * sizeof *buf;
+	uint64_t first = r->nspans ? r->spans[0].addr : 0, last = r->nspans ? r->spans[r->nspans - 1].end : 0;
+	for (uint64_t a = lo & ~7ull; a < hi; a += size) {
+		size_t n = hi - a < size ? (size_t)(hi - a) & ~7u : size;
+		if (!n || qz_read(q, a, buf, n) < 0)
+			break;
+		done += n;
+		for (size_t i = 0; i < n / 8; i++) {
+			if (buf[i] < first || buf[i] >= last)
+				continue;
+			struct det_block *b = reach_block(r, buf[i]);
+			if (!b || b->reachable)
+				continue;
+			b->reachable = true;
+			XGROW(r->work, r->cap, r->nwork + 1);
+			r->work[r->nwork++] = b;
+		}
+	}
+	free(buf);
+	return done;
+}
+
+/* A mapping that holds a known block (malloc's mmapped chunks): heap,
+ * not a root. */
+static bool holds_block(struct detect_state *st, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < st->nall; i++)
+		if (st->all[i]->live && st->all[i]->addr >= lo && st->all[i]->addr < hi)
+			return true;
+	return false;
+}
+
+/* Whether a writable mapping of /proc/PID/maps is a root; the stack's
+ * live part starts at sp. */
+static bool is_root(struct qz *q, struct detect_state *st, uint64_t *lo, uint64_t hi,
+		    const char *name, uint64_t module_end)
+{
+	if (strcmp(name, "[stack]") == 0) {
+		uint64_t sp = proc_regs(q->proc)->rsp;
+		if (sp > *lo && sp < hi)
+			*lo = sp;
+		return true;
+	}
+	if (name[0] == '/')
+		return qz_module_at(q, *lo) != NULL;
+	if (name[0] == '[')
+		return false;   /* [heap], [vvar], [vdso] */
+	return *lo == module_end || !holds_block(st, *lo, hi);
+}
+
+/* Mark what the roots reach; false if the budget ran out first (then
+ * nothing can be called unreachable). */
+static bool mark_reachable(struct qz *q, struct detect_state *st)
+{
+	char path[64], line[4096];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	struct reach r;
+	reach_init(&r, st);
+	size_t budget = SCAN_MAX;
+	uint64_t module_end = 0;
+	while (fgets(line, sizeof line, f) && budget) {
+		uint64_t lo, hi;
+		char perms[8] = "", name[4096] = "";
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %4095s", &lo, &hi, perms,
+			   name) < 3)
+			continue;
+		bool module = name[0] == '/' && qz_module_at(q, lo);
+		bool root = perms[0] == 'r' && perms[1] == 'w' && is_root(q, st, &lo, hi, name, module_end);
+		module_end = module ? hi : 0;
+		if (!root)
+			continue;
+		size_t n = scan(q, &r, lo, hi - lo < budget ? hi : lo + budget);
+		budget = n < budget ? budget - n : 0;
+	}
+	fclose(f);
+	while (r.nwork && budget) {
+		struct det_block *b = r.work[--r.nwork];
+		size_t n = b->size < budget ? (size_t)b->size : budget;
+		budget -= n;
+		scan(q, &r, b->addr, b->addr + n);
+	}
+	free(r.work);
+	free(r.spans);
+	return budget > 0;
+}
+
+int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret)
+{
+	(void)ret;
+	if (st->exit_seen)
+		return RUN_AGAIN;
+	st->exit_seen = true;
+	st->events[EV_EXIT]++;
+	if (!mark_reachable(q, st)) {
+		qz_warn(q, "The leak check read %u MB without finishing: no block is called "
+			"unreachable.", SCAN_MAX >> 20);
+		for (size_t i = 0; i < st->nall; i++)
+			st->all[i]->reachable = true;
+	}
+	struct sbuf out = {0}, more = {0};
+	struct det_event e = { .ev = EV_EXIT };
+	bool any = det_fire(q, &e, &out);
+	size_t shown = 0, extra = 0;
+	for (size_t i = 0; i < st->nall; i++) {
+		struct det_block *b = st->all[i];
+		if (!b->live)
+			continue;
+		struct det_event eb = { .ev = EV_EXIT, .blk = b,
+					.f = { [F_ADDR] = b->addr, [F_SIZE] = b->size } };
+		sbuf_reset(&more);
+		if (!det_fire(q, &eb, shown < LEAKS_SHOWN ? &out : &more))
+			continue;
+		any = true;
+		shown < LEAKS_SHOWN ? shown++ : extra++;
+	}
+	sbuf_free(&more);
+	if (extra)
+		sbuf_printf(&out, "... and %zu more.\n", extra);
+	if (!any) {
+		sbuf_free(&out);
+		return RUN_AGAIN;
+	}
+	return det_stop(q, &out);
+}

@@ -1,0 +1,370 @@
+/* heap: the heap events the detectors see during a normal run. Internal
+ * stops (bp_site_add) on the allocator's entries, found the way the
+ * dynamic linker binds them (the program first, then the libraries in load
+ * order), planted once the program reaches its entry point (the libraries
+ * are loaded then, and the program has allocated nothing yet): free and
+ * _exit decide at their entry, malloc/calloc/realloc at their return (an
+ * internal stop at the return address, for the result). Every event's
+ * site is the program's call site: a call from inside a library (strdup's
+ * malloc) is charged to the program's call of that library function. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detect-int.h"
+#include "dinfo/disasm.h"
+#include "slice/view.h"
+#include "target/frame.h"
+#include "target/run.h"
+#include "target/session.h"
+
+static const char *const fn_names[DF_COUNT] = { "malloc", "calloc", "realloc", "free", "_exit" };
+
+void det_heap_reset(struct detect_state *st)
+{
+	for (size_t i = 0; i < st->nall; i++)
+		free(st->all[i]);
+	st->nall = 0;
+	hmap_free(&st->blocks);
+	memset(&st->blocks, 0, sizeof st->blocks);
+	st->npend = 0;
+	st->entry_site = 0;
+	memset(st->fn_at, 0, sizeof st->fn_at);
+	memset(st->lw_at, 0, sizeof st->lw_at);
+	st->late = st->exit_seen = false;
+	st->skip_sp = st->skip_ret = 0;
+}
+
+static bool user_bp_at(struct qz *q, uint64_t pc)
+{
+	for (size_t i = 0; i < q->bps.n; i++)
+		for (size_t j = 0; q->bps.bps[i].enabled && j < q->bps.bps[i].nlocs; j++)
+			if (q->bps.bps[i].locs[j].addr == pc)
+				return true;
+	return false;
+}
+
+/* Where name is bound: the program, then the libraries in load order. */
+static const struct qz_module *bound_in(struct qz *q, const char *name, uint64_t *at)
+{
+	for (size_t i = 0; i <= q->nlibs; i++) {
+		const struct qz_module *m = i ? &q->libs[i - 1] : &q->exe;
+		const struct img_sym *s = m->img ? img_sym_named_global(m->img, name) : NULL;
+		if (s && s->addr && !img_in_plt(m->img, s->addr)) {
+			*at = s->addr + m->bias;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* Plant the allocator's entries: false if there is no malloc yet. */
+static bool plant_fns(struct qz *q, struct detect_state *st)
+{
+	uint64_t at;
+	const struct qz_module *m = bound_in(q, "malloc", &at);
+	if (!m)
+		return false;
+	for (int i = 0; i < DF_COUNT; i++) {
+		const struct img_sym *s = img_sym_named_global(m->img, fn_names[i]);
+		uint64_t a = s && s->addr ? s->addr + m->bias : 0;
+		if (!a && !bound_in(q, fn_names[i], &a))
+			continue;
+		if (bp_site_add(&q->bps, q->proc, a) == 0)
+			st->fn_at[i] = a;
+	}
+	return true;
+}
+
+void det_heap_start(struct qz *q)
+{
+	struct detect_state *st = det_state(q);
+	det_heap_reset(st);
+	memset(st->events, 0, sizeof st->events);   /* counted per run */
+	st->traps = 0;
+	st->seconds = 0;
+	if (!det_any_on(st) || !q->exe.img)
+		return;
+	if (q->attached) {   /* past its entry: the libraries are there */
+		det_heap_arm(q);
+		return;
+	}
+	uint64_t a = img_entry(q->exe.img) + q->exe.bias;
+	if (bp_site_add(&q->bps, q->proc, a) == 0)
+		st->entry_site = a;
+}
+
+void det_heap_arm(struct qz *q)
+{
+	struct detect_state *st = det_state(q);
+	if (!qz_running(q) || st->entry_site || st->fn_at[DF_FREE])
+		return;
+	if (plant_fns(q, st)) {
+		det_lw_plant(q, st);
+		st->late = true;
+		qz_warn(q, "The program is running: heap events are seen from now on, and blocks "
+			"allocated before are not known (run again to see them all).");
+	}
+}
+
+void det_heap_disarm(struct qz *q)
+{
+	struct detect_state *st = det_state(q);
+	if (qz_running(q)) {
+		if (st->entry_site)
+			bp_site_del(&q->bps, q->proc, st->entry_site);
+		for (int i = 0; i < DF_COUNT; i++)
+			if (st->fn_at[i])
+				bp_site_del(&q->bps, q->proc, st->fn_at[i]);
+		for (size_t i = 0; i < st->npend; i++)
+			bp_site_del(&q->bps, q->proc, st->pend[i].ret);
+		det_lw_unplant(q, st);
+	}
+	det_heap_reset(st);
+}
+
+void det_heap_gone(struct qz *q)
+{
+	struct detect_state *st = det_state(q);
+	st->npend = 0;   /* the sites went with the process */
+	st->entry_site = 0;
+	memset(st->fn_at, 0, sizeof st->fn_at);
+	memset(st->lw_at, 0, sizeof st->lw_at);
+}
+
+/* The call instruction that returns to ret, decoded into d: false if
+ * there is none (a tail call's return address, a jump). */
+static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
+{
+	static const int lens[] = { 5, 6, 2, 3, 7 };
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		uint8_t code[16];
+		uint64_t at = ret - (uint64_t)lens[i];
+		if (qz_read(q, at, code, sizeof code) == 0 && dis_decode(code, sizeof code, at, d) &&
+		    d->is_call && d->len == (size_t)lens[i])
+			return true;
+	}
+	return false;
+}
+
+/* The name of the function the call before ret calls ("strdup" for a
+ * call to strdup@plt); false if it is not known. */
+static bool callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
+{
+	struct dis_insn d;
+	if (!call_before(q, ret, &d) || !d.has_target || !qz_symbolize(q, d.target, buf, len))
+		return false;
+	buf[strcspn(buf, "@+")] = 0;
+	return buf[0] != 0;
+}
+
+/* The program's call site of the heap call whose return address is ret
+ * (at its entry): ret itself, or the first frame in the program when a
+ * library called (fn then names the library function the program called). */
+static uint64_t program_site(struct qz *q, uint64_t ret, char *fn, size_t len)
+{
+	if (qz_module_at(q, ret) == &q->exe)
+		return ret;
+	frame_invalidate(q);
+	for (int i = 1; i < 32; i++) {
+		const struct frame *f = frame_get(q, i);
+		if (!f)
+			break;
+		if (f->mod != &q->exe)
+			continue;
+		callee_name(q, f->pc, fn, len);
+		return f->pc;
+	}
+	return 0;
+}
+
+static struct det_block *block_add(struct detect_state *st, uint64_t addr)
+{
+	struct det_block *b = hmap_get(&st->blocks, addr);
+	if (!b) {
+		b = xcalloc(1, sizeof *b);
+		b->addr = addr;
+		hmap_put(&st->blocks, addr, b);
+		XGROW(st->all, st->all_cap, st->nall + 1);
+		st->all[st->nall++] = b;
+	}
+	return b;
+}
+
+static void apply_free(struct detect_state *st, uint64_t addr, uint64_t site, const char *fn)
+{
+	struct det_block *b = hmap_get(&st->blocks, addr);
+	if (!b || !b->live)
+		return;
+	b->live = false;
+	b->free_site = site;
+	snprintf(b->free_fn, sizeof b->free_fn, "%s", fn);
+}
+
+/* A report was printed: the stop, shown like a breakpoint's. */
+int det_stop(struct qz *q, struct sbuf *out)
+{
+	struct detect_state *st = det_state(q);
+	free(st->last_report);
+	st->last_report = xstrdup(out->s);
+	qz_printf(q, "\n%s", out->s);
+	if (st->last_chain)
+		qz_puts(q, st->last_chain);
+	sbuf_free(out);
+	frame_invalidate(q);
+	q->sel_frame = 0;
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_stop(q, f, true);
+	q->stop = QZ_STOP_BREAKPOINT;
+	return RUN_STOPPED;
+}
+
+/* Back to the call instruction in the program (it runs again on continue,
+ * unseen: skip_sp), so that the stop is on the caller's line. */
+bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
+{
+	struct dis_insn d;
+	char callee[64];
+	/* only a direct call of the function entered reruns unchanged: after
+	 * a tail call the call before ret is of another function */
+	if (qz_module_at(q, ret) != &q->exe || !call_before(q, ret, &d) || !d.has_target)
+		return false;
+	bool ours = d.target == proc_pc(q->proc) ||
+		    (callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
+	if (!ours)
+		return false;
+	struct user_regs_struct *r = proc_regs(q->proc);
+	r->rip = d.addr;
+	r->rsp += 8;
+	proc_regs_dirty(q->proc);
+	return true;
+}
+
+static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
+{
+	struct user_regs_struct *r = proc_regs(q->proc);
+	uint64_t addr = r->rdi;
+	char fn[32] = "free";
+	uint64_t site = program_site(q, ret, fn, sizeof fn);
+	if (st->skip_sp && r->rsp + 8 == st->skip_sp && ret == st->skip_ret) {
+		st->skip_sp = 0;   /* the free a report stopped at, running now */
+	} else if (!st->late || hmap_get(&st->blocks, addr)) {
+		struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = addr }, .site = site,
+				       .reg = { [F_ADDR] = 1 + DET_REG_RDI } };
+		struct sbuf out = {0};
+		st->events[EV_FREE]++;
+		if (det_fire(q, &e, &out)) {
+			uint64_t sp = r->rsp + 8;
+			if (site == ret && det_rewind_to_call(q, ret, "free")) {
+				st->skip_sp = sp;
+				st->skip_ret = ret;
+			}
+			return det_stop(q, &out);
+		}
+	}
+	apply_free(st, addr, site, fn);
+	return RUN_AGAIN;
+}
+
+static int on_alloc_entry(struct qz *q, struct detect_state *st, int which, uint64_t ret)
+{
+	struct user_regs_struct *r = proc_regs(q->proc);
+	struct det_pending p = { .ev = which == DF_MALLOC ? EV_MALLOC :
+					which == DF_CALLOC ? EV_CALLOC : EV_REALLOC,
+				 .ret = ret, .sp = r->rsp + 8 };
+	snprintf(p.fn, sizeof p.fn, "%s", fn_names[which]);
+	if (which == DF_MALLOC)
+		p.size = r->rdi;
+	else if (which == DF_CALLOC)
+		p.size = __builtin_mul_overflow(r->rdi, r->rsi, &p.size) ? UINT64_MAX : p.size;
+	else
+		p.addr = r->rdi, p.size = r->rsi;
+	p.site = program_site(q, ret, p.fn, sizeof p.fn);
+	if (bp_site_add(&q->bps, q->proc, ret) < 0)
+		return RUN_AGAIN;
+	XGROW(st->pend, st->pend_cap, st->npend + 1);
+	st->pend[st->npend++] = p;
+	return RUN_AGAIN;
+}
+
+static int on_alloc_return(struct qz *q, struct detect_state *st, size_t i)
+{
+	struct det_pending p = st->pend[i];
+	st->pend[i] = st->pend[--st->npend];
+	bp_site_del(&q->bps, q->proc, p.ret);
+	uint64_t res = proc_regs(q->proc)->rax;
+	if (p.ev == EV_REALLOC && p.addr && res != p.addr && (res || !p.size))
+		apply_free(st, p.addr, p.site, p.fn);
+	if (res) {
+		struct det_block *b = block_add(st, res);
+		b->live = true;
+		b->size = p.size;
+		b->alloc_site = p.site;
+		b->free_site = 0;
+		snprintf(b->alloc_fn, sizeof b->alloc_fn, "%s", p.fn);
+		b->free_fn[0] = 0;
+	}
+	st->events[p.ev]++;
+	struct det_event e = { .ev = p.ev, .site = p.site,
+			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
+			       .reg = { [F_RESULT] = 1 + DET_REG_RAX } };
+	struct sbuf out = {0};
+	return det_fire(q, &e, &out) ? det_stop(q, &out) : RUN_AGAIN;
+}
+
+static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
+{
+	if (pc == st->entry_site) {
+		bp_site_del(&q->bps, q->proc, pc);
+		st->entry_site = 0;
+		plant_fns(q, st);
+		det_lw_plant(q, st);
+		if (st->record && slice_view_record(q) < 0)
+			sbuf_reset(&q->err);
+		st->events[EV_START]++;
+		struct det_event e = { .ev = EV_START };
+		struct sbuf out = {0};
+		if (det_fire(q, &e, &out))
+			return det_stop(q, &out);
+		return RUN_AGAIN;
+	}
+	uint64_t sp = proc_regs(q->proc)->rsp;
+	for (size_t i = 0; i < st->npend; i++)
+		if (st->pend[i].ret == pc && st->pend[i].sp == sp)
+			return on_alloc_return(q, st, i);
+	int which = -1;
+	for (int i = 0; i < DF_COUNT; i++)
+		if (st->fn_at[i] && st->fn_at[i] == pc)
+			which = i;
+	uint64_t ret;
+	if (qz_read(q, sp, &ret, 8) < 0)
+		return RUN_TARGET;
+	if (which < 0)
+		return det_lw_trap(q, st, pc, ret);
+	if (which == DF_FREE)
+		return on_free(q, st, ret);
+	if (which == DF_EXIT)
+		return det_heap_exit(q, st, ret);
+	return on_alloc_entry(q, st, which, ret);
+}
+
+int det_heap_trap(struct qz *q, uint64_t pc)
+{
+	struct detect_state *st = det_state(q);
+	if (!st)
+		return RUN_TARGET;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int ev = det_heap_trap_in(q, st, pc);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ev != RUN_TARGET) {
+		st->traps++;
+		st->seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
+	/* a user's breakpoint on the same address still stops */
+	if (ev == RUN_AGAIN && user_bp_at(q, proc_pc(q->proc)))
+		return RUN_TARGET;
+	return ev;
+}

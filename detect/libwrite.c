@@ -1,0 +1,137 @@
+/* libwrite: the program's calls of the C library's bulk writers (memcpy,
+ * memset, strcpy, ...) as events, decided at their entry, before anything
+ * is written: the destination and the byte count come from the arguments
+ * (a string's length read from the program). Internal stops sit on the
+ * program's PLT slots: the calls the program itself makes (the library's
+ * own calls are its business, and glibc's memcpy is an IFUNC whose
+ * implementation is only known through the slot). A call the compiler
+ * inlined (a small constant size) is not seen. */
+#include <stdio.h>
+#include <string.h>
+
+#include "detect-int.h"
+#include "target/run.h"
+#include "target/session.h"
+
+#define STR_MAX (1u << 20)   /* a string longer than this is not measured */
+
+enum lw_kind { LW_N, LW_STR, LW_STRN, LW_CAT, LW_CATN };
+
+static const struct { const char *name; enum lw_kind kind; } lw_fns[DET_LW_COUNT] = {
+	{"memcpy", LW_N}, {"memmove", LW_N}, {"memset", LW_N}, {"strcpy", LW_STR},
+	{"stpcpy", LW_STR}, {"strncpy", LW_N}, {"strcat", LW_CAT}, {"strncat", LW_CATN},
+};
+
+void det_lw_plant(struct qz *q, struct detect_state *st)
+{
+	for (int i = 0; i < DET_LW_COUNT && q->exe.img; i++) {
+		char plt[32];
+		snprintf(plt, sizeof plt, "%s@plt", lw_fns[i].name);
+		const struct img_sym *s = img_sym_named(q->exe.img, plt);
+		uint64_t a = s && s->addr ? s->addr + q->exe.bias : 0;
+		if (a && !st->lw_at[i] && bp_site_add(&q->bps, q->proc, a) == 0)
+			st->lw_at[i] = a;
+	}
+}
+
+void det_lw_unplant(struct qz *q, struct detect_state *st)
+{
+	for (int i = 0; i < DET_LW_COUNT; i++)
+		if (st->lw_at[i] && qz_running(q))
+			bp_site_del(&q->bps, q->proc, st->lw_at[i]);
+	memset(st->lw_at, 0, sizeof st->lw_at);
+}
+
+/* strlen of the program's string at a, at most max; false if unreadable. */
+static bool str_len(struct qz *q, uint64_t a, uint64_t max, uint64_t *len)
+{
+	char buf[256];
+	for (uint64_t n = 0; n < max; n += sizeof buf) {
+		size_t want = max - n < sizeof buf ? (size_t)(max - n) : sizeof buf;
+		/* a string near the end of a mapping: read what can be read */
+		while (want && qz_read(q, a + n, buf, want) < 0)
+			want /= 2;
+		if (!want)
+			return false;
+		const char *z = memchr(buf, 0, want);
+		if (z) {
+			*len = n + (uint64_t)(z - buf);
+			return true;
+		}
+	}
+	*len = max;
+	return true;
+}
+
+/* The bytes call i writes: [*addr, *addr + *size); false if unknown. */
+static bool lw_range(struct qz *q, int i, uint64_t *addr, uint64_t *size)
+{
+	const struct user_regs_struct *r = proc_regs(q->proc);
+	uint64_t dlen = 0, slen = 0;
+	*addr = r->rdi;
+	switch (lw_fns[i].kind) {
+	case LW_N:
+		*size = r->rdx;
+		return true;
+	case LW_STR:
+		if (!str_len(q, r->rsi, STR_MAX, &slen))
+			return false;
+		*size = slen + 1;
+		return true;
+	case LW_CAT:
+	case LW_CATN:
+		if (!str_len(q, r->rdi, STR_MAX, &dlen) ||
+		    !str_len(q, r->rsi, lw_fns[i].kind == LW_CATN ? r->rdx : STR_MAX, &slen))
+			return false;
+		*addr = r->rdi + dlen;
+		*size = slen + 1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Bytes of [a, a + n) past the end of the live block holding a. */
+static uint64_t lw_over(struct detect_state *st, uint64_t a, uint64_t n)
+{
+	const struct det_block *s = hmap_get(&st->blocks, a);   /* most often */
+	if (s && s->live)
+		return a + n > s->addr + s->size ? a + n - (s->addr + s->size) : 0;
+	for (size_t i = 0; i < st->nall; i++) {
+		const struct det_block *b = st->all[i];
+		if (b->live && a >= b->addr && a < b->addr + b->size)
+			return a + n > b->addr + b->size ? a + n - (b->addr + b->size) : 0;
+	}
+	return 0;
+}
+
+int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret)
+{
+	int i = 0;
+	while (i < DET_LW_COUNT && st->lw_at[i] != pc)
+		i++;
+	uint64_t addr, size;
+	if (i == DET_LW_COUNT)
+		return RUN_TARGET;
+	struct user_regs_struct *r = proc_regs(q->proc);
+	if (st->skip_sp && r->rsp + 8 == st->skip_sp && ret == st->skip_ret) {
+		st->skip_sp = 0;   /* the call a report stopped at, running now */
+		return RUN_AGAIN;
+	}
+	if (!lw_range(q, i, &addr, &size))
+		return RUN_AGAIN;
+	st->events[EV_LIBWRITE]++;
+	struct det_event e = { .ev = EV_LIBWRITE, .site = ret, .fn = lw_fns[i].name,
+			       .f = { [F_ADDR] = addr, [F_SIZE] = size,
+				      [F_OVER] = size ? lw_over(st, addr, size) : 0 },
+			       .reg = { [F_ADDR] = addr == r->rdi ? 1 + DET_REG_RDI : 0 } };
+	struct sbuf out = {0};
+	if (!det_fire(q, &e, &out))
+		return RUN_AGAIN;
+	uint64_t sp = r->rsp + 8;
+	if (det_rewind_to_call(q, ret, lw_fns[i].name)) {   /* the call runs again, unseen */
+		st->skip_sp = sp;
+		st->skip_ret = ret;
+	}
+	return det_stop(q, &out);
+}

@@ -1,0 +1,190 @@
+/* report: the interpreter of the rules (spec.h): a condition evaluated
+ * over an event's fields and the heap model, and a report written from
+ * its template. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "detect-int.h"
+#include "target/session.h"
+
+static struct det_block *blk_at(struct detect_state *st, uint64_t a)
+{
+	return hmap_get(&st->blocks, a);
+}
+
+static bool holds(const struct det_block *c, uint64_t a)
+{
+	return a >= c->addr && a < c->addr + (c->size ? c->size : 1);
+}
+
+/* The live block holding a, else the record starting at a (freed), else
+ * a freed block holding a. */
+static const struct det_block *blk_holding(struct detect_state *st, uint64_t a)
+{
+	struct det_block *b = blk_at(st, a);
+	if (b && b->live)
+		return b;
+	for (size_t i = 0; i < st->nall; i++)
+		if (st->all[i]->live && holds(st->all[i], a))
+			return st->all[i];
+	for (size_t i = 0; !b && i < st->nall; i++)
+		if (holds(st->all[i], a))
+			b = st->all[i];
+	return b;
+}
+
+static bool pred(struct detect_state *st, const struct det_event *e, enum spec_pred p,
+		 uint64_t a)
+{
+	const struct det_block *b = e->blk && e->blk->addr == a ? e->blk : blk_at(st, a);
+	switch (p) {
+	case P_ALLOCATED: return b && b->live;
+	case P_FREED: return b && !b->live;
+	case P_REACHABLE: return b && b->reachable;
+	case P_INBLOCK:
+		b = blk_holding(st, a);
+		return b && b->live;
+	case P_INFREED:
+		b = blk_holding(st, a);
+		return b && !b->live;
+	default: return false;
+	}
+}
+
+static uint64_t val(const struct det_event *e, const struct spec_val *v)
+{
+	return v->is_field ? e->f[v->field] : v->num;
+}
+
+static bool eval(struct detect_state *st, const struct det_event *e, const struct spec_cond *c)
+{
+	uint64_t a = val(e, &c->a), b = val(e, &c->b);
+	switch (c->op) {
+	case OP_OR: return eval(st, e, c->l) || eval(st, e, c->r);
+	case OP_AND: return eval(st, e, c->l) && eval(st, e, c->r);
+	case OP_NOT: return !eval(st, e, c->l);
+	case OP_PRED: return pred(st, e, c->pred, a);
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	case OP_LT: return a < b;
+	case OP_GT: return a > b;
+	case OP_LE: return a <= b;
+	case OP_GE: return a >= b;
+	}
+	return false;
+}
+
+void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len)
+{
+	struct qz_module *m = ret ? qz_module_at(q, ret - 1) : NULL;
+	const struct lines_row *r = m && m->lines ? lines_at(m->lines, ret - 1 - m->bias) : NULL;
+	if (r && r->file) {
+		snprintf(buf, len, "%s:%d", str_basename(r->file), r->line);
+		return;
+	}
+	char sym[128];
+	if (ret && qz_symbolize(q, ret - 1, sym, sizeof sym))
+		snprintf(buf, len, "0x%llx <%s>", (unsigned long long)(ret - 1), sym);
+	else
+		snprintf(buf, len, "an unknown site");
+}
+
+/* One placeholder's text. */
+static void expand(struct qz *q, const struct det_class *c, const struct det_event *e,
+		   const char *name, size_t n, struct sbuf *out)
+{
+	struct detect_state *st = det_state(q);
+	const struct det_block *b = e->blk ? e->blk : blk_holding(st, e->f[F_ADDR]);
+	char site[256];
+#define IS(w) (n == strlen(w) && memcmp(name, w, n) == 0)
+	if (IS("addr") || IS("result"))
+		sbuf_printf(out, "0x%llx", (unsigned long long)e->f[IS("addr") ? F_ADDR : F_RESULT]);
+	else if (IS("size") || IS("over"))
+		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
+	else if (IS("fn"))
+		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
+	else if (IS("class"))
+		sbuf_add(out, c->spec->name);
+	else if (IS("here")) {
+		det_site_text(q, e->site, site, sizeof site);
+		sbuf_add(out, site);
+	} else if (!b) {
+		sbuf_add(out, "?");
+	} else if (IS("bsize") || IS("offset")) {
+		sbuf_printf(out, "%llu", (unsigned long long)(IS("bsize") ? b->size :
+							      e->f[F_ADDR] - b->addr));
+	} else if (IS("alloc") || IS("freed")) {
+		det_site_text(q, IS("alloc") ? b->alloc_site : b->free_site, site, sizeof site);
+		sbuf_add(out, site);
+	} else if (IS("allocfn") || IS("freefn")) {
+		const char *fn = IS("allocfn") ? b->alloc_fn : b->free_fn;
+		sbuf_add(out, fn[0] ? fn : "?");
+	}
+#undef IS
+}
+
+static void report(struct qz *q, const struct det_class *c, const struct spec_rule *r,
+		   const struct det_event *e, struct sbuf *out)
+{
+	for (const char *t = r->report; *t; t++) {
+		const char *end = *t == '{' ? strchr(t, '}') : NULL;
+		if (!end) {
+			sbuf_addc(out, *t);
+			continue;
+		}
+		expand(q, c, e, t + 1, (size_t)(end - t - 1), out);
+		t = end;
+	}
+	sbuf_addc(out, '\n');
+}
+
+uint64_t det_reg_value(struct qz *q, int reg)
+{
+	const struct user_regs_struct *r = proc_regs(q->proc);
+	const unsigned long long v[16] = {
+		r->rax, r->rcx, r->rdx, r->rbx, r->rsp, r->rbp, r->rsi, r->rdi,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+	};
+	return reg >= 0 && reg < 16 ? v[reg] : 0;
+}
+
+bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
+{
+	struct detect_state *st = det_state(q);
+	bool any = false;
+	for (size_t i = 0; i < st->nclasses; i++) {
+		struct det_class *c = &st->classes[i];
+		for (int k = 0; c->on && k < c->spec->nrules; k++) {
+			const struct spec_rule *r = &c->spec->rules[k];
+			if (r->ev != e->ev || r->each_block != (e->blk != NULL) || !eval(st, e, r->cond))
+				continue;
+			c->hits++;
+			if (!any) {
+				free(st->last_chain);
+				st->last_chain = NULL;
+			}
+			/* a spec is a file: its text is made safe to print */
+			struct sbuf one = {0};
+			report(q, c, r, e, &one);
+			str_sanitize(out, one.s, one.len);
+			sbuf_free(&one);
+			if (r->has_locator && e->reg[r->locate] > 0 && !st->last_chain) {
+				char what[64];
+				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
+					 spec_field_name(r->locate));
+				int reg = e->reg[r->locate] - 1;
+				uint64_t value = e->f[r->locate];
+				if (e->faulted) {   /* the pointer, not the address */
+					snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
+					value = det_reg_value(q, reg);
+				}
+				det_vpc(q, what, reg, value, e->faulted);
+			}
+			any = true;
+			break;   /* one report per class and event */
+		}
+	}
+	return any;
+}

@@ -1,0 +1,239 @@
+/* vpc: value propagation chains (Wang, chapter 3): from where a bad value
+ * is used (the pointer passed to a second free), back through the copies
+ * that carried it (loads, stores, register moves, pushes and pops) to
+ * where it was produced: a library call's result (malloc, strdup) or a
+ * computation. Read from the recorder's trace (slice/view.h) when the
+ * region was recorded: each link is a statement instance, shown with its
+ * source text; "copy" marks a statement that moved the value from memory
+ * to memory (a struct or field copy: two owners of one pointer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect-int.h"
+#include "dinfo/disasm.h"
+#include "dinfo/source.h"
+#include "slice/view.h"
+#include "target/session.h"
+
+#define VPC_MAX_LINKS 32
+#define VPC_MAX_SCAN 50000000ull   /* records looked at, at most */
+#define REG_RSP 4
+
+/* Where the value lives: memory, or a register at a byte offset (an
+ * 8-byte pointer in the upper half of xmm0 after a 16-byte struct load). */
+struct vloc {
+	bool mem;
+	int reg;
+	unsigned off;
+	uint64_t addr;
+	unsigned size;
+};
+
+enum link_kind { L_COPY, L_LIB, L_COMPUTED, L_START };
+
+struct vlink {
+	enum link_kind kind;
+	const char *file;
+	int line;
+	int32_t inst;
+	bool loaded, stored;     /* a copy that read / wrote memory */
+	char fn[48];             /* L_LIB: the library function */
+};
+
+static bool defines(const struct slice_view_rec *r, const struct vloc *l)
+{
+	if (!l->mem)
+		return ((r->def & ~r->cond_def) >> l->reg) & 1;
+	for (int m = 0; m < r->nmem; m++)
+		if ((r->mem[m].rw & SLICE_VIEW_MEM_W) && r->mem[m].addr < l->addr + l->size &&
+		    l->addr < r->mem[m].addr + r->mem[m].size)
+			return true;
+	return false;
+}
+
+/* Instructions that move bits unchanged (a compiler copies a struct with
+ * vector moves); movabs of a constant has no source: computed. */
+static bool is_copy(const struct slice_view_rec *r)
+{
+	static const char *const moves[] = {
+		"mov", "movq", "movd", "push", "pop", "movdqu", "movdqa", "movups", "movaps",
+		"movupd", "movapd", "vmovdqu", "vmovdqa", "vmovups", "vmovaps", "vmovq", "movsq",
+		"movsd", "movlps", "movhps", "movlpd", "movhpd",
+	};
+	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++)
+		if (!strcmp(r->text, moves[i]))
+			return true;
+	return false;
+}
+
+/* The copy's source (the value's bytes in it), or false when it has
+ * several sources: not a plain copy. l is where the value is after r. */
+static bool copy_source(const struct slice_view_rec *r, const struct vloc *l, struct vloc *src,
+			bool *loaded)
+{
+	uint64_t addr_regs = 1ull << REG_RSP;
+	unsigned off = l->off;
+	for (int m = 0; m < r->nmem; m++)
+		if (l->mem && (r->mem[m].rw & SLICE_VIEW_MEM_W) && l->addr >= r->mem[m].addr)
+			off = (unsigned)(l->addr - r->mem[m].addr);
+	for (int m = 0; m < r->nmem; m++) {
+		if ((r->mem[m].rw & SLICE_VIEW_MEM_R) && !(r->mem[m].rw & SLICE_VIEW_MEM_W)) {
+			*src = (struct vloc){ .mem = true, .addr = r->mem[m].addr + off, .size = l->size };
+			*loaded = true;
+			return true;
+		}
+		if (r->mem[m].base < 64)
+			addr_regs |= 1ull << r->mem[m].base;
+		if (r->mem[m].index < 64)
+			addr_regs |= 1ull << r->mem[m].index;
+	}
+	uint64_t use = r->use & ~addr_regs;
+	if (!use || (use & (use - 1)))
+		return false;
+	*src = (struct vloc){ .reg = __builtin_ctzll(use), .off = off, .size = l->size };
+	*loaded = false;
+	return true;
+}
+
+/* The library function the program's call at record i calls. */
+static void call_name(struct qz *q, const struct slice_view_rec *r, char *buf, size_t len)
+{
+	uint8_t code[16];
+	struct dis_insn d;
+	snprintf(buf, len, "a library call");
+	if (qz_read(q, r->pc, code, sizeof code) < 0 || !dis_decode(code, sizeof code, r->pc, &d) ||
+	    !d.has_target || !qz_symbolize(q, d.target, buf, len))
+		return;
+	buf[strcspn(buf, "@+")] = 0;
+}
+
+/* The value was made inside a library: the program's last call before. */
+static void lib_link(struct qz *q, struct slice_view *v, uint64_t j, struct vlink *k)
+{
+	struct slice_view_rec r;
+	k->kind = L_LIB;
+	snprintf(k->fn, sizeof k->fn, "a library call");
+	for (uint64_t i = j + 1; i-- > 0 && j - i < VPC_MAX_SCAN;) {
+		if (!slice_view_get(v, i, &r) || !r.user || !r.call)
+			continue;
+		call_name(q, &r, k->fn, sizeof k->fn);
+		k->file = r.file, k->line = r.line, k->inst = r.inst;
+		return;
+	}
+}
+
+static size_t add_link(struct vlink *links, size_t n, const struct slice_view_rec *r,
+		       enum link_kind kind, bool loaded, bool stored)
+{
+	if (n && links[n - 1].kind == L_COPY && links[n - 1].inst == r->inst) {
+		links[n - 1].kind = kind;   /* a copy then a computation: one link */
+		links[n - 1].loaded |= loaded;
+		links[n - 1].stored |= stored;
+		return n;
+	}
+	links[n] = (struct vlink){ .kind = kind, .file = r->file, .line = r->line,
+				   .inst = r->inst, .loaded = loaded, .stored = stored };
+	return n + 1;
+}
+
+/* Walk back from record end; the links found, in order. */
+static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links)
+{
+	struct slice_view *v = slice_view_open(q);
+	struct slice_view_rec r;
+	size_t n = 0;
+	uint64_t i = end, scanned = 0;
+	while (n < VPC_MAX_LINKS - 1) {
+		bool found = false;
+		while (i-- > 0 && scanned++ < VPC_MAX_SCAN)
+			if (slice_view_get(v, i, &r) && (found = defines(&r, &l)))
+				break;
+		if (!found) {
+			links[n++] = (struct vlink){ .kind = L_START };
+			break;
+		}
+		struct vloc src;
+		bool loaded = false;
+		bool copy = is_copy(&r) && copy_source(&r, &l, &src, &loaded);
+		if (!r.user && copy && (!strcmp(r.text, "pop") || !strcmp(r.text, "push"))) {
+			l = src;   /* a library saving and restoring a register */
+			continue;
+		}
+		if (!r.user) {
+			lib_link(q, v, i, &links[n++]);
+			break;
+		}
+		if (!copy) {
+			n = add_link(links, n, &r, L_COMPUTED, false, false);
+			break;
+		}
+		n = add_link(links, n, &r, L_COPY, loaded, l.mem);
+		l = src;
+	}
+	slice_view_close(v);
+	return n;
+}
+
+static void link_text(const struct vlink *k, struct sbuf *out)
+{
+	const char *why = NULL;
+	const char *src = k->file ? src_line(k->file, k->line, &why) : NULL;
+	char *t = src ? str_trim(src) : NULL;
+	size_t tl = t ? strlen(t) : 0;
+	if (tl > 1 && t[tl - 1] == ';')
+		t[tl - 1] = 0;   /* the statement, not its terminator */
+	if (k->kind == L_LIB)
+		sbuf_printf(out, " ← %s", k->fn);
+	else if (t && *t)
+		sbuf_printf(out, " ← %s", t);
+	else
+		sbuf_add(out, " ← ?");
+	if (k->file)
+		sbuf_printf(out, " (%s:%d%s%s)", str_basename(k->file), k->line,
+			    k->kind == L_COPY && k->loaded && k->stored ? ", copy" : "",
+			    k->kind == L_COMPUTED ? ", computed" : "");
+	free(t);
+}
+
+static bool brace_only(const struct vlink *k)
+{
+	const char *why = NULL;
+	const char *src = k->file ? src_line(k->file, k->line, &why) : NULL;
+	if (!src)
+		return false;
+	src = str_skip_space(src);
+	return (*src == '{' || *src == '}') && !*str_skip_space(src + 1);
+}
+
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted)
+{
+	struct detect_state *st = det_state(q);
+	free(st->last_chain);
+	st->last_chain = NULL;
+	uint64_t end = slice_view_count(q);
+	if (!end || reg < 0)
+		return;
+	struct slice_view *v = slice_view_open(q);
+	struct slice_view_rec last;
+	if (faulted && slice_view_get(v, end - 1, &last) && last.pc == faulted)
+		end--;   /* recorded, but it did not complete */
+	slice_view_close(v);
+	struct vlink links[VPC_MAX_LINKS];
+	size_t n = vpc_walk(q, end, (struct vloc){ .reg = reg, .size = 8 }, links);
+	struct sbuf out = {0};
+	sbuf_printf(&out, "Value propagation chain of 0x%llx:\n%s", (unsigned long long)value, what);
+	for (size_t i = 0; i < n; i++) {
+		if (links[i].kind == L_COPY && brace_only(&links[i]))
+			continue;   /* a function's entry storing its parameter */
+		if (links[i].kind == L_START)
+			sbuf_add(&out, " ← (before the recording began)");
+		else
+			link_text(&links[i], &out);
+	}
+	sbuf_addc(&out, '\n');
+	struct sbuf safe = {0};   /* source lines are a file's bytes */
+	str_sanitize(&safe, out.s, out.len);
+	sbuf_free(&out);
+	st->last_chain = sbuf_take(&safe);
+}
