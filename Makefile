@@ -46,9 +46,10 @@ test: deps
 	$(MAKE) qzdb $(UNIT_BIN)
 	@sh tests/run.sh
 
+# `make bench QUICK=1`: fewer runs and iterations (tests/bench.sh).
 bench: deps
 	$(MAKE) qzdb
-	@sh tests/bench.sh
+	@QUICK=$(QUICK) sh tests/bench.sh
 
 demo: deps
 	$(MAKE) qzdb

@@ -10,40 +10,20 @@
 # cost = (time of that run - time of a plain run) / iterations.
 # gdb's manual switch (an `if` in breakpoint commands) costs milliseconds
 # per execution, so it runs GN iterations (default N/10), once; everything
-# else runs N (default 20000) iterations, best of RUNS. Also alter-none: a plain `run` under qzdb against the program run
+# else runs N (default 20000) iterations, the median of RUNS (tests/bench/lib.sh). Also alter-none: a plain `run` under qzdb against the program run
 # directly (no alteration armed, no traps: the same speed).
 # Environment: QZDB, GDB, RUNS, N, GN.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-GDB=${GDB:-gdb}
-RUNS=${RUNS:-3}
 N=${N:-20000}
 GN=${GN:-$((N / 10))}
+. tests/bench/lib.sh
 BIN=$B/alter_loop-O0
 SRC=tests/fixtures/alter_loop.c
-LOG=$B/bench
-mkdir -p "$LOG"
 fixtures_build || { echo "bench: fixture build failed"; exit 1; }
 L_SW=$(grep -n 'SWITCH' $SRC | cut -d: -f1)
 L_SUP=$(grep -n 'SUPPRESS' $SRC | cut -d: -f1)
-
-# time_best RUNS CMD...: minimum wall time in ns over RUNS runs; empty if a
-# run fails or does not exit normally.
-time_best() {
-	_n=$1
-	shift
-	_best=""
-	while [ "$_n" -gt 0 ]; do
-		_t0=$(date +%s%N)
-		_out=$(timeout 600 "$@" 2>&1 </dev/null) || return 0
-		_t1=$(date +%s%N)
-		printf '%s\n' "$_out" | grep -q 'exited normally' || return 0
-		_d=$((_t1 - _t0))
-		if [ -z "$_best" ] || [ $_d -lt "$_best" ]; then _best=$_d; fi
-		_n=$((_n - 1))
-	done
-	echo "$_best"
-}
+ok='exited normally'
 
 # per FULL BASE ITER: microseconds per iteration, 2 decimals.
 per() {
@@ -60,13 +40,6 @@ report() {
 	echo "$1: qzdb ${2:-n/a} us/exec (N=$N), gdb ${3:-n/a} us/exec (N=$_gn, jump in commands), speedup $_s"
 }
 
-gdbrun() {
-	_runs=$1
-	shift
-	time_best "$_runs" "$GDB" -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
-		-ex 'set confirm off' "$@"
-}
-
 END=$(gdb -nx -batch -ex "info line alter_loop.c:$L_SUP" $BIN 2>/dev/null |
 	sed -n 's/.*and ends at 0x[0-9a-f]* <\([a-z_]*+[0-9]*\)>.*/\1/p')
 GS=$LOG/alter-switch.gdb
@@ -75,18 +48,21 @@ printf 'break alter_loop.c:%s\ncommands\nsilent\nif (i %% 2 == 0)\njump %s\nelse
 GP=$LOG/alter-suppress.gdb
 printf 'break alter_loop.c:%s\ncommands\nsilent\njump *(%s)\nend\nrun\n' "$L_SUP" "$END" >"$GP"
 
-q_base=$(time_best "$RUNS" "$QZDB" --batch -ex run $BIN $N)
-q_sw=$(time_best "$RUNS" "$QZDB" --batch -ex "switch alter_loop.c:$L_SW all" \
+q_base=$(best qz-alter-base "$ok" "" qzx -ex run $BIN $N)
+q_sw=$(best qz-alter-switch "$ok" "" qzx -ex "switch alter_loop.c:$L_SW all" \
 	-ex 'set alter-verbose off' -ex run $BIN $N)
-q_sup=$(time_best "$RUNS" "$QZDB" --batch -ex "suppress alter_loop.c:$L_SUP all" \
+q_sup=$(best qz-alter-suppress "$ok" "" qzx -ex "suppress alter_loop.c:$L_SUP all" \
 	-ex 'set alter-verbose off' -ex run $BIN $N)
-g_base_gn=$(gdbrun "$RUNS" -ex run --args $BIN $GN)
-g_sw=$(gdbrun 1 -x "$GS" --args $BIN $GN)
-g_base=$(gdbrun "$RUNS" -ex run --args $BIN $N)
-g_sup=$(gdbrun "$RUNS" -x "$GP" --args $BIN $N)
+g_base_gn=$(best gdb-alter-base-gn "$ok" "" gdbx -ex run --args $BIN $GN)
+_runs=$RUNS
+RUNS=1   # gdb's manual switch costs milliseconds an execution
+g_sw=$(best gdb-alter-switch "$ok" "" gdbx -x "$GS" --args $BIN $GN)
+RUNS=$_runs
+g_base=$(best gdb-alter-base "$ok" "" gdbx -ex run --args $BIN $N)
+g_sup=$(best gdb-alter-suppress "$ok" "" gdbx -x "$GP" --args $BIN $N)
 report alter-switch "$(per "$q_sw" "$q_base" $N)" "$(per "$g_sw" "$g_base_gn" $GN)" $GN
 report alter-suppress "$(per "$q_sup" "$q_base" $N)" "$(per "$g_sup" "$g_base" $N)"
 
-native=$(time_best "$RUNS" sh -c "$BIN $N && echo 'exited normally'")
+native=$(best native-alter "$ok" "" sh -c "$BIN $N && echo 'exited normally'")
 ms() { [ -n "$1" ] && awk -v t="$1" 'BEGIN { printf "%.1f\n", t / 1000000 }'; }
 echo "alter-none: qzdb run $(ms "$q_base") ms, native $(ms "$native") ms (N=$N, no alteration armed)"

@@ -1,94 +1,75 @@
 #!/bin/sh
 # Checkpoint benchmark (called by tests/bench.sh). Program: ckpt_bench-O0,
 # a 64 MiB heap written once, then written again between two stops.
-#   ckpt-64m      cost of checkpoint + rollback around a continue that
-#                 dirties 64 MiB: (time of `break mark`, `run`, `checkpoint`,
-#                 `continue`, `rollback 1`) - (time of `break mark`, `run`,
-#                 `continue`), so the write-protect faults of the continue
-#                 count too; gdb: the same with `checkpoint` / `restart 1`.
-#                 When gdb's checkpoint does not work here, the kernel's
-#                 share of a fork-based checkpoint is measured instead
-#                 (tests/bench/fork_ckpt.c: fork + copy-on-write of the
-#                 heap + killing the original), a lower bound of gdb's cost.
-#   ckpt-64m-own  qzdb's own times for that checkpoint and rollback (of
-#                 the last run), and the rest of ckpt-64m: mostly the
-#                 write-protect faults of the continue (the first write to
-#                 each page after a checkpoint), the dirty-page tracking's
-#                 price, as fork's is its copy-on-write faults.
-#   ckpt-1page    median checkpoint and rollback times with 1 page dirty
-#                 (40 of each, `maint checkpoint-stats`); target < 1 ms.
-#   ckpt-space    bytes held by a checkpoint (`info checkpoints`: its pages
-#                 and their index) after 64 MiB (16384 pages) were dirtied,
-#                 against 16384 x 4 KiB; target within 10%.
-# Best of RUNS (default 3) for wall times.
+#   checkpoint-rollback-64m  cost of checkpoint + rollback around a
+#       continue that dirties 64 MiB: (time of `break mark`, `run`,
+#       `checkpoint`, `continue`, `rollback 1`) - (time of `break mark`,
+#       `run`, `continue`), so the write-protect faults of the continue
+#       count too; gdb: the same with `checkpoint` / `restart 1`. When
+#       gdb's checkpoint does not work here, the kernel's share of a
+#       fork-based checkpoint is measured instead (tests/bench/fork_ckpt.c:
+#       fork + copy-on-write of the heap + killing the original), a lower
+#       bound of gdb's cost.
+#   checkpoint-rollback-64m-own  qzdb's own times for that checkpoint and
+#       rollback (of the last run), and the rest: mostly the write-protect
+#       faults of the continue (the first write to each page after a
+#       checkpoint), the dirty-page tracking's price, as fork's is its
+#       copy-on-write faults.
+#   checkpoint-rollback-1page  median checkpoint and rollback times with 1
+#       page dirty (40 of each, `maint checkpoint-stats`); target < 1 ms.
+#   checkpoint-space  bytes held by a checkpoint (`info checkpoints`: its
+#       pages and their index) after 64 MiB (16384 pages) were dirtied,
+#       against 16384 x 4 KiB; target within 10%.
+# Wall times: the median of RUNS, pinned (tests/bench/lib.sh).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-QZDB=${QZDB:-./qzdb}
-GDB=${GDB:-gdb}
-RUNS=${RUNS:-3}
+. tests/bench/lib.sh
 BIN=$B/ckpt_bench-O0
-LOG=$B/bench
-mkdir -p "$LOG"
 fixtures_build || { echo "ckpt bench: fixture build failed"; exit 1; }
 gcc -O2 -o $B/fork_ckpt tests/bench/fork_ckpt.c || exit 1
 
-# wall TAG CMD...: best wall time in microseconds of RUNS runs, output of
-# the last in $LOG/TAG.out.
+# wall TAG CMD...: the median wall time in microseconds of RUNS runs, the
+# output of the last in $LOG/TAG.out.
 wall() {
-	_tag=$1
-	shift
-	if [ "$1" = gdbx ]; then
-		shift
-		set -- "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
-			-ex 'set pagination off' -ex 'set confirm off' "$@"
-	fi
-	_best=""
-	_r=0
-	while [ $_r -lt "$RUNS" ]; do
-		_t0=$(date +%s%N)
-		timeout 300 "$@" >"$LOG/$_tag.out" 2>&1 </dev/null
-		_t1=$(date +%s%N)
-		_d=$(( (_t1 - _t0) / 1000 ))
-		if [ -z "$_best" ] || [ $_d -lt "$_best" ]; then _best=$_d; fi
-		_r=$((_r + 1))
-	done
-	echo "$_best"
+	_w=$(best "$@") && echo $((_w / 1000))
 }
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
 # 1. 64 MiB dirtied between checkpoint and rollback
-q_full=$(wall qz-ck64 $QZDB --batch -ex 'break mark' -ex run -ex checkpoint -ex continue \
+q_full=$(wall qz-ck64 '' '' qzx -ex 'break mark' -ex run -ex checkpoint -ex continue \
 	-ex 'rollback 1' -ex 'maint checkpoint-stats' $BIN 64)
 grep -q '^#0  mark (round=0)' $LOG/qz-ck64.out || q_full=""
 q_own=$(grep '^last checkpoint' $LOG/qz-ck64.out)
-q_base=$(wall qz-ck64-base $QZDB --batch -ex 'break mark' -ex run -ex continue $BIN 64)
+q_base=$(wall qz-ck64-base '' '' qzx -ex 'break mark' -ex run -ex continue $BIN 64)
 q=""
 [ -n "$q_full" ] && q=$((q_full - q_base))
-g_full=$(wall gdb-ck64 gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue \
+g_full=$(wall gdb-ck64 '' '' gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue \
 	-ex 'restart 1' --args $BIN 64)
-g_base=$(wall gdb-ck64-base gdbx -ex 'break mark' -ex run -ex continue --args $BIN 64)
+g_base=$(wall gdb-ck64-base '' '' gdbx -ex 'break mark' -ex run -ex continue --args $BIN 64)
+fb=$($B/fork_ckpt 64)   # the floor: a bare fork with copy-on-write
 if grep -q 'mark (round=0)' $LOG/gdb-ck64.out && ! grep -qi 'error' $LOG/gdb-ck64.out; then
 	g=$((g_full - g_base))
 	peer="gdb $(ms $g) ms"
 else
 	why=$(grep -m1 -i "error\|couldn" $LOG/gdb-ck64.out | sed 's/^.*gdb-[0-9.]*\///' | cut -c1-80)
-	g=$($B/fork_ckpt 64)
-	peer="gdb n/a (its checkpoint fails here: $why), fork-baseline $(ms $g) ms"
+	g=$fb
+	peer="gdb n/a (its checkpoint fails here: $why; the floor stands in)"
 fi
 if [ -n "$q" ]; then
-	verdict=$(awk -v q="$q" -v g="$g" 'BEGIN { printf "speedup %.2fx, %s", g / q, q <= g ? "ok" : "SLOWER" }')
-	echo "ckpt-64m: qzdb $(ms $q) ms, $peer, $verdict"
+	verdict=$(awk -v q="$q" -v g="$g" -v f="$fb" 'BEGIN { printf "speedup %.2fx, floor %.1f ms (bare fork + copy-on-write), qzdb/floor %.2fx, %s",
+		g / q, f / 1000, q / f, q <= g ? "ok" : "SLOWER" }')
+	echo "checkpoint-rollback-64m: qzdb $(ms $q) ms, $peer, $verdict"
 else
-	echo "ckpt-64m: qzdb failed (see $LOG/qz-ck64.out), $peer"
+	echo "checkpoint-rollback-64m: qzdb failed (see $LOG/qz-ck64.out), $peer"
 fi
 ck_us=$(echo "$q_own" | awk '{ print $3 }')
 rb_us=$(echo "$q_own" | awk '{ print $7 }')
 if [ -n "$q" ] && [ -n "$ck_us" ] && [ -n "$rb_us" ]; then
 	rest=$(awk -v q="$q" -v c="$ck_us" -v r="$rb_us" 'BEGIN { printf "%.1f", (q - c - r) / 1000 }')
-	echo "ckpt-64m-own: ${q_own}; rest (write-protect faults while running, ...) $rest ms"
+	echo "checkpoint-rollback-64m-own: ${q_own}; rest (write-protect faults while running, ...) $rest ms"
 else
-	echo "ckpt-64m-own: ${q_own:-n/a}"
+	echo "checkpoint-rollback-64m-own: ${q_own:-n/a}"
 fi
 
 # 2. one page dirty: 40 checkpoints and 40 rollbacks
@@ -107,9 +88,9 @@ rb=$(grep '^last checkpoint' $LOG/qz-ck1.out | tail -40 | awk '{ print $7 }' | m
 pages=$(grep '^Checkpoint 20 at' $LOG/qz-ck1.out | sed 's/.*(\([0-9]*\) pages, \([0-9]*\) KiB)/\1 pages, \2 KiB/')
 if [ -n "$ck" ] && [ -n "$rb" ]; then
 	ok=$(awk -v c="$ck" -v r="$rb" 'BEGIN { print (c < 1000 && r < 1000) ? "ok" : "OVER 1 ms" }')
-	echo "ckpt-1page: checkpoint $ck us, rollback $rb us (median of 40; checkpoint 20 held $pages), $ok"
+	echo "checkpoint-rollback-1page: checkpoint $ck us, rollback $rb us (median of 40; checkpoint 20 held $pages), $ok"
 else
-	echo "ckpt-1page: qzdb failed (see $LOG/qz-ck1.out)"
+	echo "checkpoint-rollback-1page: qzdb failed (see $LOG/qz-ck1.out)"
 fi
 
 # 3. space: a checkpoint taken after the 64 MiB were written again
@@ -120,8 +101,8 @@ p=$(echo "$line" | awk '{ print $4 }')
 k=$(echo "$line" | awk '{ print $5 }')
 if [ -n "$k" ]; then
 	awk -v p="$p" -v k="$k" 'BEGIN { r = k * 1024 / (16384 * 4096);
-		printf "ckpt-space: %d pages, %d KiB held for 16384 dirty pages (65536 KiB): ratio %.3f, %s\n",
+		printf "checkpoint-space: %d pages, %d KiB held for 16384 dirty pages (65536 KiB): ratio %.3f, %s\n",
 		p, k, r, (r >= 0.9 && r <= 1.1) ? "ok" : "OUT OF 10%" }'
 else
-	echo "ckpt-space: qzdb failed (see $LOG/qz-space.out)"
+	echo "checkpoint-space: qzdb failed (see $LOG/qz-space.out)"
 fi

@@ -62,17 +62,23 @@ best() {
 	stats <"$LOG/$_btag.ns" | tee "$LOG/$_btag.stats" | awk '{ print $2 }'
 }
 
-# figure NAME UNIT DIV: the cost per DIV of a piece of work under qzdb and
+# figure NAME UNIT DIV [QDIV]: the cost per DIV of a piece of work under qzdb and
 # under gdb, from four functions the caller defines: qf and qb (qzdb with
 # the work, and without it), gf and gb (gdb's). Round by round, each of the
 # four runs once; a round gives (f - b) / DIV in microseconds for each
-# debugger. The checks: FMUST/FNOT for qf and gf, BMUST/BNOT for qb and gb.
+# debugger (QDIV for qzdb's, when its commands do more of the same work
+# than gdb's could in reasonable time). The checks: FMUST/FNOT for qf and
+# gf, BMUST/BNOT for qb and gb.
 # Prints NAME: qzdb MED UNIT (MIN-MAX), gdb MED UNIT (MIN-MAX), speedup R
-# (R: the ratio of the medians, gdb's cost / qzdb's), then FLOOR if set.
+# (R: the ratio of the medians, gdb's cost / qzdb's). With FLOOR_CMD (a
+# program printing the floor's cost in UNIT: the kernel round trip the work
+# cannot avoid) and FLOOR_WHAT, the floor is measured in each round too and
+# its median printed with qzdb's ratio to it.
 figure() {
-	_name=$1 _unit=$2 _div=$3
+	_name=$1 _unit=$2 _div=$3 _qdiv=${4:-$3}
 	: >"$LOG/$_name.qz"
 	: >"$LOG/$_name.gdb"
+	: >"$LOG/$_name.floor"
 	_r=0 _ok=1
 	while [ $_r -lt "$RUNS" ]; do
 		_qf=$(bench_run "$_name-qf" "$FMUST" "$FNOT" qf) || _ok=0
@@ -80,7 +86,8 @@ figure() {
 		_qb=$(bench_run "$_name-qb" "$BMUST" "$BNOT" qb) || _ok=0
 		_gb=$(bench_run "$_name-gb" "$BMUST" "$BNOT" gb) || _ok=0
 		[ $_ok = 1 ] || break
-		awk -v f="$_qf" -v b="$_qb" -v n="$_div" 'BEGIN { printf "%.3f\n", (f - b) / n / 1000 }' >>"$LOG/$_name.qz"
+		[ -z "$FLOOR_CMD" ] || $FLOOR_CMD >>"$LOG/$_name.floor"
+		awk -v f="$_qf" -v b="$_qb" -v n="$_qdiv" 'BEGIN { printf "%.3f\n", (f - b) / n / 1000 }' >>"$LOG/$_name.qz"
 		awk -v f="$_gf" -v b="$_gb" -v n="$_div" 'BEGIN { printf "%.3f\n", (f - b) / n / 1000 }' >>"$LOG/$_name.gdb"
 		_r=$((_r + 1))
 	done
@@ -88,10 +95,13 @@ figure() {
 		echo "$_name: n/a (a run failed: see $LOG/$_name-*.out)"
 		return 1
 	fi
+	FLOOR=""
+	[ -s "$LOG/$_name.floor" ] && FLOOR="$(stats <"$LOG/$_name.floor" | awk '{ print $2 }') $FLOOR_WHAT"
 	report_stats "$_name" "$_unit" "$(stats <"$LOG/$_name.qz")" "$(stats <"$LOG/$_name.gdb")"
 }
 
-# report_stats NAME UNIT "QMIN QMED QMAX" "GMIN GMED GMAX"
+# report_stats NAME UNIT "QMIN QMED QMAX" "GMIN GMED GMAX", with FLOOR
+# ("COST WHAT") when set.
 report_stats() {
 	echo "$3 $4" | awk -v name="$1" -v unit="$2" -v floor="$FLOOR" '{
 		s = ($2 > 0) ? sprintf("%.2fx", $5 / $2) : "n/a"

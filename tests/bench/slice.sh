@@ -7,47 +7,23 @@
 #                 slice from each of its last 20 statements: the time of each
 #                 slice as qzdb measures it (best and worst of the 20)
 #   bytes-per-insn  from `info record` after the long recording
-# Environment: QZDB, GDB, RUNS (default 3), N2 (default 2000).
+# Environment: QZDB, GDB, RUNS, N2 (default 2000). Times: the median of RUNS.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-GDB=${GDB:-gdb}
-RUNS=${RUNS:-3}
 N2=${N2:-2000}
-LOG=$B/bench
-mkdir -p "$LOG"
+. tests/bench/lib.sh
 fixtures_build || { echo "bench: fixture build failed"; exit 1; }
-
-# tbest TAG CMD...: minimum wall time (ns) of RUNS runs of CMD, output in
-# $LOG/TAG.out; nothing if a run fails.
-tbest() {
-	_tag=$1
-	shift
-	_best=""
-	_r=0
-	while [ $_r -lt "$RUNS" ]; do
-		_t0=$(date +%s%N)
-		timeout 600 "$@" >"$LOG/$_tag.out" 2>&1 </dev/null || return 1
-		_t1=$(date +%s%N)
-		_d=$((_t1 - _t0))
-		if [ -z "$_best" ] || [ $_d -lt "$_best" ]; then _best=$_d; fi
-		_r=$((_r + 1))
-	done
-	echo "$_best"
-}
 
 BIN=$B/loop-O0
 STOP=loop.c:20
-G="$GDB -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' -ex 'set confirm off'"
-q_rec=$(tbest qz-rec $QZDB --batch -ex 'break main' -ex run -ex 'record on' -ex "break $STOP" \
+q_rec=$(best qz-rec '' '' qzx -ex 'break main' -ex run -ex 'record on' -ex "break $STOP" \
 	-ex continue -ex 'info record' $BIN $N2)
 insns=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$LOG/qz-rec.out")
-q_base=$(tbest qz-rec-base $QZDB --batch -ex 'break main' -ex run -ex "break $STOP" -ex continue $BIN $N2)
-g_rec=$(tbest gdb-rec $GDB -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
-	-ex 'break main' -ex run -ex 'record full' -ex 'set record full insn-number-max unlimited' \
+q_base=$(best qz-rec-base '' '' qzx -ex 'break main' -ex run -ex "break $STOP" -ex continue $BIN $N2)
+g_rec=$(best gdb-rec '' '' gdbx -ex 'break main' -ex run -ex 'record full' -ex 'set record full insn-number-max unlimited' \
 	-ex "break $STOP" -ex continue -ex 'info record' --args $BIN $N2)
 g_insns=$(sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p' "$LOG/gdb-rec.out")
-g_base=$(tbest gdb-rec-base $GDB -nx -batch -iex 'set debuginfod enabled off' -ex 'set pagination off' \
-	-ex 'break main' -ex run -ex "break $STOP" -ex continue --args $BIN $N2)
+g_base=$(best gdb-rec-base '' '' gdbx -ex 'break main' -ex run -ex "break $STOP" -ex continue --args $BIN $N2)
 if [ -n "$q_rec" ] && [ -n "$g_rec" ] && [ -n "$insns" ] && [ -n "$g_insns" ]; then
 	awk -v q="$q_rec" -v qb="$q_base" -v g="$g_rec" -v gb="$g_base" -v n="$insns" -v gn="$g_insns" 'BEGIN {
 		qu = (q - qb) / n / 1000; gu = (g - gb) / gn / 1000
@@ -64,7 +40,10 @@ while [ $l -le 37 ]; do
 	l=$((l + 1))
 done
 set -- "$@" -ex 'info slices'
-RUNS=1 tbest qz-slice $QZDB --batch "$@" $B/sl_long-O0 >/dev/null
+_runs=$RUNS
+RUNS=1
+best qz-slice '' '' qzx "$@" $B/sl_long-O0 >/dev/null
+RUNS=$_runs
 sed -n 's/^Recorded \([0-9]*\) instructions.*(\([0-9.]*\) bytes per instruction).*/bytes-per-insn: qzdb \2 bytes\/insn over \1 instructions (Qzdb: 13.65 KB per 1000)/p' "$LOG/qz-slice.out"
 awk '/^Slice [0-9]+ from .* in [0-9.]+ s$/ { t = $(NF - 1); n++; s += t; if (t > max) max = t; if (min == "" || t < min) min = t }
 	END { if (n) printf "slice-time: %d slices, best %.3f s, mean %.3f s, worst %.3f s (goal: under 1 s each)\n", n, min, s / n, max;
