@@ -439,6 +439,9 @@ static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    !scn_is(names, &sh, ".debug_line"))
 			continue;
+		lines->raw = !(sh.sh_flags & SHF_COMPRESSED);
+		lines->sec_off = sh.sh_offset;
+		lines->sec_size = sh.sh_size;
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			return;
 		Elf_Data *data = elf_getdata(scn, NULL);

@@ -6,6 +6,7 @@
  * breakpoint placement follow gdb's rules. */
 #include "lines.h"
 #include "dwcu.h"
+#include "linefno.h"
 #include "util/hmap.h"
 #include "util/util.h"
 
@@ -47,6 +48,7 @@ struct lines {
 	size_t nnoranges, capnoranges;
 	size_t nloaded;
 	struct hmap names;        /* every file of every file table (owned) */
+	struct hmap shown;        /* interned path -> the name gdb shows (owned) */
 	const char **all;         /* names in first-seen order */
 	size_t nall, capall;
 	/* Built once every unit is loaded (lines_rows, lines_files): */
@@ -61,6 +63,7 @@ struct lines {
 struct tmp_row {
 	struct lines_row r;
 	bool end_seq;
+	bool dead;                /* dropped as gdb drops it (drop_at_switch) */
 	size_t ord;
 };
 
@@ -77,6 +80,14 @@ struct loader {
 	const char *sm_file;
 	int sm_line;
 	bool sm_disc;
+	/* gdb's m_last_address and m_stmt_at_address: the address of the
+	 * last row seen and whether any of its rows there is a statement. */
+	uint64_t sm_addr;
+	bool sm_stmt_at;
+	/* A DWARF 5 table's file numbers as the standard reads them (see
+	 * linefno.h), by row; NULL to take libdwarf's. */
+	uint32_t *fnos;
+	size_t row;               /* index of the row being added */
 };
 
 /* gdb keeps a row for the same file and line as the previous one only if
@@ -124,15 +135,39 @@ static const char *file_of(struct loader *ld, Dwarf_Line line)
 	/* Names come from the file table load_files read: libdwarf
 	 * 20210528's dwarf_linesrc follows wild pointers on some corrupt line
 	 * programs (files added by DW_LNE_define_file). */
-	if (dwarf_line_srcfileno(line, &fno, &e) == DW_DLV_OK &&
-	    fno < ld->nfcache && ld->fcache[fno])
+	int ok = ld->fnos ? DW_DLV_OK : dwarf_line_srcfileno(line, &fno, &e);
+	if (ld->fnos)
+		fno = ld->fnos[ld->row];
+	if (ok == DW_DLV_OK && fno < ld->nfcache && ld->fcache[fno])
 		return ld->fcache[fno];
 	return "??";
 }
 
+/* Note the name gdb shows for file i of a loaded unit's table (the first
+ * unit to name it wins): its name joined to its directory as the table
+ * spells them (dwarf2_start_subfile), so a header under a relative
+ * directory keeps it relative, as the unit's own file does. */
+static void note_shown(struct lines *lt, Dwarf_Line_Context ctx, Dwarf_Signed i,
+		       const char *path)
+{
+	const char *name = NULL, *dir = NULL;
+	Dwarf_Unsigned di = 0;
+	Dwarf_Error e = NULL;
+	if (!ctx || hmap_sget(&lt->shown, path) ||
+	    dwarf_srclines_files_data_b(ctx, i, &name, &di, NULL, NULL, NULL, &e) != DW_DLV_OK ||
+	    !name)
+		return;
+	if (name[0] != '/' &&
+	    dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)di, &dir, &e) != DW_DLV_OK)
+		dir = NULL;
+	char *shown = name[0] == '/' || !dir ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+	hmap_sput(&lt->shown, path, shown);
+}
+
 /* The unit's file table by line file number (the first is number base:
  * 1 before DWARF 5, 0 since). */
-static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
+static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Line_Context ctx,
+		       Dwarf_Signed base)
 {
 	char **files = NULL;
 	Dwarf_Signed n = 0;
@@ -148,6 +183,7 @@ static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
 	for (Dwarf_Signed i = 0; i < n; i++) {
 		ld->fcache[base + i] = lines_intern(ld->lt, files[i]);
 		cu_add_file(ld->cu, ld->fcache[base + i]);
+		note_shown(ld->lt, ctx, base + i, ld->fcache[base + i]);
 		dwarf_dealloc(ld->dbg, files[i], DW_DLA_STRING);
 	}
 	dwarf_dealloc(ld->dbg, files, DW_DLA_LIST);
@@ -172,6 +208,18 @@ static void finish_sequence(struct loader *ld, size_t start, uint64_t end_addr)
 		ld->nrows = start;
 }
 
+/* gdb's buildsym, on a switch from file `from` to another at address
+ * addr, deletes from's rows at addr (record_line with line 0): a line whose
+ * rows all sit where code of another file (an inlined header function)
+ * starts has no code of its own, and `break FILE:LINE` moves past it. */
+static void drop_at_switch(struct loader *ld, size_t seq_start, const char *from,
+			   uint64_t addr)
+{
+	for (size_t i = ld->nrows; i-- > seq_start && ld->rows[i].r.addr == addr;)
+		if (ld->rows[i].r.file == from)
+			ld->rows[i].dead = true;
+}
+
 static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 {
 	Dwarf_Error e = NULL;
@@ -189,12 +237,29 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 		ld->sm_file = NULL;
 		ld->sm_line = 0;
 		ld->sm_disc = false;
+		ld->sm_addr = 0;
+		ld->sm_stmt_at = false;
 		return;
 	}
 	Dwarf_Bool pe = 0, eb = 0;
 	Dwarf_Unsigned isa = 0, disc = 0;
 	dwarf_prologue_end_etc(line, &pe, &eb, &isa, &disc, &e);
 	const char *file = file_of(ld, line);
+	/* gdb 13 (lnp_state_machine::record_line) ignores a non-statement
+	 * row that switches file at an address that has a statement row,
+	 * but takes its file and line as the last ones seen. */
+	bool switched = ld->sm_file && ld->sm_file != file;
+	bool ignore = switched && addr == ld->sm_addr && !stmt && ld->sm_stmt_at;
+	if (addr != ld->sm_addr)
+		ld->sm_stmt_at = false;
+	ld->sm_addr = addr;
+	ld->sm_stmt_at |= stmt != 0;
+	if (ignore) {
+		keep_row(ld, file, (int)lineno, disc);
+		return;
+	}
+	if (switched)
+		drop_at_switch(ld, *seq_start, ld->sm_file, addr);
 	if (!keep_row(ld, file, (int)lineno, disc))
 		return;
 	XGROW(ld->rows, ld->cap, ld->nrows + 1);
@@ -202,7 +267,25 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 	t->r = (struct lines_row){ .addr = addr, .end = addr,
 				   .file = file,
 				   .line = (int)lineno, .is_stmt = stmt };
+	t->dead = false;
 	t->ord = ld->nrows++;
+}
+
+/* The file numbers of a DWARF 5 table's n rows read from its bytes, or
+ * NULL if they cannot be (a compressed section, another row count). */
+static uint32_t *v5_fnos(struct loader *ld, Dwarf_Line_Context ctx, size_t n)
+{
+	const struct dwcu_lines *s = &ld->lt->sane;
+	Dwarf_Unsigned off = 0;
+	Dwarf_Error e = NULL;
+	uint32_t *v = NULL;
+	if (!s->raw || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
+		return NULL;
+	if (linefno_rows(ld->lt->fd, s->sec_off, s->sec_size, off, &v) != n) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 static void load_rows(struct loader *ld, Dwarf_Die cu)
@@ -218,16 +301,24 @@ static void load_rows(struct loader *ld, Dwarf_Die cu)
 	int r = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
 	if (r == DW_DLV_OK)
 		dwarf_srclines_files_indexes(ctx, &base, &nfiles, &end, &e);
-	load_files(ld, cu, base);
+	load_files(ld, cu, r == DW_DLV_OK ? ctx : NULL, base);
 	if (r != DW_DLV_OK)
 		return;
 	ld->sm_file = NULL;
 	ld->sm_line = 0;
 	ld->sm_disc = false;
+	ld->sm_addr = 0;
+	ld->sm_stmt_at = false;
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) == DW_DLV_OK) {
 		size_t seq_start = ld->nrows;
-		for (Dwarf_Signed i = 0; i < n; i++)
+		if (version == 5)
+			ld->fnos = v5_fnos(ld, ctx, (size_t)n);
+		for (Dwarf_Signed i = 0; i < n; i++) {
+			ld->row = (size_t)i;
 			add_line(ld, lines[i], &seq_start);
+		}
+		free(ld->fnos);
+		ld->fnos = NULL;
 		/* A table that does not end its last sequence is broken:
 		 * drop the unterminated rows. */
 		ld->nrows = seq_start;
@@ -252,7 +343,7 @@ static size_t sort_rows(struct tmp_row *tmp, size_t n, struct lines_row **out)
 		qsort(tmp, n, sizeof(*tmp), cmp_tmp_row);
 	*out = xmalloc((n ? n : 1) * sizeof(**out));
 	for (size_t i = 0; i < n; i++)
-		if (tmp[i].r.addr < tmp[i].r.end)
+		if (tmp[i].r.addr < tmp[i].r.end && !tmp[i].dead)
 			(*out)[k++] = tmp[i].r;
 	return k;
 }
@@ -358,6 +449,13 @@ struct lines *lines_open(const char *path, char *err, size_t errlen)
 	return lt;
 }
 
+static void lines_free_shown(struct lines *lt)
+{
+	for (size_t i = 0; i < lt->shown.cap; i++)
+		free(hmap_slot(&lt->shown, i));
+	hmap_free(&lt->shown);
+}
+
 void lines_close(struct lines *lt)
 {
 	if (!lt)
@@ -381,6 +479,7 @@ void lines_close(struct lines *lt)
 	free(lt->all);
 	free(lt->files);
 	hmap_free(&lt->names);
+	lines_free_shown(lt);
 	free(lt);
 }
 
@@ -720,4 +819,9 @@ int lines_max_line(const struct lines *clt, const char *file)
 			max = rows[i].r->line;
 	free(rows);
 	return max;
+}
+
+const char *lines_shown_name(const struct lines *lt, const char *file)
+{
+	return lt ? hmap_sget(&lt->shown, file) : NULL;
 }

@@ -459,6 +459,11 @@ const char *frame_file_name(struct qz *q, const char *file)
 	const char *cu = frame_cu_name(q->exe.di, file);
 	for (size_t i = 0; !cu && i < q->nlibs; i++)   /* a library's own */
 		cu = frame_cu_name(q->libs[i].di, file);
+	/* else the name its line table gives it (a header) */
+	if (!cu)
+		cu = lines_shown_name(q->exe.lines, file);
+	for (size_t i = 0; !cu && i < q->nlibs; i++)
+		cu = lines_shown_name(q->libs[i].lines, file);
 	return cu ? cu : file;
 }
 

@@ -145,8 +145,10 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	for (size_t i = 0; i < k; i++) {
 		uint64_t a = loc_past_prologue(q, m, addrs[i]);
 		loc_push(q, m, a, out, n);
-		if (a == addrs[i])   /* gdb reports the line it found */
+		if (a == addrs[i]) {   /* gdb reports the file and line it found */
+			(*out)[*n - 1].file = path;
 			(*out)[*n - 1].line = actual;
+		}
 	}
 	free(addrs);
 	if (!k && !loc_skip)   /* info line, list */

@@ -1,0 +1,141 @@
+#!/bin/sh
+# Agreement with gdb on real programs (issue 25): the same commands in gdb
+# (the oracle) and qzdb on the same binaries, outputs compared command by
+# command, exactly, after only these normalisations:
+#   - gdb's batch-mode query "Make breakpoint pending ... [answered N; input
+#     not from terminal]" and qzdb's hint "(Use "set breakpoint pending on"
+#     ...)" in its place are removed, as is qzdb's "error: " prefix;
+#   - gdb's libthread_db chatter is removed;
+#   - hex numbers at or above 0x7ff000000000 (stack, libc) become 0xSTACK:
+#     gdb starts the program with a slightly different environment.
+# Fixture: tests/fixtures/gdbagree/ (main.c, util.c and mix.h, whose inline
+# functions have code on the same line numbers as the .c files).
+#   sh tests/batch/gdbagree.sh
+#   QZ_DIFF_ONLY='gdbagree-break-*' sh tests/batch/gdbagree.sh
+# A case's files stay in tests/build/diff/NAME.* for a look.
+. "$(dirname "$0")/../diff/common.sh"
+
+if ! command -v "$GDB" >/dev/null 2>&1; then
+	skip gdbagree "gdb (the oracle) is not installed"
+	exit 0
+fi
+
+# agree_norm <RAW >NORM
+agree_norm() {
+	awk '
+	function hex2num(s,   n, i) {
+		s = tolower(s); sub(/^0x/, "", s); n = 0
+		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
+	/^Make breakpoint pending on future shared library load\?/ { next }
+	/^\(Use "set breakpoint pending on" to make it pending/ { next }
+	{
+		sub(/\r$/, ""); sub(/^error: /, "")
+		s = $0; r = ""
+		while (match(s, /0x[0-9a-fA-F]+/)) {
+			h = substr(s, RSTART, RLENGTH)
+			if (RLENGTH >= 14 && hex2num(h) >= 140668768878592) h = "0xSTACK"
+			r = r substr(s, 1, RSTART - 1) h
+			s = substr(s, RSTART + RLENGTH)
+		}
+		print r s
+	}'
+}
+
+# agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
+# with "- " is run but not compared: set-up such as break/run) in both
+# debuggers and compare the output of each command. One PASS or FAIL line
+# for the case; a FAIL shows each differing command (- gdb, + qzdb).
+agree() {
+	_name=$1
+	shift
+	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return ;; esac
+	_p=$DIFFDIR/$_name
+	_n=0
+	: >"$_p.cmds"
+	: >"$_p.list"
+	while IFS= read -r _c; do
+		[ -z "$_c" ] && continue
+		_n=$((_n + 1))
+		printf '%s\n' "$_c" >>"$_p.list"
+		printf 'echo \\n@@@ %s\\n\n%s\n' $_n "${_c#- }" >>"$_p.cmds"
+	done
+	if [ ! -x "$1" ]; then
+		fail "$_name" "fixture $1 not built"
+		return
+	fi
+	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
+	if [ $DBG_RC -ge 124 ] || ! grep -q '^@@@ 1$' "$_p.gdb"; then
+		fail "$_name" "gdb side broken (rc $DBG_RC), see $_p.gdb"
+		return
+	fi
+	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
+	if [ $DBG_RC -eq 124 ] || [ $DBG_RC -gt 128 ]; then
+		fail "$_name" "qzdb timed out or died (exit status $DBG_RC)"
+		tail -5 "$_p.qz" | sed 's/^/    | /'
+		return
+	fi
+	agree_norm <"$_p.gdb" >"$_p.gdb.norm"
+	agree_norm <"$_p.qz" >"$_p.qz.norm"
+	split_sections "$_p.gdb.norm" "$_p.gdb.d"
+	split_sections "$_p.qz.norm" "$_p.qz.d"
+	_i=0 _bad=0 _cmp=0
+	: >"$_p.why"
+	while IFS= read -r _c; do
+		_i=$((_i + 1))
+		case "$_c" in "- "*) continue ;; esac
+		_cmp=$((_cmp + 1))
+		[ -f "$_p.qz.d/$_i" ] || : >"$_p.qz.d/$_i"
+		cmp -s "$_p.gdb.d/$_i" "$_p.qz.d/$_i" && continue
+		_bad=$((_bad + 1))
+		{
+			echo "    $_c"
+			diff "$_p.gdb.d/$_i" "$_p.qz.d/$_i" | grep '^[<>]' |
+				sed 's/^</      -/; s/^>/      +/' | head -12
+		} >>"$_p.why"
+	done <"$_p.list"
+	if [ $_bad = 0 ]; then
+		pass "$_name ($_cmp commands)"
+	else
+		fail "$_name" "$_bad of $_cmp commands differ from gdb:"
+		head -60 "$_p.why"
+	fi
+}
+
+# split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.
+split_sections() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	awk -v d="$2" '
+	/^@@@ [0-9]+$/ { f = d "/" $2; printf "" > f; next }
+	f != "" { print > f }' "$1"
+}
+
+F=tests/fixtures/gdbagree
+for o in O0 O2; do
+	bin=$B/gdbagree-$o
+
+	# Cause 1: break FILE:LINE through each unit's file table, every line
+	# of each file (mix.h's code shares line numbers with the .c files;
+	# at -O2 its inlined copies make several locations).
+	for f in main.c util.c mix.h; do
+		seq 1 "$(wc -l <"$F/$f")" | sed "s/.*/break $f:&/" |
+			agree "gdbagree-break-$f-$o" $bin
+	done
+	# and where they stop (the first hits of a few lines)
+	agree "gdbagree-break-stops-$o" $bin <<-'E'
+	break mix.h:11
+	break util.c:21
+	break main.c:24
+	info breakpoints
+	run
+	bt
+	continue
+	bt
+	continue
+	bt
+	E
+done
+
