@@ -50,7 +50,7 @@ static int cmd_typeof(struct qz *q, const char *a, bool expand)
 			return qz_error(q, "No %s type named %s.", tags[i], str_skip_space(a + n));
 	}
 	if (!t) {
-		if (eval_text(q, a, &v) < 0)
+		if (eval_type_of(q, a, &v) < 0)   /* gdb: whatis *NULL is fine */
 			return -1;
 		t = v.type;
 	}

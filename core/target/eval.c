@@ -252,7 +252,7 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->write_reg = eval_write_reg;
 }
 
-int eval_text(struct qz *q, const char *text, struct val *out)
+static int eval_text_mode(struct qz *q, const char *text, struct val *out, bool types)
 {
 	char err[512];
 	struct expr *e = expr_parse(text, err, sizeof err);
@@ -260,11 +260,21 @@ int eval_text(struct qz *q, const char *text, struct val *out)
 		return qz_error(q, "%s", err);
 	struct expr_env env;
 	eval_env(q, &env);
-	int r = expr_eval(e, &env, out, err, sizeof err);
+	int r = (types ? expr_eval_types : expr_eval)(e, &env, out, err, sizeof err);
 	expr_free(e);
 	if (r < 0)
 		return qz_error(q, "%s", err);
 	return 0;
+}
+
+int eval_text(struct qz *q, const char *text, struct val *out)
+{
+	return eval_text_mode(q, text, out, false);
+}
+
+int eval_type_of(struct qz *q, const char *text, struct val *out)
+{
+	return eval_text_mode(q, text, out, true);
 }
 
 int eval_truth(struct qz *q, const struct expr *e, bool *truth)

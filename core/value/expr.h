@@ -53,5 +53,11 @@ void expr_free(struct expr *e);
  * address 0x0", "Division by zero"). */
 int expr_eval(const struct expr *e, const struct expr_env *env,
 	      struct val *out, char *err, size_t errlen);
+/* The same without side effects, for the type only (whatis, ptype: gdb's
+ * EVAL_AVOID_SIDE_EFFECTS): memory behind pointers is not read, nothing is
+ * assigned, a division by zero gives 0; the value's contents are
+ * meaningless. */
+int expr_eval_types(const struct expr *e, const struct expr_env *env,
+		    struct val *out, char *err, size_t errlen);
 
 #endif

@@ -139,3 +139,82 @@ for o in O0 O2; do
 	E
 done
 
+# Causes 6 and 8: whatis does not evaluate its operand (*nothing is NULL);
+# ptype and whatis keep typedef names, const, volatile, pointer stars and
+# array suffixes as gdb does and resolve one typedef level as gdb does.
+for o in O0 O2; do
+	agree "gdbagree-types-$o" $B/gdbagree-$o <<-'E'
+	- break main.c:46
+	- run
+	whatis nothing
+	whatis *nothing
+	ptype *nothing
+	print sizeof(*nothing)
+	whatis nothing[3]
+	whatis alias
+	ptype alias
+	whatis label
+	ptype label
+	whatis grid
+	ptype grid
+	whatis grid[0]
+	ptype grid[0]
+	whatis grid[0][0]
+	ptype grid[0][0]
+	whatis u32
+	ptype u32
+	whatis grid_t
+	ptype grid_t
+	whatis name_t
+	ptype name_t
+	whatis &grid
+	whatis &label
+	whatis ticks
+	whatis &ticks
+	ptype ticks
+	whatis util_names
+	ptype util_names
+	whatis util_names[1]
+	whatis util_grid
+	ptype util_grid
+	whatis *argv
+	whatis argv[0][0]
+	whatis (u32)1
+	whatis (grid_t *)0
+	whatis *(grid_t *)0
+	whatis step_all
+	ptype step_all
+	whatis &step_all
+	whatis *step_all
+	whatis total + 1
+	whatis n > 1
+	whatis -grid[0][0]
+	whatis grid[0][0] * 2
+	ptype struct hooks
+	whatis struct hooks
+	whatis (char)n
+	whatis 1.5
+	whatis 'a'
+	whatis "abc"
+	whatis *label
+	ptype name_all
+	ptype (name_t *)0
+	whatis (name_t *)0
+	ptype (u32 *)0
+	ptype &grid
+	whatis &grid[1]
+	whatis 1/0
+	whatis total = 99
+	print total == 99
+	whatis nothing[100000]
+	whatis ~grid[1][1]
+	ptype (const u32 *)0
+	whatis (const u32 *)0
+	whatis (volatile u32)1
+	whatis (char * const)0
+	ptype (const name_t)label
+	print (const u32)5
+	whatis (const char *)label
+	E
+done
+
