@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "frame.h"
 #include "session.h"
 
@@ -208,6 +209,9 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
 	if (f) {
 		loc_push(q, m, loc_skip ? loc_skip_prologue(q, m, f->lo, f->hi) : f->lo, out, n);
+		/* gdb stops in FUNC itself, not in a call inlined at its body's
+		 * first instruction (util_mix's inlined mix_step) */
+		(*out)[*n - 1].func = f->name;
 		if (loc_skip)
 			loc_inlined(q, m, name, out, n);
 		return 0;
@@ -237,8 +241,9 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 static int loc_address(struct qz *q, const char *text, struct loc_addr **out, size_t *n)
 {
 	uint64_t a;
-	if (!str_to_u64(str_skip_space(text), &a))
-		return qz_error(q, "Invalid address \"%s\".", text);
+	bool expr = !str_to_u64(str_skip_space(text), &a);
+	if (expr && eval_address(q, text, &a) < 0)
+		return -1;
 	struct qz_module *m = qz_module_at(q, a);
 	*out = xrealloc(*out, (*n + 1) * sizeof **out);
 	struct loc_addr *l = &(*out)[(*n)++];
@@ -254,6 +259,10 @@ static int loc_address(struct qz *q, const char *text, struct loc_addr **out, si
 	}
 	l->link_addr = l->addr = a;
 	l->absolute = true;
+	/* A symbol's address before run is a link-time one: it moves with
+	 * the program when it is loaded (gdb shows it unrelocated too). */
+	if (expr && m == &q->exe && !qz_running(q) && bias == 0)
+		l->absolute = false;
 	return 0;
 }
 

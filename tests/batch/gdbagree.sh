@@ -218,3 +218,66 @@ for o in O0 O2; do
 	E
 done
 
+# Cause 10: commands that failed. info symbol, info address, info line
+# *$pc, list -, bt -N, print ::var, output, break *FUNC, info scope.
+# (A line "O0: CMD" is for -O0 only: at -O2 gdb's info scope of the
+# inlined step_all also lists the abstract origin's variables as optimized
+# out, which qzdb does not model.)
+for o in O0 O2; do
+	sed "/^O[02]: /{ /^$o: /!d; s/^$o: //; }" <<-'E' | agree "gdbagree-commands-$o" $B/gdbagree-$o
+	info address main
+	info address total
+	info symbol main
+	info symbol 0
+	break *step_all
+	O0: info scope step_all
+	info scope main.c:40
+	info scope nosuch
+	- break util_mix
+	- run
+	info line *$pc
+	info symbol $pc
+	info symbol &total
+	info symbol &grid[1][1]
+	info symbol (char *)&total + 2
+	info address util_mix
+	info address a
+	info address r
+	info address total
+	info address grid
+	info address nosuch
+	print ::total
+	print ::grid
+	print ::nosuch
+	output total
+	output grid[1]
+	output/x total
+	output nosuch
+	bt -1
+	bt -2
+	list -
+	list -
+	list util_mix
+	list -
+	info scope util_mix
+	info scope util.c:21
+	info symbol printf
+	info address printf
+	info address global_hooks
+	info address util_names
+	info symbol util_names
+	info line *step_all
+	info symbol step_all+3
+	info symbol total
+	output util_names
+	output/x grid
+	print ::util_counter
+	print global_hooks.calls
+	E
+done
+
+# The new commands are in the command table with their help.
+for c in "info symbol" "info address" "info scope" "output"; do
+	qz -ex "help $c" $B/gdbagree-O0
+	expect "gdbagree-help-$(echo "$c" | tr ' ' -)" "^$c -- [A-Z]"
+done
