@@ -248,6 +248,15 @@ static int loc_address(struct qz *q, const char *text, struct loc_addr **out, si
 	*out = xrealloc(*out, (*n + 1) * sizeof **out);
 	struct loc_addr *l = &(*out)[(*n)++];
 	memset(l, 0, sizeof *l);
+	/* A symbol's address while the PIE program is not mapped (before run,
+	 * or re-resolved at an exec) is a link-time one: it moves with the
+	 * program when it is loaded (gdb shows it unrelocated too). */
+	if (expr && q->exe.img && img_is_pie(q->exe.img) && a < img_end_vaddr(q->exe.img)) {
+		l->link_addr = a;
+		loc_describe(q, &q->exe, l);
+		l->addr = a;
+		return 0;
+	}
 	uint64_t bias = m ? m->bias : 0;
 	/* Before run, a PIE program's runtime addresses are known too: with
 	 * randomisation off the kernel loads it at the same place each time. */
@@ -259,10 +268,6 @@ static int loc_address(struct qz *q, const char *text, struct loc_addr **out, si
 	}
 	l->link_addr = l->addr = a;
 	l->absolute = true;
-	/* A symbol's address before run is a link-time one: it moves with
-	 * the program when it is loaded (gdb shows it unrelocated too). */
-	if (expr && m == &q->exe && !qz_running(q) && bias == 0)
-		l->absolute = false;
 	return 0;
 }
 
