@@ -615,6 +615,8 @@ void frame_print_level(struct qz *q, int n, const struct frame *f)
 	if (f->file) {   /* the source line, without repeating the frame */
 		struct frame copy = *f;
 		copy.line_start = true;
+		int stops = q->stops_shown;   /* selecting a frame is no stop: */
 		frame_print_stop(q, &copy, false);
+		q->stops_shown = stops;       /* no displays after up/down */
 	}
 }

@@ -747,3 +747,22 @@ int expr_eval_types(const struct expr *e, const struct expr_env *env,
 {
 	return expr_eval_mode(e, env, out, err, errlen, true);
 }
+
+static void expr_names_in(const struct expr_node *n, const char **out, size_t max,
+			  size_t *k)
+{
+	if (!n)
+		return;
+	if (n->kind == EN_IDENT && !n->scope && *k < max)
+		out[(*k)++] = n->s;
+	expr_names_in(n->a, out, max, k);
+	expr_names_in(n->b, out, max, k);
+	expr_names_in(n->c, out, max, k);
+}
+
+size_t expr_names(const struct expr *e, const char **out, size_t max)
+{
+	size_t k = 0;
+	expr_names_in(e->root, out, max, &k);
+	return k;
+}

@@ -6,6 +6,8 @@
 #     not from terminal]" and qzdb's hint "(Use "set breakpoint pending on"
 #     ...)" in its place are removed, as is qzdb's "error: " prefix;
 #   - gdb's libthread_db chatter is removed, process ids become PID;
+#   - "Run till exit from ..." lines are removed: gdb prints them only on a
+#     terminal, qzdb always (issue 25, cause 11);
 #   - hex numbers at or above 0x7ff000000000 (stack, libc) become 0xSTACK:
 #     gdb starts the program with a slightly different environment.
 # Fixture: tests/fixtures/gdbagree/ (main.c, util.c and mix.h, whose inline
@@ -30,6 +32,7 @@ agree_norm() {
 	}
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
 	/^Make breakpoint pending on future shared library load\?/ { next }
+	/^Run till exit from / { next }
 	/^\(Use "set breakpoint pending on" to make it pending/ { next }
 	{
 		sub(/\r$/, ""); sub(/^error: /, "")
@@ -318,3 +321,62 @@ if [ -n "$A" ]; then
 else
 	fail "gdbagree-exec-libc" "no syscall instruction found in execve"
 fi
+
+# Cause 4: a display that names locals is shown only where the selected
+# frame is inside their block (not in other functions, not after its loop
+# for a loop variable, not in callers after finish), with "(cannot be
+# evaluated in the current context)" in info display; up/down show none;
+# finish prints "Value returned" after the displays. (gdb -batch does not
+# show a new display at once, qzdb does, cause 11: "- display" lines are
+# run but not compared.)
+for o in O0 O2; do
+	agree "gdbagree-display-$o" $B/gdbagree-$o <<-'E'
+	- break step_all
+	- break util_mix
+	- break main.c:25
+	run
+	- display n
+	- display total
+	- display/x ticks
+	continue
+	- display i
+	- display acc + i
+	next
+	next
+	up
+	down
+	info display
+	- delete 3
+	- tbreak main.c:28
+	continue
+	info display
+	continue
+	info display
+	next
+	finish
+	info display
+	E
+done
+
+# Cause 3: statics of other compilation units are found, as gdb finds them
+# (the frame's own unit first, then the globals, then every unit's statics).
+for o in O0 O2; do
+	agree "gdbagree-statics-$o" $B/gdbagree-$o <<-'E'
+	print util_counter
+	print global_hooks
+	- break main
+	- run
+	print global_hooks.allocate
+	print global_hooks
+	print util_counter
+	print &global_hooks
+	whatis global_hooks
+	print sizeof(global_hooks)
+	ptype global_hooks
+	print grid
+	- break util_mix
+	- continue
+	print grid[1]
+	print global_hooks.calls
+	E
+done
