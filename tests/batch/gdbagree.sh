@@ -128,6 +128,15 @@ for o in O0 O2; do
 		seq 1 "$(wc -l <"$F/$f")" | sed "s/.*/break $f:&/" |
 			agree "gdbagree-break-$f-$o" $bin
 	done
+	# the same program with DWARF 4 line tables (file numbers from 1)
+	d4=$B/gdbagree-dwarf4-$o
+	if [ ! "$d4" -nt $F/main.c ] || [ ! "$d4" -nt $F/util.c ] || [ ! "$d4" -nt $F/mix.h ]; then
+		gcc -g -gdwarf-4 -$o -o "$d4" $F/*.c || fail "gdbagree-dwarf4-$o" "cannot build"
+	fi
+	for f in main.c mix.h; do
+		seq 1 "$(wc -l <"$F/$f")" | sed "s/.*/break $f:&/" |
+			agree "gdbagree-break-dwarf4-$f-$o" "$d4"
+	done
 	# and where they stop (the first hits of a few lines)
 	agree "gdbagree-break-stops-$o" $bin <<-'E'
 	break mix.h:11
@@ -380,3 +389,28 @@ for o in O0 O2; do
 	print global_hooks.calls
 	E
 done
+
+# Cause 1 on random programs: csmith's (Debian csmith) with the seeds where
+# qzdb put breakpoints in safe_math.h's lines or credited csmith.h's rows
+# to the program (DWARF 5 file 1); every line of the program.
+inc=""
+for d in /usr/include/csmith /usr/include/csmith-*; do
+	[ -f "$d/csmith.h" ] && inc=$d && break
+done
+if ! command -v csmith >/dev/null 2>&1 || [ -z "$inc" ]; then
+	skip gdbagree-csmith "csmith or its headers (Debian csmith) not installed"
+else
+	CS=$B/csmith-agree
+	mkdir -p $CS
+	for seed in 6 8; do
+		c=$CS/s$seed.c
+		[ -s $c ] || csmith -s $seed --no-packed-struct --max-funcs 4 --max-block-depth 3 \
+			--max-expr-complexity 5 --no-volatiles --no-bitfields -o $c >/dev/null 2>&1
+		for o in O0 O2; do
+			bin=$CS/s$seed-$o
+			[ "$bin" -nt "$c" ] || gcc -g -$o -w -I$inc -o $bin $c
+			seq 1 "$(wc -l <$c)" | sed "s/.*/break s$seed.c:&/" |
+				agree "gdbagree-break-csmith-s$seed-$o" $bin
+		done
+	done
+fi
