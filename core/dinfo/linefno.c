@@ -1,51 +1,12 @@
 /* linefno: decode a DWARF 5 line program for its file register only (see
  * linefno.h for why). Bounds-checked: a short or corrupt table gives 0. */
 #include "linefno.h"
+#include "rawrd.h"
 #include "util/util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-struct lfrd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static void lf_skip(struct lfrd *r, uint64_t n)
-{
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-	} else {
-		r->p += n;
-	}
-}
-
-static uint64_t lf_n(struct lfrd *r, int n)
-{
-	uint64_t v = 0;
-	const uint8_t *p = r->p;
-	lf_skip(r, (uint64_t)n);
-	for (int i = 0; !r->bad && i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-/* An unsigned LEB128, or (skipping) a signed one. */
-static uint64_t lf_leb(struct lfrd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->p < r->end; shift += 7) {
-		uint8_t c = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
 
 struct lfrows {
 	uint32_t *v;
@@ -59,7 +20,7 @@ static void lf_row(struct lfrows *rows, uint64_t file)
 }
 
 /* Run the program from r (the header read: opcode_base, lens). */
-static void lf_program(struct lfrd *r, unsigned opcode_base, const uint8_t *lens,
+static void lf_program(struct rd *r, unsigned opcode_base, const uint8_t *lens,
 		       struct lfrows *rows)
 {
 	uint64_t file = 1;
@@ -68,7 +29,7 @@ static void lf_program(struct lfrd *r, unsigned opcode_base, const uint8_t *lens
 		if (op >= opcode_base) {
 			lf_row(rows, file);
 		} else if (op == 0) {
-			uint64_t len = lf_leb(r);
+			uint64_t len = rd_uleb(r);
 			const uint8_t *next = r->p;
 			if (len == 0 || (uint64_t)(r->end - r->p) < len) {
 				r->bad = true;
@@ -83,38 +44,32 @@ static void lf_program(struct lfrd *r, unsigned opcode_base, const uint8_t *lens
 		} else if (op == 1) {                       /* DW_LNS_copy */
 			lf_row(rows, file);
 		} else if (op == 4) {                       /* DW_LNS_set_file */
-			file = lf_leb(r);
+			file = rd_uleb(r);
 		} else if (op == 9) {                       /* DW_LNS_fixed_advance_pc */
-			lf_skip(r, 2);
+			rd_skip(r, 2);
 		} else {
 			for (unsigned k = 0; k < lens[op - 1]; k++)
-				lf_leb(r);
+				rd_uleb(r);
 		}
 	}
 }
 
 static size_t lf_table(const uint8_t *d, size_t size, uint32_t **out)
 {
-	struct lfrd r = { d, d + size, false };
+	struct rd r = { d, d + size, false };
 	struct lfrows rows = {0};
-	int offsz = 4;
-	uint64_t len = lf_n(&r, 4);
-	if (len == 0xffffffff) {
-		len = lf_n(&r, 8);
-		offsz = 8;
-	}
-	if (r.bad || len > (uint64_t)(r.end - r.p))
+	int offsz;
+	if (!rd_unit(&r, &offsz))
 		return 0;
-	r.end = r.p + len;
-	if (lf_n(&r, 2) != 5)
+	if (rd_n(&r, 2) != 5)
 		return 0;
-	lf_skip(&r, 2);                              /* address, selector sizes */
-	uint64_t hlen = lf_n(&r, offsz);
+	rd_skip(&r, 2);                              /* address, selector sizes */
+	uint64_t hlen = rd_n(&r, offsz);
 	const uint8_t *prog = r.p;
-	lf_skip(&r, 5);                              /* min_insn .. line_range */
-	unsigned opcode_base = (unsigned)lf_n(&r, 1);
+	rd_skip(&r, 5);                              /* min_insn .. line_range */
+	unsigned opcode_base = (unsigned)rd_n(&r, 1);
 	const uint8_t *lens = r.p;
-	lf_skip(&r, opcode_base ? opcode_base - 1 : 0);
+	rd_skip(&r, opcode_base ? opcode_base - 1 : 0);
 	if (r.bad || opcode_base == 0 || hlen > (uint64_t)(r.end - prog))
 		return 0;
 	r.p = prog + hlen;
@@ -135,13 +90,10 @@ size_t linefno_rows(int fd, uint64_t sec_off, uint64_t sec_size,
 	if (fd < 0 || table_off + sizeof head > sec_size ||
 	    pread(fd, head, sizeof head, (off_t)(sec_off + table_off)) != (ssize_t)sizeof head)
 		return 0;
-	uint64_t len = (uint64_t)head[0] | (uint64_t)head[1] << 8 |
-		       (uint64_t)head[2] << 16 | (uint64_t)head[3] << 24;
+	uint64_t len = rd_le(head, 4);
 	uint64_t total = len + 4;
 	if (len == 0xffffffff) {
-		len = 0;
-		for (int i = 0; i < 8; i++)
-			len |= (uint64_t)head[4 + i] << (8 * i);
+		len = rd_le(head + 4, 8);
 		total = len + 12;
 	}
 	if (total > sec_size - table_off)

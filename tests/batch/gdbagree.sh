@@ -25,11 +25,6 @@ fi
 # agree_norm <RAW >NORM
 agree_norm() {
 	awk '
-	function hex2num(s,   n, i) {
-		s = tolower(s); sub(/^0x/, "", s); n = 0
-		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-		return n
-	}
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
 	/^Make breakpoint pending on future shared library load\?/ { next }
 	/^Run till exit from / { next }
@@ -37,15 +32,8 @@ agree_norm() {
 	{
 		sub(/\r$/, ""); sub(/^error: /, "")
 		gsub(/process [0-9]+/, "process PID")
-		s = $0; r = ""
-		while (match(s, /0x[0-9a-fA-F]+/)) {
-			h = substr(s, RSTART, RLENGTH)
-			if (RLENGTH >= 14 && hex2num(h) >= 140668768878592) h = "0xSTACK"
-			r = r substr(s, 1, RSTART - 1) h
-			s = substr(s, RSTART + RLENGTH)
-		}
-		print r s
-	}'
+		print
+	}' | stack_addrs
 }
 
 # agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
@@ -108,14 +96,6 @@ agree() {
 	fi
 }
 
-# split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.
-split_sections() {
-	rm -rf "$2"
-	mkdir -p "$2"
-	awk -v d="$2" '
-	/^@@@ [0-9]+$/ { f = d "/" $2; printf "" > f; next }
-	f != "" { print > f }' "$1"
-}
 
 F=tests/fixtures/gdbagree
 for o in O0 O2; do
