@@ -164,7 +164,7 @@ static void qzs_cut(struct qzs_parser *p)
 		free(e->comment);
 		free(e->output);
 	}
-	sbuf_reset(&p->comment);
+	sbuf_free(&p->comment);   /* comments of the dropped command */
 	f->cut = xasprintf("%s: truncated: the file ends without its \"#@ end\" line; "
 			   "replaying its %zu complete command%s.", f->path, f->n,
 			   f->n == 1 ? "" : "s");
