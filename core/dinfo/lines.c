@@ -2,9 +2,10 @@
  * only notes each unit's code ranges and file table; a unit's rows are read
  * (into an address-sorted array) when a lookup first needs them, so that
  * start-up stays fast on large programs. File names are interned absolute
- * paths so that callers compare them by pointer. Address lookups and
- * breakpoint placement follow gdb's rules. */
-#include "lines.h"
+ * paths so that callers compare them by pointer. Rows are kept as gdb's
+ * line table reader keeps them, and address lookups follow its rules;
+ * file names and FILE:LINE are lines-file.c's. */
+#include "lines-int.h"
 #include "dwcu.h"
 #include "linefno.h"
 #include "util/hmap.h"
@@ -18,46 +19,6 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
-
-/* One compilation unit: what lines_open notes, and its rows once loaded. */
-struct lcu {
-	Dwarf_Off off;            /* of the CU DIE */
-	const char **files;       /* its file table, interned */
-	size_t nfiles, capfiles;
-	bool loaded;
-	struct lines_row *rows;   /* sorted by addr, stable */
-	size_t nrows;
-};
-
-/* A range of code of a unit; units without ranges are in none. */
-struct lrange {
-	uint64_t lo, hi;
-	uint64_t maxhi;           /* highest hi of this and every earlier range */
-	size_t cu;
-};
-
-struct lines {
-	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
-	int fd;                   /* dbg's file, -1 without dbg */
-	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
-	struct lcu *cus;
-	size_t ncus, capcus;
-	struct lrange *ranges;    /* by lo */
-	size_t nranges, capranges;
-	size_t *noranges;         /* units with no ranges: searched for any pc */
-	size_t nnoranges, capnoranges;
-	size_t nloaded;
-	struct hmap names;        /* every file of every file table (owned) */
-	struct hmap shown;        /* interned path -> the name gdb shows (owned) */
-	const char **all;         /* names in first-seen order */
-	size_t nall, capall;
-	/* Built once every unit is loaded (lines_rows, lines_files): */
-	struct lines_row *rows;   /* all rows sorted by addr, stable */
-	size_t nrows;
-	const char **files;       /* names that have rows, first-seen order */
-	size_t nfiles;
-	bool merged;
-};
 
 /* A row while loading: ord keeps the sort stable. */
 struct tmp_row {
@@ -349,7 +310,7 @@ static size_t sort_rows(struct tmp_row *tmp, size_t n, struct lines_row **out)
 }
 
 /* Read the line table of unit i. */
-static void cu_load(struct lines *lt, size_t i)
+void lines_cu_load(struct lines *lt, size_t i)
 {
 	struct lcu *cu = &lt->cus[i];
 	Dwarf_Die die = NULL;
@@ -485,14 +446,14 @@ void lines_close(struct lines *lt)
 
 /* Load every unit and merge their rows in the order one table of all of
  * them would have: by address, then unit, then row. */
-static void merge_all(struct lines *lt)
+void lines_merge_all(struct lines *lt)
 {
 	size_t n = 0, k = 0;
 	if (lt->merged)
 		return;
 	lt->merged = true;
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		n += lt->cus[i].nrows;
 	}
 	struct tmp_row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
@@ -516,16 +477,16 @@ static void merge_all(struct lines *lt)
 
 /* Units are loaded on demand, so the const lookups below fill lt in: it is
  * never const in fact (lines_open made it). */
-static struct lines *mut(const struct lines *lt)
+struct lines *lines_mut(const struct lines *lt)
 {
 	return (struct lines *)(uintptr_t)lt;
 }
 
 bool lines_empty(const struct lines *clt)
 {
-	struct lines *lt = mut(clt);
+	struct lines *lt = lines_mut(clt);
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		if (lt->cus[i].nrows)
 			return false;
 	}
@@ -548,8 +509,8 @@ static size_t upper_bound(const struct lines_row *rows, size_t n, uint64_t pc)
 
 size_t lines_lower_bound(const struct lines *clt, uint64_t pc)
 {
-	struct lines *lt = mut(clt);
-	merge_all(lt);
+	struct lines *lt = lines_mut(clt);
+	lines_merge_all(lt);
 	size_t lo = 0, hi = lt->nrows;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -564,7 +525,7 @@ size_t lines_lower_bound(const struct lines *clt, uint64_t pc)
 /* The last row at or before pc of unit i, after loading it. */
 static const struct lines_row *cu_row_at(struct lines *lt, size_t i, uint64_t pc)
 {
-	cu_load(lt, i);
+	lines_cu_load(lt, i);
 	size_t k = upper_bound(lt->cus[i].rows, lt->cus[i].nrows, pc);
 	return k ? &lt->cus[i].rows[k - 1] : NULL;
 }
@@ -613,7 +574,7 @@ static const struct lines_row *row_before(struct lines *lt, uint64_t pc, size_t 
  * non-statement row gives way to a statement row at the same address. */
 const struct lines_row *lines_at(const struct lines *clt, uint64_t pc)
 {
-	struct lines *lt = mut(clt);
+	struct lines *lt = lines_mut(clt);
 	size_t cu = 0;
 	const struct lines_row *r = row_before(lt, pc, &cu);
 	if (!r || pc >= r->end)
@@ -630,198 +591,8 @@ const struct lines_row *lines_at(const struct lines *clt, uint64_t pc)
 
 const struct lines_row *lines_rows(const struct lines *clt, size_t *n)
 {
-	struct lines *lt = mut(clt);
-	merge_all(lt);
+	struct lines *lt = lines_mut(clt);
+	lines_merge_all(lt);
 	*n = lt->nrows;
 	return lt->rows;
-}
-
-/* name is a whole trailing part of path: "basic.c" and "fixtures/basic.c"
- * match "/src/fixtures/basic.c", "asic.c" does not. */
-static bool suffix_match(const char *path, const char *name)
-{
-	size_t lp = strlen(path), ln = strlen(name);
-	if (ln > lp || strcmp(path + lp - ln, name))
-		return false;
-	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
-}
-
-static bool cu_has_file(const struct lcu *cu, const char *f)
-{
-	for (size_t i = 0; i < cu->nfiles; i++)
-		if (cu->files[i] == f)
-			return true;
-	return false;
-}
-
-/* A row of one file with its place in one table of all units. */
-struct frow {
-	const struct lines_row *r;
-	size_t cu, idx;
-};
-
-static int cmp_frow(const void *a, const void *b)
-{
-	const struct frow *x = a, *y = b;
-	if (x->r->addr != y->r->addr)
-		return x->r->addr < y->r->addr ? -1 : 1;
-	if (x->cu != y->cu)
-		return x->cu < y->cu ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* The rows of file f (loading the units that have it) in address order;
- * returns the count, the caller frees *out. */
-static size_t file_rows(struct lines *lt, const char *f, struct frow **out)
-{
-	struct frow *v = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < lt->ncus; i++) {
-		if (!cu_has_file(&lt->cus[i], f))
-			continue;
-		cu_load(lt, i);
-		const struct lcu *cu = &lt->cus[i];
-		for (size_t j = 0; j < cu->nrows; j++) {
-			if (cu->rows[j].file != f)
-				continue;
-			XGROW(v, cap, n + 1);
-			v[n++] = (struct frow){ &cu->rows[j], i, j };
-		}
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_frow);
-	*out = v;
-	return n;
-}
-
-/* Of several files that name could mean, the one whose rows come first in
- * address order; if none has rows, the first one seen. */
-static const char *first_with_rows(struct lines *lt, const char **cand, size_t n)
-{
-	const char *best = NULL;
-	struct frow bestr = {0};
-	for (size_t i = 0; i < n; i++) {
-		struct frow *rows;
-		if (file_rows(lt, cand[i], &rows) &&
-		    (!best || cmp_frow(&rows[0], &bestr) < 0)) {
-			best = cand[i];
-			bestr = rows[0];
-		}
-		free(rows);
-	}
-	return best ? best : cand[0];
-}
-
-const char *lines_file(const struct lines *clt, const char *name)
-{
-	struct lines *lt = mut(clt);
-	if (!name || !*name)
-		return NULL;
-	char *norm = str_path_norm(name);
-	const char *f = NULL;
-	if (norm[0] == '/') {
-		f = hmap_sget(&lt->names, norm);
-	} else {
-		const char **cand = NULL;
-		size_t n = 0, cap = 0;
-		for (size_t i = 0; i < lt->nall; i++) {
-			if (!suffix_match(lt->all[i], norm))
-				continue;
-			XGROW(cand, cap, n + 1);
-			cand[n++] = lt->all[i];
-		}
-		f = n == 1 ? cand[0] : n ? first_with_rows(lt, cand, n) : NULL;
-		free(cand);
-	}
-	free(norm);
-	return f;
-}
-
-const char **lines_files(const struct lines *clt, size_t *n)
-{
-	struct lines *lt = mut(clt);
-	merge_all(lt);
-	*n = lt->nfiles;
-	return lt->files;
-}
-
-/* Accept an interned pointer or any name lines_file understands. */
-static const char *resolve_file(const struct lines *lt, const char *file)
-{
-	for (size_t i = 0; i < lt->nall; i++)
-		if (lt->all[i] == file)
-			return file;
-	return lines_file(lt, file);
-}
-
-/* The line gdb would use: line itself if it has statement rows, else the
- * smallest greater line with statement rows; 0 if none. */
-static int pick_line(const struct frow *rows, size_t n, int line)
-{
-	int best = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct lines_row *r = rows[i].r;
-		if (!r->is_stmt || r->line < line)
-			continue;
-		if (r->line == line)
-			return line;
-		if (!best || r->line < best)
-			best = r->line;
-	}
-	return best;
-}
-
-size_t lines_addrs_for(const struct lines *clt, const char *file, int line,
-		       lines_func_of_fn func_of, void *arg,
-		       uint64_t **out, int *actual_line)
-{
-	struct lines *lt = mut(clt);
-	uint64_t *addrs = NULL, *funcs = NULL;
-	size_t n = 0, cap = 0, fcap = 0;
-	struct frow *rows = NULL;
-	const char *f = resolve_file(lt, file);
-	size_t nrows = f ? file_rows(lt, f, &rows) : 0;
-	int use = pick_line(rows, nrows, line);
-
-	*out = NULL;
-	if (actual_line)
-		*actual_line = use;
-	for (size_t i = 0; use && i < nrows; i++) {
-		const struct lines_row *r = rows[i].r;
-		if (!r->is_stmt || r->line != use)
-			continue;
-		uint64_t fn = func_of ? func_of(arg, r->addr) : 0;
-		size_t j = 0;
-		while (j < n && funcs[j] != fn)
-			j++;
-		if (j < n)
-			continue;  /* rows are in address order: keep the lowest */
-		XGROW(addrs, cap, n + 1);
-		XGROW(funcs, fcap, n + 1);
-		addrs[n] = r->addr;
-		funcs[n++] = fn;
-	}
-	free(rows);
-	free(funcs);
-	*out = addrs;
-	return n;
-}
-
-int lines_max_line(const struct lines *clt, const char *file)
-{
-	struct lines *lt = mut(clt);
-	const char *f = resolve_file(lt, file);
-	struct frow *rows = NULL;
-	size_t n = f ? file_rows(lt, f, &rows) : 0;
-	int max = 0;
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].r->line > max)
-			max = rows[i].r->line;
-	free(rows);
-	return max;
-}
-
-const char *lines_shown_name(const struct lines *lt, const char *file)
-{
-	return lt ? hmap_sget(&lt->shown, file) : NULL;
 }
