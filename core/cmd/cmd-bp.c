@@ -357,7 +357,7 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out,
 		sbuf_printf(out, "0x%016llx ", (unsigned long long)b->locs[0].addr);
 		cmd_bp_what(q, &b->locs[0], out);
 	} else {
-		sbuf_add(out, "<MULTIPLE>");
+		sbuf_printf(out, "%-*s ", c->addr, "<MULTIPLE>");   /* gdb pads it */
 	}
 	sbuf_addc(out, '\n');
 	if (b->cond)

@@ -53,6 +53,24 @@ int cmd_print(struct qz *q, const char *a)
 	return 0;
 }
 
+/* output EXPR: print's value without history, "$N = " or newline. */
+int cmd_output(struct qz *q, const char *a)
+{
+	char fmt;
+	a = cmd_format(a, &fmt);
+	struct val v;
+	if (!*a)
+		return qz_error(q, "Argument required (expression to compute).");
+	if (eval_text(q, a, &v) < 0)
+		return -1;
+	struct sbuf b = {0};
+	cmd_val_print(q, &v, fmt, true, &b);
+	qz_puts(q, b.s ? b.s : "");
+	sbuf_free(&b);
+	val_free(&v);
+	return 0;
+}
+
 static const char *const cmd_gpr_names[] = {
 	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10",
 	"r11", "r12", "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es",

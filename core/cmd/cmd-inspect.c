@@ -50,7 +50,7 @@ static int cmd_typeof(struct qz *q, const char *a, bool expand)
 			return qz_error(q, "No %s type named %s.", tags[i], str_skip_space(a + n));
 	}
 	if (!t) {
-		if (eval_text(q, a, &v) < 0)
+		if (eval_type_of(q, a, &v) < 0)   /* gdb: whatis *NULL is fine */
 			return -1;
 		t = v.type;
 	}
@@ -271,6 +271,81 @@ int cmd_x(struct qz *q, const char *a)
 	return 0;
 }
 
+/* The scope of s or below it that declares v (NULL if none: v is a
+ * parameter), and its depth below s in *depth. */
+static const struct di_scope *cmd_var_scope(const struct di_scope *s, const struct di_var *v,
+					    int *depth)
+{
+	if (v >= s->vars && v < s->vars + s->nvars)
+		return s;
+	for (size_t i = 0; i < s->nchildren; i++) {
+		const struct di_scope *c = cmd_var_scope(&s->children[i], v, depth);
+		if (c) {
+			++*depth;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static const struct di_scope *cmd_frame_top(const struct frame *f)
+{
+	return f->inl ? &f->inl->body : &f->func->body;
+}
+
+static const void *cmd_frame_owner(const struct frame *f)
+{
+	return f->inl ? (const void *)f->inl : (const void *)f->func;
+}
+
+/* gdb's display block: the innermost block of the locals e names in the
+ * selected frame; none when it names no local. */
+static void cmd_display_block(struct qz *q, const struct expr *e, struct qz_display *d)
+{
+	const struct frame *f = qz_running(q) ? frame_get(q, q->sel_frame) : NULL;
+	const char *names[32];
+	const struct di_var *vars[256];
+	size_t nn = expr_names(e, names, 32), nv = f && f->func ? frame_vars(f, vars, 256) : 0;
+	int best = -1;
+	for (size_t i = 0; i < nn; i++) {
+		size_t k = 0;
+		while (k < nv && (!vars[k]->name || strcmp(vars[k]->name, names[i])))
+			k++;
+		if (k == nv)
+			continue;   /* not a local */
+		int depth = 0;
+		const struct di_scope *s = cmd_var_scope(cmd_frame_top(f), vars[k], &depth);
+		if (!s)
+			s = cmd_frame_top(f);   /* a parameter: the function's block */
+		if (depth > best) {
+			best = depth;
+			d->block = s;
+		}
+	}
+	if (d->block) {
+		d->owner = cmd_frame_owner(f);
+		d->di = q->exe.di;
+	}
+}
+
+/* gdb's contained_in (selected block, display block): a frame of the
+ * selected frame's machine frame (an inlined call lies inside its caller)
+ * whose function owns the block, at a pc inside it. */
+static bool cmd_display_in_scope(struct qz *q, const struct qz_display *d)
+{
+	if (!d->block || d->di != q->exe.di)   /* no block, or a program since reloaded */
+		return true;
+	const struct frame *f = frame_get(q, q->sel_frame);
+	for (int l = q->sel_frame; f && l <= f->set_real; l++) {
+		const struct frame *g = frame_get(q, l);
+		if (!g || !g->func || !g->mod || cmd_frame_owner(g) != d->owner)
+			continue;
+		uint64_t pc = g->pc - g->mod->bias - (g->exact_pc ? 0 : 1);
+		return d->block == cmd_frame_top(g) || di_scope_covers(d->block, pc);
+	}
+	return false;
+}
+
 /* One display: "1: x = 5", "2: /x counter = 0x3e8" or "3: x/i $pc" and the
  * memory after it. */
 static void cmd_display_one(struct qz *q, const struct qz_display *d)
@@ -310,7 +385,7 @@ static void cmd_display_one(struct qz *q, const struct qz_display *d)
 void cmd_show_displays(struct qz *q)
 {
 	for (size_t i = 0; qz_running(q) && i < q->ndisplays; i++)
-		if (q->displays[i].enabled)
+		if (q->displays[i].enabled && cmd_display_in_scope(q, &q->displays[i]))
 			cmd_display_one(q, &q->displays[i]);
 }
 
@@ -336,9 +411,11 @@ int cmd_display(struct qz *q, const char *a)
 	struct expr *e = expr_parse(a, err, sizeof err);
 	if (!e)
 		return qz_error(q, "%s", err);
-	expr_free(e);
 	XGROW(q->displays, q->displays_cap, q->ndisplays + 1);
 	struct qz_display *d = &q->displays[q->ndisplays++];
+	memset(d, 0, sizeof *d);
+	cmd_display_block(q, e, d);
+	expr_free(e);
 	d->num = q->next_display++;
 	d->expr = xstrdup(a);
 	d->fmt = fmt;
@@ -390,7 +467,10 @@ int cmd_info_display(struct qz *q, const char *a)
 		sbuf_printf(&b, "%d:   %c  ", d->num, d->enabled ? 'y' : 'n');
 		if (d->fmt)
 			sbuf_printf(&b, "/%c ", d->fmt);
-		sbuf_printf(&b, "%s\n", d->expr);
+		sbuf_add(&b, d->expr);
+		if (!cmd_display_in_scope(q, d))
+			sbuf_add(&b, " (cannot be evaluated in the current context)");
+		sbuf_addc(&b, '\n');
 	}
 	qz_puts(q, b.s);
 	sbuf_free(&b);

@@ -122,8 +122,10 @@ int cmd_list(struct qz *q, const char *a)
 {
 	const char *file = NULL;
 	int line = 0, size = q->listsize;
-	if (!*a) {
-		if (q->list_last && q->list_file)
+	/* The first list since a stop centres on it, `list -` too (gdb's
+	 * list_command when get_first_line_listed () is 0). */
+	if (!*a || (!strcmp(a, "-") && !q->list_last)) {
+		if (*a != '-' && q->list_last && q->list_file)
 			return cmd_list_range(q, q->list_file, q->list_last + 1, q->list_last + size);
 		if (cmd_list_default(q, &file, &line) < 0)
 			return -1;

@@ -17,22 +17,31 @@ static void cmd_frame_line(struct qz *q, const struct frame *f, struct sbuf *b)
 int cmd_backtrace(struct qz *q, const char *a)
 {
 	int64_t limit = -1;
-	bool full = false;
+	bool full = false, outer = false;
 	while (*(a = str_skip_space(a))) {
 		size_t n = strcspn(a, " \t");
 		char *w = xstrndup(a, n);
 		if (!strcmp(w, "full") || !strcmp(w, "-full"))
 			full = true;
-		else if (!str_to_i64(w, &limit)) {
+		else if (!str_to_i64(w, &limit) || limit < -INT32_MAX || limit > INT32_MAX) {
 			free(w);
 			return qz_error(q, "No symbol \"%.*s\" in current context.", (int)n, a);
+		} else {
+			outer = limit < 0;
 		}
 		free(w);
 		a += n;
 	}
 	struct sbuf b = {0};
-	int i;
-	for (i = 0; limit < 0 || i < limit; i++) {
+	int i = 0;
+	if (outer) {   /* bt -N: the outermost N frames (gdb) */
+		int total = 0;
+		while (frame_get(q, total))
+			total++;
+		i = total > -limit ? total + (int)limit : 0;
+		limit = -1;
+	}
+	for (; limit < 0 || i < limit; i++) {
 		const struct frame *f = frame_get(q, i);
 		if (!f)
 			break;

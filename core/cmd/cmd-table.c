@@ -116,6 +116,9 @@ const struct cmd_def core_cmds[] = {
 	 "Evaluate a C expression and print its value.",
 	 "FMT is one of x d u o t c a s z. The value is recorded as $N."},
 
+	{"output", NULL, "output[/FMT] EXPR", Y, cmd_output,
+	 "Print the value of EXPR as print does, with no newline and no $N.",
+	 "For scripts and echo lines: the value is not recorded in the history."},
 	{"whatis", NULL, "whatis EXPR|TYPE", Y, cmd_whatis,
 	 "Print the type of an expression or the name a type stands for.", NULL},
 	{"ptype", NULL, "ptype EXPR|TYPE", Y, cmd_ptype,
@@ -155,6 +158,18 @@ const struct cmd_def core_cmds[] = {
 	 "List watchpoints with their conditions and hit counts.", NULL},
 	{"info line", NULL, "info line [LOCATION]", Y, cmd_info_line,
 	 "Show where the code of a source line starts and ends.", NULL},
+	{"info symbol", NULL, "info symbol ADDR", Y, cmd_info_symbol,
+	 "Which symbol an address is in: SYMBOL + OFFSET in section SECTION.",
+	 "ADDR is an expression ($pc, &var, a function). With a running program\n"
+	 "the object file is named too."},
+	{"info address", NULL, "info address SYMBOL", Y, cmd_info_address,
+	 "Where a symbol lives: a register, a frame offset, static storage, a function.",
+	 "A location that changes along the function is shown range by range\n"
+	 "(multi-location), an expression as its DWARF operations."},
+	{"info scope", NULL, "info scope LOCATION", Y, cmd_info_scope,
+	 "The variables visible at LOCATION and where each lives.",
+	 "From the innermost block at LOCATION (after the prologue, as break\n"
+	 "places it) out to its function: \"Symbol N is ..., length SIZE.\""},
 	{"info source", NULL, NULL, Y, cmd_info_source,
 	 "Describe the current source file.", NULL},
 	{"info signals", "handle", "info signals [SIGNAL]", Y, cmd_info_signals,

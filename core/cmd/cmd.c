@@ -230,6 +230,10 @@ int cmd_run(struct qz *q, const char *line)
 		qz_emit(q, QZ_OUT_ERROR, q->err.s);
 	if (q->stops_shown != stops && q->ndisplays && r != CMD_QUIT)
 		cmd_show_displays(q);   /* the command ended at a new stop */
+	if (q->after_stop.len) {
+		qz_puts(q, q->after_stop.s);
+		sbuf_reset(&q->after_stop);
+	}
 	qzs_cmd_end(q);
 	qz_user_stop(q);   /* int3s out, registers written: qzdb may die now */
 	if (proc_quit_pending())   /* SIGTERM, SIGHUP, SIGPIPE: leave */

@@ -64,6 +64,11 @@ struct sbuf;
 int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
 		   struct sbuf *out);
 int cmd_print(struct qz *q, const char *a);
+int cmd_output(struct qz *q, const char *a);
+/* cmd-sym.c */
+int cmd_info_symbol(struct qz *q, const char *a);
+int cmd_info_address(struct qz *q, const char *a);
+int cmd_info_scope(struct qz *q, const char *a);
 int cmd_info_registers(struct qz *q, const char *a);
 int cmd_info_all_registers(struct qz *q, const char *a);
 int cmd_info_locals(struct qz *q, const char *a);

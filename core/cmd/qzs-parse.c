@@ -1,6 +1,8 @@
 /* qzs-parse: reading a session file. A session file is data from anyone
- * (a teacher, a bug report), so the parser is strict: every malformed or
- * truncated file is refused with the line that is wrong. */
+ * (a teacher, a bug report), so the parser is strict: every malformed file
+ * is refused with the line that is wrong. A file that merely stops before
+ * its end marker (qzdb died while recording it) is kept up to its last
+ * complete command. */
 #define _GNU_SOURCE
 #include "qzs.h"
 
@@ -149,6 +151,25 @@ static int qzs_line(struct qzs_parser *p, const char *line)
 	return qzs_output(p, line);
 }
 
+/* The file ends without "#@ end": the recording stopped mid-way, maybe in
+ * the middle of the last command's output. Commands followed by another
+ * are complete; the last one is dropped. */
+static void qzs_cut(struct qzs_parser *p)
+{
+	struct qzs_file *f = p->f;
+	qzs_close_output(p);
+	if (f->n) {
+		struct qzs_entry *e = &f->entries[--f->n];
+		free(e->cmd);
+		free(e->comment);
+		free(e->output);
+	}
+	sbuf_free(&p->comment);   /* comments of the dropped command */
+	f->cut = xasprintf("%s: truncated: the file ends without its \"#@ end\" line; "
+			   "replaying its %zu complete command%s.", f->path, f->n,
+			   f->n == 1 ? "" : "s");
+}
+
 static int qzs_lines(struct qzs_parser *p, const char *text, size_t len)
 {
 	const char *s = text, *end = text + len;
@@ -166,7 +187,7 @@ static int qzs_lines(struct qzs_parser *p, const char *text, size_t len)
 		s += n + (nl != NULL);
 	}
 	if (!p->ended)
-		return qzs_fail(p, "%s", "truncated: the file ends without its \"#@ end\" line");
+		qzs_cut(p);
 	return 0;
 }
 
@@ -178,7 +199,8 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 	f->size = -1;
 	struct qzs_parser p = { .f = f, .err = err, .errlen = errlen };
 	int r = qzs_lines(&p, text, len);
-	qzs_close_output(&p);
+	if (!f->cut)
+		qzs_close_output(&p);
 	if (r == 0 && !p.have_version) {
 		p.lineno = 1;
 		r = qzs_fail(&p, "%s", "no \"#@ version\" line in the header");
@@ -229,6 +251,7 @@ void qzs_file_free(struct qzs_file *f)
 	}
 	FREE_ALL(f->args, f->nargs);
 	free(f->entries);
+	free(f->cut);
 	free(f->program);
 	free(f->build_id);
 	free(f->trailer);

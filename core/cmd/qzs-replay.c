@@ -297,6 +297,8 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 	free(l->replay_dir);
 	l->replay_dir = qzs_file_dir(f);
 	q->replaying = true;
+	if (f->cut)
+		qz_warn(q, "%s", f->cut);
 	for (size_t i = 0; i < f->n && rc == 0;) {
 		const struct qzs_entry *e = &f->entries[i];
 		if (e->comment)

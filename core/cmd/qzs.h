@@ -32,6 +32,10 @@ struct qzs_file {
 	struct qzs_entry *entries;
 	size_t n;
 	char *trailer;       /* comments after the last command, or NULL */
+	/* Set for a file cut off before its "#@ end" line (qzdb died while
+	 * recording): what the replay warns; the last command, whose output
+	 * may be cut short, was dropped. NULL for a whole file. */
+	char *cut;
 };
 
 /* The transcript (called by cmd_run and the output functions). */

@@ -125,6 +125,15 @@ static int decode(const uint8_t *p, size_t len, size_t pos, struct op *op)
 	return r;
 }
 
+int di_op_decode(const uint8_t *p, size_t len, size_t pos, struct di_op *out)
+{
+	struct op op;
+	int r = decode(p, len, pos, &op);
+	*out = (struct di_op){ .code = op.code, .a = op.a, .b = op.b, .blk = op.blk,
+			       .next = op.next };
+	return r;
+}
+
 /* ---- evaluation ---- */
 
 static int fail(struct eval *ev, const char *fmt, ...)

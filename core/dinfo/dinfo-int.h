@@ -213,6 +213,15 @@ enum di_shape {
 };
 /* The operand shape of opcode op. */
 enum di_shape di_op_shape(uint8_t op);
+/* One decoded operation of a location expression (dinfo-eval.c): its
+ * operands and where the next one starts. 0, or -1 if cut short. */
+struct di_op {
+	uint8_t code;
+	uint64_t a, b;
+	const uint8_t *blk;       /* DI_SH_BLOCK contents, a bytes */
+	size_t next;
+};
+int di_op_decode(const uint8_t *p, size_t len, size_t pos, struct di_op *out);
 /* The width of a fixed-size operand shape; 0 for the others. */
 int di_fixed_width(enum di_shape sh);
 /* dinfo-loc.c: the location description(s) of attribute at of die, with

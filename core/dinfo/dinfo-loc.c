@@ -168,9 +168,11 @@ static bool lle_ranged(Dwarf_Small lle)
 }
 
 /* One entry of a location list (or the only expression) as a di_locexpr;
- * false for base-address and end entries. */
+ * false for base-address and end entries (a base address is noted in
+ * *base for the entry after it: *has_base). */
 static bool read_entry(struct di_info *di, Dwarf_Die die, Dwarf_Loc_Head_c head,
-		       unsigned kind, Dwarf_Unsigned i, struct di_locexpr *le)
+		       unsigned kind, Dwarf_Unsigned i, struct di_locexpr *le,
+		       uint64_t *base, bool *has_base)
 {
 	Dwarf_Small lle = 0, src = 0;
 	Dwarf_Unsigned rlo, rhi, nops = 0, eoff, loff;
@@ -184,10 +186,19 @@ static bool read_entry(struct di_info *di, Dwarf_Die die, Dwarf_Loc_Head_c head,
 				      &nops, &desc, &src, &eoff, &loff, &e) != DW_DLV_OK)
 		return false;
 	memset(le, 0, sizeof(*le));
+	if (kind != DW_LKIND_expression &&
+	    (lle == DW_LLE_base_address || lle == DW_LLE_base_addressx)) {
+		*base = lo;
+		*has_base = true;
+		return false;
+	}
 	if (kind == DW_LKIND_expression || lle == DW_LLE_default_location)
 		le->always = true;
 	else if (!lle_ranged(lle) || unavail || lo >= hi)
 		return false;
+	le->after_base = *has_base;
+	le->base = *base;
+	*has_base = false;
 	le->lo = lo;
 	le->hi = hi;
 	encode_desc(die, desc, nops, &o);
@@ -218,9 +229,11 @@ int di_parse_locs(struct di_info *di, Dwarf_Die die, Dwarf_Half at,
 		return -1;
 	}
 	dwarf_get_loclist_head_kind(head, &kind, &e);
+	uint64_t base = 0;
+	bool has_base = false;
 	for (Dwarf_Unsigned i = 0; i < count; i++) {
 		XGROW(v, cap, cnt + 1);
-		cnt += read_entry(di, die, head, kind, i, &v[cnt]);
+		cnt += read_entry(di, die, head, kind, i, &v[cnt], &base, &has_base);
 	}
 	dwarf_loc_head_c_dealloc(head);
 	dwarf_dealloc_attribute(a);

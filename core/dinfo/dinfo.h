@@ -63,6 +63,10 @@ struct di_locexpr {
 	size_t len;
 	uint64_t lo, hi;
 	bool always;
+	/* A base-address entry came just before this one in its list (gdb's
+	 * info address names it: "Base address 0x1060  Range ..."). */
+	bool after_base;
+	uint64_t base;
 };
 
 struct di_var {
@@ -196,6 +200,15 @@ size_t di_inline_instances(const struct di_info *di, const char *name,
  * innermost scope first, params last. */
 size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,
 			 const struct di_var **out, size_t max);
+/* Where v lives in gdb's words (info address, info scope), addresses
+ * relocated by bias: "a variable in $rdi", "a complex DWARF
+ * expression:\n     0: DW_OP_fbreg -36\n", "multi-location:\n  Range
+ * 0x..-0x..: ...\n", "static storage at address 0x4010", "a constant with
+ * value 0 (0x0)". Returns which kind it was (nothing is written for
+ * DI_DESC_OPTIMIZED). */
+enum { DI_DESC_COMPUTED, DI_DESC_STATIC, DI_DESC_CONST, DI_DESC_OPTIMIZED };
+struct sbuf;
+int di_describe_var(struct sbuf *out, const struct di_var *v, uint64_t bias);
 /* A named type: "int", "struct node", "node_t", "enum color", ... */
 const struct di_type *di_type_named(const struct di_info *di, const char *name);
 

@@ -1,6 +1,7 @@
 /* dwcu: compilation unit iteration, unit abbreviations and DIE ranges, and
  * the sanity checks libdwarf needs before it walks units. */
 #include "dwcu.h"
+#include "rawrd.h"
 #include "util/util.h"
 #include "util/sorted.h"
 
@@ -189,14 +190,6 @@ size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
 	return rs.n;
 }
 
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Offset of the first bad table header in a DWARF 5 list section, or -1.
  * Each table: unit length (4, or 0xffffffff and 8), version 5, address
  * size, segment selector size, offset entry count; all inside the section. */
@@ -207,15 +200,15 @@ static int64_t bad_list_header(const uint8_t *d, size_t size)
 		size_t left = size - off, lsz = 4;
 		if (left < 4)
 			return (int64_t)off;
-		uint64_t len = get_le(d + off, 4);
+		uint64_t len = rd_le(d + off, 4);
 		if (len == 0xffffffff) {
 			if (left < 12)
 				return (int64_t)off;
-			len = get_le(d + off + 4, 8);
+			len = rd_le(d + off + 4, 8);
 			lsz = 12;
 		}
 		const uint8_t *h = d + off + lsz;
-		if (len < 8 || len > left - lsz || get_le(h, 2) != 5 ||
+		if (len < 8 || len > left - lsz || rd_le(h, 2) != 5 ||
 		    (h[2] != 2 && h[2] != 4 && h[2] != 8))
 			return (int64_t)off;
 		off += lsz + len;
@@ -281,43 +274,6 @@ static int64_t bad_lists(Elf *elf, size_t shstr, const char **which)
 		}
 	}
 	return -1;
-}
-
-/* A bounds-checked reader of raw section bytes. */
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static void rd_skip(struct rd *r, uint64_t n)
-{
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-	} else {
-		r->p += n;
-	}
-}
-
-static uint64_t rd_n(struct rd *r, int n)
-{
-	const uint8_t *p = r->p;
-	rd_skip(r, (uint64_t)n);
-	return r->bad ? 0 : get_le(p, n);
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->p < r->end; shift += 7) {
-		uint8_t c = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
 }
 
 /* One attribute value of a line table header entry; constants returned. */
@@ -386,15 +342,9 @@ static bool files_v5(struct rd *r, int offsz)
 static bool line_header_ok(const uint8_t *d, size_t size, size_t off, size_t *next)
 {
 	struct rd r = { d + off, d + size, false };
-	int offsz = 4;
-	uint64_t len = rd_n(&r, 4);
-	if (len == 0xffffffff) {
-		len = rd_n(&r, 8);
-		offsz = 8;
-	}
-	if (r.bad || len > (uint64_t)(r.end - r.p))
+	int offsz;
+	if (!rd_unit(&r, &offsz))
 		return false;
-	r.end = r.p + len;
 	*next = (size_t)(r.end - d);
 	unsigned ver = (unsigned)rd_n(&r, 2);
 	if (ver < 5)
@@ -439,6 +389,9 @@ static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 		    !scn_is(names, &sh, ".debug_line"))
 			continue;
+		lines->raw = !(sh.sh_flags & SHF_COMPRESSED);
+		lines->sec_off = sh.sh_offset;
+		lines->sec_size = sh.sh_size;
 		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
 			return;
 		Elf_Data *data = elf_getdata(scn, NULL);

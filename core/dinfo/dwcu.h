@@ -37,6 +37,10 @@ size_t dwcu_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t base,
 struct dwcu_lines {
 	uint64_t *ok;
 	size_t n;
+	/* Where .debug_line lies in the file, for reading a table's program
+	 * again (linefno.c); raw is false if it is compressed. */
+	uint64_t sec_off, sec_size;
+	bool raw;
 };
 
 /* Check the ELF file at path for what libdwarf 20210528 does not survive:

@@ -571,6 +571,14 @@ const char *img_build_id(const struct img *im)
 	return im->build_id;
 }
 
+const char *img_section_at(const struct img *im, uint64_t addr)
+{
+	for (size_t i = 0; i < im->nsecs; i++)
+		if (im->secs[i].size && sec_has(&im->secs[i], addr))
+			return im->secs[i].name;
+	return NULL;
+}
+
 bool img_section_range(const struct img *im, const char *name, uint64_t *lo, uint64_t *hi)
 {
 	const struct sec *s = sec_named(im, name);

@@ -40,6 +40,8 @@ uint64_t img_end_vaddr(const struct img *im);
 bool img_add_debug_symbols(struct img *im, const char *debug_path);
 
 /* Link-time range of a section (" .text"); false if absent. */
+/* The name of the allocated section holding link-time addr, or NULL. */
+const char *img_section_at(const struct img *im, uint64_t addr);
 bool img_section_range(const struct img *im, const char *name, uint64_t *lo, uint64_t *hi);
 
 /* Symbol containing addr (function symbols preferred; for a symbol of size 0

@@ -2,10 +2,12 @@
  * only notes each unit's code ranges and file table; a unit's rows are read
  * (into an address-sorted array) when a lookup first needs them, so that
  * start-up stays fast on large programs. File names are interned absolute
- * paths so that callers compare them by pointer. Address lookups and
- * breakpoint placement follow gdb's rules. */
-#include "lines.h"
+ * paths so that callers compare them by pointer. Rows are kept as gdb's
+ * line table reader keeps them, and address lookups follow its rules;
+ * file names and FILE:LINE are lines-file.c's. */
+#include "lines-int.h"
 #include "dwcu.h"
+#include "linefno.h"
 #include "util/hmap.h"
 #include "util/util.h"
 
@@ -18,49 +20,11 @@
 #include <dwarf.h>
 #include <libdwarf.h>
 
-/* One compilation unit: what lines_open notes, and its rows once loaded. */
-struct lcu {
-	Dwarf_Off off;            /* of the CU DIE */
-	const char **files;       /* its file table, interned */
-	size_t nfiles, capfiles;
-	bool loaded;
-	struct lines_row *rows;   /* sorted by addr, stable */
-	size_t nrows;
-};
-
-/* A range of code of a unit; units without ranges are in none. */
-struct lrange {
-	uint64_t lo, hi;
-	uint64_t maxhi;           /* highest hi of this and every earlier range */
-	size_t cu;
-};
-
-struct lines {
-	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
-	int fd;                   /* dbg's file, -1 without dbg */
-	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
-	struct lcu *cus;
-	size_t ncus, capcus;
-	struct lrange *ranges;    /* by lo */
-	size_t nranges, capranges;
-	size_t *noranges;         /* units with no ranges: searched for any pc */
-	size_t nnoranges, capnoranges;
-	size_t nloaded;
-	struct hmap names;        /* every file of every file table (owned) */
-	const char **all;         /* names in first-seen order */
-	size_t nall, capall;
-	/* Built once every unit is loaded (lines_rows, lines_files): */
-	struct lines_row *rows;   /* all rows sorted by addr, stable */
-	size_t nrows;
-	const char **files;       /* names that have rows, first-seen order */
-	size_t nfiles;
-	bool merged;
-};
-
 /* A row while loading: ord keeps the sort stable. */
 struct tmp_row {
 	struct lines_row r;
 	bool end_seq;
+	bool dead;                /* dropped as gdb drops it (drop_at_switch) */
 	size_t ord;
 };
 
@@ -77,6 +41,14 @@ struct loader {
 	const char *sm_file;
 	int sm_line;
 	bool sm_disc;
+	/* gdb's m_last_address and m_stmt_at_address: the address of the
+	 * last row seen and whether any of its rows there is a statement. */
+	uint64_t sm_addr;
+	bool sm_stmt_at;
+	/* A DWARF 5 table's file numbers as the standard reads them (see
+	 * linefno.h), by row; NULL to take libdwarf's. */
+	uint32_t *fnos;
+	size_t row;               /* index of the row being added */
 };
 
 /* gdb keeps a row for the same file and line as the previous one only if
@@ -124,15 +96,39 @@ static const char *file_of(struct loader *ld, Dwarf_Line line)
 	/* Names come from the file table load_files read: libdwarf
 	 * 20210528's dwarf_linesrc follows wild pointers on some corrupt line
 	 * programs (files added by DW_LNE_define_file). */
-	if (dwarf_line_srcfileno(line, &fno, &e) == DW_DLV_OK &&
-	    fno < ld->nfcache && ld->fcache[fno])
+	int ok = ld->fnos ? DW_DLV_OK : dwarf_line_srcfileno(line, &fno, &e);
+	if (ld->fnos)
+		fno = ld->fnos[ld->row];
+	if (ok == DW_DLV_OK && fno < ld->nfcache && ld->fcache[fno])
 		return ld->fcache[fno];
 	return "??";
 }
 
+/* Note the name gdb shows for file i of a loaded unit's table (the first
+ * unit to name it wins): its name joined to its directory as the table
+ * spells them (dwarf2_start_subfile), so a header under a relative
+ * directory keeps it relative, as the unit's own file does. */
+static void note_shown(struct lines *lt, Dwarf_Line_Context ctx, Dwarf_Signed i,
+		       const char *path)
+{
+	const char *name = NULL, *dir = NULL;
+	Dwarf_Unsigned di = 0;
+	Dwarf_Error e = NULL;
+	if (!ctx || hmap_sget(&lt->shown, path) ||
+	    dwarf_srclines_files_data_b(ctx, i, &name, &di, NULL, NULL, NULL, &e) != DW_DLV_OK ||
+	    !name)
+		return;
+	if (name[0] != '/' &&
+	    dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)di, &dir, &e) != DW_DLV_OK)
+		dir = NULL;
+	char *shown = name[0] == '/' || !dir ? xstrdup(name) : xasprintf("%s/%s", dir, name);
+	hmap_sput(&lt->shown, path, shown);
+}
+
 /* The unit's file table by line file number (the first is number base:
  * 1 before DWARF 5, 0 since). */
-static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
+static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Line_Context ctx,
+		       Dwarf_Signed base)
 {
 	char **files = NULL;
 	Dwarf_Signed n = 0;
@@ -148,6 +144,7 @@ static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Signed base)
 	for (Dwarf_Signed i = 0; i < n; i++) {
 		ld->fcache[base + i] = lines_intern(ld->lt, files[i]);
 		cu_add_file(ld->cu, ld->fcache[base + i]);
+		note_shown(ld->lt, ctx, base + i, ld->fcache[base + i]);
 		dwarf_dealloc(ld->dbg, files[i], DW_DLA_STRING);
 	}
 	dwarf_dealloc(ld->dbg, files, DW_DLA_LIST);
@@ -172,6 +169,18 @@ static void finish_sequence(struct loader *ld, size_t start, uint64_t end_addr)
 		ld->nrows = start;
 }
 
+/* gdb's buildsym, on a switch from file `from` to another at address
+ * addr, deletes from's rows at addr (record_line with line 0): a line whose
+ * rows all sit where code of another file (an inlined header function)
+ * starts has no code of its own, and `break FILE:LINE` moves past it. */
+static void drop_at_switch(struct loader *ld, size_t seq_start, const char *from,
+			   uint64_t addr)
+{
+	for (size_t i = ld->nrows; i-- > seq_start && ld->rows[i].r.addr == addr;)
+		if (ld->rows[i].r.file == from)
+			ld->rows[i].dead = true;
+}
+
 static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 {
 	Dwarf_Error e = NULL;
@@ -189,12 +198,29 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 		ld->sm_file = NULL;
 		ld->sm_line = 0;
 		ld->sm_disc = false;
+		ld->sm_addr = 0;
+		ld->sm_stmt_at = false;
 		return;
 	}
 	Dwarf_Bool pe = 0, eb = 0;
 	Dwarf_Unsigned isa = 0, disc = 0;
 	dwarf_prologue_end_etc(line, &pe, &eb, &isa, &disc, &e);
 	const char *file = file_of(ld, line);
+	/* gdb 13 (lnp_state_machine::record_line) ignores a non-statement
+	 * row that switches file at an address that has a statement row,
+	 * but takes its file and line as the last ones seen. */
+	bool switched = ld->sm_file && ld->sm_file != file;
+	bool ignore = switched && addr == ld->sm_addr && !stmt && ld->sm_stmt_at;
+	if (addr != ld->sm_addr)
+		ld->sm_stmt_at = false;
+	ld->sm_addr = addr;
+	ld->sm_stmt_at |= stmt != 0;
+	if (ignore) {
+		keep_row(ld, file, (int)lineno, disc);
+		return;
+	}
+	if (switched)
+		drop_at_switch(ld, *seq_start, ld->sm_file, addr);
 	if (!keep_row(ld, file, (int)lineno, disc))
 		return;
 	XGROW(ld->rows, ld->cap, ld->nrows + 1);
@@ -202,7 +228,25 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 	t->r = (struct lines_row){ .addr = addr, .end = addr,
 				   .file = file,
 				   .line = (int)lineno, .is_stmt = stmt };
+	t->dead = false;
 	t->ord = ld->nrows++;
+}
+
+/* The file numbers of a DWARF 5 table's n rows read from its bytes, or
+ * NULL if they cannot be (a compressed section, another row count). */
+static uint32_t *v5_fnos(struct loader *ld, Dwarf_Line_Context ctx, size_t n)
+{
+	const struct dwcu_lines *s = &ld->lt->sane;
+	Dwarf_Unsigned off = 0;
+	Dwarf_Error e = NULL;
+	uint32_t *v = NULL;
+	if (!s->raw || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
+		return NULL;
+	if (linefno_rows(ld->lt->fd, s->sec_off, s->sec_size, off, &v) != n) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 static void load_rows(struct loader *ld, Dwarf_Die cu)
@@ -218,16 +262,24 @@ static void load_rows(struct loader *ld, Dwarf_Die cu)
 	int r = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
 	if (r == DW_DLV_OK)
 		dwarf_srclines_files_indexes(ctx, &base, &nfiles, &end, &e);
-	load_files(ld, cu, base);
+	load_files(ld, cu, r == DW_DLV_OK ? ctx : NULL, base);
 	if (r != DW_DLV_OK)
 		return;
 	ld->sm_file = NULL;
 	ld->sm_line = 0;
 	ld->sm_disc = false;
+	ld->sm_addr = 0;
+	ld->sm_stmt_at = false;
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) == DW_DLV_OK) {
 		size_t seq_start = ld->nrows;
-		for (Dwarf_Signed i = 0; i < n; i++)
+		if (version == 5)
+			ld->fnos = v5_fnos(ld, ctx, (size_t)n);
+		for (Dwarf_Signed i = 0; i < n; i++) {
+			ld->row = (size_t)i;
 			add_line(ld, lines[i], &seq_start);
+		}
+		free(ld->fnos);
+		ld->fnos = NULL;
 		/* A table that does not end its last sequence is broken:
 		 * drop the unterminated rows. */
 		ld->nrows = seq_start;
@@ -252,13 +304,13 @@ static size_t sort_rows(struct tmp_row *tmp, size_t n, struct lines_row **out)
 		qsort(tmp, n, sizeof(*tmp), cmp_tmp_row);
 	*out = xmalloc((n ? n : 1) * sizeof(**out));
 	for (size_t i = 0; i < n; i++)
-		if (tmp[i].r.addr < tmp[i].r.end)
+		if (tmp[i].r.addr < tmp[i].r.end && !tmp[i].dead)
 			(*out)[k++] = tmp[i].r;
 	return k;
 }
 
 /* Read the line table of unit i. */
-static void cu_load(struct lines *lt, size_t i)
+void lines_cu_load(struct lines *lt, size_t i)
 {
 	struct lcu *cu = &lt->cus[i];
 	Dwarf_Die die = NULL;
@@ -358,6 +410,13 @@ struct lines *lines_open(const char *path, char *err, size_t errlen)
 	return lt;
 }
 
+static void lines_free_shown(struct lines *lt)
+{
+	for (size_t i = 0; i < lt->shown.cap; i++)
+		free(hmap_slot(&lt->shown, i));
+	hmap_free(&lt->shown);
+}
+
 void lines_close(struct lines *lt)
 {
 	if (!lt)
@@ -376,19 +435,20 @@ void lines_close(struct lines *lt)
 	free(lt->all);
 	free(lt->files);
 	hmap_free(&lt->names);
+	lines_free_shown(lt);
 	free(lt);
 }
 
 /* Load every unit and merge their rows in the order one table of all of
  * them would have: by address, then unit, then row. */
-static void merge_all(struct lines *lt)
+void lines_merge_all(struct lines *lt)
 {
 	size_t n = 0, k = 0;
 	if (lt->merged)
 		return;
 	lt->merged = true;
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		n += lt->cus[i].nrows;
 	}
 	struct tmp_row *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
@@ -412,16 +472,16 @@ static void merge_all(struct lines *lt)
 
 /* Units are loaded on demand, so the const lookups below fill lt in: it is
  * never const in fact (lines_open made it). */
-static struct lines *mut(const struct lines *lt)
+struct lines *lines_mut(const struct lines *lt)
 {
 	return (struct lines *)(uintptr_t)lt;
 }
 
 bool lines_empty(const struct lines *clt)
 {
-	struct lines *lt = mut(clt);
+	struct lines *lt = lines_mut(clt);
 	for (size_t i = 0; i < lt->ncus; i++) {
-		cu_load(lt, i);
+		lines_cu_load(lt, i);
 		if (lt->cus[i].nrows)
 			return false;
 	}
@@ -444,8 +504,8 @@ static size_t upper_bound(const struct lines_row *rows, size_t n, uint64_t pc)
 
 size_t lines_lower_bound(const struct lines *clt, uint64_t pc)
 {
-	struct lines *lt = mut(clt);
-	merge_all(lt);
+	struct lines *lt = lines_mut(clt);
+	lines_merge_all(lt);
 	size_t lo = 0, hi = lt->nrows;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -460,7 +520,7 @@ size_t lines_lower_bound(const struct lines *clt, uint64_t pc)
 /* The last row at or before pc of unit i, after loading it. */
 static const struct lines_row *cu_row_at(struct lines *lt, size_t i, uint64_t pc)
 {
-	cu_load(lt, i);
+	lines_cu_load(lt, i);
 	size_t k = upper_bound(lt->cus[i].rows, lt->cus[i].nrows, pc);
 	return k ? &lt->cus[i].rows[k - 1] : NULL;
 }
@@ -509,7 +569,7 @@ static const struct lines_row *row_before(struct lines *lt, uint64_t pc, size_t 
  * non-statement row gives way to a statement row at the same address. */
 const struct lines_row *lines_at(const struct lines *clt, uint64_t pc)
 {
-	struct lines *lt = mut(clt);
+	struct lines *lt = lines_mut(clt);
 	size_t cu = 0;
 	const struct lines_row *r = row_before(lt, pc, &cu);
 	if (!r || pc >= r->end)
@@ -526,193 +586,8 @@ const struct lines_row *lines_at(const struct lines *clt, uint64_t pc)
 
 const struct lines_row *lines_rows(const struct lines *clt, size_t *n)
 {
-	struct lines *lt = mut(clt);
-	merge_all(lt);
+	struct lines *lt = lines_mut(clt);
+	lines_merge_all(lt);
 	*n = lt->nrows;
 	return lt->rows;
-}
-
-/* name is a whole trailing part of path: "basic.c" and "fixtures/basic.c"
- * match "/src/fixtures/basic.c", "asic.c" does not. */
-static bool suffix_match(const char *path, const char *name)
-{
-	size_t lp = strlen(path), ln = strlen(name);
-	if (ln > lp || strcmp(path + lp - ln, name))
-		return false;
-	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
-}
-
-static bool cu_has_file(const struct lcu *cu, const char *f)
-{
-	for (size_t i = 0; i < cu->nfiles; i++)
-		if (cu->files[i] == f)
-			return true;
-	return false;
-}
-
-/* A row of one file with its place in one table of all units. */
-struct frow {
-	const struct lines_row *r;
-	size_t cu, idx;
-};
-
-static int cmp_frow(const void *a, const void *b)
-{
-	const struct frow *x = a, *y = b;
-	if (x->r->addr != y->r->addr)
-		return x->r->addr < y->r->addr ? -1 : 1;
-	if (x->cu != y->cu)
-		return x->cu < y->cu ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* The rows of file f (loading the units that have it) in address order;
- * returns the count, the caller frees *out. */
-static size_t file_rows(struct lines *lt, const char *f, struct frow **out)
-{
-	struct frow *v = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < lt->ncus; i++) {
-		if (!cu_has_file(&lt->cus[i], f))
-			continue;
-		cu_load(lt, i);
-		const struct lcu *cu = &lt->cus[i];
-		for (size_t j = 0; j < cu->nrows; j++) {
-			if (cu->rows[j].file != f)
-				continue;
-			XGROW(v, cap, n + 1);
-			v[n++] = (struct frow){ &cu->rows[j], i, j };
-		}
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_frow);
-	*out = v;
-	return n;
-}
-
-/* Of several files that name could mean, the one whose rows come first in
- * address order; if none has rows, the first one seen. */
-static const char *first_with_rows(struct lines *lt, const char **cand, size_t n)
-{
-	const char *best = NULL;
-	struct frow bestr = {0};
-	for (size_t i = 0; i < n; i++) {
-		struct frow *rows;
-		if (file_rows(lt, cand[i], &rows) &&
-		    (!best || cmp_frow(&rows[0], &bestr) < 0)) {
-			best = cand[i];
-			bestr = rows[0];
-		}
-		free(rows);
-	}
-	return best ? best : cand[0];
-}
-
-const char *lines_file(const struct lines *clt, const char *name)
-{
-	struct lines *lt = mut(clt);
-	if (!name || !*name)
-		return NULL;
-	char *norm = str_path_norm(name);
-	const char *f = NULL;
-	if (norm[0] == '/') {
-		f = hmap_sget(&lt->names, norm);
-	} else {
-		const char **cand = NULL;
-		size_t n = 0, cap = 0;
-		for (size_t i = 0; i < lt->nall; i++) {
-			if (!suffix_match(lt->all[i], norm))
-				continue;
-			XGROW(cand, cap, n + 1);
-			cand[n++] = lt->all[i];
-		}
-		f = n == 1 ? cand[0] : n ? first_with_rows(lt, cand, n) : NULL;
-		free(cand);
-	}
-	free(norm);
-	return f;
-}
-
-const char **lines_files(const struct lines *clt, size_t *n)
-{
-	struct lines *lt = mut(clt);
-	merge_all(lt);
-	*n = lt->nfiles;
-	return lt->files;
-}
-
-/* Accept an interned pointer or any name lines_file understands. */
-static const char *resolve_file(const struct lines *lt, const char *file)
-{
-	for (size_t i = 0; i < lt->nall; i++)
-		if (lt->all[i] == file)
-			return file;
-	return lines_file(lt, file);
-}
-
-/* The line gdb would use: line itself if it has statement rows, else the
- * smallest greater line with statement rows; 0 if none. */
-static int pick_line(const struct frow *rows, size_t n, int line)
-{
-	int best = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct lines_row *r = rows[i].r;
-		if (!r->is_stmt || r->line < line)
-			continue;
-		if (r->line == line)
-			return line;
-		if (!best || r->line < best)
-			best = r->line;
-	}
-	return best;
-}
-
-size_t lines_addrs_for(const struct lines *clt, const char *file, int line,
-		       lines_func_of_fn func_of, void *arg,
-		       uint64_t **out, int *actual_line)
-{
-	struct lines *lt = mut(clt);
-	uint64_t *addrs = NULL, *funcs = NULL;
-	size_t n = 0, cap = 0, fcap = 0;
-	struct frow *rows = NULL;
-	const char *f = resolve_file(lt, file);
-	size_t nrows = f ? file_rows(lt, f, &rows) : 0;
-	int use = pick_line(rows, nrows, line);
-
-	*out = NULL;
-	if (actual_line)
-		*actual_line = use;
-	for (size_t i = 0; use && i < nrows; i++) {
-		const struct lines_row *r = rows[i].r;
-		if (!r->is_stmt || r->line != use)
-			continue;
-		uint64_t fn = func_of ? func_of(arg, r->addr) : 0;
-		size_t j = 0;
-		while (j < n && funcs[j] != fn)
-			j++;
-		if (j < n)
-			continue;  /* rows are in address order: keep the lowest */
-		XGROW(addrs, cap, n + 1);
-		XGROW(funcs, fcap, n + 1);
-		addrs[n] = r->addr;
-		funcs[n++] = fn;
-	}
-	free(rows);
-	free(funcs);
-	*out = addrs;
-	return n;
-}
-
-int lines_max_line(const struct lines *clt, const char *file)
-{
-	struct lines *lt = mut(clt);
-	const char *f = resolve_file(lt, file);
-	struct frow *rows = NULL;
-	size_t n = f ? file_rows(lt, f, &rows) : 0;
-	int max = 0;
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].r->line > max)
-			max = rows[i].r->line;
-	free(rows);
-	return max;
 }

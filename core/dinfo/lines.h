@@ -54,6 +54,11 @@ size_t lines_addrs_for(const struct lines *lt, const char *file, int line,
 		       lines_func_of_fn func_of, void *arg,
 		       uint64_t **out, int *actual_line);
 
+/* The name gdb shows for an interned file of a loaded unit (its table's
+ * directory and name joined: "src/util.h", "/usr/include/stdio.h"), or
+ * NULL if no loaded unit names it. */
+const char *lines_shown_name(const struct lines *lt, const char *file);
+
 /* Highest line number with rows in file (for list bounds); 0 if none. */
 int lines_max_line(const struct lines *lt, const char *file);
 

@@ -51,6 +51,8 @@ static int eval_lookup_var(void *arg, const char *name, struct val *out,
 		return 1;
 	const char *cu = f && f->func ? f->func->cu_name : NULL;
 	const struct di_var *v = di_static_named(q->exe.di, name, cu);
+	if (!v && cu)   /* gdb looks in every unit's statics last */
+		v = di_static_named(q->exe.di, name, NULL);
 	if (!v)
 		return 1;
 	return eval_var_value(q, qz_running(q) ? f : NULL, v, out, err, errlen);
@@ -107,6 +109,13 @@ static int eval_lookup_scoped(void *arg, const char *scope, const char *name,
 	struct qz *q = arg;
 	if (!q->exe.di)
 		return 1;
+	if (!*scope) {   /* ::name: globals, then any unit's statics (gdb) */
+		const struct di_var *g = di_static_named(q->exe.di, name, NULL);
+		if (g)
+			return eval_var_value(q, NULL, g, out, err, errlen);
+		snprintf(err, errlen, "No symbol \"%s\" in current context.", name);
+		return -1;
+	}
 	const struct di_func *f = di_func_named(q->exe.di, scope);
 	if (f)
 		return eval_in_function(q, f, name, out, err, errlen);
@@ -252,7 +261,7 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->write_reg = eval_write_reg;
 }
 
-int eval_text(struct qz *q, const char *text, struct val *out)
+static int eval_text_mode(struct qz *q, const char *text, struct val *out, bool types)
 {
 	char err[512];
 	struct expr *e = expr_parse(text, err, sizeof err);
@@ -260,11 +269,38 @@ int eval_text(struct qz *q, const char *text, struct val *out)
 		return qz_error(q, "%s", err);
 	struct expr_env env;
 	eval_env(q, &env);
-	int r = expr_eval(e, &env, out, err, sizeof err);
+	int r = (types ? expr_eval_types : expr_eval)(e, &env, out, err, sizeof err);
 	expr_free(e);
 	if (r < 0)
 		return qz_error(q, "%s", err);
 	return 0;
+}
+
+int eval_text(struct qz *q, const char *text, struct val *out)
+{
+	return eval_text_mode(q, text, out, false);
+}
+
+int eval_type_of(struct qz *q, const char *text, struct val *out)
+{
+	return eval_text_mode(q, text, out, true);
+}
+
+int eval_address(struct qz *q, const char *text, uint64_t *a)
+{
+	struct val v;
+	if (eval_text(q, text, &v) < 0)
+		return -1;
+	const struct di_type *t = val_type_strip(v.type);
+	int r = 0;
+	if (t && (t->kind == DI_FUNC || t->kind == DI_ARRAY) && v.where == VAL_MEM)
+		*a = v.addr;
+	else if (val_is_integer(&v) || val_is_pointer(&v))
+		*a = (uint64_t)val_as_int(&v);
+	else
+		r = qz_error(q, "Invalid address \"%s\".", text);
+	val_free(&v);
+	return r;
 }
 
 int eval_truth(struct qz *q, const struct expr *e, bool *truth)

@@ -459,6 +459,11 @@ const char *frame_file_name(struct qz *q, const char *file)
 	const char *cu = frame_cu_name(q->exe.di, file);
 	for (size_t i = 0; !cu && i < q->nlibs; i++)   /* a library's own */
 		cu = frame_cu_name(q->libs[i].di, file);
+	/* else the name its line table gives it (a header) */
+	if (!cu)
+		cu = lines_shown_name(q->exe.lines, file);
+	for (size_t i = 0; !cu && i < q->nlibs; i++)
+		cu = lines_shown_name(q->libs[i].lines, file);
 	return cu ? cu : file;
 }
 
@@ -610,6 +615,8 @@ void frame_print_level(struct qz *q, int n, const struct frame *f)
 	if (f->file) {   /* the source line, without repeating the frame */
 		struct frame copy = *f;
 		copy.line_start = true;
+		int stops = q->stops_shown;   /* selecting a frame is no stop: */
 		frame_print_stop(q, &copy, false);
+		q->stops_shown = stops;       /* no displays after up/down */
 	}
 }

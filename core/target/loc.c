@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
 #include "frame.h"
 #include "session.h"
 
@@ -145,8 +146,10 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	for (size_t i = 0; i < k; i++) {
 		uint64_t a = loc_past_prologue(q, m, addrs[i]);
 		loc_push(q, m, a, out, n);
-		if (a == addrs[i])   /* gdb reports the line it found */
+		if (a == addrs[i]) {   /* gdb reports the file and line it found */
+			(*out)[*n - 1].file = path;
 			(*out)[*n - 1].line = actual;
+		}
 	}
 	free(addrs);
 	if (!k && !loc_skip)   /* info line, list */
@@ -206,6 +209,9 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
 	if (f) {
 		loc_push(q, m, loc_skip ? loc_skip_prologue(q, m, f->lo, f->hi) : f->lo, out, n);
+		/* gdb stops in FUNC itself, not in a call inlined at its body's
+		 * first instruction (util_mix's inlined mix_step) */
+		(*out)[*n - 1].func = f->name;
 		if (loc_skip)
 			loc_inlined(q, m, name, out, n);
 		return 0;
@@ -235,12 +241,22 @@ static int loc_function(struct qz *q, const char *name, struct loc_addr **out, s
 static int loc_address(struct qz *q, const char *text, struct loc_addr **out, size_t *n)
 {
 	uint64_t a;
-	if (!str_to_u64(str_skip_space(text), &a))
-		return qz_error(q, "Invalid address \"%s\".", text);
+	bool expr = !str_to_u64(str_skip_space(text), &a);
+	if (expr && eval_address(q, text, &a) < 0)
+		return -1;
 	struct qz_module *m = qz_module_at(q, a);
 	*out = xrealloc(*out, (*n + 1) * sizeof **out);
 	struct loc_addr *l = &(*out)[(*n)++];
 	memset(l, 0, sizeof *l);
+	/* A symbol's address while the PIE program is not mapped (before run,
+	 * or re-resolved at an exec) is a link-time one: it moves with the
+	 * program when it is loaded (gdb shows it unrelocated too). */
+	if (expr && q->exe.img && img_is_pie(q->exe.img) && a < img_end_vaddr(q->exe.img)) {
+		l->link_addr = a;
+		loc_describe(q, &q->exe, l);
+		l->addr = a;
+		return 0;
+	}
 	uint64_t bias = m ? m->bias : 0;
 	/* Before run, a PIE program's runtime addresses are known too: with
 	 * randomisation off the kernel loads it at the same place each time. */

@@ -126,7 +126,7 @@ static void run_step_off_event_thread(struct qz *q)
 		proc_step(p, 0);
 		proc_wait(p, &st);
 		s = bp_site_at(&q->bps, addr);
-		if (s && proc_alive(p))
+		if (s && proc_alive(p) && st.ev != PROC_EXEC)   /* as in run_resume */
 			bp_site_lift(&q->bps, p, s);
 	}
 	if (proc_alive(p))
@@ -157,6 +157,10 @@ static void run_resume(struct qz *q, bool step, struct proc_stop *st)
 		bp_site_drop(&q->bps, p, s);
 		proc_step(p, sig);
 		proc_wait(p, st);
+		/* The step ran an execve: the memory is the new program's, where
+		 * the old int3 must not go (run_exec drops the old sites). */
+		if (st->ev == PROC_EXEC)
+			return;
 		s = bp_site_at(&q->bps, addr);
 		if (s)
 			bp_site_lift(&q->bps, p, s);

@@ -124,6 +124,7 @@ void qz_free(struct qz *q)
 	free(q->tty_path);
 	sandbox_free(&q->sandbox);
 	sbuf_free(&q->err);
+	sbuf_free(&q->after_stop);
 	free(q);
 }
 

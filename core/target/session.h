@@ -37,6 +37,13 @@ struct qz_display {
 	char fmt;                     /* 0, a print format, or i/s for x */
 	int count;                    /* for display/Ni */
 	bool enabled;
+	/* gdb's display block: the innermost block of the locals the
+	 * expression names, when set; it is shown only where the selected
+	 * frame's pc is inside it. NULL (no locals): everywhere. owner is the
+	 * di_func or di_inline the block belongs to. */
+	const struct di_scope *block;
+	const void *owner;
+	const struct di_info *di;     /* the debug info block points into */
 };
 
 struct qz;
@@ -89,6 +96,9 @@ struct qz {
 	int x_size;
 	int x_count;
 	int stops_shown;              /* stop reports so far, for displays */
+	/* Printed after the stop's displays, as gdb prints finish's
+	 * "Value returned is ..." after them. */
+	struct sbuf after_stop;
 
 	/* list's position: the next `list` continues from here */
 	const char *list_file;

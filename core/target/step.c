@@ -437,7 +437,7 @@ static void step_print_value(struct qz *q, const struct di_func *fn)
 	struct sbuf b = {0};
 	val_print(&b, &v, &vp);
 	int n = qz_history_add(q, &v);
-	qz_printf(q, "Value returned is $%d = %s\n", n, b.s ? b.s : "");
+	sbuf_printf(&q->after_stop, "Value returned is $%d = %s\n", n, b.s ? b.s : "");
 	sbuf_free(&b);
 }
 

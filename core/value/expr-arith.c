@@ -182,6 +182,10 @@ static int cmp_i64(int64_t x, int64_t y)
 static int divide(struct expr_ev *ev, int op, int64_t x, int64_t y, bool sgn,
 		  uint64_t *r)
 {
+	if (y == 0 && ev->noside) {   /* gdb: a zero of the result type */
+		*r = 0;
+		return 0;
+	}
 	if (y == 0)
 		return expr_fail(ev, "Division by zero");
 	if (!sgn)

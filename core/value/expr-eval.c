@@ -138,6 +138,8 @@ static int eval_cond(struct expr_ev *ev, const struct expr_node *n, struct val *
 
 static int deref(struct expr_ev *ev, struct val *v, struct val *out)
 {
+	if (ev->noside && expr_is_kind(v, DI_FUNC))   /* gdb's UNOP_IND without side effects */
+		return expr_fail(ev, "Attempt to take contents of a non-pointer value.");
 	if (expr_unavailable(ev, v) || expr_decay(ev, v))
 		return -1;
 	const struct di_type *t = expr_stripped(v);
@@ -159,6 +161,15 @@ static int address_of(struct expr_ev *ev, struct val *v, struct val *out)
 	return 0;
 }
 
+/* gdb's unary operators work on check_typedef of their operand's type:
+ * -x and ~x of a u32 are unsigned int. */
+static const struct di_type *untypedef(const struct di_type *t)
+{
+	while (t && t->kind == DI_TYPEDEF)
+		t = t->target;
+	return t;
+}
+
 static int negate(struct expr_ev *ev, int op, struct val *v, struct val *out)
 {
 	if (val_is_float(v)) {
@@ -169,7 +180,7 @@ static int negate(struct expr_ev *ev, int op, struct val *v, struct val *out)
 	if (!val_is_integer(v))
 		return expr_fail(ev, "Argument to %s operation not a number.",
 				 op == '-' ? "negate" : "positive");
-	const struct di_type *rt = expr_promote1(v->type);
+	const struct di_type *rt = untypedef(expr_promote1(v->type));
 	int64_t x = val_as_int(v);
 	*out = val_from_int(rt, op == '-' ? (int64_t)(0 - (uint64_t)x) : x);
 	return 0;
@@ -179,7 +190,7 @@ static int complement(struct expr_ev *ev, struct val *v, struct val *out)
 {
 	if (!val_is_integer(v))
 		return expr_fail(ev, "Argument to complement operation not an integer, boolean.");
-	*out = val_from_int(expr_promote1(v->type), ~val_as_int(v));
+	*out = val_from_int(untypedef(expr_promote1(v->type)), ~val_as_int(v));
 	return 0;
 }
 
@@ -227,6 +238,14 @@ static int eval_unary(struct expr_ev *ev, const struct expr_node *n, struct val 
 	struct val v;
 	if (eval(ev, n->a, &v))
 		return -1;
+	/* Without side effects gdb types &var from the symbol alone
+	 * (var_value_operation::evaluate_for_address), wherever it lives. */
+	if (n->op == '&' && ev->noside && n->a->kind == EN_IDENT && v.where != VAL_MEM &&
+	    !expr_is_kind(&v, DI_FUNC)) {
+		*out = val_from_int(val_pointer_to(v.type), 0);
+		val_free(&v);
+		return 0;
+	}
 	if (n->op == '&' && n->a->kind == EN_IDENT && v.where != VAL_MEM &&
 	    !expr_is_kind(&v, DI_FUNC)) {
 		no_address(ev, n->a->s, &v);
@@ -434,8 +453,11 @@ static int resolve_type(struct expr_ev *ev, const struct expr_tname *tn,
 				 tn->name + strlen(tn->tag) + 1);
 	if (!t)
 		return expr_fail(ev, "No symbol \"%s\" in current context.", tn->name);
-	for (int i = 0; i < tn->nptr; i++)
-		t = val_pointer_to(t);
+	t = val_qualified(t, tn->cv & EXPR_CV_CONST, tn->cv & EXPR_CV_VOLATILE);
+	for (int i = 0; i < tn->nptr; i++) {
+		unsigned cv = (size_t)i < ARRAY_LEN(tn->ptr_cv) ? tn->ptr_cv[i] : 0;
+		t = val_qualified(val_pointer_to(t), cv & EXPR_CV_CONST, cv & EXPR_CV_VOLATILE);
+	}
 	for (size_t i = tn->ndims; i-- > 0;)
 		t = val_array_of(t, tn->dims[i]);
 	*out = t;
@@ -692,10 +714,10 @@ static int eval(struct expr_ev *ev, const struct expr_node *n, struct val *out)
 	return expr_fail(ev, "Unknown expression");
 }
 
-int expr_eval(const struct expr *e, const struct expr_env *env,
-	      struct val *out, char *err, size_t errlen)
+static int expr_eval_mode(const struct expr *e, const struct expr_env *env,
+			  struct val *out, char *err, size_t errlen, bool noside)
 {
-	struct expr_ev ev = { .env = env, .err = err, .errlen = errlen };
+	struct expr_ev ev = { .env = env, .err = err, .errlen = errlen, .noside = noside };
 	struct expr *typed = NULL;
 	const struct expr_node *root = e->root;
 	if (errlen)
@@ -712,4 +734,35 @@ int expr_eval(const struct expr *e, const struct expr_env *env,
 		memset(out, 0, sizeof(*out));
 	expr_free(typed);
 	return rc;
+}
+
+int expr_eval(const struct expr *e, const struct expr_env *env,
+	      struct val *out, char *err, size_t errlen)
+{
+	return expr_eval_mode(e, env, out, err, errlen, false);
+}
+
+int expr_eval_types(const struct expr *e, const struct expr_env *env,
+		    struct val *out, char *err, size_t errlen)
+{
+	return expr_eval_mode(e, env, out, err, errlen, true);
+}
+
+static void expr_names_in(const struct expr_node *n, const char **out, size_t max,
+			  size_t *k)
+{
+	if (!n)
+		return;
+	if (n->kind == EN_IDENT && !n->scope && *k < max)
+		out[(*k)++] = n->s;
+	expr_names_in(n->a, out, max, k);
+	expr_names_in(n->b, out, max, k);
+	expr_names_in(n->c, out, max, k);
+}
+
+size_t expr_names(const struct expr *e, const char **out, size_t max)
+{
+	size_t k = 0;
+	expr_names_in(e->root, out, max, &k);
+	return k;
 }

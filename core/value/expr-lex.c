@@ -274,12 +274,17 @@ static size_t lex_punct(struct expr_ps *ps, size_t i)
 	return i + 1;
 }
 
-/* gdb's scope operator: `file.c::name`, `'file.c'::name`, `func::name`.
+/* gdb's scope operator: `file.c::name`, `'file.c'::name`, `func::name`,
+ * `::name` (scope "").
  * Returns the index after "::" if a scope starts at i, else 0. */
 static size_t lex_scope(struct expr_ps *ps, size_t i)
 {
 	const char *s = ps->text;
 	size_t j = i, end;
+	if (s[j] == ':' && s[j + 1] == ':') {   /* ::name: the global scope */
+		push_tok(ps, ET_SCOPE, i)->s = xstrdup("");
+		return i + 2;
+	}
 	if (s[j] == '\'') {
 		const char *q = strchr(s + j + 1, '\'');
 		if (!q || q[1] != ':' || q[2] != ':')

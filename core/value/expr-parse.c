@@ -95,14 +95,17 @@ static bool is_qualifier(const struct expr_token *t)
 	return is_word(t, "const") || is_word(t, "volatile");
 }
 
-static void skip_qualifiers(struct expr_ps *ps)
+/* Skip const/volatile words; returns them as EXPR_CV_* bits. */
+static unsigned skip_qualifiers(struct expr_ps *ps)
 {
-	while (is_qualifier(peek(ps, 0)))
-		ps->i++;
+	unsigned cv = 0;
+	for (const struct expr_token *t; is_qualifier(t = peek(ps, 0)); ps->i++)
+		cv |= is_word(t, "const") ? EXPR_CV_CONST : EXPR_CV_VOLATILE;
+	return cv;
 }
 
 /* Base type words in any order, as C allows: "long unsigned int". */
-static char *parse_base_words(struct expr_ps *ps)
+static char *parse_base_words(struct expr_ps *ps, unsigned *cv)
 {
 	int nlong = 0, nshort = 0, nsigned = 0, nunsigned = 0;
 	const char *kind = NULL;
@@ -117,7 +120,7 @@ static char *parse_base_words(struct expr_ps *ps)
 		else if (is_word(t, "unsigned"))
 			nunsigned++;
 		else if (is_qualifier(t))
-			continue;
+			*cv |= is_word(t, "const") ? EXPR_CV_CONST : EXPR_CV_VOLATILE;
 		else if (!kind && (is_word(t, "int") || is_word(t, "char") ||
 				   is_word(t, "void") || is_word(t, "float") ||
 				   is_word(t, "double") || is_word(t, "_Bool")))
@@ -141,11 +144,13 @@ static char *parse_base_words(struct expr_ps *ps)
 
 static void parse_declarator(struct expr_ps *ps, struct expr_tname *tn)
 {
-	skip_qualifiers(ps);
+	tn->cv |= skip_qualifiers(ps);
 	while (at(ps, '*')) {
 		ps->i++;
+		unsigned cv = skip_qualifiers(ps);
+		if ((size_t)tn->nptr < ARRAY_LEN(tn->ptr_cv))
+			tn->ptr_cv[tn->nptr] = (unsigned char)cv;
 		tn->nptr++;
-		skip_qualifiers(ps);
 	}
 	while (at(ps, '[') && !ps->failed) {
 		ps->i++;
@@ -163,7 +168,7 @@ static void parse_declarator(struct expr_ps *ps, struct expr_tname *tn)
 static struct expr_tname *parse_typename(struct expr_ps *ps)
 {
 	struct expr_tname *tn = xcalloc(1, sizeof(*tn));
-	skip_qualifiers(ps);
+	tn->cv = skip_qualifiers(ps);
 	const struct expr_token *t = peek(ps, 0);
 	if (is_word(t, "struct") || is_word(t, "union") || is_word(t, "enum")) {
 		tn->tag = t->s[0] == 's' ? "struct" : t->s[0] == 'u' ? "union" : "enum";
@@ -175,7 +180,7 @@ static struct expr_tname *parse_typename(struct expr_ps *ps)
 		tn->name = xasprintf("%s %s", tn->tag, peek(ps, 0)->s);
 		ps->i++;
 	} else if (is_type_word(t)) {
-		tn->name = parse_base_words(ps);
+		tn->name = parse_base_words(ps, &tn->cv);
 		tn->builtin = true;
 	} else if (t->kind == ET_IDENT) {
 		tn->name = xstrdup(t->s);

@@ -16,11 +16,16 @@ enum expr_tok {
 
 /* A type name in a cast or sizeof, resolved when evaluated since typedef
  * and struct names depend on the program. */
+#define EXPR_CV_CONST 1u
+#define EXPR_CV_VOLATILE 2u
+
 struct expr_tname {
 	char *name;              /* "unsigned long", "struct node", "node_t" */
 	const char *tag;         /* "struct", "union", "enum" or NULL */
 	bool builtin;
 	int nptr;
+	unsigned cv;             /* EXPR_CV_* of the base type ("const u32 *") */
+	unsigned char ptr_cv[8]; /* of each of the first pointer levels ("* const") */
 	uint64_t dims[8];
 	size_t ndims;
 };

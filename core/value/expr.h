@@ -53,5 +53,14 @@ void expr_free(struct expr *e);
  * address 0x0", "Division by zero"). */
 int expr_eval(const struct expr *e, const struct expr_env *env,
 	      struct val *out, char *err, size_t errlen);
+/* The names the expression reads as variables (name, not FILE::name nor
+ * members), in order; returns how many (at most max). */
+size_t expr_names(const struct expr *e, const char **out, size_t max);
+/* The same without side effects, for the type only (whatis, ptype: gdb's
+ * EVAL_AVOID_SIDE_EFFECTS): memory behind pointers is not read, nothing is
+ * assigned, a division by zero gives 0; the value's contents are
+ * meaningless. */
+int expr_eval_types(const struct expr *e, const struct expr_env *env,
+		    struct val *out, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* ptype: gdb's layout of types. */
 #include "ptype.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "value.h"
@@ -116,9 +117,46 @@ static const struct di_type *ptype_untypedef(const struct di_type *t)
 	return t;
 }
 
-void ptype_print(struct sbuf *out, const struct di_type *t)
+/* Copies of the type nodes ptype_resolve changed, freed after printing. */
+struct ptype_pool {
+	struct di_type **v;
+	size_t n, cap;
+};
+
+/* t with the typedefs of its declarator chain (pointers, arrays,
+ * qualifiers, return types) resolved down to the base type, as gdb's ptype
+ * prints it (c_type_print_base with show > 0): ptype of a u32 [2][2] is
+ * unsigned int [2][2]. Parameters and members keep their typedef names. */
+static const struct di_type *ptype_resolve(const struct di_type *t, struct ptype_pool *pool)
 {
 	t = ptype_untypedef(t);
+	if (!t || !(t->kind == DI_PTR || t->kind == DI_ARRAY || t->kind == DI_CONST ||
+		    t->kind == DI_VOLATILE || t->kind == DI_FUNC))
+		return t;
+	const struct di_type *inner = ptype_resolve(t->target, pool);
+	if (inner == t->target)
+		return t;
+	struct di_type *copy = xmalloc(sizeof *copy);
+	*copy = *t;
+	copy->target = inner;
+	XGROW(pool->v, pool->cap, pool->n + 1);
+	pool->v[pool->n++] = copy;
+	return copy;
+}
+
+static void ptype_print_resolved(struct sbuf *out, const struct di_type *t);
+
+void ptype_print(struct sbuf *out, const struct di_type *t)
+{
+	struct ptype_pool pool = {0};
+	ptype_print_resolved(out, ptype_resolve(t, &pool));
+	for (size_t i = 0; i < pool.n; i++)
+		free(pool.v[i]);
+	free(pool.v);
+}
+
+static void ptype_print_resolved(struct sbuf *out, const struct di_type *t)
+{
 	const struct di_type *core = ptype_core(t);
 	struct sbuf whole = {0}, base = {0};
 	val_type_name(&whole, t);

@@ -143,6 +143,16 @@ const struct di_type *val_pointer_to(const struct di_type *t)
 	return make_type(DI_PTR, t, NULL, 0);
 }
 
+const struct di_type *val_qualified(const struct di_type *t, bool is_const,
+				    bool is_volatile)
+{
+	if (is_volatile)
+		t = make_type(DI_VOLATILE, t, NULL, 0);
+	if (is_const)
+		t = make_type(DI_CONST, t, NULL, 0);
+	return t;
+}
+
 const struct di_type *val_array_of(const struct di_type *elem, uint64_t n)
 {
 	return make_type(DI_ARRAY, elem, &n, 1);

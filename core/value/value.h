@@ -32,6 +32,9 @@ struct val {
 const struct di_type *val_builtin(const char *name);
 /* A pointer type to t (interned: same t gives the same pointer type). */
 const struct di_type *val_pointer_to(const struct di_type *t);
+/* t const and/or volatile (interned the same way). */
+const struct di_type *val_qualified(const struct di_type *t, bool is_const,
+				    bool is_volatile);
 
 void val_free(struct val *v);
 /* The value of variable v where ctx says (a frame, or none for statics):

@@ -273,6 +273,37 @@ extract() {
 	'
 }
 
+# stack_addrs <IN >OUT: hex numbers at or above 0x7ff000000000 (stack,
+# libc, vdso) become 0xSTACK: gdb starts the program with a slightly
+# different environment, so such addresses differ by a constant.
+stack_addrs() {
+	awk '
+	function hex2num(s,   n, i) {
+		s = tolower(s); sub(/^0x/, "", s); n = 0
+		for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return n
+	}
+	{
+		s = $0; r = ""
+		while (match(s, /0x[0-9a-fA-F]+/)) {
+			h = substr(s, RSTART, RLENGTH)
+			if (RLENGTH >= 14 && hex2num(h) >= 140668768878592) h = "0xSTACK"
+			r = r substr(s, 1, RSTART - 1) h
+			s = substr(s, RSTART + RLENGTH)
+		}
+		print r s
+	}'
+}
+
+# split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.
+split_sections() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	awk -v d="$2" '
+	/^@@@ [0-9]+$/ { f = d "/" $2; printf "" > f; next }
+	f != "" { print > f }' "$1"
+}
+
 # compare NAME GDBSEQ QZSEQ: PASS if equal, else FAIL with an indented diff.
 compare() {
 	if cmp -s "$2" "$3"; then

@@ -27,14 +27,6 @@
 # output is split into sections by the "@@@ N" markers that vcase echoes.
 norm() {
 	awk '
-	function hex2num(s,   n, i, c) {
-		s = tolower(s); sub(/^0x/, "", s); n = 0
-		for (i = 1; i <= length(s); i++) {
-			c = index("0123456789abcdef", substr(s, i, 1))
-			n = n * 16 + c - 1
-		}
-		return n
-	}
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
 	# gdb prints this line only on a terminal; qzdb always does.
 	/^Run till exit from / { next }
@@ -46,25 +38,10 @@ norm() {
 		gsub(/[ \t]+/, " "); sub(/^ /, ""); sub(/ $/, "")
 		sub(/^\$[0-9]+ = /, "$N = ")
 		gsub(/process [0-9]+/, "process PID")
-		s = $0; r = ""
-		while (match(s, /0x[0-9a-fA-F]+/)) {
-			h = substr(s, RSTART, RLENGTH)
-			if (RLENGTH >= 14 && hex2num(h) >= 140668768878592) h = "0xSTACK"
-			r = r substr(s, 1, RSTART - 1) h
-			s = substr(s, RSTART + RLENGTH)
-		}
-		print r s
-	}'
+		print
+	}' | stack_addrs
 }
 
-# split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.
-split_sections() {
-	rm -rf "$2"
-	mkdir -p "$2"
-	awk -v d="$2" '
-	/^@@@ [0-9]+$/ { f = d "/" $2; printf "" > f; next }
-	f != "" { print > f }' "$1"
-}
 
 # knows_more GDB QZ: the outputs differ only where gdb says a value is
 # optimized out and qzdb shows one (the issue allows that when the value is
