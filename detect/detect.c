@@ -31,15 +31,7 @@ bool det_any_on(const struct detect_state *st)
 const char *det_spec_dir(void)
 {
 	static char dir[PATH_MAX];
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 32);
-		dir[n > 0 ? n : 0] = 0;
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		strcat(dir, "/detect/specs");
-	}
-	return dir;
+	return dir[0] ? dir : path_beside_exe("detect/specs", dir, sizeof dir);
 }
 
 struct det_class *det_find_class(struct detect_state *st, const char *name)

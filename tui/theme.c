@@ -140,15 +140,7 @@ int tui_theme_color(const char *args, char *err, size_t errlen)
 const char *tui_theme_dir(void)
 {
 	static char dir[PATH_MAX];
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 16);
-		dir[n > 0 ? n : 0] = 0;
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		strcat(dir, "/themes");
-	}
-	return dir;
+	return dir[0] ? dir : path_beside_exe("themes", dir, sizeof dir);
 }
 
 static int theme_read(FILE *f, const char *path, struct elem_style *th,

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <errno.h>
@@ -429,4 +430,17 @@ char *str_path_norm(const char *p)
 		p += n;
 	}
 	return sbuf_take(&b);
+}
+
+const char *path_beside_exe(const char *rel, char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len)
+		buf[0] = 0;
+	return buf;
 }

@@ -20,6 +20,11 @@ char *xstrndup(const char *s, size_t n);
 void *xmemdup(const void *p, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The path of rel beside qzdb's own executable ("themes",
+ * "detect/specs"): data installed with it, found wherever it was built or
+ * copied. Into buf (len bytes); "" if it does not fit. */
+const char *path_beside_exe(const char *rel, char *buf, size_t len);
+
 /* Grow *arr (element size elem) so that it holds at least need elements. */
 void xgrow(void **arr, size_t *cap, size_t need, size_t elem);
 #define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
