@@ -95,15 +95,14 @@ figure() {
 		echo "$_name: n/a (a run failed: see $LOG/$_name-*.out)"
 		return 1
 	fi
-	FLOOR=""
-	[ -s "$LOG/$_name.floor" ] && FLOOR="$(stats <"$LOG/$_name.floor" | awk '{ print $2 }') $FLOOR_WHAT"
-	report_stats "$_name" "$_unit" "$(stats <"$LOG/$_name.qz")" "$(stats <"$LOG/$_name.gdb")"
+	_floor=""
+	[ -s "$LOG/$_name.floor" ] && _floor="$(stats <"$LOG/$_name.floor" | awk '{ print $2 }') $FLOOR_WHAT"
+	report_stats "$_name" "$_unit" "$(stats <"$LOG/$_name.qz")" "$(stats <"$LOG/$_name.gdb")" "$_floor"
 }
 
-# report_stats NAME UNIT "QMIN QMED QMAX" "GMIN GMED GMAX", with FLOOR
-# ("COST WHAT") when set.
+# report_stats NAME UNIT "QMIN QMED QMAX" "GMIN GMED GMAX" ["FLOOR WHAT"]
 report_stats() {
-	echo "$3 $4" | awk -v name="$1" -v unit="$2" -v floor="$FLOOR" '{
+	echo "$3 $4" | awk -v name="$1" -v unit="$2" -v floor="$5" '{
 		s = ($2 > 0) ? sprintf("%.2fx", $5 / $2) : "n/a"
 		printf "%s: qzdb %.2f %s (%.2f-%.2f), gdb %.2f %s (%.2f-%.2f), speedup %s",
 			name, $2, unit, $1, $3, $5, unit, $4, $6, s
