@@ -39,6 +39,9 @@ while read -r t; do
 	grep '^SKIP' "$f"
 	printf '%s: %s passed\n' "$t" "$(grep -c '^PASS' "$f")" >&2
 done < "$dir/list"
+# the slowest suites, for whoever keeps make test under its 5-minute budget
+cat "$dir"/*.secs 2>/dev/null | sort -rn | head -6 |
+	awk '{ printf "slowest: %4ds %s\n", $1, $2 }' >&2
 p=$(grep -c '^PASS' "$out")
 f=$(grep -c '^FAIL' "$out")
 s=$(grep -c '^SKIP' "$out")

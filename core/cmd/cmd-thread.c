@@ -249,16 +249,18 @@ int cmd_thread_apply(struct qz *q, const char *a)
 {
 	if (!*a)
 		return qz_error(q, "Please specify a thread ID list");
-	if (!qz_running(q))
-		return qz_error(q, "No threads.");
-	struct proc_thread_info cur;
-	proc_thread_cur(q->proc, &cur);
+	/* with no threads gdb applies the command to none, silently for
+	 * "all" and with a warning per ID of a list, and is not an error */
+	struct proc_thread_info cur = { 0 };
+	if (qz_running(q))
+		proc_thread_cur(q->proc, &cur);
 	int sel = q->sel_frame, r = 0;
 	if (str_starts(a, "all") && (a[3] == 0 || a[3] == ' ')) {
 		const char *cmd = str_skip_space(a + 3);
 		if (!*cmd)
 			return qz_error(q, "Please specify a command at the end of 'thread apply all'");
-		cmd_thread_apply_all(q, cmd);
+		if (qz_running(q))
+			cmd_thread_apply_all(q, cmd);
 	} else {
 		r = cmd_thread_apply_list(q, a);
 	}

@@ -15,8 +15,8 @@ expect "exits normally" 'exited normally\]$'
 qz -ex 'run crash' -ex bt -ex 'info threads' $BIN
 expect "crash names the thread" '^Thread 4 "thr4-O0" received signal SIGSEGV, Segmentation fault\.$'
 expect "crash switches to it" '^\[Switching to Thread 0x[0-9a-f]+ \(LWP [0-9]+\)\]$'
-expect "crash frame 0" '^#0  0x[0-9a-f]{16} in crash_here \(p=0x0\) at tests/fixtures/thr4.c:25$'
-expect "crash frame 1" '^#1  0x[0-9a-f]{16} in worker \(arg=0x2\) at tests/fixtures/thr4.c:36$'
+expect "crash frame 0" '^#0  0x[0-9a-f]{16} in crash_here \(p=0x0\) at tests/fixtures/thr4.c:36$'
+expect "crash frame 1" '^#1  0x[0-9a-f]{16} in worker \(arg=0x2\) at tests/fixtures/thr4.c:47$'
 expect "crashing thread selected in info threads" '^\* 4    Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0" 0x[0-9a-f]+ in crash_here'
 qz_out=$OUT
 if command -v gdb >/dev/null 2>&1; then
@@ -33,7 +33,7 @@ fi
 
 # A breakpoint hit by every worker: each report names its thread.
 qz -ex 'break square' -ex run -ex 'info threads' -ex c -ex c -ex c -ex c $BIN
-expect "hit names the thread" '^Thread [2-5] "thr4-O0" hit Breakpoint 1, square \(v=[1-4]\) at tests/fixtures/thr4.c:20$'
+expect "hit names the thread" '^Thread [2-5] "thr4-O0" hit Breakpoint 1, square \(v=[1-4]\) at tests/fixtures/thr4.c:31$'
 n=$(printf '%s\n' "$OUT" | grep -c 'hit Breakpoint 1, square')
 if [ "$n" = 4 ]; then pass "four hits, one per thread"; else fail "four hits" "$n hits"; fi
 for v in 1 2 3 4; do
@@ -41,17 +41,19 @@ for v in 1 2 3 4; do
 done
 expect "info threads header" '^  Id   Target Id +Frame $'
 expect "info threads main thread" '^  1    Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0" '
-expect "info threads current" '^\* [2-5]    Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0" square \(v=[1-4]\) at tests/fixtures/thr4.c:20$'
+expect "info threads current" '^\* [2-5]    Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0" square \(v=[1-4]\) at tests/fixtures/thr4.c:31$'
 expect "all hits done, program ends" '^sum 30$'
 
 # thread N + bt, thread, thread apply all bt; a continue after switching
 # does not report the old thread's hit again.
-qz -ex 'break square' -ex run -ex 'thread 1' -ex thread -ex 'thread 2' -ex bt \
-   -ex 'thread apply all bt' -ex 'thread apply 1 2 p 40+2' -ex 'thread 1' -ex c $BIN
+# (square if v == 1: the first stop is thread 2's whichever thread runs first)
+qz -ex 'break square if v == 1' -ex run -ex 'thread 1' -ex thread -ex 'thread 2' -ex bt \
+   -ex 'thread apply all bt' -ex 'thread apply 1 2 p 40+2' -ex 'thread 1' \
+   -ex 'condition 1' -ex c $BIN
 expect "thread 1 switch" '^\[Switching to thread 1 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\)\)\]$'
 expect "thread shows current" '^\[Current thread is 1 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\)\)\]$'
-expect "thread 2 frame" '^#0  square \(v=1\) at tests/fixtures/thr4.c:20$'
-expect "bt of thread 2" '^#1  0x[0-9a-f]{16} in worker \(arg=0x0\) at tests/fixtures/thr4.c:33$'
+expect "thread 2 frame" '^#0  square \(v=1\) at tests/fixtures/thr4.c:31$'
+expect "bt of thread 2" '^#1  0x[0-9a-f]{16} in worker \(arg=0x0\) at tests/fixtures/thr4.c:44$'
 expect "thread apply all heading" '^Thread 2 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0"\):$'
 expect "thread apply all heading main" '^Thread 1 \(Thread 0x[0-9a-f]+ \(LWP [0-9]+\) "thr4-O0"\):$'
 expect "thread apply list runs the command" '^\$2 = 42$'
@@ -70,9 +72,9 @@ expect "continue reports the next thread" 'hit Breakpoint 1, square \(v=[2-4]\)'
 # next in a thread stays in that thread while the others run through the
 # same code (the breakpoint's condition keeps them going).
 qz -ex 'break worker if arg == 0' -ex run -ex next -ex next -ex next -ex next -ex thread -ex c $BIN
-expect "next in thread" '^33	'
-expect "next in thread again" '^34	'
-expect "next over the others' hits" '^38	'
+expect "next in thread" '^44	'
+expect "next in thread again" '^45	'
+expect "next over the others' hits" '^49	'
 expect "still thread 2" '^\[Current thread is 2 '
 expect "others ran through the breakpoint" '^sum 30$'
 
@@ -80,9 +82,9 @@ expect "others ran through the breakpoint" '^sum 30$'
 # (the others run while the stepping thread sleeps in nap()).
 qz -ex 'break worker if arg == 0' -ex 'run nap' -ex 'break square if v > 1' \
    -ex next -ex next -ex next -ex c -ex c -ex c $BIN
-first=$(printf '%s\n' "$OUT" | sed -n '/^32	/,$p' | grep -m1 'hit Breakpoint')
+first=$(printf '%s\n' "$OUT" | sed -n '/^43	/,$p' | grep -m1 'hit Breakpoint')
 case "$first" in
-'Thread '[345]' "thr4-O0" hit Breakpoint 2, square (v='[234]') at tests/fixtures/thr4.c:20')
+'Thread '[345]' "thr4-O0" hit Breakpoint 2, square (v='[234]') at tests/fixtures/thr4.c:31')
 	pass "hit in another thread ends next" ;;
 *)	fail "hit in another thread ends next" "first report after next: '$first'" ;;
 esac
@@ -124,6 +126,12 @@ expect "thread apply running the program: no crash" '^No threads\.$'
 expect_rc "thread apply running the program: status" 0
 qz -ex 'info threads' $BIN
 expect "no threads" '^No threads\.$'
+# as gdb: applying to no threads is not an error (the program may have
+# exited during an earlier "thread apply all continue")
+qz -ex 'thread apply all kill' -ex 'thread apply 1 kill' -ex 'echo after\n' $BIN
+expect "thread apply all without threads is silent" '^warning: Unknown thread 1$'
+expect "thread apply after the program exited" '^after$'
+expect_rc "thread apply without threads: status" 0
 qz -ex 'thread 1' $BIN
 expect "thread without process" '^error: Unknown thread 1\.$'
 
