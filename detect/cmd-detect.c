@@ -26,7 +26,8 @@ static int class_set(struct qz *q, struct det_class *c, bool on)
 	enum spec_event miss;
 	if (on && !class_supported(c->spec, &miss))
 		return qz_error(q, "Detector %s needs %s events, which this qzdb does not "
-				"deliver yet (heap calls, libwrite, start, exit and segv only).", c->spec->name,
+				"deliver yet (heap calls, libwrite, start, exit, segv, canary and smash only).",
+				c->spec->name,
 				spec_event_name(miss));
 	c->on = on;
 	return 0;

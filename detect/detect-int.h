@@ -40,7 +40,7 @@ struct det_class {
 	unsigned long hits;
 };
 
-enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_COUNT };
+enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_COUNT };
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
 
 struct detect_state {
@@ -104,8 +104,12 @@ struct det_event {
 	/* 1 + the register holding a field now (the locator's chain starts
 	 * there), 0 when none does */
 	int reg[F_COUNT];
-	const char *fn;              /* libwrite: the library function */
+	const char *fn;              /* libwrite: the library function;
+	                                canary, smash: the returning function */
 	uint64_t faulted;            /* segv: the faulting pc */
+	bool loc_mem;                /* the locator's field is the address of
+	                                the bad value (8 bytes) in memory */
+	const char *obj;             /* canary, smash: the overflowed array */
 };
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
@@ -128,6 +132,14 @@ int det_on_signal(struct qz *q, int sig);
  * from the recording (st->last_chain; NULL without a recording). faulted:
  * the pc of an instruction that faulted (its record is not a def), or 0. */
 void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted);
+/* det_vpc for a value in memory: the 8 bytes at addr. */
+void det_vpc_mem(struct qz *q, const char *what, uint64_t addr, uint64_t value);
+/* stack.c: the canary event at the program's call of __stack_chk_fail
+ * (ret: its return address), and the smash event at a SIGSEGV (true when
+ * a report was made: it is in out). */
+int det_stack_canary(struct qz *q, struct detect_state *st, uint64_t ret);
+bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t fault_addr,
+		     struct sbuf *out);
 /* A general register's value now (recorder numbering: rax rcx rdx rbx
  * rsp rbp rsi rdi r8-r15). */
 uint64_t det_reg_value(struct qz *q, int reg);

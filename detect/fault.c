@@ -1,4 +1,5 @@
-/* fault: the segv event. A SIGSEGV the program gets with a fault address
+/* fault: the segv event (and stack.c's smash event, which comes first).
+ * A SIGSEGV the program gets with a fault address
  * (SEGV_MAPERR, SEGV_ACCERR; a general-protection fault has none) is an
  * event with addr = that address; a rule that holds reports before core
  * reports the signal (the stop is the signal's), and its locator's chain
@@ -45,31 +46,39 @@ static uint64_t fault_site(struct qz *q, uint64_t pc, bool *in_program)
 	return 0;
 }
 
+static void fault_show(struct detect_state *st, struct qz *q, struct sbuf *out)
+{
+	free(st->last_report);
+	st->last_report = xstrdup(out->s);
+	qz_printf(q, "\n%s", out->s);
+	if (st->last_chain)
+		qz_puts(q, st->last_chain);
+}
+
 int det_on_signal(struct qz *q, int sig)
 {
 	struct detect_state *st = det_state(q);
 	siginfo_t si;
 	if (sig != SIGSEGV || !st || !det_any_on(st) || !qz_running(q) ||
-	    proc_siginfo(q->proc, &si) < 0 || (si.si_code != SEGV_MAPERR && si.si_code != SEGV_ACCERR))
+	    proc_siginfo(q->proc, &si) < 0)
+		return RUN_TARGET;
+	struct sbuf out = {0};
+	if (det_stack_smash(q, st, si.si_code, (uint64_t)si.si_addr, &out))
+		fault_show(st, q, &out);
+	sbuf_free(&out);
+	if (si.si_code != SEGV_MAPERR && si.si_code != SEGV_ACCERR)
 		return RUN_TARGET;
 	uint64_t pc = proc_pc(q->proc);
 	bool in_program;
-	struct det_event e = { .ev = EV_SEGV, .f = { [F_ADDR] = (uint64_t)si.si_addr },
-			       };
+	struct det_event e = { .ev = EV_SEGV, .f = { [F_ADDR] = (uint64_t)si.si_addr } };
 	e.site = fault_site(q, pc, &in_program);
 	if (in_program) {
 		e.reg[F_ADDR] = 1 + fault_base(q, pc);
 		e.faulted = pc;
 	}
 	st->events[EV_SEGV]++;
-	struct sbuf out = {0};
-	if (det_fire(q, &e, &out)) {
-		free(st->last_report);
-		st->last_report = xstrdup(out.s);
-		qz_printf(q, "\n%s", out.s);
-		if (st->last_chain)
-			qz_puts(q, st->last_chain);
-	}
+	if (det_fire(q, &e, &out))
+		fault_show(st, q, &out);
 	sbuf_free(&out);
 	return RUN_TARGET;   /* the signal is reported and stops as usual */
 }

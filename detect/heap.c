@@ -19,7 +19,9 @@
 #include "target/run.h"
 #include "target/session.h"
 
-static const char *const fn_names[DF_COUNT] = { "malloc", "calloc", "realloc", "free", "_exit" };
+static const char *const fn_names[DF_COUNT] = {
+	"malloc", "calloc", "realloc", "free", "_exit", "__stack_chk_fail",
+};
 
 void det_heap_reset(struct detect_state *st)
 {
@@ -347,6 +349,8 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		return on_free(q, st, ret);
 	if (which == DF_EXIT)
 		return det_heap_exit(q, st, ret);
+	if (which == DF_STACKCHK)
+		return det_stack_canary(q, st, ret);
 	return on_alloc_entry(q, st, which, ret);
 }
 

@@ -105,6 +105,8 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
 	else if (IS("fn"))
 		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
+	else if (IS("buffer"))
+		sbuf_add(out, e->obj ? e->obj : "an array of its frame (not identified)");
 	else if (IS("class"))
 		sbuf_add(out, c->spec->name);
 	else if (IS("here")) {
@@ -150,6 +152,29 @@ uint64_t det_reg_value(struct qz *q, int reg)
 	return reg >= 0 && reg < 16 ? v[reg] : 0;
 }
 
+/* The chain of the rule's locator field: from memory (loc_mem: the
+ * field is where the bad value is) or from the register holding it. */
+static void locate(struct qz *q, const struct spec_rule *r, const struct det_event *e)
+{
+	char what[64];
+	snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev), spec_field_name(r->locate));
+	if (e->loc_mem) {
+		uint64_t value = 0;
+		qz_read(q, e->f[r->locate], &value, 8);
+		det_vpc_mem(q, what, e->f[r->locate], value);
+		return;
+	}
+	if (e->reg[r->locate] <= 0)
+		return;
+	int reg = e->reg[r->locate] - 1;
+	uint64_t value = e->f[r->locate];
+	if (e->faulted) {   /* the pointer, not the address */
+		snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
+		value = det_reg_value(q, reg);
+	}
+	det_vpc(q, what, reg, value, e->faulted);
+}
+
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 {
 	struct detect_state *st = det_state(q);
@@ -158,7 +183,8 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 		struct det_class *c = &st->classes[i];
 		for (int k = 0; c->on && k < c->spec->nrules; k++) {
 			const struct spec_rule *r = &c->spec->rules[k];
-			if (r->ev != e->ev || r->each_block != (e->blk != NULL) || !eval(st, e, r->cond))
+			if (r->ev != e->ev || r->each_block != (e->blk != NULL) ||
+			    (r->cond && !eval(st, e, r->cond)))
 				continue;
 			c->hits++;
 			if (!any) {
@@ -170,18 +196,8 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 			report(q, c, r, e, &one);
 			str_sanitize(out, one.s, one.len);
 			sbuf_free(&one);
-			if (r->has_locator && e->reg[r->locate] > 0 && !st->last_chain) {
-				char what[64];
-				snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
-					 spec_field_name(r->locate));
-				int reg = e->reg[r->locate] - 1;
-				uint64_t value = e->f[r->locate];
-				if (e->faulted) {   /* the pointer, not the address */
-					snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
-					value = det_reg_value(q, reg);
-				}
-				det_vpc(q, what, reg, value, e->faulted);
-			}
+			if (r->has_locator && !st->last_chain)
+				locate(q, r, e);
 			any = true;
 			break;   /* one report per class and event */
 		}

@@ -15,15 +15,15 @@
 #define SPEC_MAX_DEPTH 32
 
 static const char *const event_names[EV_COUNT] = {
-	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "libwrite", "read", "write",
-	"deref",
+	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "libwrite", "canary",
+	"smash", "read", "write", "deref",
 };
 static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over" };
 static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable", "infreed" };
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",
-	"here", "class", "over", "fn", NULL,
+	"here", "class", "over", "fn", "buffer", NULL,
 };
 
 enum tok_kind { T_EOF, T_NL, T_IDENT, T_NUM, T_STR, T_LP, T_RP, T_CMP };
@@ -446,8 +446,8 @@ static void stmt_on(struct parse *p)
 	lex_next(x);
 	int ev = tok_in(x, event_names, EV_COUNT);
 	if (ev < 0) {
-		expect_fail(x, "an event (malloc calloc realloc free start exit segv libwrite read "
-			    "write deref)");
+		expect_fail(x, "an event (malloc calloc realloc free start exit segv libwrite canary "
+			    "smash read write deref)");
 		return;
 	}
 	p->rule = &p->s->rules[p->s->nrules++];
@@ -545,9 +545,7 @@ static void check_rules(struct parse *p)
 		lex_fail_at(&p->x, p->x.line, p->x.col, "no rule ('on EVENT')");
 	for (int i = 0; i < p->s->nrules && !p->x.failed; i++) {
 		struct spec_rule *r = &p->s->rules[i];
-		if (!r->cond)
-			lex_fail_at(&p->x, r->line, 1, "rule without 'when'");
-		else if (!r->report)
+		if (!r->report)
 			lex_fail_at(&p->x, r->line, 1, "rule without 'report'");
 	}
 }
@@ -630,6 +628,8 @@ bool spec_event_has(enum spec_event e, bool each_block, enum spec_field f)
 	case EV_REALLOC: return f != F_OVER;
 	case EV_LIBWRITE: return f == F_ADDR || f == F_SIZE || f == F_OVER;
 	case EV_FREE: case EV_SEGV: return f == F_ADDR;
+	case EV_CANARY: return f == F_ADDR || f == F_OVER;
+	case EV_SMASH: return f == F_ADDR || f == F_RESULT || f == F_OVER;
 	case EV_EXIT: return each_block && (f == F_ADDR || f == F_SIZE);
 	case EV_READ: case EV_WRITE: case EV_DEREF: return f == F_ADDR || f == F_SIZE;
 	default: return false;

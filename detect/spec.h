@@ -22,18 +22,23 @@
 #include <stdint.h>
 
 /* Detection points. The engine delivers the heap events, program start
- * and exit, segv (an access that faulted, with its address) and libwrite
+ * and exit, segv (an access that faulted, with its address), libwrite
  * (the program's call of memcpy, memmove, memset, strcpy, stpcpy, strncpy,
- * strcat or strncat, before it writes: addr, size); reads, writes and
- * dereferences parse but a class using them cannot be turned on yet. */
+ * strcat or strncat, before it writes: addr, size), canary (the stack
+ * protector found a frame's guard overwritten: addr is the guard's slot)
+ * and smash (a return through an overwritten return address: addr is the
+ * slot, result the address it held); reads, writes and dereferences parse
+ * but a class using them cannot be turned on yet. */
 enum spec_event {
 	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT, EV_SEGV,
-	EV_LIBWRITE, EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
+	EV_LIBWRITE, EV_CANARY, EV_SMASH, EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
 };
 
 /* The values an event binds (which ones each event has: spec_event_has).
  * over: bytes a libwrite writes past the end of the live block holding
- * addr (0 when it stays inside, or addr is in no block). */
+ * addr (0 when it stays inside, or addr is in no block); for canary and
+ * smash, bytes from the end of the overflowed array to the end of the
+ * overwritten slot (0 when no array is known). */
 enum spec_field { F_ADDR, F_SIZE, F_RESULT, F_OVER, F_COUNT };
 
 /* Auxiliary predicates on an address. */
@@ -67,7 +72,7 @@ struct spec_cond {
 struct spec_rule {
 	enum spec_event ev;
 	bool each_block;             /* on exit each block */
-	struct spec_cond *cond;
+	struct spec_cond *cond;      /* NULL (no 'when'): every such event */
 	char *report;                /* the template, {name} placeholders */
 	bool has_locator;
 	enum spec_field locate;

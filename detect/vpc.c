@@ -206,13 +206,14 @@ static bool brace_only(const struct vlink *k)
 	return (*src == '{' || *src == '}') && !*str_skip_space(src + 1);
 }
 
-void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted)
+static void vpc_from(struct qz *q, const char *what, struct vloc start, uint64_t value,
+		     uint64_t faulted)
 {
 	struct detect_state *st = det_state(q);
 	free(st->last_chain);
 	st->last_chain = NULL;
 	uint64_t end = slice_view_count(q);
-	if (!end || reg < 0)
+	if (!end || (!start.mem && start.reg < 0))
 		return;
 	struct slice_view *v = slice_view_open(q);
 	struct slice_view_rec last;
@@ -220,7 +221,7 @@ void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t f
 		end--;   /* recorded, but it did not complete */
 	slice_view_close(v);
 	struct vlink links[VPC_MAX_LINKS];
-	size_t n = vpc_walk(q, end, (struct vloc){ .reg = reg, .size = 8 }, links);
+	size_t n = vpc_walk(q, end, start, links);
 	struct sbuf out = {0};
 	sbuf_printf(&out, "Value propagation chain of 0x%llx:\n%s", (unsigned long long)value, what);
 	for (size_t i = 0; i < n; i++) {
@@ -236,4 +237,14 @@ void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t f
 	str_sanitize(&safe, out.s, out.len);
 	sbuf_free(&out);
 	st->last_chain = sbuf_take(&safe);
+}
+
+void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted)
+{
+	vpc_from(q, what, (struct vloc){ .reg = reg, .size = 8 }, value, faulted);
+}
+
+void det_vpc_mem(struct qz *q, const char *what, uint64_t addr, uint64_t value)
+{
+	vpc_from(q, what, (struct vloc){ .mem = true, .addr = addr, .size = 8 }, value, 0);
 }

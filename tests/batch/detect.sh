@@ -21,7 +21,7 @@ double_free() {
 	expect "dfree-$1 stops on the caller's line" "^$_f	+free\(r->name\);$"
 	expect "dfree-$1 frame is the program's" "in record_free \(r=$hex\) at .*bug_dfree.c:$_f$|^main \(\) at .*bug_dfree.c:$_f$|in main \(\) at .*bug_dfree.c:$_f$"
 	expect "dfree-$1 info detect fired" '^double-free +yes +1 +1 +Double free$'
-	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 start 1 exit 0 segv 0 libwrite 0\.$'
+	expect "dfree-$1 events" '^Events seen this run: malloc 7 calloc 0 realloc 0 free 7 start 1 exit 0 segv 0 libwrite 0 canary 0 smash 0\.$'
 	expect "dfree-$1 continue runs the real free" '^free\(\): double free detected'
 	expect_count "dfree-$1 one report" 1 "$report"
 	# the chain: through the struct copy in record_copy back to strdup
@@ -109,7 +109,41 @@ dangling() {
 	expect "dangling-fixed-$1 exits normally" "$normal"
 }
 
+# Stack overflow: built with the stack protector (the canary event) and
+# without (the smash event: the ret faults on a non-canonical address, or
+# the jump lands on a canonical unmapped one, "partial").
+stack_overflow() {
+	_s=$F/det_stack.c _nm=$(line det_stack.c 'char name[16];') _c=$(line det_stack.c 'strcpy(name, s);')
+	_e=$(awk '/copy_name\(const char/ { f = 1 } f && /^}/ { print NR; exit }' $_s)
+	_pn=$(awk '/copy_partial\(void\)/ { f = 1 } f && /char name\[16\];/ { print NR; exit }' $_s)
+	_pc=$(line det_stack.c 'strcpy(name, text);')
+	_pe=$(awk '/copy_partial\(void\)/ { f = 1 } f && /^}/ { print NR; exit }' $_s)
+	_long=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+	gcc -g -$1 -fstack-protector-strong -o $T/sp-$1 $_s && gcc -g -$1 -fno-stack-protector -o $T/nsp-$1 $_s
+	qz -ex 'detect on' -ex 'set detect-record on' -ex "run long $_long" -ex 'info vpc' -ex continue $T/sp-$1
+	expect "canary-$1 report" "^Stack buffer overflow: the stack protector's canary of copy_name was overwritten by a write past \`name\` \(char \[16\], det_stack.c:$_nm\), found as copy_name returned, at det_stack.c:$_e$"
+	expect "canary-$1 chain to the strcpy" "^canary addr ← strcpy \(det_stack.c:$_c\)$"
+	expect "canary-$1 stops in copy_name" "in copy_name \(.*\) at .*det_stack.c:$_e$"
+	expect "canary-$1 continue aborts as without qzdb" '^\*\*\* stack smashing detected \*\*\*: terminated$'
+	expect_count "canary-$1 one report, reprinted by info vpc" 2 '^Stack buffer overflow'
+	qz -ex 'detect on' -ex "run long $_long" $T/nsp-$1
+	expect "smash-$1 report" "^Stack buffer overflow: copy_name returned to 0x4141414141414141, its return address at $hex overwritten by a write past \`name\` \(char \[16\], det_stack.c:$_nm\), at det_stack.c:$_e$"
+	expect "smash-$1 then the signal" '^Program received signal SIGSEGV'
+	qz -ex 'detect on' -ex 'set detect-record on' -ex 'run partial' $T/nsp-$1
+	expect "smash-partial-$1 report" "^Stack buffer overflow: copy_partial returned to 0x414141414141, its return address at $hex overwritten by a write past \`name\` \(char \[16\], det_stack.c:$_pn\), at det_stack.c:$_pe$"
+	expect "smash-partial-$1 chain" "^smash addr ← strcpy \(det_stack.c:$_pc\)$"
+	# unrecorded, the function that returned is gone with its frame
+	qz -ex 'detect on' -ex 'run partial' $T/nsp-$1
+	expect "smash-partial-$1 unrecorded" "^Stack buffer overflow: a function returned to 0x414141414141, its return address at $hex overwritten by a write past an array of its frame \(not identified\), at an unknown site$"
+	for b in sp nsp; do
+		qz -ex 'detect on' -ex "run fixed $_long" $T/$b-$1
+		expect_not "stack-fixed-$b-$1 no report" '^Stack buffer overflow'
+		expect "stack-fixed-$b-$1 exits normally" "$normal"
+	done
+}
+
 for o in O0 O2; do
+	stack_overflow $o
 	dangling $o
 	overflow $o
 	null_deref $o
@@ -159,7 +193,7 @@ printf 'class uaf "Use"\non deref\nwhen freed(addr)\nreport "x {addr}"\n' > $T/r
 qz -ex "detect load $T/bad.spec" -ex "detect load $T/read.spec" -ex 'detect on uaf' $B/basic-O0
 expect "load malformed: line and column" "^error: $T/bad.spec:3:12: event free has no field size$"
 expect "load memory-access class" "^Loaded detector class uaf \(1 rule\) from $T/read.spec; turn it on"
-expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet \(heap calls, libwrite, start, exit and segv only\)\.$'
+expect "memory-access class cannot be on yet" '^error: Detector uaf needs deref events, which this qzdb does not deliver yet \(heap calls, libwrite, start, exit, segv, canary and smash only\)\.$'
 printf '%s\n' 'class big "Big allocation"' 'on malloc' 'when size >= 1000' \
 	'report "Allocation of {size} bytes at {here} returned {result}"' > $T/big.spec
 printf '#include <stdlib.h>\nint main(void)\n{\n\tvoid *a = malloc(10);\n\tvoid *b = malloc(4000);\n\tfree(a);\n\tfree(b);\n\treturn 0;\n}\n' > $T/big.c

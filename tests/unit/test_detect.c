@@ -58,14 +58,13 @@ struct bad { const char *text, *msg; };
 
 static const struct bad bads[] = {
 	{"on free\n", "b.spec:1:1: 'on' before 'class'"},
-	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit segv libwrite read write deref), found \"frees\""},
+	{"class x \"X\"\non frees\n", "b.spec:2:4: expected an event (malloc calloc realloc free start exit segv libwrite canary smash read write deref), found \"frees\""},
 	{"class x \"X\"\non free\nwhen size > 3\nreport \"r\"\n", "b.spec:3:6: event free has no field size"},
 	{"class x \"X\"\non free\nwhen addr = 3\n", "b.spec:3:11: unexpected character '='"},
 	{"class x \"X\"\non free\nwhen freed addr\n", "b.spec:3:12: expected '(' after the predicate, found \"addr\""},
 	{"class x \"X\"\non free\nwhen (freed(addr)\nreport \"r\"\n", "b.spec:3:18: expected ')', found end of line"},
 	{"class x \"X\"\non free\nwhen freed(addr)\nreport \"{nope}\"\n", "b.spec:4:8: unknown placeholder {nope} in the report"},
 	{"class x \"X\"\non free\nwhen freed(addr)\nreport \"abc\n", "b.spec:4:12: unterminated string"},
-	{"class x \"X\"\non free\nreport \"r\"\n", "b.spec:2:1: rule without 'when'"},
 	{"class x \"X\"\non free\nwhen freed(addr)\n", "b.spec:2:1: rule without 'report'"},
 	{"class x \"X\"\n", "b.spec:2:1: no rule ('on EVENT')"},
 	{"# nothing\n", "b.spec:1:1: no 'class' line"},
@@ -192,10 +191,28 @@ static void test_libwrite(void)
 		spec_free(s);
 }
 
+/* A rule without `when` holds on every such event; smash binds result. */
+static void test_no_when(void)
+{
+	static const char t[] = "class s \"S\"\non smash\nreport \"{fn} {result} {buffer}\"\n"
+				"locate addr\non canary\nwhen over > 8\nreport \"c\"\n";
+	struct spec *s = NULL;
+	char err[256] = "";
+	int r = spec_parse(t, sizeof t - 1, "s.spec", &s, err, sizeof err);
+	check(r == 0 && s->nrules == 2 && s->rules[0].ev == EV_SMASH && !s->rules[0].cond &&
+	      s->rules[1].ev == EV_CANARY && s->rules[1].cond, "rule without when", "%s", err);
+	if (r == 0)
+		spec_free(s);
+	static const char bad[] = "class s \"S\"\non canary\nwhen result > 0\nreport \"c\"\n";
+	r = spec_parse(bad, sizeof bad - 1, "s.spec", &s, err, sizeof err);
+	check(r < 0 && !strcmp(err, "s.spec:3:6: event canary has no field result"),
+	      "canary has no result", "%s", err);
+}
+
 static void test_shipped(void)
 {
 	static const char *const names[] = { "double-free", "invalid-free", "leak", "null-deref",
-					     "heap-overflow", "dangling" };
+					     "heap-overflow", "dangling", "stack-overflow" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[128], err[256] = "", what[64];
 		struct spec *s = NULL;
@@ -221,6 +238,7 @@ int main(void)
 	test_limits();
 	test_garbage();
 	test_libwrite();
+	test_no_when();
 	test_shipped();
 	return 0;
 }
