@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/tui/common.sh
 fixtures_build || exit 1
 BIN=$B/kcount-O0
-N=100
+N=250   # 5 s: time for a slow (sanitised, loaded) UI to start and attach
 REF=$($BIN $N)
 KOUT=$B/tui-kill-prog.out
 
