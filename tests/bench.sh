@@ -103,3 +103,4 @@ sh tests/bench/ckpt.sh
 sh tests/bench/slice.sh
 sh tests/bench/tui.sh
 sh tests/bench/qzs.sh     # qzs-parse: session files (absolute, no gdb)
+sh tests/bench/detect.sh  # detect-all-*: the detectors against valgrind memcheck
