@@ -182,6 +182,8 @@ static int red_option(struct qz *q, struct red *r, const char *o, const char *v)
 					     "--at", "--output" };
 	if (strcmp(o, "--plain") == 0)
 		return r->plain = true, 0;
+	if (strcmp(o, "--no-sandbox") == 0)
+		return r->unconfined = true, 0;
 	bool ok = false;
 	for (size_t i = 0; i < ARRAY_LEN(known); i++)
 		ok |= strcmp(o, known[i]) == 0;
@@ -390,6 +392,20 @@ static int red_search(struct qz *q, struct red *r)
 	return rc < 0 ? -1 : red_finish(q, r);
 }
 
+/* Thousands of runs of a program on mangled input may do anything: they
+ * are confined to the scratch directory where the machine allows it. */
+static void red_confine(struct qz *q, struct red *r)
+{
+	char err[256];
+	if (r->unconfined)
+		qz_puts(q, "Runs are not confined (--no-sandbox).\n");
+	else if (rr_sandbox(&r->prog, err, sizeof err) < 0)
+		qz_printf(q, "Runs are not confined: %s.\n", err);
+	else
+		qz_printf(q, "Runs are confined: they write only under %s, run no other "
+			  "program and use no network.\n", r->prog.scratch);
+}
+
 static int cmd_reduce(struct qz *q, const char *args)
 {
 	if (!q->exe_loaded)
@@ -408,6 +424,8 @@ static int cmd_reduce(struct qz *q, const char *args)
 			rc = qz_error(q, "reduce: the input is empty.");
 		else if (rr_scratch(&r.prog) < 0)
 			rc = qz_error(q, "reduce: cannot make a scratch directory: %s.", strerror(errno));
+		else
+			red_confine(q, &r);
 	}
 	/* Ctrl-C stops the reduction, keeping the best input so far */
 	struct sigaction sa = { .sa_handler = red_on_sigint }, old;
@@ -453,6 +471,10 @@ static const struct cmd_def reduce_cmds[] = {
 	 "                           recording replaces the session's own)\n"
 	 "  --timeout SECS           per run (default 10); a hang is a different failure\n"
 	 "  --jobs N                 runs at a time (default: the number of cores)\n"
+	 "  --no-sandbox             runs not confined (by default, where the kernel has\n"
+	 "                           Landlock and seccomp, each run may write only under\n"
+	 "                           the reduction's scratch directory, run no other\n"
+	 "                           program and use no network; it sees EPERM)\n"
 	 "The failure (the oracle), by default the same as the original's: the same\n"
 	 "signal (or exit status) at the same source line with the same two callers.\n"
 	 "Or conditions that must all hold:\n"

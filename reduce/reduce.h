@@ -44,6 +44,7 @@ struct red {
 	struct red_oracle oracle;
 	int jobs;
 	bool plain;
+	bool unconfined;           /* --no-sandbox */
 	bool progress;             /* once a second on stderr */
 	struct dd dd;
 	/* The ids dd works on stand for groups of units (guided levels), and

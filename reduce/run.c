@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "dinfo/dinfo.h"
+#include "proc/proc.h"
+#include "proc/sandbox.h"
 #include "dinfo/lines.h"
 #include "dinfo/unwind.h"
 #include "util/util.h"
@@ -80,8 +82,27 @@ int rr_scratch(struct rr_prog *p)
 	return 0;
 }
 
+int rr_sandbox(struct rr_prog *p, char *err, size_t errlen)
+{
+	struct sandbox *sb = xcalloc(1, sizeof *sb);
+	sb->on = true;
+	sb->scratch = xstrdup(p->scratch);
+	if (sandbox_prepare(sb, err, errlen) < 0) {
+		sandbox_free(sb);
+		free(sb);
+		return -1;
+	}
+	p->sandbox = sb;
+	return 0;
+}
+
 void rr_cleanup(struct rr_prog *p)
 {
+	if (p->sandbox) {
+		sandbox_free(p->sandbox);
+		free(p->sandbox);
+		p->sandbox = NULL;
+	}
 	for (int i = 0; i < rr_nlibs; i++) {
 		free(rr_libs[i].path);
 		unw_close(rr_libs[i].unw);
@@ -133,7 +154,7 @@ static void rr_child(const struct rr_prog *p, const struct rr_input *in, const c
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);   /* qzdb's own files */
-	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0 || (p->sandbox && sandbox_enter(p->sandbox)))
 		_exit(126);
 	execve(p->path, argv, rr_env);
 	_exit(127);
@@ -163,6 +184,8 @@ static int rr_launch(struct rr_prog *p, const struct rr_input *in, struct rr_slo
 		if (s->pid == 0)
 			rr_child(p, in, s->dir, argv);
 		rc = s->pid < 0 ? -1 : 0;
+		if (s->pid > 0 && p->sandbox && !proc_sandbox_start(s->pid))
+			s->pid = 0, rc = -1;   /* killed and reaped */
 		s->group = s->pid > 0 ? s->pid : 0;
 	}
 	if (in->where == RR_ARG)
@@ -373,16 +396,40 @@ static void rr_plant(const struct rr_prog *p, struct rr_slot *s)
 	}
 }
 
-/* A stop of the child: true when its run is over (r filled). */
-static bool rr_stopped(const struct rr_prog *p, struct rr_slot *s, int sig, struct rr_result *r)
+/* The program is exec'd (the child stopped there): where it is mapped,
+ * the --at breakpoints, and on. */
+static void rr_on_exec(const struct rr_prog *p, struct rr_slot *s)
 {
+	s->execed = true;
+	long opts = PTRACE_O_EXITKILL | (p->sandbox ? PTRACE_O_TRACESECCOMP : 0);
+	ptrace(PTRACE_SETOPTIONS, s->pid, 0, (void *)opts);
+	rr_find_exe(p, s);
+	if (p->nat)
+		rr_plant(p, s);
+	ptrace(PTRACE_CONT, s->pid, 0, 0);
+}
+
+/* A confined run's call stopped by its filter: let through or failed
+ * with EPERM (sandbox_judge), silently: the program sees EPERM. */
+static void rr_judge(const struct rr_prog *p, struct rr_slot *s)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, s->pid, 0, &u) == 0 && !sandbox_judge(p->sandbox, s->pid, &u))
+		ptrace(PTRACE_SETREGS, s->pid, 0, &u);
+	ptrace(PTRACE_CONT, s->pid, 0, 0);
+}
+
+/* A stop of the child (waitpid's status): true when its run is over (r
+ * filled). A confined run starts stopped at its exec event. */
+static bool rr_stopped(const struct rr_prog *p, struct rr_slot *s, int status, struct rr_result *r)
+{
+	int sig = WSTOPSIG(status), ev = status >> 16;
+	if (ev == PTRACE_EVENT_SECCOMP && p->sandbox) {
+		rr_judge(p, s);
+		return false;
+	}
 	if (!s->execed && sig == SIGTRAP) {
-		s->execed = true;
-		ptrace(PTRACE_SETOPTIONS, s->pid, 0, (void *)(long)PTRACE_O_EXITKILL);
-		rr_find_exe(p, s);
-		if (p->nat)
-			rr_plant(p, s);
-		ptrace(PTRACE_CONT, s->pid, 0, 0);
+		rr_on_exec(p, s);
 		return false;
 	}
 	struct user_regs_struct u;
@@ -441,7 +488,7 @@ static bool rr_poll(const struct rr_prog *p, struct rr_slot *s, struct rr_result
 		return true;
 	}
 	if (WIFSTOPPED(st))
-		return rr_stopped(p, s, WSTOPSIG(st), r);
+		return rr_stopped(p, s, st, r);
 	if (WIFEXITED(st)) {
 		r->how = WEXITSTATUS(st) == 127 && !s->execed ? RR_ERROR : RR_EXIT;
 		r->code = WEXITSTATUS(st);
@@ -483,6 +530,8 @@ int rr_run_many(struct rr_prog *p, const struct rr_input *in, struct rr_result *
 					res[s->idx].how = RR_ERROR;
 					rr_finish(p, s, &res[s->idx]);
 					done++;
+				} else if (p->sandbox) {
+					rr_on_exec(p, s);   /* a confined start ends there */
 				}
 				moved = true;
 				continue;

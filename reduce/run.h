@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct lines;
+struct sandbox;
 struct unw;
 
 #define RR_FRAMES 3
@@ -29,6 +30,9 @@ struct rr_prog {
 	double timeout;            /* seconds */
 	bool want_output;          /* keep stdout+stderr (--output) */
 	char *scratch;             /* the reduction's directory */
+	/* Runs confined (rr_sandbox): writes only under scratch, no exec, no
+	 * network, no signals to other processes; NULL: not confined. */
+	struct sandbox *sandbox;
 	unsigned long serial;      /* runs so far, names their directories */
 };
 
@@ -74,6 +78,9 @@ extern char *rr_env[];
 double rr_now(void);
 /* A temporary directory for the reduction's runs; rr_cleanup removes it. */
 int rr_scratch(struct rr_prog *p);
+/* Confine the runs (after rr_scratch): 0, or -1 with why it cannot be
+ * done on this machine in err (the runs are then not confined). */
+int rr_sandbox(struct rr_prog *p, char *err, size_t errlen);
 void rr_cleanup(struct rr_prog *p);
 
 #endif

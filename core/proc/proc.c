@@ -161,11 +161,7 @@ static int proc_stopped_at(pid_t pid, int ev, int sig)
 	return ev ? status >> 8 == (SIGTRAP | ev << 8) : WSTOPSIG(status) == sig;
 }
 
-/* The sandboxed child's start: its SIGSTOP before the filter (seccomp stops
- * asked for now), the filter's stop at its execve of our program, the only
- * exec let through, and the exec. False when the child died (its error is
- * in the pipe) or strayed (then killed). */
-static bool proc_sandbox_start(pid_t pid)
+bool proc_sandbox_start(pid_t pid)
 {
 	struct user_regs_struct r;
 	int at = proc_stopped_at(pid, 0, SIGSTOP);

@@ -57,6 +57,13 @@ struct proc_launch {
 /* Start the program stopped at its first instruction (after execve).
  * NULL plus err on failure (the reason from execve or ptrace). */
 struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen);
+/* The start of a child that called sandbox_enter (sandbox.h) after
+ * PTRACE_TRACEME: its SIGSTOP before the filter (seccomp stops asked for
+ * now, with PTRACE_O_EXITKILL and PTRACE_O_TRACEEXEC), the filter's stop at
+ * its execve of our program, the only exec let through, and the exec: the
+ * child is then stopped at PTRACE_EVENT_EXEC. False when the child died or
+ * strayed (then killed and reaped). Blocks while it starts. */
+bool proc_sandbox_start(pid_t pid);
 /* Attach to a running process (PTRACE_ATTACH) and wait for it to stop.
  * NULL plus err on failure: "ptrace: No such process.", or for EPERM the
  * reason (Yama's ptrace_scope, another owner or tracer). */

@@ -169,7 +169,8 @@ expect_rc "no failure: exit 1" 1
 expect "no failure: says so" 'error: reduce: the program does not fail on the original input \(exit status 0\); nothing reduced'
 test -e $T/fine.txt.min && fail "no failure: no .min" "written" || pass "no failure: no .min"
 rm -f $T/count
-qz -ex 'reduce arg 2' $B/rd_flaky-O0 $T/count input
+# (its counter file is outside the runs' scratch directory: not confined)
+qz -ex 'reduce arg 2 --no-sandbox' $B/rd_flaky-O0 $T/count input
 expect "nondeterministic: reported" 'error: reduce: the failure is not deterministic: [0-9] of 5 runs of the original input ended with'
 printf '1 ~ 1\n' > $T/hang.txt
 qz -ex "reduce stdin $T/hang.txt --timeout 1" $B/rd_calc-O0
@@ -228,3 +229,24 @@ else
 fi
 OUT=$(cat $T/err)
 expect "progress on stderr" '^reduce: [0-9]+ runs, [0-9]+ s, best [0-9]+ bytes$'
+
+# --- confined runs: where the kernel allows, a run writes only under the
+# reduction's scratch directory (the program sees EPERM elsewhere); the
+# runs that hold a 'w' try to create a file outside it ---
+printf 'aawaxaawaa' > $T/w.txt
+rm -f $T/escape
+qz -ex 'reduce file 1 --plain --jobs 2' $B/rd_write-O0 $T/w.txt $T/escape
+if printf '%s\n' "$OUT" | grep -q '^Runs are confined: '; then
+	expect "confined: reduced" '^Reduced .*w.txt from 10 to 1 bytes \(ddmin\)'
+	min_is "confined: minimal input" $T/w.txt.min 'x'
+	if [ -e $T/escape ]; then fail "confined: no write outside" "$T/escape was created"
+	else pass "confined: no write outside"; fi
+else
+	expect "not confined: says why" '^Runs are not confined: '
+	skip "confined: no write outside" "this kernel cannot confine runs (Landlock or seccomp missing)"
+fi
+qz -ex 'reduce file 1 --plain --jobs 2 --no-sandbox' $B/rd_write-O0 $T/w.txt $T/escape
+expect "--no-sandbox: said" '^Runs are not confined \(--no-sandbox\)\.$'
+expect "--no-sandbox: reduced" '^Reduced .*w.txt from 10 to 1 bytes \(ddmin\)'
+if [ -e $T/escape ]; then pass "--no-sandbox: the runs wrote outside"
+else fail "--no-sandbox: the runs wrote outside" "$T/escape was not created"; fi
