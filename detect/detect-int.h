@@ -69,6 +69,8 @@ struct detect_state {
 
 	/* the last report, for info vpc */
 	char *last_report;
+	uint64_t report_stop;        /* q->nstops when it was made */
+	bool report_made_stop;       /* it stopped the program (not a signal) */
 	char *last_chain;
 };
 
@@ -92,6 +94,12 @@ void det_heap_reset(struct detect_state *st);
 /* exit.c: the program reached _exit: reachability, then the exit rules,
  * each block's too. */
 int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
+/* A report (and the chain, if any) is shown and kept for info vpc and
+ * explain; made_stop: the detector stops the program for it (else it
+ * comes before a signal's stop). out is consumed. */
+void det_show_report(struct qz *q, struct sbuf *out, bool made_stop);
+/* explain of the stop a report came with (struct qz_mod's explain_stop). */
+bool det_explain_stop(struct qz *q, struct sbuf *out);
 /* The stop after a report (out is consumed): shown like a breakpoint's. */
 int det_stop(struct qz *q, struct sbuf *out);
 

@@ -140,4 +140,5 @@ const struct qz_mod detect_mod = {
 	.on_gone = det_on_gone,
 	.on_trap = det_heap_trap,
 	.on_signal = det_on_signal,
+	.explain_stop = det_explain_stop,
 };

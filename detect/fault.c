@@ -46,15 +46,6 @@ static uint64_t fault_site(struct qz *q, uint64_t pc, bool *in_program)
 	return 0;
 }
 
-static void fault_show(struct detect_state *st, struct qz *q, struct sbuf *out)
-{
-	free(st->last_report);
-	st->last_report = xstrdup(out->s);
-	qz_printf(q, "\n%s", out->s);
-	if (st->last_chain)
-		qz_puts(q, st->last_chain);
-}
-
 int det_on_signal(struct qz *q, int sig)
 {
 	struct detect_state *st = det_state(q);
@@ -64,7 +55,7 @@ int det_on_signal(struct qz *q, int sig)
 		return RUN_TARGET;
 	struct sbuf out = {0};
 	if (det_stack_smash(q, st, si.si_code, (uint64_t)si.si_addr, &out))
-		fault_show(st, q, &out);
+		det_show_report(q, &out, false);
 	sbuf_free(&out);
 	if (si.si_code != SEGV_MAPERR && si.si_code != SEGV_ACCERR)
 		return RUN_TARGET;
@@ -78,7 +69,7 @@ int det_on_signal(struct qz *q, int sig)
 	}
 	st->events[EV_SEGV]++;
 	if (det_fire(q, &e, &out))
-		fault_show(st, q, &out);
+		det_show_report(q, &out, false);
 	sbuf_free(&out);
 	return RUN_TARGET;   /* the signal is reported and stops as usual */
 }

@@ -207,13 +207,7 @@ static void apply_free(struct detect_state *st, uint64_t addr, uint64_t site, co
 /* A report was printed: the stop, shown like a breakpoint's. */
 int det_stop(struct qz *q, struct sbuf *out)
 {
-	struct detect_state *st = det_state(q);
-	free(st->last_report);
-	st->last_report = xstrdup(out->s);
-	qz_printf(q, "\n%s", out->s);
-	if (st->last_chain)
-		qz_puts(q, st->last_chain);
-	sbuf_free(out);
+	det_show_report(q, out, true);
 	frame_invalidate(q);
 	q->sel_frame = 0;
 	const struct frame *f = frame_get(q, 0);

@@ -204,3 +204,33 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 	}
 	return any;
 }
+
+void det_show_report(struct qz *q, struct sbuf *out, bool made_stop)
+{
+	struct detect_state *st = det_state(q);
+	free(st->last_report);
+	st->last_report = xstrdup(out->s ? out->s : "");
+	st->report_stop = q->nstops;
+	st->report_made_stop = made_stop;
+	qz_printf(q, "\n%s", st->last_report);
+	if (st->last_chain)
+		qz_puts(q, st->last_chain);
+	sbuf_free(out);
+}
+
+bool det_explain_stop(struct qz *q, struct sbuf *out)
+{
+	struct detect_state *st = det_state(q);
+	if (!st || !st->last_report || st->report_stop != q->nstops)
+		return false;
+	sbuf_printf(out, "A bug detector (detect on) found here: %s", st->last_report);
+	if (st->last_chain)
+		sbuf_add(out, st->last_chain);
+	else
+		sbuf_add(out, "Record the run (set detect-record on, or record on before the bug) "
+			 "to see how the bad value got there.\n");
+	if (st->report_made_stop)
+		sbuf_add(out, "The program is stopped at that call, which has not run yet; "
+			 "continue runs it as it would have run without qzdb.\n");
+	return st->report_made_stop;
+}

@@ -12,6 +12,7 @@
 
 #include "dinfo/dinfo.h"
 #include "target/frame.h"
+#include "target/mod.h"
 #include "dinfo/image.h"
 #include "proc/proc.h"
 #include "target/session.h"
@@ -147,8 +148,14 @@ static int ex_stop(struct qz *q)
 {
 	if (!qz_running(q))
 		return ex_gone(q);
-	struct sbuf b = {0};
+	struct sbuf b = {0}, mods = {0};
 	siginfo_t si = {0};
+	if (mod_explain_stop(q, &mods)) {   /* a module made the stop: its words */
+		ex_location(q, &mods, "stopped");
+		qz_puts(q, mods.s);
+		sbuf_free(&mods);
+		return 0;
+	}
 	switch (q->stop) {
 	case QZ_STOP_SIGNAL:
 		if (proc_siginfo(q->proc, &si) < 0)
@@ -175,8 +182,10 @@ static int ex_stop(struct qz *q)
 		sbuf_add(&b, "The program is stopped but has not been run further yet.\n");
 		ex_location(q, &b, "is");
 	}
+	sbuf_add(&b, mods.s ? mods.s : "");   /* what a module knows of it */
 	qz_puts(q, b.s);
 	sbuf_free(&b);
+	sbuf_free(&mods);
 	return 0;
 }
 

@@ -128,6 +128,15 @@ bool mod_keep_dying(struct qz *q, int sig)
 	return false;
 }
 
+bool mod_explain_stop(struct qz *q, struct sbuf *out)
+{
+	bool made = false;
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->explain_stop)
+			made |= q->mods[i]->explain_stop(q, out);
+	return made;
+}
+
 /* The module that makes marks: both of a mark's calls go to the same one. */
 static const struct qz_mod *mod_marker(struct qz *q)
 {

@@ -15,6 +15,7 @@
 struct cmd_def;
 struct qz;
 struct run_target;
+struct sbuf;
 
 struct qz_mod {
 	const char *name;
@@ -69,6 +70,11 @@ struct qz_mod {
 	 * quiet, before the front end's sink gets it: the transcript keeps
 	 * what each command printed. */
 	void (*on_output)(struct qz *q, enum qz_out_kind kind, const char *text);
+	/* `explain` of the current stop (q->nstops names it): what the module
+	 * knows of it, in plain words, appended to out; true when the module
+	 * made the stop itself (explain then gives no reason of its own, such
+	 * as "a breakpoint you set"). */
+	bool (*explain_stop)(struct qz *q, struct sbuf *out);
 };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
@@ -100,6 +106,8 @@ int mod_sigtrap(struct qz *q);
 bool mod_signal(struct qz *q, int sig);
 /* A module keeps the process that signal sig would end. */
 bool mod_keep_dying(struct qz *q, int sig);
+/* Every module's explain_stop, in order; true if one made the stop. */
+bool mod_explain_stop(struct qz *q, struct sbuf *out);
 /* Marks through the first module that makes them: a handle > 0, or -1
  * with the error set (also when no module can). */
 int mod_mark(struct qz *q);

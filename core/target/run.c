@@ -32,6 +32,7 @@ static void run_stop_all(struct qz *q)
 
 static void run_stopped(struct qz *q)
 {
+	q->nstops++;
 	frame_invalidate(q);
 	q->sel_frame = 0;
 	q->inline_unskip = 0;

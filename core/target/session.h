@@ -66,6 +66,8 @@ struct qz {
 	enum qz_stop_kind stop;
 	int stop_sig;                 /* signal the process stopped with, to pass
 	                                 on resume */
+	uint64_t nstops;              /* stops so far: names the current one (a
+	                                 module's note of why it stopped) */
 	int sel_frame;                /* selected frame number */
 	/* At the first instruction of an inlined call gdb shows the caller at
 	 * the call site; this many of those hidden calls are shown instead

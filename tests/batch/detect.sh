@@ -34,6 +34,13 @@ double_free() {
 		expect "dfree-$1 chain" "^free addr ← free\(r->name\) \(bug_dfree.c:$_f\) ← .*← \*c = \*r \(bug_dfree.c:$_c(, copy)?\) ← r->name = strdup\(name\) \(bug_dfree.c:$_a\) ← strdup \(bug_dfree.c:$_a\)$"
 	fi
 	expect_count "dfree-$1 info vpc reprints the chain" 2 "^free addr ← "
+	# explain speaks of the detector's stop, not of "a breakpoint you set"
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex explain -ex 'break main' -ex run -ex explain $_b
+	expect "dfree-$1 explain names the detector" "^A bug detector \(detect on\) found here: Double free of $hex "
+	expect_count "dfree-$1 explain gives the chain" 2 "^free addr ← "
+	expect "dfree-$1 explain: the call has not run" '^The program is stopped at that call, which has not run yet'
+	expect_count "dfree-$1 explain: no breakpoint reason for the detector's stop" 1 '^The program reached a breakpoint you set'
+	expect_count "dfree-$1 explain of a later stop: no detector" 1 '^A bug detector' 
 	qz -ex 'detect on' -ex run $B/det_dfree_fixed-$1
 	expect_not "dfree-fixed-$1 no report" "$report"
 	expect "dfree-fixed-$1 exits normally" "$normal"
@@ -165,6 +172,9 @@ if sh examples/build.sh; then
 		expect "example $p still crashes" '^Program (received|terminated with) signal SIG(SEGV|ABRT)'
 	done
 	qz -ex 'detect on' -ex run examples/build/stack
+	qz -ex 'detect on' -ex run -ex explain examples/build/stack
+	expect "example stack explain: the signal" '^The program received signal SIGSEGV'
+	expect "example stack explain: the detector" '^A bug detector \(detect on\) found here: Stack buffer overflow: greet returned'
 	expect "example stack detected" '^Stack buffer overflow: greet returned to 0x[0-9a-f]+, its return address at 0x[0-9a-f]+ overwritten by a write past `buf` \(char \[16\], stack.c:[0-9]+\), at stack.c:[0-9]+$'
 	expect_not "example stack no heap report" "$report"
 	qz -ex 'detect on' -ex 'set detect-record on' -ex run examples/build/nullp
