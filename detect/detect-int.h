@@ -22,6 +22,12 @@ struct det_block {
 	char alloc_fn[32];           /* "malloc", "strdup" */
 	char free_fn[32];
 	bool reachable;              /* at exit: the roots reach it (exit.c) */
+	/* At exit, of an unreachable block: lost only through another lost
+	 * block (Valgrind's "indirectly lost"); a block lost directly counts
+	 * the bytes and blocks lost through it. */
+	bool indirect;
+	uint64_t ind_bytes;
+	uint32_t ind_blocks;
 };
 
 /* A heap call entered whose return is awaited (its result). */
@@ -31,6 +37,7 @@ struct det_pending {
 	uint64_t addr, size;
 	uint64_t site;               /* the program's call site (return addr) */
 	char fn[32];
+	uint64_t seq;                /* order of entry (pend_seq) */
 };
 
 /* A detector class: a spec, whether it is on, how often it fired. */
@@ -54,6 +61,7 @@ struct detect_state {
 	size_t nall, all_cap;
 	struct det_pending *pend;
 	size_t npend, pend_cap;
+	uint64_t pend_seq;
 	uint64_t entry_site;         /* the program's entry, until reached */
 	uint64_t fn_at[DF_COUNT];    /* planted libc entries, 0 if none */
 	uint64_t lw_at[DET_LW_COUNT];/* planted PLT slots of libwrite calls */

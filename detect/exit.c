@@ -28,6 +28,7 @@ struct reach {
 	size_t nspans;
 	struct det_block **work;
 	size_t nwork, cap;
+	struct det_block *leader;    /* mark_indirect: the group's lost block */
 };
 
 static int cmp_span(const void *a, const void *b)
@@ -54,9 +55,22 @@ static struct det_block *reach_block(const struct reach *r, uint64_t w)
 	return k && w < r->spans[k - 1].end ? r->spans[k - 1].b : NULL;
 }
 
-/* Mark the live blocks the words of [lo, hi) point into; they are
- * scanned in turn (pushed on work). Returns the bytes read. */
-static size_t scan(struct qz *q, struct reach *r, uint64_t lo, uint64_t hi)
+/* What a word pointing into live block b does: mark it and say whether
+ * its words are to be scanned in turn. */
+typedef bool (*reach_visit)(struct reach *r, struct det_block *b);
+
+static bool visit_root(struct reach *r, struct det_block *b)
+{
+	(void)r;
+	if (b->reachable)
+		return false;
+	b->reachable = true;
+	return true;
+}
+
+/* Calls visit on the live blocks the words of [lo, hi) point into,
+ * pushing those it says on work. Returns the bytes read. */
+static size_t scan(struct qz *q, struct reach *r, uint64_t lo, uint64_t hi, reach_visit visit)
 {
 	uint64_t *buf = xmalloc(SCAN_CHUNK * sizeof *buf);
 	size_t done = 0, size = SCAN_CHUNK * sizeof *buf;
@@ -70,15 +84,26 @@ static size_t scan(struct qz *q, struct reach *r, uint64_t lo, uint64_t hi)
 			if (buf[i] < first || buf[i] >= last)
 				continue;
 			struct det_block *b = reach_block(r, buf[i]);
-			if (!b || b->reachable)
+			if (!b || !visit(r, b))
 				continue;
-			b->reachable = true;
 			XGROW(r->work, r->cap, r->nwork + 1);
 			r->work[r->nwork++] = b;
 		}
 	}
 	free(buf);
 	return done;
+}
+
+/* Scan what is on work until it is empty or the budget is spent. */
+static size_t drain(struct qz *q, struct reach *r, size_t budget, reach_visit visit)
+{
+	while (r->nwork && budget) {
+		struct det_block *b = r->work[--r->nwork];
+		size_t n = b->size < budget ? (size_t)b->size : budget;
+		budget -= n;
+		scan(q, r, b->addr, b->addr + n, visit);
+	}
+	return budget;
 }
 
 /* A mapping that holds a known block (malloc's mmapped chunks): heap,
@@ -109,6 +134,39 @@ static bool is_root(struct qz *q, struct detect_state *st, uint64_t *lo, uint64_
 	return *lo == module_end || !holds_block(st, *lo, hi);
 }
 
+/* A lost block reached from the leader's words: lost through it. A lower
+ * lost block led a group already: it joins this one with its group (not
+ * scanned again: its group is counted). */
+static bool visit_lost(struct reach *r, struct det_block *b)
+{
+	struct det_block *l = r->leader;
+	if (b->reachable || b == l || b->indirect)
+		return false;   /* reached from a root, the leader, or in a group */
+	bool led = b->addr < l->addr;
+	l->ind_bytes += b->size + (led ? b->ind_bytes : 0);
+	l->ind_blocks += 1 + (led ? b->ind_blocks : 0);
+	b->indirect = true;
+	b->ind_bytes = 0;
+	b->ind_blocks = 0;
+	return !led;
+}
+
+/* Valgrind's "indirectly lost": the lost blocks, in address order, lead;
+ * what a leader's words reach (and what that reaches) is lost through it.
+ * A cycle of lost blocks is led by its lowest address. */
+static void mark_indirect(struct qz *q, struct reach *r, size_t budget)
+{
+	for (size_t i = 0; i < r->nspans && budget; i++) {
+		struct det_block *b = r->spans[i].b;
+		if (b->reachable || b->indirect)
+			continue;
+		r->leader = b;
+		XGROW(r->work, r->cap, r->nwork + 1);
+		r->work[r->nwork++] = b;
+		budget = drain(q, r, budget, visit_lost);
+	}
+}
+
 /* Mark what the roots reach; false if the budget ran out first (then
  * nothing can be called unreachable). */
 static bool mark_reachable(struct qz *q, struct detect_state *st)
@@ -133,16 +191,13 @@ static bool mark_reachable(struct qz *q, struct detect_state *st)
 		module_end = module ? hi : 0;
 		if (!root)
 			continue;
-		size_t n = scan(q, &r, lo, hi - lo < budget ? hi : lo + budget);
+		size_t n = scan(q, &r, lo, hi - lo < budget ? hi : lo + budget, visit_root);
 		budget = n < budget ? budget - n : 0;
 	}
 	fclose(f);
-	while (r.nwork && budget) {
-		struct det_block *b = r.work[--r.nwork];
-		size_t n = b->size < budget ? (size_t)b->size : budget;
-		budget -= n;
-		scan(q, &r, b->addr, b->addr + n);
-	}
+	budget = drain(q, &r, budget, visit_root);
+	if (budget)
+		mark_indirect(q, &r, budget);
 	free(r.work);
 	free(r.spans);
 	return budget > 0;
@@ -159,7 +214,7 @@ int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret)
 		qz_warn(q, "The leak check read %u MB without finishing: no block is called "
 			"unreachable.", SCAN_MAX >> 20);
 		for (size_t i = 0; i < st->nall; i++)
-			st->all[i]->reachable = true;
+			st->all[i]->reachable = true, st->all[i]->indirect = false;
 	}
 	struct sbuf out = {0}, more = {0};
 	struct det_event e = { .ev = EV_EXIT };

@@ -280,12 +280,15 @@ static int on_alloc_entry(struct qz *q, struct detect_state *st, int which, uint
 	p.site = program_site(q, ret, p.fn, sizeof p.fn);
 	if (bp_site_add(&q->bps, q->proc, ret) < 0)
 		return RUN_AGAIN;
+	p.seq = ++st->pend_seq;
 	XGROW(st->pend, st->pend_cap, st->npend + 1);
 	st->pend[st->npend++] = p;
 	return RUN_AGAIN;
 }
 
-static int on_alloc_return(struct qz *q, struct detect_state *st, size_t i)
+/* Pending event i has returned (r's result): the model, then the rules;
+ * true when a report was added to out. */
+static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, struct sbuf *out)
 {
 	struct det_pending p = st->pend[i];
 	st->pend[i] = st->pend[--st->npend];
@@ -306,8 +309,31 @@ static int on_alloc_return(struct qz *q, struct detect_state *st, size_t i)
 	struct det_event e = { .ev = p.ev, .site = p.site,
 			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
 			       .reg = { [F_RESULT] = 1 + DET_REG_RAX } };
+	return det_fire(q, &e, out);
+}
+
+/* The returns awaited at pc with this sp. A tail call (realloc(NULL, n)
+ * jumping to malloc) leaves two events awaiting the same return: both end
+ * here, the inner one (entered last) first, so that none is left to match
+ * a later return at the same place by mistake. */
+static int on_returns(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t sp)
+{
 	struct sbuf out = {0};
-	return det_fire(q, &e, &out) ? det_stop(q, &out) : RUN_AGAIN;
+	bool fired = false, any = true;
+	while (any) {
+		any = false;
+		size_t last = 0;
+		for (size_t i = 0; i < st->npend; i++)
+			if (st->pend[i].ret == pc && st->pend[i].sp == sp &&
+			    (!any || st->pend[i].seq > st->pend[last].seq))
+				last = i, any = true;
+		if (any)
+			fired |= on_alloc_return(q, st, last, &out);
+	}
+	if (fired)
+		return det_stop(q, &out);
+	sbuf_free(&out);
+	return RUN_AGAIN;
 }
 
 static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
@@ -329,7 +355,7 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 	uint64_t sp = proc_regs(q->proc)->rsp;
 	for (size_t i = 0; i < st->npend; i++)
 		if (st->pend[i].ret == pc && st->pend[i].sp == sp)
-			return on_alloc_return(q, st, i);
+			return on_returns(q, st, pc, sp);
 	int which = -1;
 	for (int i = 0; i < DF_COUNT; i++)
 		if (st->fn_at[i] && st->fn_at[i] == pc)

@@ -43,6 +43,7 @@ static bool pred(struct detect_state *st, const struct det_event *e, enum spec_p
 	case P_ALLOCATED: return b && b->live;
 	case P_FREED: return b && !b->live;
 	case P_REACHABLE: return b && b->reachable;
+	case P_INDIRECT: return b && b->indirect;
 	case P_INBLOCK:
 		b = blk_holding(st, a);
 		return b && b->live;
@@ -105,7 +106,11 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
 	else if (IS("fn"))
 		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
-	else if (IS("buffer"))
+	else if (IS("indirect")) {
+		if (b && b->ind_blocks)
+			sbuf_printf(out, " (and %llu bytes in %u blocks lost with it)",
+				    (unsigned long long)b->ind_bytes, b->ind_blocks);
+	} else if (IS("buffer"))
 		sbuf_add(out, e->obj ? e->obj : "an array of its frame (not identified)");
 	else if (IS("class"))
 		sbuf_add(out, c->spec->name);

@@ -19,11 +19,13 @@ static const char *const event_names[EV_COUNT] = {
 	"smash", "read", "write", "deref",
 };
 static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over" };
-static const char *const pred_names[P_COUNT] = { "allocated", "freed", "inblock", "reachable", "infreed" };
+static const char *const pred_names[P_COUNT] = {
+	"allocated", "freed", "inblock", "reachable", "infreed", "indirect",
+};
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",
-	"here", "class", "over", "fn", "buffer", NULL,
+	"here", "class", "over", "fn", "buffer", "indirect", NULL,
 };
 
 enum tok_kind { T_EOF, T_NL, T_IDENT, T_NUM, T_STR, T_LP, T_RP, T_CMP };

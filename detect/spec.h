@@ -48,6 +48,8 @@ enum spec_pred {
 	P_INBLOCK,     /* inside a live block (start included) */
 	P_REACHABLE,   /* at exit: reachable from the program's roots */
 	P_INFREED,     /* inside a freed block that no live block overlaps */
+	P_INDIRECT,    /* at exit: unreachable, but only through another
+	                  unreachable block (Valgrind's "indirectly lost") */
 	P_COUNT
 };
 
