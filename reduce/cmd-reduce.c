@@ -55,6 +55,8 @@ static char **red_words(const char *a, size_t *n)
 /* Inputs larger than this are not reduced (ddmin at this size is hopeless
  * already; a device like /dev/zero would never end). */
 #define RED_MAX_INPUT ((size_t)16 << 20)
+/* A replayed session's runs end after this many seconds at most. */
+#define RED_REPLAY_TIMEOUT 10
 
 static int red_read_file(struct qz *q, const char *path, char **data, size_t *len)
 {
@@ -336,6 +338,13 @@ static void red_show(struct qz *q, const char *s, size_t n)
 	sbuf_free(&b);
 }
 
+static void red_result_line(struct qz *q, const struct red *r, bool stopped, size_t len)
+{
+	qz_printf(q, "%s %s from %zu to %zu bytes (%s): %s\n",
+		  stopped ? "Interrupted: the best so far for" : "Reduced", r->what, r->len, len,
+		  r->plain ? "ddmin" : "guided", r->min_path);
+}
+
 static int red_finish(struct qz *q, struct red *r)
 {
 	struct sbuf out = {0};
@@ -344,20 +353,52 @@ static int red_finish(struct qz *q, struct red *r)
 		sbuf_free(&out);
 		return qz_error(q, "reduce: cannot write %s: %s.", r->min_path, strerror(errno));
 	}
-	qz_puts(q, r->log.s ? r->log.s : "");
-	qz_printf(q, "%s %s from %zu to %zu bytes (%s) in %zu runs, %.1f s: %s\n",
-		  r->dd.stopped ? "Interrupted: the best so far for" : "Reduced", r->what, r->len,
-		  out.len, r->plain ? "ddmin" : "guided", r->dd.runs, rr_now() - r->t0,
-		  r->min_path);
-	qz_printf(q, "(%zu processes at most %d at a time, %zu answers from the cache, "
-		  "%zu runs of the original)\n", r->dd.launched + r->orig_runs, r->jobs,
-		  r->dd.cached, r->orig_runs);
+	/* the way there is volatile (runs, times: a session file's --check
+	 * compares the result alone, which a replay verifies) */
+	qz_emit(q, QZ_OUT_VOLATILE, r->log.s ? r->log.s : "");
+	red_result_line(q, r, r->dd.stopped, out.len);
+	qz_printf_volatile(q, "(in %zu runs, %.1f s; %zu processes at most %d at a time, %zu "
+			   "answers from the cache, %zu runs of the original)\n", r->dd.runs,
+			   rr_now() - r->t0, r->dd.launched + r->orig_runs, r->jobs, r->dd.cached,
+			   r->orig_runs);
 	for (size_t i = 0; i < r->nothers; i++)
-		qz_printf(q, "Not accepted: %s (%zu run%s)\n", r->others[i].what, r->others[i].n,
-			  r->others[i].n == 1 ? "" : "s");
+		qz_printf_volatile(q, "Not accepted: %s (%zu run%s)\n", r->others[i].what,
+				   r->others[i].n, r->others[i].n == 1 ? "" : "s");
 	red_show(q, out.s ? out.s : "", out.len);
 	sbuf_free(&out);
 	return 0;
+}
+
+/* In a replayed session file: the reduction is not searched again; its
+ * result (NAME.min, next to the input as the original wrote it) is run
+ * and must still fail as the original input does. The lines printed are
+ * the original's lasting ones, so --check compares the outcome. */
+static int red_verify(struct qz *q, struct red *r)
+{
+	char *min = NULL;
+	size_t len = 0;
+	if (red_read_file(q, r->min_path, &min, &len) < 0)
+		return qz_error(q, "reduce: the session's result %s cannot be read: %s", r->min_path,
+				q->err.s);
+	struct rr_input in = r->where;
+	in.data = min;
+	in.len = len;
+	struct rr_result res;
+	rr_run_many(&r->prog, &in, &res, 1, 1, NULL);
+	bool holds = red_oracle_holds(&r->oracle, &res);
+	char *d = rr_describe(&res);
+	int rc = 0;
+	if (!holds)
+		rc = qz_error(q, "reduce: %s (%zu bytes) no longer fails the same way: it ended "
+			      "with %s.", r->min_path, len, d);
+	else {
+		red_result_line(q, r, false, len);
+		red_show(q, min, len);
+	}
+	free(d);
+	rr_result_free(&res);
+	free(min);
+	return rc;
 }
 
 static void red_free(struct red *r)
@@ -398,12 +439,12 @@ static void red_confine(struct qz *q, struct red *r)
 {
 	char err[256];
 	if (r->unconfined)
-		qz_puts(q, "Runs are not confined (--no-sandbox).\n");
+		qz_printf_volatile(q, "Runs are not confined (--no-sandbox).\n");
 	else if (rr_sandbox(&r->prog, err, sizeof err) < 0)
-		qz_printf(q, "Runs are not confined: %s.\n", err);
+		qz_printf_volatile(q, "Runs are not confined: %s.\n", err);
 	else
-		qz_printf(q, "Runs are confined: they write only under %s, run no other "
-			  "program and use no network.\n", r->prog.scratch);
+		qz_printf_volatile(q, "Runs are confined: they write only under %s, run no "
+				   "other program and use no network.\n", r->prog.scratch);
 }
 
 static int cmd_reduce(struct qz *q, const char *args)
@@ -412,6 +453,11 @@ static int cmd_reduce(struct qz *q, const char *args)
 		return qz_error(q, "No program: start qzdb with the program and its arguments.");
 	struct red r = { .q = q };
 	int rc = red_parse(q, &r, args);
+	if (rc == 0 && q->replaying && r.unconfined)   /* a session file is anyone's */
+		rc = qz_error(q, "reduce: a replayed session may not lift the confinement of "
+			      "the runs (--no-sandbox).");
+	if (rc == 0 && q->replaying && r.prog.timeout > RED_REPLAY_TIMEOUT)
+		r.prog.timeout = RED_REPLAY_TIMEOUT;
 	if (rc == 0 && !r.plain && qz_running(q))
 		rc = qz_error(q, "reduce: the program is running: kill it first (guided reduction "
 			      "records a run of its own), or use --plain.");
@@ -442,7 +488,7 @@ static int cmd_reduce(struct qz *q, const char *args)
 	if (rc == 0 && r.stop)
 		rc = qz_error(q, "reduce: interrupted while running the original input.");
 	if (rc == 0)
-		rc = red_search(q, &r);
+		rc = q->replaying ? red_verify(q, &r) : red_search(q, &r);
 	sigaction(SIGINT, &old, NULL);
 	red_stop_flag = NULL;
 	red_free(&r);
@@ -452,7 +498,7 @@ static int cmd_reduce(struct qz *q, const char *args)
 #include "cmd/cmd-flags.h"
 
 static const struct cmd_def reduce_cmds[] = {
-	{"reduce", NULL, "reduce file ARGN | stdin FILE | arg N [OPTIONS]", 0, cmd_reduce,
+	{"reduce", NULL, "reduce file ARGN | stdin FILE | arg N [OPTIONS]", Y, cmd_reduce,
 	 "Shrink a failing input to a 1-minimal one that still fails the same way.",
 	 "What to shrink: the file named by the program's argument ARGN (argv[ARGN]),\n"
 	 "FILE given as standard input, or the argument argv[N] itself. The program\n"
@@ -487,7 +533,10 @@ static const struct cmd_def reduce_cmds[] = {
 	 "Runs are native processes with address randomisation off, a fixed\n"
 	 "environment (PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C, nothing else)\n"
 	 "and a fresh scratch directory each as the working directory\n"
-	 "(name other files the program reads by absolute paths)."},
+	 "(name other files the program reads by absolute paths).\n"
+	 "In a session file only the outcome is kept (the input, the failure, the\n"
+	 "result's size and name); replaying it does not search again but runs the\n"
+	 "result NAME.min, which must still fail the same way (--check compares)."},
 	CMD_END,
 };
 

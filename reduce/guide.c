@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/qzs.h"
 #include "proc/proc.h"
 #include "slice/slice-input.h"
 #include "target/out.h"
@@ -95,6 +96,7 @@ static int gd_record(struct red *r, struct slice_input *in, struct gd_src *src)
 	if (r->where.where == RR_STDIN)
 		q->stdin_path = xstrdup(r->stdin_file);
 	q->quiet = true;
+	qzs_view(q, true);   /* the analysis's own run is no part of the session */
 	char **env = environ;   /* the runs' environment for the launch */
 	environ = rr_env;
 	int rc = cmd_run(q, "start") == CMD_OK && qz_running(q) ? 0 : -1;
@@ -111,6 +113,7 @@ static int gd_record(struct red *r, struct slice_input *in, struct gd_src *src)
 		rc = slice_input_deps(q, in);
 	if (qz_running(q))
 		cmd_run(q, "kill");
+	qzs_view(q, false);
 	q->quiet = old_quiet;
 	if (r->where.where == RR_STDIN) {
 		free(q->stdin_path);

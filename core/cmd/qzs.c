@@ -91,8 +91,8 @@ const char *qzs_last_output(struct qz *q)
 static void qzs_capture(struct qz *q, enum qz_out_kind kind, const char *text)
 {
 	struct qzs_log *l = q->qzs;
-	if (!l || l->depth == 0 || !l->n || l->viewing)
-		return;
+	if (!l || l->depth == 0 || !l->n || l->viewing || kind == QZ_OUT_VOLATILE)
+		return;   /* (volatile text is not the command's to check) */
 	struct sbuf *o = &l->items[l->n - 1].out;
 	if (kind == QZ_OUT_ERROR) {
 		sbuf_printf(o, "error: %s\n", text);

@@ -10,20 +10,33 @@
 void qz_emit(struct qz *q, enum qz_out_kind kind, const char *text)
 {
 	mod_output(q, kind, text);   /* the transcript */
-	if (!q->quiet)
-		q->sink.write(q->sink.arg, kind, text);
+	if (!q->quiet)   /* front ends show volatile text as text */
+		q->sink.write(q->sink.arg, kind == QZ_OUT_VOLATILE ? QZ_OUT_TEXT : kind, text);
+}
+
+static void out_vemit(struct qz *q, enum qz_out_kind kind, const char *fmt, va_list ap)
+{
+	struct sbuf b = {0};
+	sbuf_vprintf(&b, fmt, ap);
+	if (b.s)
+		qz_emit(q, kind, b.s);
+	sbuf_free(&b);
 }
 
 void qz_printf(struct qz *q, const char *fmt, ...)
 {
-	struct sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	sbuf_vprintf(&b, fmt, ap);
+	out_vemit(q, QZ_OUT_TEXT, fmt, ap);
 	va_end(ap);
-	if (b.s)
-		qz_emit(q, QZ_OUT_TEXT, b.s);
-	sbuf_free(&b);
+}
+
+void qz_printf_volatile(struct qz *q, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	out_vemit(q, QZ_OUT_VOLATILE, fmt, ap);
+	va_end(ap);
 }
 
 void qz_puts(struct qz *q, const char *s)

@@ -16,7 +16,7 @@ ABORT_LINE=$(grep -n "case '!': abort" tests/fixtures/rd_calc.c | cut -d: -f1)
 ARG=$(cat tests/fixtures/rd_arg.txt)
 
 # runs N: the number of runs the last reduction printed
-runs() { printf '%s\n' "$OUT" | sed -n 's/^Reduced .* in \([0-9]*\) runs,.*/\1/p'; }
+runs() { printf '%s\n' "$OUT" | sed -n 's/^(in \([0-9]*\) runs, .*/\1/p'; }
 
 # expect_runs NAME N: the last reduction took exactly N runs
 expect_runs() {
@@ -73,7 +73,8 @@ done
 cp tests/fixtures/rd_nest.txt $T/doc.txt
 qz -ex 'break item' -ex 'reduce file 1 --jobs 2' $B/rd_nest-O0 $T/doc.txt
 expect "nest guided past a breakpoint: the same analysis" '^  analysis: 497 of 982 bytes relevant'
-expect "nest guided past a breakpoint: the same result" 'from 982 to 3 bytes \(guided\) in 22 runs'
+expect "nest guided past a breakpoint: the same result" 'from 982 to 3 bytes \(guided\)'
+expect_runs "nest guided past a breakpoint: the same runs" 22
 qz -ex 'break main' -ex 'run' -ex 'reduce file 1' $B/rd_nest-O0 $T/doc.txt
 expect "guided with the program running: refused" 'error: reduce: the program is running: kill it first'
 # gdb agrees on where the minimal input crashes
@@ -109,9 +110,11 @@ for o in O0 O2; do
 	[ $o = O0 ] && expect_runs "calc $o guided: runs" 27
 done
 qz -ex "reduce stdin $T/calc.txt --by lines --plain" $B/rd_calc-O0
-expect "calc --by lines: one line" '^Reduced standard input from 477 to 7 bytes \(ddmin\) in 9 runs'
+expect "calc --by lines: one line" '^Reduced standard input from 477 to 7 bytes \(ddmin\)'
+expect_runs "calc --by lines: runs" 9
 qz -ex "reduce stdin $T/calc.txt --by lines" $B/rd_calc-O0
-expect "calc --by lines guided: the relevant line alone" '^Reduced standard input from 477 to 7 bytes \(guided\) in 1 runs'
+expect "calc --by lines guided: the relevant line alone" '^Reduced standard input from 477 to 7 bytes \(guided\)'
+expect_runs "calc --by lines guided: runs" 1
 qz -ex "reduce stdin $T/calc.txt --by tokens --plain" $B/rd_calc-O0
 expect "calc --by tokens" '^Minimal input: "84/0"$'
 expect_runs "calc --by tokens: runs" 40
@@ -160,7 +163,8 @@ cp tests/fixtures/rd_nest.txt $T/doc.txt
 qz -ex 'reduce file 1 --jobs 2' $B/rd_nest-nodebug $T/doc.txt
 expect "no debug info: the signal alone" '^The failure: SIGSEGV \(the same in 5 runs'
 expect "no debug info: guided falls back" '^  \(the failing run could not be analysed: .*; plain ddmin\)$'
-expect "no debug info: reduced by ddmin" '^Reduced .* from 982 to 1 bytes \(ddmin\) in 16 runs'
+expect "no debug info: reduced by ddmin" '^Reduced .* from 982 to 1 bytes \(ddmin\)'
+expect_runs "no debug info: runs" 16
 
 # --- bad input ---
 printf '1 + 2\n' > $T/fine.txt
@@ -250,3 +254,32 @@ expect "--no-sandbox: said" '^Runs are not confined \(--no-sandbox\)\.$'
 expect "--no-sandbox: reduced" '^Reduced .*w.txt from 10 to 1 bytes \(ddmin\)'
 if [ -e $T/escape ]; then pass "--no-sandbox: the runs wrote outside"
 else fail "--no-sandbox: the runs wrote outside" "$T/escape was not created"; fi
+
+# --- a session file keeps the reduction's outcome; a replay does not
+# search again but runs NAME.min, which must still fail the same way ---
+mkdir -p $T/sess
+cp $B/rd_nest-O0 $T/sess/rd_nest
+cp tests/fixtures/rd_nest.txt $T/sess/doc.txt
+(cd $T/sess && timeout 120 $OLDPWD/$QZDB --batch --record-session s.qzs -ex 'reduce file 1 --jobs 2' \
+	./rd_nest doc.txt >/dev/null 2>&1)
+if grep -q '^Reduced doc.txt from 982 to 3 bytes (guided): doc.txt.min$' $T/sess/s.qzs &&
+   ! grep -q ' runs, \|Runs are confined' $T/sess/s.qzs; then
+	pass "session: the outcome kept, not the runs and times"
+else
+	fail "session: the outcome kept, not the runs and times" "$(cat $T/sess/s.qzs)"
+fi
+OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay s.qzs --check 2>&1); RC=$?
+expect_rc "session: --check verifies the result" 0
+expect "session: the replay ran the result" '^Reduced doc.txt from 982 to 3 bytes \(guided\): doc.txt.min$'
+expect_not "session: the replay did not search" '^\(in [0-9]+ runs'
+printf '{{' > $T/sess/doc.txt.min   # a result that no longer fails
+OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay s.qzs --check 2>&1); RC=$?
+expect_rc "session: --check fails when the result no longer fails" 1
+expect "session: says how it ended" 'doc.txt.min \(2 bytes\) no longer fails the same way: it ended with exit status'
+rm -f $T/sess/doc.txt.min
+OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay s.qzs --check 2>&1); RC=$?
+expect "session: a missing result" "the session's result doc.txt.min cannot be read"
+# a stranger's session may not lift the confinement
+sed 's/^(qzdb) reduce file 1 --jobs 2$/(qzdb) reduce file 1 --no-sandbox/' $T/sess/s.qzs > $T/sess/u.qzs
+OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay u.qzs --check 2>&1); RC=$?
+expect "session: --no-sandbox refused in a replay" 'may not lift the confinement of the runs'
