@@ -34,10 +34,11 @@ qz_start() {
 }
 send() { printf '%s\n' "$1" >&7; }
 
-# wait_for PATTERN: up to 10 s for a line of qzdb's output to match.
+# wait_for PATTERN: up to 30 s (a loaded or sanitised run is slow) for a line
+# of qzdb's output to match.
 wait_for() {
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt 300 ]; do
 		grep -Eq -- "$1" $QOUT && return 0
 		sleep 0.1
 		_i=$((_i + 1))

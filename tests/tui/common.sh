@@ -30,10 +30,11 @@ keys() { $TMUX_CMD send-keys -t 0 "$@"; }
 # type TEXT: literal text then Enter
 type_cmd() { $TMUX_CMD send-keys -t 0 -l "$1"; $TMUX_CMD send-keys -t 0 Enter; }
 
-# wait_for PATTERN [OPTS]: poll the screen (capture OPTS) up to 10 s.
+# wait_for PATTERN [OPTS]: poll the screen (capture OPTS) up to 20 s (a
+# loaded or sanitised run is slow; a screen that is right ends it at once).
 wait_for() {
 	_i=0
-	while [ $_i -lt 100 ]; do
+	while [ $_i -lt 200 ]; do
 		screen $2 | grep -Eq -- "$1" && return 0
 		sleep 0.1
 		_i=$((_i + 1))
