@@ -11,6 +11,12 @@ SOUT=$B/sleeper.out
 start_sleeper() {
 	$BIN "$1" > $SOUT 2>&1 &
 	SPID=$!
+	# until the shell's child has become the sleeper (a loaded machine is slow)
+	_i=0
+	while [ $_i -lt 100 ] && [ "$(readlink /proc/$SPID/exe 2>/dev/null)" != "$(readlink -f $BIN)" ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 	sleep 0.3   # let it reach its loop
 }
 

@@ -55,12 +55,14 @@ one_size() {
 	before=$(screen -e | tail -n 1)
 	type_cmd 'theme light'
 	see "$s theme light" 'theme light'
-	_i=0   # the status line may be drawn after the command's echo
-	while [ $_i -lt 100 ] && [ "$(screen -e | tail -n 1)" = "$before" ]; do
+	_i=0   # the status line may be drawn after the command's echo (and a
+	# capture taken mid-redraw may miss it)
+	after=$(screen -e | tail -n 1)
+	while [ $_i -lt 100 ] && { [ "$after" = "$before" ] || ! echo "$after" | grep -q '48;5;240'; }; do
 		sleep 0.1
 		_i=$((_i + 1))
+		after=$(screen -e | tail -n 1)
 	done
-	after=$(screen -e | tail -n 1)
 	if [ "$before" != "$after" ] && echo "$after" | grep -q '48;5;240'; then
 		pass "$s theme colours change"
 	else
