@@ -16,9 +16,12 @@ dir=$B/suites
 rm -rf "$dir"
 mkdir -p "$dir"
 
-# The suites, slowest first so that the parallel run ends together.
+# The suites, slowest first so that the parallel run ends together: by
+# the seconds each took in the last run here ($B/suite-times), else the
+# known slow ones first.
 suites() {
-	for t in tests/diff/values_vs_gdb.sh tests/unit/test_* tests/batch/*.sh \
+	for t in tests/batch/fuzz_smoke.sh tests/batch/detect.sh tests/diff/values_vs_gdb.sh \
+		 tests/diff/break_vs_gdb.sh tests/unit/test_* tests/batch/*.sh \
 		 tests/diff/*.sh tests/tui/*.sh tests/code/*.sh; do
 		case "$t" in
 		*.c|*/common.sh) continue ;;   # sources and helpers, not tests
@@ -27,7 +30,16 @@ suites() {
 	done | awk '!seen[$0]++'
 }
 
-suites > "$dir/list"
+# by_time: the suite list on stdin, slowest first by the last run's times
+# (suites without one keep their place, ahead of the timed ones)
+by_time() {
+	awk -v times="$B/suite-times" 'BEGIN {
+		while ((getline l < times) > 0) { split(l, f, " "); t[f[2]] = f[1] }
+	} { s = ($0 in t) ? t[$0] : 1e9; printf "%s %d %s\n", s, NR, $0 }' |
+		sort -k1,1gr -k2,2n | cut -d' ' -f3-
+}
+
+suites | by_time > "$dir/list"
 # each suite's lines go to its own file (tests/run-suite.sh); shown in order
 xargs -P "$JOBS" -n 1 sh tests/run-suite.sh "$dir" < "$dir/list"
 : > "$out"
@@ -39,8 +51,10 @@ while read -r t; do
 	grep '^SKIP' "$f"
 	printf '%s: %s passed\n' "$t" "$(grep -c '^PASS' "$f")" >&2
 done < "$dir/list"
-# the slowest suites, for whoever keeps make test under its 5-minute budget
-cat "$dir"/*.secs 2>/dev/null | sort -rn | head -6 |
+# the slowest suites, for whoever keeps make test under its 5-minute
+# budget (and for the next run's order)
+cat "$dir"/*.secs 2>/dev/null > "$B/suite-times"
+sort -rn "$B/suite-times" | head -6 |
 	awk '{ printf "slowest: %4ds %s\n", $1, $2 }' >&2
 p=$(grep -c '^PASS' "$out")
 f=$(grep -c '^FAIL' "$out")
