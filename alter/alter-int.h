@@ -7,6 +7,7 @@
 
 #include "target/bp.h"
 #include "lcode.h"
+#include "lstmt.h"
 
 struct qz;
 
@@ -20,6 +21,8 @@ struct alter_line {
 	int switch_users;          /* switches: trap at the decisions */
 	bool watched;              /* `instance FILE:LINE watch` */
 	uint64_t pending;          /* an internal jump to this entry is in flight */
+	struct lstmt stmt;         /* how to suppress it (planned when asked) */
+	bool stmt_planned;
 	uint64_t *planted;         /* runtime addresses of our sites */
 	size_t nplanted;
 };

@@ -155,25 +155,18 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	return RUN_AGAIN;
 }
 
-static uint64_t alter_range_end(const struct lcode *lc, uint64_t lo)
-{
-	for (size_t i = 0; i < lc->nranges; i++)
-		if (lc->ranges[i][0] == lo)
-			return lc->ranges[i][1];
-	return 0;
-}
-
 static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint64_t at)
 {
-	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
-	uint64_t end = alter_range_end(&ln->code, at);
-	if (!a || !end)
+	if (!ln->stmt_planned || at != ln->stmt.lo)
 		return RUN_TARGET;
-	alter_fired(q, a, end);
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
+	if (!a)
+		return RUN_TARGET;
+	alter_fired(q, a, at);
 	if (alter_state(q)->verbose)
 		qz_printf(q, "Suppressed %s:%d #%llu\n", str_basename(ln->code.file),
 			  ln->code.line, (unsigned long long)ln->count);
-	return RUN_AGAIN;
+	return (enum run_ev)lstmt_skip(q, &ln->stmt, q->exe.bias);
 }
 
 static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
@@ -319,6 +312,7 @@ static void alter_fini(struct qz *q)
 			alter_ext_free(q, &q->bps.bps[i]);
 	for (size_t i = 0; i < st->nlines; i++) {
 		lcode_free(&st->lines[i]->code);
+		lstmt_free(&st->lines[i]->stmt);
 		free(st->lines[i]->planted);
 		free(st->lines[i]);
 	}

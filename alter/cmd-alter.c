@@ -106,36 +106,13 @@ static int cmd_switch(struct qz *q, const char *args)
 	return r;
 }
 
-/* An instruction that moves the stack pointer other than a call (whose
- * return balances it): skipping part of the line would unbalance it. */
-static bool cmd_alter_moves_sp(const struct dis_insn *d)
-{
-	static const char *const m[] = { "push", "pop", "leave", "ret", "enter" };
-	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-		if (str_starts(d->mnemonic, m[i]))
-			return true;
-	size_t n = strlen(d->operands);
-	return n >= 4 && strcmp(d->operands + n - 4, "%rsp") == 0;
-}
-
 static int cmd_alter_suppressible(struct qz *q, struct alter_line *ln)
 {
-	const struct lcode *lc = &ln->code;
-	const char *base = str_basename(lc->file);
-	if (lc->nranges != 1)
-		return qz_error(q, "%s:%d's code is in %zu separate blocks (a loop header, or "
-				"optimised code); suppress needs one statement in one block.",
-				base, lc->line, lc->nranges);
-	for (uint64_t a = lc->ranges[0][0]; a < lc->ranges[0][1];) {
-		struct dis_insn d;
-		if (!lcode_fetch(&q->exe, a, lc->ranges[0][1], &d))
-			return qz_error(q, "Cannot decode %s:%d at 0x%llx.", base, lc->line,
-					(unsigned long long)a);
-		if (cmd_alter_moves_sp(&d))
-			return qz_error(q, "%s:%d moves the stack pointer (%s %s); skipping it would "
-					"unbalance the stack.", base, lc->line, d.mnemonic, d.operands);
-		a += d.len;
-	}
+	if (ln->stmt_planned)
+		return 0;
+	if (lstmt_plan(q, &q->exe, &ln->code, &ln->stmt) < 0)
+		return -1;
+	ln->stmt_planned = true;
 	return 0;
 }
 

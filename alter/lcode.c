@@ -4,6 +4,7 @@
  * the branches and the exits. */
 #include "lcode.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,76 @@ static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lc
 		if (lcode_in_func(f, r->addr))
 			lcode_add_range(lc, r->addr, r->end);
 	}
+}
+
+/* The line that follows the statement: the line of the row at hi, or
+ * INT_MAX when that is another file or outside f. */
+static int lcode_next_line(struct qz_module *m, const struct di_func *f,
+			   const struct lcode *lc, uint64_t hi)
+{
+	const struct lines_row *r = lines_at(m->lines, hi);
+	if (!r || r->file != lc->file || !lcode_in_func(f, hi) || r->line <= lc->line)
+		return INT_MAX;
+	return r->line;
+}
+
+/* Does a backward branch of [lo, hi) land in [glo, ghi)? Then that code
+ * is a loop's body, not a continuation of the statement. */
+static bool lcode_loops_into(struct qz_module *m, uint64_t lo, uint64_t hi,
+			     uint64_t glo, uint64_t ghi)
+{
+	for (uint64_t a = lo; a < hi;) {
+		struct dis_insn d;
+		if (!lcode_fetch(m, a, hi, &d) || !d.len)
+			return true;
+		if ((d.is_jump || d.is_call) && d.has_target && d.target < a &&
+		    d.target >= glo && d.target < ghi)
+			return true;
+		a += d.len;
+	}
+	return false;
+}
+
+/* Are rows [i, j) all continuation lines of the statement: the same file,
+ * lines after its own and before the line that follows it? */
+static bool lcode_rows_continue(const struct lines_row *rows, size_t i, size_t j,
+				const struct lcode *lc, int next)
+{
+	for (size_t k = i; k < j; k++)
+		if (rows[k].file != lc->file || rows[k].line <= lc->line || rows[k].line >= next)
+			return false;
+	return i < j;
+}
+
+/* A statement written over several lines (`sprintf(buf,\n fmt,\n x)`,
+ * `if (a &&\n b)`): gcc gives the arguments or operands on the later lines
+ * rows of their own, between the statement's rows or just before them.
+ * Those rows belong to the statement: merge them into its ranges. A gap
+ * that a backward branch enters is a loop body (a for header's two parts)
+ * and stays out. Rows at -O2 of earlier lines (scheduled code) stay out. */
+static void lcode_continue(struct qz_module *m, const struct di_func *f, struct lcode *lc)
+{
+	size_t n;
+	const struct lines_row *rows = lines_rows(m->lines, &n);
+	uint64_t lo = lc->ranges[0][0], hi = lc->ranges[lc->nranges - 1][1];
+	int next = lcode_next_line(m, f, lc, hi);
+	for (size_t g = lc->nranges - 1; g-- > 0;) {
+		uint64_t glo = lc->ranges[g][1], ghi = lc->ranges[g + 1][0];
+		size_t i = lines_lower_bound(m->lines, glo), j = lines_lower_bound(m->lines, ghi);
+		if (!lcode_rows_continue(rows, i, j, lc, next) || lcode_loops_into(m, lo, hi, glo, ghi))
+			continue;
+		lc->ranges[g][1] = lc->ranges[g + 1][1];
+		memmove(&lc->ranges[g + 1], &lc->ranges[g + 2],
+			(lc->nranges - g - 2) * sizeof *lc->ranges);
+		lc->nranges--;
+	}
+	size_t first = lines_lower_bound(m->lines, lo), i = first;
+	while (i > 0 && rows[i - 1].end == rows[i].addr &&
+	       lcode_in_func(f, rows[i - 1].addr) && rows[i - 1].addr != f->lo &&
+	       lcode_rows_continue(rows, i - 1, i, lc, next))
+		i--;
+	if (i < first && !lcode_loops_into(m, lo, hi, rows[i].addr, lo))
+		lc->ranges[0][0] = rows[i].addr;
 }
 
 struct lc_site *lcode_site(struct lcode *lc, uint64_t addr)
@@ -323,6 +394,8 @@ static void lcode_decision(struct lcode *lc)
 
 /* Roles: range starts are entries; a branch to an entry is a mark; a
  * branch with a successor outside is a decision (lcode_decision refines). */
+static bool lcode_straight(const struct lcode *lc);
+
 static void lcode_roles(struct lcode *lc)
 {
 	for (size_t i = 0; i < lc->nsites; i++) {
@@ -331,12 +404,25 @@ static void lcode_roles(struct lcode *lc)
 			   (s->cc >= 0 && !lcode_inside(lc, s->next));
 		if (out)
 			s->roles |= LC_DECIDE;
-		for (size_t r = 0; r < lc->nranges; r++)
+		for (size_t r = 0; r < (lc->straight ? 1 : lc->nranges); r++)
 			if (s->target == lc->ranges[r][0])
 				s->roles |= LC_MARK;
 	}
-	for (size_t r = 0; r < lc->nranges; r++)
+	for (size_t r = 0; r < (lc->straight ? 1 : lc->nranges); r++)
 		lcode_site_get(lc, lc->ranges[r][0])->roles |= LC_ENTRY;
+}
+
+/* No branch of the line goes back into its hull: it is not a loop header,
+ * and control passes its blocks once per execution, entering at the first.
+ * (-O2 spreads a statement over blocks with other lines' code between.) */
+static bool lcode_straight(const struct lcode *lc)
+{
+	for (size_t i = 0; i < lc->ninsns; i++) {
+		const struct lc_insn *in = &lc->insns[i];
+		if (in->cc > -4 && in->target < in->addr && in->target >= lc->ranges[0][0])
+			return false;
+	}
+	return true;
 }
 
 int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
@@ -359,12 +445,15 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 	lcode_ranges(m, f, lc, true);
 	if (!lc->nranges)
 		lcode_ranges(m, f, lc, false);
+	if (lc->nranges)
+		lcode_continue(m, f, lc);
 	if (!lc->nranges || lcode_decode(q, m, lc) < 0) {
 		if (!lc->nranges)
 			qz_error(q, "Line %d of \"%s\" has no code.", line, str_basename(file));
 		lcode_free(lc);
 		return -1;
 	}
+	lc->straight = lcode_straight(lc);
 	lcode_roles(lc);
 	lcode_decision(lc);
 	return 0;

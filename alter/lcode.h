@@ -51,6 +51,8 @@ struct lcode {
 	uint64_t dexits[2];
 	int ndexits;
 	bool dexits_inside;        /* the outcomes are arms inside the line */
+	bool straight;             /* not a loop: one entry (the first range) per
+	                              execution, so only that one counts */
 	struct lc_insn *insns;     /* every instruction of the ranges */
 	size_t ninsns;
 };
