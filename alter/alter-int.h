@@ -35,6 +35,7 @@ struct alter_alt {
 	struct alter_line *ln;
 	int sel;                   /* ALTER_ALL, ALTER_ONCE or an instance N >= 1 */
 	bool spent;                /* once: it fired */
+	bool cond_warned;          /* its condition failed to evaluate once */
 	int fires;
 };
 
@@ -59,7 +60,8 @@ struct alter_line *alter_line_get(struct qz *q, const char *file, int line);
 void alter_line_sync(struct qz *q, struct alter_line *ln);
 struct alter_alt *alter_alt_of(struct qz *q, int num);
 /* Add a switch or suppression of ln to the breakpoint table. */
-int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel);
+int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
+	      const char *cond);
 /* Count ln's instances from now on. */
 int alter_watch(struct qz *q, struct alter_line *ln);
 /* Free an entry's module data without touching the process (session end). */

@@ -11,6 +11,7 @@
 
 #include "alter-int.h"
 #include "callbp.h"
+#include "target/eval.h"
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
@@ -56,7 +57,7 @@ static bool alter_planted(const struct alter_line *ln, uint64_t pc)
 static int alter_line_roles(const struct alter_line *ln)
 {
 	return (ln->entry_users ? LC_ENTRY | LC_MARK : 0) |
-	       (ln->switch_users ? LC_DECIDE : 0);
+	       (ln->switch_users ? LC_DECIDE | LC_FLIP : 0);
 }
 
 void alter_line_sync(struct qz *q, struct alter_line *ln)
@@ -96,6 +97,26 @@ static bool alter_selected(struct alter_alt *a, uint64_t inst)
 	return inst == (uint64_t)a->sel;
 }
 
+/* `switch LINE if EXPR`: the condition, in the program's frame at the
+ * trap. An error in it (a name not in scope here) does not fire it and is
+ * said once per entry. */
+static bool alter_cond_holds(struct qz *q, struct bp *b, struct alter_alt *a)
+{
+	bool t = false;
+	if (!b->cond_expr)
+		return true;
+	frame_invalidate(q);
+	if (eval_truth(q, b->cond_expr, &t) == 0)
+		return t;
+	if (!a->cond_warned)
+		qz_warn(q, "%s %d: cannot evaluate \"%s\" here (%s); not altered.",
+			b->kind == BP_KIND_SWITCH ? "Switch" : "Suppression", b->num, b->cond,
+			q->err.s ? q->err.s : "error");
+	a->cond_warned = true;
+	sbuf_reset(&q->err);
+	return false;
+}
+
 /* The enabled alteration of this kind on ln selecting this instance. */
 static struct alter_alt *alter_pick(struct qz *q, struct alter_line *ln,
 				    enum bp_kind kind, uint64_t inst)
@@ -103,7 +124,8 @@ static struct alter_alt *alter_pick(struct qz *q, struct alter_line *ln,
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		struct alter_alt *a = b->ext;
-		if (b->kind == kind && b->enabled && a->ln == ln && alter_selected(a, inst))
+		if (b->kind == kind && b->enabled && a->ln == ln && alter_selected(a, inst) &&
+		    alter_cond_holds(q, b, a))
 			return a;
 	}
 	return NULL;
@@ -177,6 +199,51 @@ static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
 	return false;
 }
 
+/* Is s the line's first branchless decision (where an instance of a
+ * switched line without branches is counted)? */
+static bool alter_first_flip(const struct lcode *lc, const struct lc_site *s)
+{
+	for (size_t i = 0; i < lc->nsites; i++)
+		if ((lc->sites[i].roles & LC_FLIP) && lc->sites[i].addr < s->addr)
+			return false;
+	return true;
+}
+
+/* A setcc or cmov of a switched instance: it runs once with flags that
+ * make its condition come out the other way, then the flags are put
+ * back (later code may read them). */
+static enum run_ev alter_flip_fire(struct qz *q, struct alter_line *ln, struct lc_site *s)
+{
+	if (!ln->entry_users && alter_first_flip(&ln->code, s))
+		ln->count++;
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SWITCH, ln->count);
+	if (!a)
+		return RUN_TARGET;
+	struct user_regs_struct *r = proc_regs(q->proc);
+	uint64_t fl = r->eflags;
+	bool was = lcode_cc_holds(s->flip_cc, fl);
+	r->eflags = lcode_flip_flags(s->flip_cc, fl);
+	proc_regs_dirty(q->proc);
+	a->fires++;
+	a->spent = true;
+	struct bp *b = bp_find(&q->bps, a->num);
+	if (b)
+		b->hits++;
+	enum run_ev ev = run_step_raw(q);
+	if (ev != RUN_STEPPED)
+		return ev;
+	r = proc_regs(q->proc);
+	r->eflags = fl;
+	proc_regs_dirty(q->proc);
+	frame_invalidate(q);
+	if (alter_state(q)->verbose)
+		qz_printf(q, "Switched %s:%d #%llu: %s -> %s (branchless: flags flipped for "
+			  "its set/cmov at 0x%llx)\n", str_basename(ln->code.file), ln->code.line,
+			  (unsigned long long)ln->count, was ? "true" : "false", was ? "false" : "true",
+			  (unsigned long long)(s->addr + q->exe.bias));
+	return RUN_AGAIN;
+}
+
 /* The process is at site s of ln (runtime pc = s->addr + bias). */
 static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct lc_site *s)
 {
@@ -190,6 +257,8 @@ static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct l
 				return ev;
 		}
 	}
+	if ((s->roles & LC_FLIP) && ln->switch_users)
+		return alter_flip_fire(q, ln, s);
 	if (s->cc == -2)
 		return RUN_TARGET;
 	uint64_t succ = lcode_successor(s, proc_regs(q->proc)->eflags);
@@ -462,6 +531,8 @@ static void alter_ext_row(const struct bp *b, struct sbuf *out)
 		    str_basename(lc->file), lc->line);
 	alter_sel_text(a->sel, out);
 	sbuf_addc(out, '\n');
+	if (b->cond)
+		sbuf_printf(out, "\tonly where %s\n", b->cond);
 	if (a->fires)
 		sbuf_printf(out, "\tfired %d time%s\n", a->fires, a->fires == 1 ? "" : "s");
 	if (a->ln->exact || !qz_running(a->q))
@@ -500,10 +571,15 @@ static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel)
 	return 0;
 }
 
-int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel)
+int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
+	      const char *cond)
 {
+	char err[512];
+	struct expr *e = NULL;
 	if (alter_check_sel(q, ln, sel) < 0)
 		return -1;
+	if (cond && !(e = expr_parse(cond, err, sizeof err)))
+		return qz_error(q, "%s", err);
 	alter_cover(q, ln);
 	struct alter_alt *a = xcalloc(1, sizeof *a);
 	a->q = q;
@@ -515,11 +591,15 @@ int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel)
 	b->ext = a;
 	b->ext_ops = &alter_alt_ops;
 	b->spec = xasprintf("%s:%d", str_basename(ln->code.file), ln->code.line);
+	b->cond_expr = e;
+	b->cond = e ? xstrdup(cond) : NULL;
 	a->num = b->num;
 	alter_users(a, 1);
 	alter_line_sync(q, ln);
 	struct sbuf s = {0};
 	alter_sel_text(sel, &s);
+	if (cond)
+		sbuf_printf(&s, " where %s", cond);
 	qz_printf(q, "%s %d at %s:%d, %s.\n", kind == BP_KIND_SWITCH ? "Switch" : "Suppression",
 		  b->num, str_basename(ln->code.file), ln->code.line, s.s);
 	sbuf_free(&s);

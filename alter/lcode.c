@@ -260,6 +260,30 @@ static void lcode_jump_table(struct qz_module *m, struct lcode *lc)
 	}
 }
 
+/* The condition code of a setcc (0F 90+cc) or cmovcc (0F 40+cc) after
+ * its prefixes, or -1. */
+static int lcode_flip_cc(const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (b[i] == 0x66 || (b[i] & 0xf0) == 0x40))
+		i++;
+	if (i + 1 < len && b[i] == 0x0f && ((b[i + 1] & 0xf0) == 0x90 || (b[i + 1] & 0xf0) == 0x40))
+		return b[i + 1] & 0xf;
+	return -1;
+}
+
+/* A branchless decision: switched by flipping the flags it reads. */
+static void lcode_flip_site(struct lcode *lc, const struct dis_insn *d, const uint8_t *code)
+{
+	int cc = lcode_flip_cc(code, d->len);
+	if (cc < 0 || !(str_starts(d->mnemonic, "set") || str_starts(d->mnemonic, "cmov")))
+		return;
+	struct lc_site *s = lcode_site_get(lc, d->addr);
+	s->roles |= LC_FLIP;
+	s->flip_cc = cc;
+	lc->nflips++;
+}
+
 static void lcode_note(struct lcode *lc, const struct dis_insn *d, const uint8_t *code)
 {
 	lc->insns = xrealloc(lc->insns, (lc->ninsns + 1) * sizeof *lc->insns);
@@ -283,6 +307,7 @@ static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 			if (lcode_insn(q, lc, &d, code) < 0)
 				return -1;
 			lcode_note(lc, &d, code);
+			lcode_flip_site(lc, &d, code);
 			a += d.len;
 		}
 	}
@@ -392,6 +417,17 @@ static void lcode_decision(struct lcode *lc)
 			lc->sites[i].roles &= ~LC_DECIDE;
 }
 
+/* A line with a branch decision is switched by it; its setcc and cmov
+ * (a flag materialised for later) are left alone. */
+static void lcode_flips_only_branchless(struct lcode *lc)
+{
+	if (lc->ndexits != 2)
+		return;
+	for (size_t i = 0; i < lc->nsites; i++)
+		lc->sites[i].roles &= ~LC_FLIP;
+	lc->nflips = 0;
+}
+
 /* Roles: range starts are entries; a branch to an entry is a mark; a
  * branch with a successor outside is a decision (lcode_decision refines). */
 static bool lcode_straight(const struct lcode *lc);
@@ -400,6 +436,8 @@ static void lcode_roles(struct lcode *lc)
 {
 	for (size_t i = 0; i < lc->nsites; i++) {
 		struct lc_site *s = &lc->sites[i];
+		if (s->cc == -2)   /* a setcc or cmov, not a branch */
+			continue;
 		bool out = !lcode_inside(lc, s->target) ||
 			   (s->cc >= 0 && !lcode_inside(lc, s->next));
 		if (out)
@@ -456,6 +494,7 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 	lc->straight = lcode_straight(lc);
 	lcode_roles(lc);
 	lcode_decision(lc);
+	lcode_flips_only_branchless(lc);
 	return 0;
 }
 
@@ -486,6 +525,29 @@ static bool lcode_cond(int cc, uint64_t fl)
 	default: r = zf || sf != of; break;
 	}
 	return cc & 1 ? !r : r;
+}
+
+bool lcode_cc_holds(int cc, uint64_t rflags)
+{
+	return lcode_cond(cc, rflags);
+}
+
+uint64_t lcode_flip_flags(int cc, uint64_t rflags)
+{
+	static const uint64_t bits[] = { 0x40, 0x1, 0x80, 0x800, 0x4 };   /* ZF CF SF OF PF */
+	bool now = lcode_cond(cc, rflags);
+	for (int n = 1; n <= 5; n++)
+		for (unsigned m = 1; m < 32; m++) {
+			if (__builtin_popcount(m) != n)
+				continue;
+			uint64_t f = rflags;
+			for (int k = 0; k < 5; k++)
+				if (m & 1u << k)
+					f ^= bits[k];
+			if (lcode_cond(cc, f) != now)
+				return f;
+		}
+	return rflags;
 }
 
 uint64_t lcode_successor(const struct lc_site *s, uint64_t rflags)
