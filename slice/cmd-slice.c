@@ -15,6 +15,7 @@
 #include "target/loc.h"
 #include "target/session.h"
 #include "slice.h"
+#include "whowrote.h"
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);
 
@@ -185,10 +186,10 @@ static int cs_dwarf_reg(int d)
 }
 
 /* A variable, $REG or ADDR [SIZE] to a location: kind, reg, addr, size. */
-static int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
+int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
 		       uint64_t *addr, uint64_t *size)
 {
-	if (what[0] == '$') {
+	if (what[0] == '$' && what[1 + strspn(what + 1, "abcdefghijklmnopqrstuvwxyz0123456789")] == 0) {
 		*reg = insn_reg_by_name(what + 1);
 		if (*reg < 0 || *reg == INSN_R_RSP)
 			return qz_error(q, "Invalid or untracked register \"%s\".", what);
@@ -373,35 +374,80 @@ static int cs_member_cmp(const void *x, const void *y)
 	return (*a > *b) - (*a < *b);
 }
 
+/* Instances m[0..k) (sorted) as text: spelled out when there are a few
+ * (#1,#2,#3), else runs with the count (#1-#98,#120 (99)); without full,
+ * at most CS_RUNS runs, the rest elided (`info slice ID full` for all). */
+#define CS_SPELL 8
+#define CS_RUNS 6
+static void cs_instances_text(struct sbuf *b, const int32_t *m, size_t k, bool full)
+{
+	if (k <= CS_SPELL) {
+		for (size_t j = 0; j < k; j++)
+			sbuf_printf(b, "%s#%d", j ? "," : " ", m[j]);
+		return;
+	}
+	size_t runs = 0, shown = 0;
+	for (size_t j = 0; j < k; j++)
+		runs += !j || m[j] != m[j - 1] + 1;
+	for (size_t j = 0, r = 0; j < k; r++) {
+		size_t e = j;
+		while (e + 1 < k && m[e + 1] == m[e] + 1)
+			e++;
+		bool show = full || runs <= CS_RUNS || r < CS_RUNS - 2 || r >= runs - 2;
+		if (show && e > j)
+			sbuf_printf(b, "%s#%d-#%d", shown ? "," : " ", m[j], m[e]);
+		else if (show)
+			sbuf_printf(b, "%s#%d", shown ? "," : " ", m[j]);
+		else if (r == CS_RUNS - 2)
+			sbuf_printf(b, ",... (%zu runs)", runs - CS_RUNS);
+		shown += show;
+		j = e + 1;
+	}
+	sbuf_printf(b, " (%zu)", k);
+}
+
 static int cmd_info_slice(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
 		return -1;
+	bool full = strcmp(str_skip_space(a), "full") == 0;
+	if (*str_skip_space(a) && !full)
+		return qz_error(q, "Usage: info slice ID [full]");
 	const struct trace *t = &slice_rec(q)->tr;
 	cs_print_head(q, s);
 	int32_t *m = xmalloc((s->nmembers + 1) * sizeof *m);
-	uint8_t *done = xcalloc(t->nstmts + 1, 1);
+	size_t *cnt = xcalloc(t->nstmts + 1, sizeof *cnt);
+	int32_t **by = xcalloc(t->nstmts + 1, sizeof *by);
+	for (size_t i = 0; i < s->nmembers; i++)
+		cnt[t->insts[s->members[i]].stmt]++;
+	for (size_t st = 0, o = 0; st < t->nstmts; st++) {
+		by[st] = m + o;
+		o += cnt[st];
+		cnt[st] = 0;
+	}
+	uint8_t *order = xcalloc(t->nstmts + 1, 1);
 	for (size_t i = 0; i < s->nmembers; i++) {
 		uint32_t st = t->insts[s->members[i]].stmt;
-		if (done[st])
+		by[st][cnt[st]++] = (int32_t)t->insts[s->members[i]].n;
+	}
+	for (size_t i = 0; i < s->nmembers; i++) {   /* in discovery order */
+		uint32_t st = t->insts[s->members[i]].stmt;
+		if (order[st])
 			continue;
-		done[st] = 1;
-		size_t k = 0;
-		for (size_t j = 0; j < s->nmembers; j++)
-			if (t->insts[s->members[j]].stmt == st)
-				m[k++] = (int32_t)t->insts[s->members[j]].n;
-		qsort(m, k, sizeof *m, cs_member_cmp);
+		order[st] = 1;
+		qsort(by[st], cnt[st], sizeof *m, cs_member_cmp);
 		char nb[256];
 		struct sbuf b = {0};
 		sbuf_printf(&b, "  %s", rec_stmt_name(slice_rec(q), (int32_t)st, nb, sizeof nb));
-		for (size_t j = 0; j < k; j++)
-			sbuf_printf(&b, "%s#%d", j ? "," : " ", m[j]);
+		cs_instances_text(&b, by[st], cnt[st], full);
 		qz_printf(q, "%s\n", b.s);
 		sbuf_free(&b);
 	}
 	free(m);
-	free(done);
+	free(cnt);
+	free(by);
+	free(order);
 	return 0;
 }
 
@@ -551,6 +597,37 @@ static int cmd_sbreak(struct qz *q, const char *a)
 	return 0;
 }
 
+static int cmd_who_wrote(struct qz *q, const char *a)
+{
+	char *what = str_trim(a ? a : "");
+	uint8_t kind = 0;
+	int reg = -1, rc = -1;
+	uint64_t addr = 0, size = 0;
+	if (!slice_rec(q)->tr.n)
+		qz_error(q, "Nothing has been recorded (use \"record on\" first).");
+	else if (!*what)
+		qz_error(q, "Usage: who-wrote ADDR [SIZE] | who-wrote LVALUE");
+	else if (cs_location(q, what, &kind, &reg, &addr, &size) == 0) {
+		if (kind != SLICE_MEM)
+			qz_error(q, "\"%s\" is a register: who-wrote looks at memory (slice it instead).",
+				 what);
+		else if (size > 4096)
+			qz_error(q, "%llu bytes: at most 4096 at a time.", (unsigned long long)size);
+		else
+			rc = ww_report(q, &slice_state(q)->names, addr, size, what);
+	}
+	free(what);
+	return rc;
+}
+
+static int cmd_info_overflows(struct qz *q, const char *a)
+{
+	(void)a;
+	if (!slice_rec(q)->tr.n)
+		return qz_error(q, "Nothing has been recorded (use \"record on\" first).");
+	return ww_overflows(q, &slice_state(q)->names);
+}
+
 static int cmd_set_record(struct qz *q, const char *a)
 {
 	char *s = str_trim(a ? a : "");
@@ -618,8 +695,10 @@ const struct cmd_def slice_cmds[] = {
 	 "Continue to the next instance of a statement of the slice.", NULL},
 	{"sdelete", NULL, "sdelete ID", Y, cmd_sdelete, "Delete a slice.", NULL},
 	{"info slices", NULL, NULL, Y, cmd_info_slices, "List the slices.", NULL},
-	{"info slice", NULL, "info slice ID", Y, cmd_info_slice,
-	 "Members of a slice: one statement a line with its instances.", NULL},
+	{"info slice", NULL, "info slice ID [full]", Y, cmd_info_slice,
+	 "Members of a slice: one statement a line with its instances.",
+	 "Up to 8 instances are spelled out (#1,#2,#3); more are shown as runs\n"
+	 "with their count (#1-#98,#120 (99)), at most 6 runs unless `full`."},
 	/* plain-words explanations (slice/explain.c) */
 	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", Y, cmd_explain,
 	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
@@ -627,6 +706,19 @@ const struct cmd_def slice_cmds[] = {
 	 "the statement, and your call site if it stopped inside a library).\n"
 	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
 	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
+	{"who-wrote", NULL, "who-wrote ADDR [SIZE] | who-wrote LVALUE", Y, cmd_who_wrote,
+	 "The last recorded writes to some memory, with their statement instances.",
+	 "Each byte's last writer in the recording: a statement instance (the\n"
+	 "library function it called, when the write was inside one), a system\n"
+	 "call, or `not written while recording`. Bytes are named from debug info\n"
+	 "and the frames the recording saw (`genstr[12]`, `the return address of f`)."},
+	{"info overflows", NULL, NULL, Y, cmd_info_overflows,
+	 "Recorded writes that ran past the object they started in.",
+	 "A statement's writes are followed as one run (all the stores of a call\n"
+	 "such as strcpy or sprintf; one store instruction of a copy loop over its\n"
+	 "instances); a run that starts in a global, a static or a local of a\n"
+	 "recorded frame and ends past it is shown with its size and what it ran\n"
+	 "over. Heap blocks are not checked (their sizes are not in the recording)."},
 	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
 	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 

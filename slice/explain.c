@@ -274,39 +274,13 @@ static bool ex_is_arg_reg(uint8_t r)
 	return r == 7 || r == 6 || r == 2 || r == 1 || r == 8 || r == 9;   /* rdi..r9 */
 }
 
-/* The name of the mapping holding addr in the program's memory map:
- * "[stack]", "[heap]", a file's path, "" for anonymous memory; false if
- * addr is in none (or the process is gone). */
-static bool ex_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
-{
-	char path[64], line[600];
-	bool found = false;
-	if (!q->proc)
-		return false;
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
-	FILE *f = fopen(path, "re");
-	unsigned long long lo, hi;
-	int off = 0;
-	while (f && !found && fgets(line, sizeof line, f)) {
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || !off ||
-		    addr < lo || addr >= hi)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(name, len, "%s", line + off);
-		found = true;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* A data edge through memory no variable names. Stack addresses depend on
  * the environment and a library's on its version, so only a heap address
  * is shown (it matches the pointers print shows). */
 static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *to)
 {
 	char m[512] = "";
-	bool known = ex_mapping(q, addr, m, sizeof m);
+	bool known = mn_mapping(q, addr, m, sizeof m);
 	if (known && !strcmp(m, "[stack]"))
 		sbuf_printf(b, "uses a local variable on the stack (an array element, or one "
 			    "reached through a pointer), which was written at %s", to);

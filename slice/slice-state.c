@@ -148,6 +148,7 @@ static void slice_on_start(struct qz *q)
 	}
 	r->exact = true;
 	r->insns_seen = 0;
+	mn_free(&st->names);   /* a new process: new frames */
 	r->counting = st->nsb > 0;
 	q->driver = NULL;
 	if (r->counting)
@@ -187,6 +188,7 @@ static void slice_fini(struct qz *q)
 	free(st->sb);
 	free(st->arms);
 	free(st->ff);
+	mn_free(&st->names);
 	free(st);
 }
 

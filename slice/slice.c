@@ -602,30 +602,6 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
 	return buf;
 }
 
-/* DW_OP_fbreg N: N, for a local addressed from the frame base. */
-static bool sl_fbreg(const struct di_var *v, uint64_t pc, int64_t *n)
-{
-	for (size_t i = 0; i < v->nlocs; i++) {
-		const struct di_locexpr *l = &v->locs[i];
-		if (!(l->always || (pc >= l->lo && pc < l->hi)) || l->len < 2 || l->ops[0] != 0x91)
-			continue;
-		int64_t val = 0;
-		int shift = 0;
-		size_t k = 1;
-		uint8_t b;
-		do {
-			b = l->ops[k++];
-			val |= (int64_t)(b & 0x7f) << shift;
-			shift += 7;
-		} while ((b & 0x80) && k < l->len);
-		if ((b & 0x40) && shift < 64)
-			val |= -((int64_t)1 << shift);
-		*n = val;
-		return true;
-	}
-	return false;
-}
-
 /* The local a [rbp+D] store wrote, when the frame base is the CFA (rbp+16
  * once the frame is set up, as gcc's frames are). */
 static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64_t *off)
@@ -640,7 +616,7 @@ static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64
 	size_t n = di_vars_at(f, pc, vars, 64);
 	for (size_t i = 0; i < n; i++) {
 		int64_t fb;
-		if (!vars[i]->type || !sl_fbreg(vars[i], pc, &fb))
+		if (!vars[i]->type || !mn_fbreg(vars[i], pc, &fb))
 			continue;
 		int64_t lo = 16 + fb, size = (int64_t)di_type_strip(vars[i]->type)->size;
 		if (e->rbp_off >= lo && e->rbp_off < lo + (size ? size : 1)) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memname.h"
 #include "rec.h"
 
 struct qz;
@@ -76,6 +77,7 @@ struct slice_state {
 	uint64_t *ff;
 	size_t nff, ff_cap;
 	int last_sb;              /* the slice sbreak was last set on */
+	struct mn_map names;      /* frames of the recording, for naming memory */
 };
 
 struct qz_mod;

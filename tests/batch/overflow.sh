@@ -1,0 +1,39 @@
+#!/bin/sh
+# The recording asked about memory (issue 23): `info overflows` names each
+# write that ran past its object (a global by sprintf, a local by a
+# byte-by-byte copy loop over the caller's saved registers and return
+# address); `who-wrote` gives each byte's last writer with the program's
+# names; `info slice` stays compact on long loops.
+. tests/lib.sh
+F=tests/fixtures
+line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
+rec() { qz -ex 'break main' -ex run -ex 'record on' -ex continue "$@"; }
+
+L_SPR=$(line ov_calc.c 'sprintf(genstr,')
+rec -ex 'info overflows' -ex 'who-wrote arrays' -ex 'who-wrote genstr[76]@8' \
+	-ex 'who-wrote names[1]' $B/ov_calc-O0
+expect "calc overflow: statement, library call, size, object" \
+	"^ov_calc.c:$L_SPR #1 \(in sprintf\) wrote 159 bytes into genstr\[80\]: 79 past its end, over arrays, then 71 bytes past the end of the program's data$"
+expect_count "calc: one overflow" 1 'past its end'
+expect "calc who-wrote arrays: sprintf's statement" "^  arrays, 8 bytes: ov_calc.c:$L_SPR#1 \(in __[a-z0-9_]+\)$"
+expect "calc who-wrote across an object's end: genstr's part" "^  genstr\[76\], 4 bytes: ov_calc.c:$L_SPR#1 \(in "
+expect "calc who-wrote across an object's end: the next object" "^  arrays, 4 bytes: ov_calc.c:$L_SPR#1 "
+expect "calc who-wrote: bytes nobody wrote while recording" '^  names\[1\], 8 bytes: not written while recording$'
+
+L_CPY=$(line ov_ret.c 'dst[i] = src[i];')
+# at the crash rsp points at the return address `ret` read
+rec -ex 'info overflows' -ex 'who-wrote *(long *)($rsp - 8)' -ex 'who-wrote *(long *)$rsp' \
+	-ex 'slice' -ex 'info slice 1' -ex 'info slice 1 full' $B/ov_ret-O0
+expect "ret overflow: the loop's instances, the local, what it ran over" \
+	"^ov_ret.c:$L_CPY #6-#56 wrote 51 bytes into name\[16\] \(a local of rename_one\): 35 past its end, over rename_one's saved rbp, the return address of rename_one, "
+expect "ret who-wrote: the saved rbp byte by byte" "^  rename_one's saved rbp, 8 bytes: ov_ret.c:$L_CPY#22-#29$"
+expect "ret who-wrote: the return address byte by byte" "^  the return address of rename_one, 8 bytes: ov_ret.c:$L_CPY#30-#37$"
+expect "ret compact info slice: a run with its count" "^  ov_ret.c:$L_CPY #22-#37 \(16\)$"
+expect_not "ret compact info slice: no long lists" '#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+'
+qz -ex 'break main' -ex run -ex 'who-wrote arrays' $B/ov_calc-O0
+expect "who-wrote without a recording" '^error: Nothing has been recorded'
+rec -ex 'who-wrote $rax' -ex 'who-wrote' $B/ov_calc-O0
+expect "who-wrote of a register" 'is a register: who-wrote looks at memory'
+expect "who-wrote without an argument" '^error: Usage: who-wrote'
+rec -ex 'info overflows' $B/sl_accum-O0
+expect "no overflow in a correct program" '^No recorded write ran past the object it started in'
