@@ -4,6 +4,7 @@
  * read from the stop (siginfo, frames) and the slice module's data; no
  * state of its own. */
 #include "explain.h"
+#include "explain-rec.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -120,7 +121,9 @@ static void ex_return_hint(struct qz *q, struct sbuf *b)
 {
 	const struct frame *f = frame_get(q, 0);
 	const char *text = f && f->file ? src_line(f->file, f->line, NULL) : NULL;
-	if (text && strcmp(str_skip_space(text), "}") == 0)
+	uint8_t op = 0;
+	bool ret = qz_read(q, proc_pc(q->proc), &op, 1) == 0 && (op == 0xc3 || op == 0xc2);
+	if (ret || (text && str_skip_space(text)[0] == '}'))
 		sbuf_add(b, "At a closing brace the function returns, through an address saved on the "
 			 "stack next to its local variables: that address was overwritten, typically "
 			 "by a local array written past its end.\n");
@@ -158,8 +161,9 @@ static int ex_stop(struct qz *q)
 		ex_sig_meaning(&b, si.si_signo, si.si_code, (uint64_t)(uintptr_t)si.si_addr,
 			       proc_pc(q->proc));
 		ex_location(q, &b, "was running");
-		if (si.si_signo == SIGSEGV)
+		if (si.si_signo == SIGSEGV || si.si_signo == SIGBUS)
 			ex_return_hint(q, &b);
+		exr_crash(q, &b);
 		break;
 	case QZ_STOP_BREAKPOINT:
 		sbuf_add(&b, "The program reached a breakpoint you set; the statement there has not run yet.\n");

@@ -238,7 +238,7 @@ static void ov_over(struct qz *q, struct mn_map *map, const struct ov_report *p,
 		a = next > a ? next : a + 1;
 	}
 	if (a < p->end)
-		sbuf_add(b, ", ...");
+		sbuf_add(b, " and more");
 }
 
 void ov_describe(struct qz *q, struct mn_map *map, const struct ov_report *p, struct sbuf *b)

@@ -15,14 +15,6 @@
 #include "target/objects.h"
 #include "target/session.h"
 
-/* The last writer of one byte. */
-struct ww_byte {
-	bool found;
-	bool sys;                 /* a system call wrote it */
-	int32_t inst;
-	uint64_t rec, pc;
-};
-
 static bool ww_blk_may(const struct trace_blk *b, uint64_t lo, uint64_t hi)
 {
 	for (int k = 0; k < b->nrange; k++)
@@ -73,8 +65,7 @@ static size_t ww_rec(const struct trace *t, uint64_t i, const struct trace_rec *
 	return got;
 }
 
-/* Walk back from the end until every byte has its writer. */
-static void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size)
+void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size)
 {
 	const struct trace *t = &slice_rec(q)->tr;
 	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);

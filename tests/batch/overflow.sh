@@ -21,6 +21,12 @@ expect "calc who-wrote across an object's end: the next object" "^  arrays, 4 by
 expect "calc who-wrote: bytes nobody wrote while recording" '^  names\[1\], 8 bytes: not written while recording$'
 
 L_CPY=$(line ov_ret.c 'dst[i] = src[i];')
+rec -ex explain $B/ov_calc-O0
+expect "explain calc: the pointer came from arrays, now text" \
+	'^From the recording: the address it used was loaded from arrays \(the text "of a mod"\), last written by ov_calc.c:'"$L_SPR"' #1 \(`sprintf\(genstr,'
+expect "explain calc: the overflow is the cause" \
+	"^Those bytes were written past the end of an object: ov_calc.c:$L_SPR #1 \(in sprintf\) wrote 159 bytes into genstr\[80\]: 79 past its end, .*That write is the cause to fix\.$"
+
 # at the crash rsp points at the return address `ret` read
 rec -ex 'info overflows' -ex 'who-wrote *(long *)($rsp - 8)' -ex 'who-wrote *(long *)$rsp' \
 	-ex 'slice' -ex 'info slice 1' -ex 'info slice 1 full' $B/ov_ret-O0
@@ -30,6 +36,11 @@ expect "ret who-wrote: the saved rbp byte by byte" "^  rename_one's saved rbp, 8
 expect "ret who-wrote: the return address byte by byte" "^  the return address of rename_one, 8 bytes: ov_ret.c:$L_CPY#30-#37$"
 expect "ret compact info slice: a run with its count" "^  ov_ret.c:$L_CPY #22-#37 \(16\)$"
 expect_not "ret compact info slice: no long lists" '#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+,#[0-9]+'
+rec -ex explain $B/ov_ret-O0
+expect "explain ret: the return address and its byte-wise writers" \
+	'^From the recording: the function returned through the return address of rename_one \(the text "for-the-"\), last written by ov_ret.c:'"$L_CPY"' #30-#37 \(`dst\[i\] = src\[i\];`\), one byte at each instance\.$'
+expect "explain ret: the local array written past its end" \
+	"^Those bytes were written past the end of an object: ov_ret.c:$L_CPY #6-#56 wrote 51 bytes into name\[16\] \(a local of rename_one\)"
 qz -ex 'break main' -ex run -ex 'who-wrote arrays' $B/ov_calc-O0
 expect "who-wrote without a recording" '^error: Nothing has been recorded'
 rec -ex 'who-wrote $rax' -ex 'who-wrote' $B/ov_calc-O0
