@@ -50,8 +50,13 @@ static void ov_add(struct ov_ctx *c, const struct ov_run *r, const struct mn_obj
 		if (p->stmt == r->stmt && p->obj.name == o->name && same_frame_func) {
 			p->times++;
 			p->inst_hi = r->inst_hi;
-			if (r->hi - r->lo > p->bytes)
+			if (r->hi - r->lo > p->bytes) {   /* describe the largest */
 				p->bytes = r->hi - r->lo;
+				p->start = r->lo;
+				p->end = r->hi;
+				p->obj = *o;
+				p->rec = r->rec;
+			}
 			return;
 		}
 	}
@@ -102,6 +107,27 @@ static int ov_grows(const struct ov_run *r, const struct ov_run *w)
 	return -1;
 }
 
+/* A grown run absorbs the writer's other runs it now touches (a copy that
+ * wrote its tail before its middle). */
+static void ov_coalesce(struct ov_runs *rs, struct ov_run *g)
+{
+	for (size_t i = 0; i < rs->n;) {
+		struct ov_run *r = &rs->v[i];
+		if (r->lo > g->hi || r->hi < g->lo) {
+			i++;
+			continue;
+		}
+		g->lo = r->lo < g->lo ? r->lo : g->lo;
+		g->hi = r->hi > g->hi ? r->hi : g->hi;
+		if (r->rec < g->rec) {
+			g->rec = r->rec;
+			g->inst_lo = r->inst_lo;
+		}
+		memmove(r, r + 1, (rs->n - i - 1) * sizeof *r);
+		rs->n--;
+	}
+}
+
 static void ov_write(struct ov_ctx *c, uint64_t key, const struct ov_run *w)
 {
 	struct ov_runs *rs = hmap_get(&c->open, key);
@@ -110,7 +136,9 @@ static void ov_write(struct ov_ctx *c, uint64_t key, const struct ov_run *w)
 	for (size_t i = 0; i < rs->n; i++) {
 		struct ov_run *r = &rs->v[i];
 		int g = ov_grows(r, w);
-		if (g == 0 || (g < 0 && !(w->lo < r->hi && w->hi > r->lo)))
+		if (g == 0)   /* written again inside what the call wrote */
+			return;
+		if (g < 0 && !(w->lo < r->hi && w->hi > r->lo))
 			continue;
 		if (g > 0) {   /* grown: now the most recent (evicted last) */
 			struct ov_run grown = *r;
@@ -118,7 +146,9 @@ static void ov_write(struct ov_ctx *c, uint64_t key, const struct ov_run *w)
 			grown.hi = w->hi > r->hi ? w->hi : r->hi;
 			grown.inst_hi = w->inst_hi;
 			memmove(r, r + 1, (rs->n - i - 1) * sizeof *r);
-			rs->v[rs->n - 1] = grown;
+			rs->n--;
+			ov_coalesce(rs, &grown);
+			rs->v[rs->n++] = grown;
 			return;
 		}
 		ov_judge(c, r);   /* written again from inside: a new run */
