@@ -234,6 +234,37 @@ static long cs_instance(const char *s)
 	return str_num(&s, 0, INT32_MAX, &n) == STR_NUM_OK ? (long)n : 0;
 }
 
+/* The last record of instance inst, or -1. */
+static int64_t cs_last_rec(const struct trace *t, int32_t inst)
+{
+	for (size_t k = t->nsegs; k-- > 0;)
+		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
+			return (int64_t)(k + 1 < t->nsegs ? t->segs[k + 1].at : t->n) - 1;
+	return -1;
+}
+
+/* $pc or $rip as the criterion: where the pc came from. After a `ret`
+ * that is the return-address slot it read (a smashed return address is
+ * sliced as memory); otherwise everything the instance used, which holds
+ * the conditions it ran under. */
+static int cs_pc_crit(struct qz *q, struct slice *sl)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	int64_t i = cs_last_rec(t, sl->crit);
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	size_t n = i < 0 ? 0 : trace_block(t, (size_t)i / TRACE_BLK, recs);
+	const struct trace_rec *r = i >= 0 && (size_t)i % TRACE_BLK < n ? &recs[i % TRACE_BLK] : NULL;
+	const struct insn *in = r && r->id < t->ninsns ? &t->insns[r->id].in : NULL;
+	for (int k = 0; in && in->kind == INSN_RET && k < in->nmem; k++)
+		if (in->mem[k].rw & INSN_MEM_R) {
+			sl->kind = SLICE_MEM;
+			sl->addr = r->addr[k];
+			sl->size = 8;
+		}
+	free(recs);
+	return 0;
+}
+
 /* Split "FILE:LINE[#N] [N] [REST]" off args. */
 static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 {
@@ -273,6 +304,8 @@ static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 	if (sl->crit < 0 && cs_last_inst(q, &sl->crit) < 0)
 		return -1;
 	sl->kind = SLICE_ALL;
+	if (!strcmp(rest, "$pc") || !strcmp(rest, "$rip"))
+		return cs_pc_crit(q, sl);
 	if (*rest)
 		return cs_location(q, rest, &sl->kind, &sl->reg, &sl->addr, &sl->size);
 	return 0;

@@ -290,7 +290,7 @@ static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *t
 			    "reached through a pointer), which was written at %s", to);
 	else if (known && m[0] != '[' && (!q->prog || strcmp(m, q->prog)))
 		sbuf_printf(b, "uses memory that belongs to %s (not to your variables), which "
-			    "was written at %s", m[0] ? str_basename(m) : "the C library's own data",
+			    "was written at %s", m[0] ? str_basename(m) : "memory mapped without a file",
 			    to);
 	else
 		sbuf_printf(b, "uses the memory at 0x%llx (reached through a pointer: no variable "
@@ -318,6 +318,7 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 		       const struct slice_edge *e)
 {
 	char to[300], lb[128];
+	const char *var;
 	slice_inst_name(q, e->to, to, sizeof to);
 	slice_edge_label(q, e, lb, sizeof lb);
 	const char *ff = ex_func(q, e->from), *tf = ex_func(q, e->to);
@@ -327,6 +328,9 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 		sbuf_printf(b, "uses the value returned by %s at %s", tf, to);
 	else if (e->reg != 0xff && other && ex_is_arg_reg(e->reg))
 		sbuf_printf(b, "uses an argument that %s passed to %s at %s", tf, ff, to);
+	else if (e->reg != 0xff && (var = slice_reg_var(q, e)))
+		sbuf_printf(b, "uses %s (a variable the compiler keeps in register %s), set at %s",
+			    var, lb + 1, to);
 	else if (e->reg != 0xff)
 		sbuf_printf(b, "uses a value computed at %s (it travelled in the processor "
 			    "register %s, not in a variable)", to, lb + 1);

@@ -10,6 +10,7 @@
 #include "dinfo/image.h"
 #include "rec.h"
 #include "slice.h"
+#include "target/objects.h"
 #include "target/session.h"
 
 void mn_free(struct mn_map *m)
@@ -299,14 +300,46 @@ bool mn_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
 	return found;
 }
 
+/* A library's data by its symbols (libc's own, main_arena; the separate
+ * debug file's local symbols when installed). */
+static bool mn_lib_static(struct qz *q, uint64_t addr, struct mn_obj *o)
+{
+	struct qz_module *m = qz_running(q) ? qz_module_at(q, addr) : NULL;
+	if (!m || m == &q->exe || !m->img || addr < m->bias)
+		return false;
+	uint64_t link = addr - m->bias, off;
+	const char *sec = img_section_at(m->img, link);
+	const struct img_sym *s = sec ? img_sym_at(m->img, link, &off) : NULL;
+	if (!sec || !strcmp(sec, ".text"))
+		return false;
+	memset(o, 0, sizeof *o);
+	o->kind = MN_LIB;
+	if (!s || s->is_func || (s->size && off >= s->size)) {   /* no symbol: its section */
+		snprintf(o->where, sizeof o->where, "%s's %s", str_basename(m->name ? m->name : m->path),
+			 sec);
+		return true;
+	}
+	o->name = s->name;
+	o->base = s->addr + m->bias;
+	o->size = s->size;
+	snprintf(o->where, sizeof o->where, "%s", str_basename(m->name ? m->name : m->path));
+	return true;
+}
+
 void mn_lookup(struct qz *q, const struct mn_map *m, uint64_t rec, uint64_t addr,
 	       struct mn_obj *o)
 {
 	char map[512] = "";
 	memset(o, 0, sizeof *o);
-	if (mn_static(q, addr, o) || mn_stack(q, m, rec, addr, o))
+	if (mn_static(q, addr, o) || mn_stack(q, m, rec, addr, o) || mn_lib_static(q, addr, o))
 		return;
 	memset(o, 0, sizeof *o);
+	uint64_t fs = q->proc ? proc_regs(q->proc)->fs_base : 0;
+	if (fs && addr < fs + 0x800 && fs - addr < (1u << 20)) {   /* static TLS, the TCB */
+		o->kind = MN_TLS;
+		o->base = fs;
+		return;
+	}
 	if (!mn_mapping(q, addr, map, sizeof map))
 		return;
 	if (!strcmp(map, "[heap]"))
@@ -381,6 +414,10 @@ const char *mn_text(struct qz *q, const struct mn_obj *o, uint64_t addr, char *b
 		snprintf(buf, len, "%s's frame at CFA-%llu", mn_frame_func(o->frame),
 			 (unsigned long long)(o->frame->cfa - addr));
 		break;
+	case MN_TLS:
+		snprintf(buf, len, "thread-local storage at fs%s0x%llx", addr < o->base ? "-" : "+",
+			 (unsigned long long)(addr < o->base ? o->base - addr : addr - o->base));
+		break;
 	case MN_HEAP:
 		snprintf(buf, len, "heap memory at 0x%llx", (unsigned long long)addr);
 		break;
@@ -388,7 +425,14 @@ const char *mn_text(struct qz *q, const struct mn_obj *o, uint64_t addr, char *b
 		snprintf(buf, len, "the stack at 0x%llx", (unsigned long long)addr);
 		break;
 	case MN_LIB:
-		snprintf(buf, len, "%s's memory at 0x%llx", o->where, (unsigned long long)addr);
+		if (o->name && addr != o->base)
+			snprintf(buf, len, "%s+%llu (%s's own data)", o->name,
+				 (unsigned long long)(addr - o->base), o->where);
+		else if (o->name)
+			snprintf(buf, len, "%s (%s's own data)", o->name, o->where);
+		else
+			snprintf(buf, len, "%s at 0x%llx (a library's own data)", o->where,
+				 (unsigned long long)addr);
 		break;
 	default:
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);

@@ -29,6 +29,7 @@ enum mn_kind {
 	MN_HEAP,
 	MN_STACK,       /* on the stack, in no frame the recording saw */
 	MN_LIB,         /* a library's memory */
+	MN_TLS,         /* thread-local storage (below fs_base) */
 };
 
 /* A frame the recording saw: live from record `from` to record `to`

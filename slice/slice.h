@@ -99,6 +99,9 @@ int slice_compute(struct qz *q, struct slice *s);
 struct slice *slice_find(struct qz *q, int id);
 /* Name of a data edge's location: "$rax", a global's name, or an address. */
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len);
+/* The variable a data edge through a register carried, when DWARF says
+ * the variable lives in that register where it was set (-O2); NULL. */
+const char *slice_reg_var(struct qz *q, const struct slice_edge *e);
 /* "file.c:12#3" */
 const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
 /* Is instance inst a member of s? */

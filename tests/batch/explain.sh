@@ -73,3 +73,7 @@ expect "explain after kill" 'error: The program is not being run'
 qz -ex run -ex continue -ex explain $BIN
 expect "explain after a fatal signal ended it" 'ended by signal SIGSEGV'
 no_leftover "explain leaves no process" $BIN
+
+# -O2 keeps variables in registers: DWARF's location list names them
+qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex slice -ex 'explain slice 1' $B/bug_dfree-O2
+expect "explain names a register variable" 'uses backup \(a variable the compiler keeps in register r[0-9a-z]+\), set at bug_dfree\.c:25#1'

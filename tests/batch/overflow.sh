@@ -48,3 +48,8 @@ expect "who-wrote of a register" 'is a register: who-wrote looks at memory'
 expect "who-wrote without an argument" '^error: Usage: who-wrote'
 rec -ex 'info overflows' $B/sl_accum-O0
 expect "no overflow in a correct program" '^No recorded write ran past the object it started in'
+rec -ex 'who-wrote *(char *)&arrays@12' $B/ov_calc-O0
+expect ".bss past the last object is named, not called a library's" \
+	"^  arrays\+8 \(past the end of arrays \(8 bytes\), in the rest of \.bss's last page\), 4 bytes: ov_calc.c:$L_SPR#1 "
+rec -ex 'slice ov_ret.c:21 $rip' -ex 'info slice 1' $B/ov_ret-O0
+expect "\$rip as the criterion of a ret: the return address's writers" "^  ov_ret.c:$L_CPY #30,#31,#32,#33,#34,#35,#36,#37$"
