@@ -14,6 +14,7 @@
 #include "dinfo/lines.h"
 #include "target/loc.h"
 #include "target/session.h"
+#include "prune.h"
 #include "slice.h"
 #include "whowrote.h"
 
@@ -361,23 +362,6 @@ static struct slice *cs_slice_arg(struct qz *q, const char **a)
 	return sl;
 }
 
-/* One prune name into the slice's pruned registers or memory. */
-static int cs_prune_one(struct qz *q, struct slice *s, const char *name)
-{
-	uint8_t kind = 0;
-	int reg = -1;
-	uint64_t addr = 0, size = 0;
-	if (cs_location(q, name, &kind, &reg, &addr, &size) < 0)
-		return -1;
-	if (kind == SLICE_REG) {
-		s->pruned_regs |= 1ull << reg;
-		return 0;
-	}
-	XGROW(s->pruned, s->pruned_cap, s->npruned + 1);
-	s->pruned[s->npruned++] = (struct slice_range){ addr, addr + size };
-	return 0;
-}
-
 static int cmd_prune(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
@@ -392,8 +376,16 @@ static int cmd_prune(struct qz *q, const char *a)
 	char *names = xstrdup(a), *save = NULL;
 	int rc = 0;
 	for (char *tok = strtok_r(names, " \t,", &save); tok && rc == 0;
-	     tok = strtok_r(NULL, " \t,", &save))
-		rc = cs_prune_one(q, s, tok);
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		if (!strcmp(tok, "function") || !strcmp(tok, "file") || !strcmp(tok, "library")) {
+			char *scope = tok;
+			tok = strtok_r(NULL, " \t,", &save);
+			rc = tok ? prune_scope(q, s, scope, tok) :
+			     qz_error(q, "Usage: prune ID %s NAME", scope);
+		} else {
+			rc = prune_add(q, s, tok);
+		}
+	}
 	free(names);
 	if (rc < 0 || slice_compute(q, s) < 0)
 		return -1;
@@ -718,8 +710,14 @@ const struct cmd_def slice_cmds[] = {
 	 "The criterion defaults to the last statement executed (the crash point\n"
 	 "after a crash) and its latest instance; with no variable, everything that\n"
 	 "instance used. Prints the slice's number."},
-	{"prune", NULL, "prune ID VAR|$REG...", Y, cmd_prune,
-	 "Drop a slice's dependences through those variables or registers.", NULL},
+	{"prune", NULL, "prune ID VAR|FUNC::VAR|LVALUE|$REG... | prune ID function|file|library NAME",
+	 Y, cmd_prune, "Drop a slice's dependences through those variables or registers.",
+	 "Names are found at the slice's criterion: a variable of the criterion's\n"
+	 "function, FUNC::VAR of any function the recording saw run (also after it\n"
+	 "returned, or with the stack smashed), a global or file static; other\n"
+	 "lvalues (p->next, buf[3]) are evaluated in the selected frame.\n"
+	 "function F: every variable of F's recorded frames; file F: every global\n"
+	 "and static defined in F; library L: all of L's mapped memory."},
 	{"deps", NULL, "deps ID FILE:LINE[#N]", Y, cmd_deps,
 	 "Dependence edges out of a statement instance of a slice.", NULL},
 	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", Y, cmd_sbreak,

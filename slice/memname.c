@@ -176,8 +176,6 @@ static bool mn_local(struct qz *q, const struct mn_frame *fr, uint64_t addr, str
 	uint64_t pc = fr->pc - q->exe.bias;
 	const struct di_var *vars[128];
 	size_t n = di_vars_at(f, pc, vars, 128);
-	for (size_t i = 0; i < f->nparams && n < 128; i++)
-		vars[n++] = &f->params[i];
 	for (size_t i = 0; i < n; i++) {
 		int64_t fb;
 		if (!vars[i]->type || !mn_fbreg(vars[i], pc, &fb))

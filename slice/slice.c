@@ -652,8 +652,6 @@ const char *slice_reg_var(struct qz *q, const struct slice_edge *e)
 	const struct di_func *f = di_func_at(q->exe.di, pc);
 	const struct di_var *vars[64];
 	size_t n = f ? di_vars_at(f, pc, vars, 64) : 0;
-	for (size_t i = 0; f && i < f->nparams && n < 64; i++)
-		vars[n++] = &f->params[i];
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < vars[i]->nlocs; k++)
 			if (sl_loc_in_reg(&vars[i]->locs[k], d, pc))

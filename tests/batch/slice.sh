@@ -194,7 +194,7 @@ expect "bad size" '^error: Bad size "0"\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 nosuchvar'
 expect "bad variable" '^error: No symbol "nosuchvar" in current context\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15' -ex 'prune 1 nosuch'
-expect "bad prune name" '^error: No symbol "nosuch" in current context\.$'
+expect "bad prune name" "^error: No variable \"nosuch\" in main \\(the criterion's function\\) nor a global"
 rec $B/sl_accum-O0 18 -ex 'slice nosuch.c:3'
 expect "bad file" '^error: No source file named nosuch\.c\.$'
 rec $B/sl_accum-O0 18 -ex 'slice sl_accum.c:15 $nosuch'
