@@ -390,8 +390,11 @@ static void alter_fini(struct qz *q)
 	free(st);
 }
 
-/* Checkpoints: the counts, the pending entry jumps and the fire counts. */
+/* Checkpoints: the counts, the pending entry jumps and the fire counts.
+ * The saved copies alive are kept in a list, so that a switch of an
+ * instance already past can say whether a checkpoint before it exists. */
 struct alter_saved {
+	struct alter_saved *next;
 	size_t nlines;
 	uint64_t *count, *pending;
 	bool *exact;
@@ -400,10 +403,14 @@ struct alter_saved {
 	bool *spent;
 };
 
+static struct alter_saved *alter_saves;
+
 static void *alter_save(struct qz *q)
 {
 	struct alter_state *st = alter_state(q);
 	struct alter_saved *sv = xcalloc(1, sizeof *sv);
+	sv->next = alter_saves;
+	alter_saves = sv;
 	sv->nlines = st->nlines;
 	sv->count = xcalloc(st->nlines + 1, sizeof *sv->count);
 	sv->pending = xcalloc(st->nlines + 1, sizeof *sv->pending);
@@ -453,6 +460,11 @@ static void alter_free_saved(void *saved)
 	struct alter_saved *sv = saved;
 	if (!sv)
 		return;
+	for (struct alter_saved **p = &alter_saves; *p; p = &(*p)->next)
+		if (*p == sv) {
+			*p = sv->next;
+			break;
+		}
 	free(sv->count);
 	free(sv->pending);
 	free(sv->exact);
@@ -554,8 +566,28 @@ static void alter_cover(struct qz *q, struct alter_line *ln)
 	}
 }
 
+/* The highest count of line index li below n among the saved copies (a
+ * checkpoint taken before instance n), or -1. */
+static int64_t alter_saved_before(size_t li, uint64_t n)
+{
+	int64_t best = -1;
+	for (const struct alter_saved *sv = alter_saves; sv; sv = sv->next)
+		if (li < sv->nlines && sv->exact[li] && sv->count[li] < n &&
+		    (int64_t)sv->count[li] > best)
+			best = (int64_t)sv->count[li];
+	return best;
+}
+
+static size_t alter_line_index(struct alter_state *st, const struct alter_line *ln)
+{
+	for (size_t i = 0; i < st->nlines; i++)
+		if (st->lines[i] == ln)
+			return i;
+	return SIZE_MAX;
+}
+
 /* Check that an instance N can still be selected on ln. */
-static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel)
+static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel, const char *verb)
 {
 	if (sel <= 0 || !qz_running(q))
 		return 0;
@@ -564,11 +596,19 @@ static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel)
 		return qz_error(q, "The instance count of %s:%d is not known mid-run (it was not "
 				"counted from the start): use once or all, or arm it before `run`.",
 				str_basename(ln->code.file), ln->code.line);
-	if ((uint64_t)sel <= ln->count)
-		return qz_error(q, "Instance %d of %s:%d has already happened (now at #%llu).",
-				sel, str_basename(ln->code.file), ln->code.line,
+	if ((uint64_t)sel > ln->count)
+		return 0;
+	int64_t k = alter_saved_before(alter_line_index(alter_state(q), ln), (uint64_t)sel);
+	const char *base = str_basename(ln->code.file);
+	if (k < 0)
+		return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); no "
+				"checkpoint was taken before it: take one earlier next run "
+				"(`checkpoint`), or run again.", sel, base, ln->code.line,
 				(unsigned long long)ln->count);
-	return 0;
+	return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); rollback to a "
+			"checkpoint before it: one was taken when the line had run %lld time%s "
+			"(`info checkpoints`), then %s again.", sel, base, ln->code.line,
+			(unsigned long long)ln->count, (long long)k, k == 1 ? "" : "s", verb);
 }
 
 int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
@@ -576,7 +616,7 @@ int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
 {
 	char err[512];
 	struct expr *e = NULL;
-	if (alter_check_sel(q, ln, sel) < 0)
+	if (alter_check_sel(q, ln, sel, kind == BP_KIND_SWITCH ? "switch" : "suppress") < 0)
 		return -1;
 	if (cond && !(e = expr_parse(cond, err, sizeof err)))
 		return qz_error(q, "%s", err);

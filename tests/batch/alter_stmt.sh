@@ -83,3 +83,13 @@ qz -ex 'jump 10' $B/ov_calc-O0
 expect "jump without a process" '^error: The program is not being run\.$'
 qz -ex 'break main' -ex run -ex 'jump' $B/ov_calc-O0
 expect "jump without an argument" '^error: Argument required \(starting address\)\.$'
+
+# an instance already past: what would work
+L_CPY=$(line ov_ret.c 'dst[i] = src[i];')
+qz -ex "instance ov_ret.c:$L_CPY watch" -ex 'break rename_one' -ex run -ex checkpoint -ex continue \
+	-ex "suppress ov_ret.c:$L_CPY 3" -ex "suppress ov_ret.c:$L_CPY 20" $B/ov_ret-O0
+expect "an instance already executed names the checkpoint before it" \
+	"^error: Instance 3 of ov_ret.c:$L_CPY already executed \(now at #5\); rollback to a checkpoint before it: one was taken when the line had run 0 times \(\`info checkpoints\`\), then suppress again\.$"
+expect "a later instance can still be armed" "^Suppression 2 at ov_ret.c:$L_CPY, instance 20\.$"
+qz -ex 'break rename_one' -ex run -ex "switch ov_ret.c:$(line ov_ret.c 'while (src[i] != 0 &&') 3" $B/ov_ret-O0
+expect "a count not known mid-run is refused" '^error: The instance count of ov_ret.c:[0-9]+ is not known mid-run'
