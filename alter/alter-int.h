@@ -48,6 +48,8 @@ struct alter_state {
 	struct alter_line **lines;
 	size_t nlines, lines_cap;
 	bool verbose;
+	uint64_t last_bias;         /* the program's load bias in the last run:
+	                               rows keep runtime addresses after it, as gdb */
 	struct alter_call **calls;  /* call breakpoints (also in the bp table) */
 	size_t ncalls, calls_cap;
 };

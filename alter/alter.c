@@ -322,6 +322,7 @@ int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count)
 static void alter_on_start(struct qz *q)
 {
 	struct alter_state *st = alter_state(q);
+	st->last_bias = q->exe.bias;
 	for (size_t i = 0; i < st->nlines; i++) {
 		struct alter_line *ln = st->lines[i];
 		ln->count = 0;
@@ -535,8 +536,7 @@ static void alter_ext_row(const struct bp *b, struct sbuf *out)
 	const struct alter_alt *a = b->ext;
 	const struct lcode *lc = &a->ln->code;
 	uint64_t addr = lc->nranges ? lc->ranges[0][0] : 0;
-	if (qz_running(a->q))
-		addr += a->q->exe.bias;
+	addr += qz_running(a->q) ? a->q->exe.bias : alter_state(a->q)->last_bias;
 	sbuf_printf(out, "%-14s %-4s %-3s 0x%016llx at %s:%d ",
 		    b->kind == BP_KIND_SWITCH ? "switch" : "suppress", "keep",
 		    b->enabled ? "y" : "n", (unsigned long long)addr,

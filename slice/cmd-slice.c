@@ -15,6 +15,7 @@
 #include "target/loc.h"
 #include "target/session.h"
 #include "prune.h"
+#include "sbreak.h"
 #include "slice.h"
 #include "whowrote.h"
 
@@ -497,12 +498,10 @@ static int cmd_sdelete(struct qz *q, const char *a)
 	if (!s)
 		return -1;
 	struct slice_state *st = slice_state(q);
+	int id = s->id;
+	sb_delete_slice(q, id);   /* its sbreak entries and their statements */
+	s = slice_find(q, id);
 	size_t i = (size_t)(s - st->slices);
-	for (size_t k = 0; k < st->nsb;)
-		if (st->sb[k].slice == s->id)
-			st->sb[k] = st->sb[--st->nsb];
-		else
-			k++;
 	cs_slice_free(s);
 	memmove(&st->slices[i], &st->slices[i + 1], (st->n - i - 1) * sizeof *s);
 	st->n--;
@@ -574,7 +573,7 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 	if (!member)
 		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
 	XGROW(st->sb, st->sb_cap, st->nsb + 1);
-	st->sb[st->nsb++] = (struct slice_sbreak){ s->id, stmt };
+	st->sb[st->nsb++] = (struct slice_sbreak){ s->id, stmt, 0 };
 	return 0;
 }
 
@@ -593,7 +592,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 		for (size_t i = 0; i < s->nmembers; i++) {
 			st->sb = st->sb;
 			XGROW(st->sb, st->sb_cap, st->nsb + 1);
-			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt };
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt, 0 };
 		}
 	} else {
 		if (!*a)
@@ -617,8 +616,11 @@ static int cmd_sbreak(struct qz *q, const char *a)
 				ninst++;
 				break;
 			}
-	qz_printf(q, "Slice breakpoints on slice %d: %zu statement instances; they take effect "
-		  "from the next run (instances are counted from its start).\n", s->id, ninst);
+	int num = sb_entry_new(q, s->id, ninst);
+	for (size_t k = before; k < st->nsb; k++)
+		st->sb[k].bp = num;
+	qz_printf(q, "Slice breakpoint %d on slice %d: %zu statement instances; it takes effect "
+		  "from the next run (instances are counted from its start).\n", num, s->id, ninst);
 	return 0;
 }
 

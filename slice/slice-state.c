@@ -9,6 +9,7 @@
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
+#include "sbreak.h"
 #include "slice.h"
 #include "cmd-slice.h"
 
@@ -177,6 +178,7 @@ static void slice_fini(struct qz *q)
 	struct slice_state *st = slice_state(q);
 	if (!st)
 		return;
+	sb_fini(q);
 	rec_fini(&st->rec);
 	for (size_t i = 0; i < st->n; i++) {
 		free(st->slices[i].what);
@@ -273,7 +275,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 		return slice_stop_at(q, id, inst);
 	}
 	for (size_t k = 0; k < st->nsb; k++) {
-		if (st->sb[k].stmt != (int32_t)ti->stmt)
+		if (st->sb[k].stmt != (int32_t)ti->stmt || !sb_enabled(q, st->sb[k].bp, false))
 			continue;
 		const struct slice *s = slice_find(q, st->sb[k].slice);
 		for (size_t i = 0; s && i < s->nmembers; i++) {
@@ -281,6 +283,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 			if (m->stmt != ti->stmt || m->n != ti->n)
 				continue;
 			char nb[300];
+			sb_enabled(q, st->sb[k].bp, true);
 			qz_printf(q, "\nSlice breakpoint, slice %d, %s\n", s->id,
 				  slice_inst_name(q, inst, nb, sizeof nb));
 			const struct frame *f = frame_get(q, 0);

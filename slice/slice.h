@@ -52,7 +52,7 @@ struct slice {
 	struct slice_uses *uses;  /* NULL, or where the walk reports them */
 };
 
-struct slice_sbreak { int slice; int32_t stmt; };
+struct slice_sbreak { int slice; int32_t stmt; int bp; };   /* bp: its table entry */
 
 /* record FILE:LINE on|off: an internal stop that flips recording. */
 struct slice_arm {

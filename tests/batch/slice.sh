@@ -152,7 +152,7 @@ done
 
 # sbreak all: a new run stops at exactly the slice's instances, in order.
 qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue \
-	-ex 'slice sl_rec.c:19' -ex 'sbreak all 1' -ex delete -ex run \
+	-ex 'slice sl_rec.c:19' -ex 'sbreak all 1' -ex 'delete 1 2' -ex run \
 	-ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c -ex c \
 	$B/sl_rec-O0
 got=$(printf '%s\n' "$OUT" | sed -n 's/^Slice breakpoint, slice 1, //p' | tr '\n' ' ')
@@ -160,12 +160,12 @@ want="sl_rec.c:18#1 sl_rec.c:9#1 sl_rec.c:10#1 sl_rec.c:12#1 sl_rec.c:9#2 sl_rec
 if [ "$got" = "$want" ]; then pass "sbreak all order"; else fail "sbreak all order" "got: $got"; fi
 expect "sbreak then exits" 'exited normally'
 qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue \
-	-ex 'slice sl_rec.c:19' -ex 'sbreak 1 sl_rec.c:11' -ex delete -ex run -ex c $B/sl_rec-O0
+	-ex 'slice sl_rec.c:19' -ex 'sbreak 1 sl_rec.c:11' -ex 'delete 1 2' -ex run -ex c $B/sl_rec-O0
 expect "sbreak one" '^Slice breakpoint, slice 1, sl_rec\.c:11#1$'
 expect "sbreak one then exits" 'exited normally'
 no_leftover "sbreak no leftover" $B/sl_rec-O0
 qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue \
-	-ex 'slice sl_rec.c:19' -ex 'sbreak 1 10' -ex delete -ex run -ex snext -ex snext -ex c $B/sl_rec-O0
+	-ex 'slice sl_rec.c:19' -ex 'sbreak 1 10' -ex 'delete 1 2' -ex run -ex snext -ex snext -ex c $B/sl_rec-O0
 got=$(printf '%s\n' "$OUT" | sed -n 's/^Slice breakpoint, slice 1, //p' | tr '\n' ' ')
 if [ "$got" = "sl_rec.c:10#1 sl_rec.c:12#1 sl_rec.c:9#2 sl_rec.c:10#2 " ]; then pass "snext"; else fail "snext" "got: $got"; fi
 qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_rec.c:20' -ex continue -ex 'slice sl_rec.c:19' -ex 'record off' -ex 'snext 1' $B/sl_rec-O0
