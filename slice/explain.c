@@ -17,6 +17,7 @@
 #include "proc/proc.h"
 #include "target/session.h"
 #include "proc/signals.h"
+#include "rec.h"
 #include "slice.h"
 #include "dinfo/source.h"
 
@@ -347,6 +348,44 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 }
 
 /* Every dependence of inst in s, a sentence each. */
+/* Data edges of one instance through the same place to instances of the
+ * same statement (a byte-by-byte copy: eight edges for one return
+ * address) are said once, with the instances as a range. */
+struct ex_group {
+	const struct slice_edge *e;   /* the first edge of the group */
+	char label[128];
+	uint32_t stmt, lo, hi;
+	size_t n;
+};
+
+static size_t ex_groups(struct qz *q, const struct slice *s, int32_t inst, struct ex_group **out)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	struct ex_group *g = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		if (e->from != inst || e->kind != SLICE_DATA)
+			continue;
+		char lb[128];
+		slice_edge_label(q, e, lb, sizeof lb);
+		uint32_t st = t->insts[e->to].stmt, num = t->insts[e->to].n;
+		size_t k = 0;
+		while (k < n && !(g[k].stmt == st && !strcmp(g[k].label, lb)))
+			k++;
+		if (k == n) {
+			XGROW(g, cap, n + 1);
+			g[n] = (struct ex_group){ .e = e, .stmt = st, .lo = num, .hi = num };
+			snprintf(g[n++].label, sizeof g->label, "%s", lb);
+		}
+		g[k].lo = num < g[k].lo ? num : g[k].lo;
+		g[k].hi = num > g[k].hi ? num : g[k].hi;
+		g[k].n++;
+	}
+	*out = g;
+	return n;
+}
+
 static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t inst)
 {
 	char nb[300];
@@ -355,26 +394,30 @@ static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t
 	sbuf_printf(b, "%s", nb);
 	if (text)
 		sbuf_printf(b, " (%s)", text);
-	bool any = false;
-	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst || e->kind != SLICE_DATA)
+	struct ex_group *g;
+	size_t n = ex_groups(q, s, inst, &g);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_add(b, i ? ";\n    it also " : "\n    ");
+		if (g[i].n > 1) {   /* one sentence for the group */
+			char st[256];
+			sbuf_printf(b, "uses %s, set piece by piece by %s #%u-#%u (%zu instances)", g[i].label,
+				    rec_stmt_name(slice_rec(q), (int32_t)g[i].stmt, st, sizeof st),
+				    g[i].lo, g[i].hi, g[i].n);
 			continue;
-		sbuf_add(b, any ? ";\n    it also " : "\n    ");
-		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, e));
+		}
+		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, g[i].e));
 		if (c) {
 			sbuf_add(b, ", which ");
 			ex_because(q, b, c);
 		}
-		any = true;
 	}
+	free(g);
 	const struct slice_edge *c = ex_control_of(s, inst);
 	if (c) {
-		sbuf_add(b, any ? ".\n    It " : "\n    ");
+		sbuf_add(b, n ? ".\n    It " : "\n    ");
 		ex_because(q, b, c);
-		any = true;
 	}
-	sbuf_add(b, any ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
+	sbuf_add(b, n || c ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
 }
 
 /* ---- explain slice ID and explain ID FILE:LINE[#N] ---- */
@@ -435,16 +478,28 @@ static int ex_slice(struct qz *q, const char *a)
 	size_t head = 0, tail = 0;
 	queue[tail++] = s->crit;
 	seen[s->crit] = 1;
-	while (head < tail && head < EX_WALK_MAX) {
+	uint8_t *told = xcalloc(t->nstmts + 1, 1);   /* statements explained once */
+	size_t said = 0, alike = 0;
+	while (head < tail && said < EX_WALK_MAX) {
 		int32_t inst = queue[head++];
-		sbuf_printf(&b, "%zu. ", head);
-		ex_inst(q, &b, s, inst);
+		uint32_t st = t->insts[inst].stmt;
+		if (told[st]) {   /* another instance of a statement above: alike */
+			alike++;
+		} else {
+			told[st] = 1;
+			sbuf_printf(&b, "%zu. ", ++said);
+			ex_inst(q, &b, s, inst);
+		}
 		for (size_t i = 0; i < s->nedges; i++)
 			if (s->edges[i].from == inst && !seen[s->edges[i].to] && tail < s->nmembers) {
 				seen[s->edges[i].to] = 1;
 				queue[tail++] = s->edges[i].to;
 			}
 	}
+	free(told);
+	if (alike)
+		sbuf_printf(&b, "(%zu more instances of the statements above were passed over: each is "
+			    "explained like the one shown.)\n", alike);
 	if (s->nmembers > head)
 		sbuf_printf(&b, "... and %zu more (\"info slice %d\" lists them, \"explain %d "
 			    "FILE:LINE#N\" explains one).\n", s->nmembers - head, s->id, s->id);
