@@ -16,7 +16,9 @@
 #include "target/session.h"
 #include "prune.h"
 #include "sbreak.h"
+#include "show.h"
 #include "slice.h"
+#include "json.h"
 #include "whowrote.h"
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);
@@ -394,87 +396,25 @@ static int cmd_prune(struct qz *q, const char *a)
 	return 0;
 }
 
-static int cs_member_cmp(const void *x, const void *y)
-{
-	const int32_t *a = x, *b = y;
-	return (*a > *b) - (*a < *b);
-}
-
-/* Instances m[0..k) (sorted) as text: spelled out when there are a few
- * (#1,#2,#3), else runs with the count (#1-#98,#120 (99)); without full,
- * at most CS_RUNS runs, the rest elided (`info slice ID full` for all). */
-#define CS_SPELL 8
-#define CS_RUNS 6
-static void cs_instances_text(struct sbuf *b, const int32_t *m, size_t k, bool full)
-{
-	if (k <= CS_SPELL) {
-		for (size_t j = 0; j < k; j++)
-			sbuf_printf(b, "%s#%d", j ? "," : " ", m[j]);
-		return;
-	}
-	size_t runs = 0, shown = 0;
-	for (size_t j = 0; j < k; j++)
-		runs += !j || m[j] != m[j - 1] + 1;
-	for (size_t j = 0, r = 0; j < k; r++) {
-		size_t e = j;
-		while (e + 1 < k && m[e + 1] == m[e] + 1)
-			e++;
-		bool show = full || runs <= CS_RUNS || r < CS_RUNS - 2 || r >= runs - 2;
-		if (show && e > j)
-			sbuf_printf(b, "%s#%d-#%d", shown ? "," : " ", m[j], m[e]);
-		else if (show)
-			sbuf_printf(b, "%s#%d", shown ? "," : " ", m[j]);
-		else if (r == CS_RUNS - 2)
-			sbuf_printf(b, ",... (%zu runs)", runs - CS_RUNS);
-		shown += show;
-		j = e + 1;
-	}
-	sbuf_printf(b, " (%zu)", k);
-}
-
 static int cmd_info_slice(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
 		return -1;
-	bool full = strcmp(str_skip_space(a), "full") == 0;
-	if (*str_skip_space(a) && !full)
-		return qz_error(q, "Usage: info slice ID [full]");
-	const struct trace *t = &slice_rec(q)->tr;
-	cs_print_head(q, s);
-	int32_t *m = xmalloc((s->nmembers + 1) * sizeof *m);
-	size_t *cnt = xcalloc(t->nstmts + 1, sizeof *cnt);
-	int32_t **by = xcalloc(t->nstmts + 1, sizeof *by);
-	for (size_t i = 0; i < s->nmembers; i++)
-		cnt[t->insts[s->members[i]].stmt]++;
-	for (size_t st = 0, o = 0; st < t->nstmts; st++) {
-		by[st] = m + o;
-		o += cnt[st];
-		cnt[st] = 0;
+	char *rest = xstrdup(str_skip_space(a));
+	bool json = js_flag(rest);
+	bool full = strcmp(rest, "full") == 0;
+	int rc = 0;
+	if (*rest && !full)
+		rc = qz_error(q, "Usage: info slice ID [full] [--json]");
+	else if (json)
+		show_members_json(q, s);
+	else {
+		cs_print_head(q, s);
+		show_members(q, s, full);
 	}
-	uint8_t *order = xcalloc(t->nstmts + 1, 1);
-	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = t->insts[s->members[i]].stmt;
-		by[st][cnt[st]++] = (int32_t)t->insts[s->members[i]].n;
-	}
-	for (size_t i = 0; i < s->nmembers; i++) {   /* in discovery order */
-		uint32_t st = t->insts[s->members[i]].stmt;
-		if (order[st])
-			continue;
-		order[st] = 1;
-		qsort(by[st], cnt[st], sizeof *m, cs_member_cmp);
-		char nb[256];
-		struct sbuf b = {0};
-		sbuf_printf(&b, "  %s", rec_stmt_name(slice_rec(q), (int32_t)st, nb, sizeof nb));
-		cs_instances_text(&b, by[st], cnt[st], full);
-		qz_printf(q, "%s\n", b.s);
-		sbuf_free(&b);
-	}
-	free(m);
-	free(cnt);
-	free(by);
-	free(order);
-	return 0;
+	free(rest);
+	return rc;
 }
 
 static int cmd_info_slices(struct qz *q, const char *a)
@@ -514,8 +454,10 @@ static int cmd_deps(struct qz *q, const char *a)
 	if (!s)
 		return -1;
 	if (!*a)
-		return qz_error(q, "Usage: deps ID FILE:LINE[#N]");
-	char *spec = str_trim(a), *hash = strchr(spec, '#');
+		return qz_error(q, "Usage: deps ID FILE:LINE[#N] [--json]");
+	char *spec = str_trim(a), *hash;
+	bool json = js_flag(spec);
+	hash = strchr(spec, '#');
 	long n = 0;
 	if (hash) {
 		*hash = 0;
@@ -531,22 +473,11 @@ static int cmd_deps(struct qz *q, const char *a)
 			inst = s->members[i];
 	}
 	if (rc == 0 && inst < 0)
-		rc = qz_error(q, "%s%s is not in slice %d.", a, "", s->id);
+		rc = qz_error(q, "%s is not in slice %d.", spec, s->id);
 	free(spec);
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst)
-			continue;
-		char x[300], y[300], l[128];
-		if (e->kind == SLICE_CONTROL)
-			qz_printf(q, "%s -> %s control\n", slice_inst_name(q, e->from, x, sizeof x),
-				  slice_inst_name(q, e->to, y, sizeof y));
-		else
-			qz_printf(q, "%s -> %s data %s\n", slice_inst_name(q, e->from, x, sizeof x),
-				  slice_inst_name(q, e->to, y, sizeof y), slice_edge_label(q, e, l, sizeof l));
-	}
+	show_deps(q, s, inst, json);
 	return 0;
 }
 
@@ -720,20 +651,24 @@ const struct cmd_def slice_cmds[] = {
 	 "lvalues (p->next, buf[3]) are evaluated in the selected frame.\n"
 	 "function F: every variable of F's recorded frames; file F: every global\n"
 	 "and static defined in F; library L: all of L's mapped memory."},
-	{"deps", NULL, "deps ID FILE:LINE[#N]", Y, cmd_deps,
-	 "Dependence edges out of a statement instance of a slice.", NULL},
+	{"deps", NULL, "deps ID FILE:LINE[#N] [--json]", Y, cmd_deps,
+	 "Dependence edges out of a statement instance of a slice.",
+	 "Edges to several instances of one statement through one place (a copy\n"
+	 "loop's bytes) are one line: FROM -> FILE:LINE#3-#9 data NAME (7 edges).\n"
+	 "Memory is named from debug info and the frames the recording saw."},
 	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", Y, cmd_sbreak,
 	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
 	{"snext", NULL, "snext [ID]", P | Y, cmd_snext,
 	 "Continue to the next instance of a statement of the slice.", NULL},
 	{"sdelete", NULL, "sdelete ID", Y, cmd_sdelete, "Delete a slice.", NULL},
 	{"info slices", NULL, NULL, Y, cmd_info_slices, "List the slices.", NULL},
-	{"info slice", NULL, "info slice ID [full]", Y, cmd_info_slice,
+	{"info slice", NULL, "info slice ID [full] [--json]", Y, cmd_info_slice,
 	 "Members of a slice: one statement a line with its instances.",
 	 "Up to 8 instances are spelled out (#1,#2,#3); more are shown as runs\n"
 	 "with their count (#1-#98,#120 (99)), at most 6 runs unless `full`."},
 	/* plain-words explanations (slice/explain.c) */
-	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", Y, cmd_explain,
+	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N] [--json]", Y,
+	 cmd_explain,
 	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
 	 "With no argument: why the program stopped (the signal and what it means, where,\n"
 	 "the statement, and your call site if it stopped inside a library).\n"

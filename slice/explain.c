@@ -5,6 +5,7 @@
  * state of its own. */
 #include "explain.h"
 #include "explain-rec.h"
+#include "json.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +63,20 @@ static void ex_sig_meaning(struct sbuf *b, int sig, int code, uint64_t addr, uin
 			 "jumped into data, or reached a deliberate trap.\n");
 	else if (sig == SIGINT)
 		sbuf_add(b, "You interrupted it (Control-C).\n");
+}
+
+static bool ex_json;   /* explain ... --json: the text as JSON lines */
+
+static void ex_emit(struct qz *q, const char *text)
+{
+	if (!ex_json) {
+		qz_puts(q, text);
+		return;
+	}
+	struct sbuf j = {0};
+	js_lines(&j, "explain", text);
+	qz_puts(q, j.s);
+	sbuf_free(&j);
 }
 
 /* "FUNC at FILE:LINE" then the statement's text on its own line. */
@@ -140,7 +155,7 @@ static int ex_gone(struct qz *q)
 		sbuf_printf(&b, "The program was ended by signal %s (%s).\n", sig_name(q->term_sig),
 			    sig_desc(q->term_sig));
 		ex_sig_meaning(&b, q->term_sig, 0, 1 << 20, 0);
-		qz_puts(q, b.s);
+		ex_emit(q, b.s);
 		sbuf_free(&b);
 		return 0;
 	}
@@ -180,7 +195,7 @@ static int ex_stop(struct qz *q)
 		sbuf_add(&b, "The program is stopped but has not been run further yet.\n");
 		ex_location(q, &b, "is");
 	}
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	return 0;
 }
@@ -504,7 +519,7 @@ static int ex_slice(struct qz *q, const char *a)
 		sbuf_printf(&b, "... and %zu more (\"info slice %d\" lists them, \"explain %d "
 			    "FILE:LINE#N\" explains one).\n", s->nmembers - head, s->id, s->id);
 	ex_roots(q, &b, s);
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	free(seen);
 	free(queue);
@@ -559,19 +574,29 @@ static int ex_edges(struct qz *q, const char *a)
 		return -1;
 	struct sbuf b = {0};
 	ex_inst(q, &b, s, inst);
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	return 0;
 }
 
-int cmd_explain(struct qz *q, const char *a)
+static int ex_dispatch(struct qz *q, const char *p)
 {
-	const char *p = str_skip_space(a ? a : "");
 	if (!*p)
 		return ex_stop(q);
 	if (str_starts(p, "slice") && (p[5] == 0 || p[5] == ' ' || p[5] == '\t'))
 		return ex_slice(q, p + 5);
 	if (*p >= '0' && *p <= '9')
 		return ex_edges(q, p);
-	return qz_error(q, "Usage: explain | explain slice ID | explain ID FILE:LINE[#N]");
+	return qz_error(q, "Usage: explain [--json] | explain slice ID [--json] | "
+			"explain ID FILE:LINE[#N] [--json]");
+}
+
+int cmd_explain(struct qz *q, const char *a)
+{
+	char *args = xstrdup(str_skip_space(a ? a : ""));
+	ex_json = js_flag(args);
+	int rc = ex_dispatch(q, args);
+	ex_json = false;
+	free(args);
+	return rc;
 }

@@ -66,7 +66,7 @@ qz -ex 'break main' -ex run -ex checkpoint -ex 'record on' -ex continue -ex 'sli
 	-ex 'explain slice 1' $BIN
 expect "explain: a slice whose recording a rollback cut back" 'error: Slice 1 was computed on a recording that has since been cut back'
 qz -ex 'explain what' $BIN
-expect "explain: unknown argument" 'error: Usage: explain \| explain slice ID'
+expect "explain: unknown argument" 'error: Usage: explain \[--json\] \| explain slice ID'
 expect_rc "explain: unknown argument fails" 1
 qz -ex run -ex kill -ex explain $BIN
 expect "explain after kill" 'error: The program is not being run'

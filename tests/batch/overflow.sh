@@ -53,3 +53,22 @@ expect ".bss past the last object is named, not called a library's" \
 	"^  arrays\+8 \(past the end of arrays \(8 bytes\), in the rest of \.bss's last page\), 4 bytes: ov_calc.c:$L_SPR#1 "
 rec -ex 'slice ov_ret.c:21 $rip' -ex 'info slice 1' $B/ov_ret-O0
 expect "\$rip as the criterion of a ret: the return address's writers" "^  ov_ret.c:$L_CPY #30,#31,#32,#33,#34,#35,#36,#37$"
+
+# deps groups a copy loop's edges; --json for info slice, deps, explain
+rec -ex 'slice $pc' -ex 'deps 1 ov_ret.c:21' -ex 'deps 1 ov_ret.c:21 --json' -ex 'info slice 1 --json' \
+	-ex 'explain --json' $B/ov_ret-O0
+expect "deps: one line for the eight bytes" "^ov_ret.c:21#2 -> ov_ret.c:$L_CPY#30-#37 data the return address of rename_one \(8 edges\)$"
+for what in deps slice explain; do
+	case $what in
+	deps) j=$(printf '%s\n' "$OUT" | grep '^{"from"') ;;
+	slice) j=$(printf '%s\n' "$OUT" | grep '^{"slice"') ;;
+	explain) j=$(printf '%s\n' "$OUT" | grep '^{"explain"') ;;
+	esac
+	if [ -n "$j" ] && printf '%s\n' "$j" | python3 -m json.tool >/dev/null 2>&1; then
+		pass "$what --json is valid JSON"
+	else
+		fail "$what --json is valid JSON" "$j"
+	fi
+done
+expect "deps --json names the place" '"through": "the return address of rename_one"'
+expect "info slice --json lists every instance" "\"statement\": \"ov_ret.c:$L_CPY\", \"instances\": \[30, 31, 32, 33, 34, 35, 36, 37\]"
