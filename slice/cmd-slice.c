@@ -686,7 +686,8 @@ const struct cmd_def slice_cmds[] = {
 	 "such as strcpy or sprintf; one store instruction of a copy loop over its\n"
 	 "instances); a run that starts in a global, a static or a local of a\n"
 	 "recorded frame and ends past it is shown with its size and what it ran\n"
-	 "over. Heap blocks are not checked (their sizes are not in the recording)."},
+	 "over. Malloc blocks are measured from glibc's heap as it is now (their\n"
+	 "usable size, which malloc may round up from the size asked for)."},
 	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
 	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 

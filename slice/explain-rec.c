@@ -6,6 +6,7 @@
 #include "explain-rec.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,24 @@ static void exr_about(struct qz *q, struct mn_map *map, uint64_t rec, uint64_t m
 	exr_overflow(q, map, m, b);
 }
 
+/* An abort inside malloc or free: a recorded write past a malloc block
+ * is what damaged the bookkeeping the library checks. */
+static void exr_heap(struct qz *q, struct mn_map *map, struct sbuf *b)
+{
+	struct ov_report *v;
+	size_t n = ov_find(q, map, &v);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].obj.kind != MN_HEAP)
+			continue;
+		sbuf_add(b, "From the recording: a write ran past a malloc block into the bookkeeping "
+			 "malloc keeps beside it: ");
+		ov_describe(q, map, &v[i], b);
+		sbuf_add(b, ". That write is the cause to fix.\n");
+		break;
+	}
+	free(v);
+}
+
 void exr_crash(struct qz *q, struct sbuf *b)
 {
 	struct exr_cur *c = xcalloc(1, sizeof *c);
@@ -183,11 +202,17 @@ void exr_crash(struct qz *q, struct sbuf *b)
 	const struct trace_rec *r;
 	const struct trace_insn *ti;
 	uint64_t i, m, size;
-	if (!c->t->n || !exr_crash_rec(q, c, &i) || !exr_get(c, i, &r, &ti)) {
+	if (!c->t->n) {
 		free(c);
 		return;
 	}
 	mn_update(q, map);
+	if (q->stop_sig == SIGABRT || !exr_crash_rec(q, c, &i) || !exr_get(c, i, &r, &ti)) {
+		if (q->stop_sig == SIGABRT)
+			exr_heap(q, map, b);
+		free(c);
+		return;
+	}
 	for (int x = 0; x < ti->in.nmem && !r->skipped; x++) {
 		const struct insn_mem *im = &ti->in.mem[x];
 		if (ti->in.kind == INSN_RET && (im->rw & INSN_MEM_R)) {

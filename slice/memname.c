@@ -274,28 +274,39 @@ static bool mn_static(struct qz *q, uint64_t addr, struct mn_obj *o)
 	return true;
 }
 
-/* The mapping holding addr: "[heap]", "[stack]", a path, "" (anonymous). */
-bool mn_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
+/* The line of the process's memory map that holds addr (name NULL) or is
+ * named name: its range and its name ("[heap]", a path, "" anonymous). */
+static bool mn_maps_find(struct qz *q, const char *name, uint64_t addr, uint64_t *lo,
+			 uint64_t *hi, char *path, size_t len)
 {
-	char path[64], line[600];
+	char file[64], line[600];
 	bool found = false;
 	if (!q->proc)
 		return false;
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
-	FILE *f = fopen(path, "re");
-	unsigned long long lo, hi;
+	snprintf(file, sizeof file, "/proc/%d/maps", (int)proc_pid(q->proc));
+	FILE *f = fopen(file, "re");
+	unsigned long long a, b;
 	int off = 0;
 	while (f && !found && fgets(line, sizeof line, f)) {
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || !off ||
-		    addr < lo || addr >= hi)
-			continue;
 		line[strcspn(line, "\n")] = 0;
-		snprintf(name, len, "%s", line + off);
-		found = true;
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &a, &b, &off) < 2 || !off)
+			continue;
+		found = name ? strcmp(line + off, name) == 0 : addr >= a && addr < b;
+		if (found) {
+			*lo = a;
+			*hi = b;
+			snprintf(path, len, "%s", line + off);
+		}
 	}
 	if (f)
 		fclose(f);
 	return found;
+}
+
+bool mn_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
+{
+	uint64_t lo, hi;
+	return mn_maps_find(q, NULL, addr, &lo, &hi, name, len);
 }
 
 /* A library's data by its symbols (libc's own, main_arena; the separate
@@ -303,7 +314,9 @@ bool mn_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
 static bool mn_lib_static(struct qz *q, uint64_t addr, struct mn_obj *o)
 {
 	struct qz_module *m = qz_running(q) ? qz_module_at(q, addr) : NULL;
-	if (!m || m == &q->exe || !m->img || addr < m->bias)
+	const char *path = m ? (m->name ? m->name : m->path) : NULL;
+	if (!m || m == &q->exe || !m->img || addr < m->bias || !path || path[0] == '[' ||
+	    addr < m->lo || addr >= m->hi)
 		return false;
 	uint64_t link = addr - m->bias, off;
 	const char *sec = img_section_at(m->img, link);
@@ -324,6 +337,34 @@ static bool mn_lib_static(struct qz *q, uint64_t addr, struct mn_obj *o)
 	return true;
 }
 
+/* The malloc block holding addr, by walking glibc's chunks of the main
+ * heap as they are now (size at chunk+8, flags in its low bits; the user
+ * bytes from chunk+16, usable up to the next chunk's size field). */
+static bool mn_heap_block(struct qz *q, uint64_t addr, struct mn_obj *o)
+{
+	uint64_t lo = 0, hi = 0;
+	char name[16];
+	if (!mn_maps_find(q, "[heap]", 0, &lo, &hi, name, sizeof name) || addr < lo || addr >= hi)
+		return false;
+	for (uint64_t c = lo, n = 0; c + 16 <= hi && n < 100000; n++) {
+		uint64_t size;
+		if (qz_read(q, c + 8, &size, sizeof size) < 0)
+			return false;
+		size &= ~(uint64_t)7;
+		if (size < 32 || size > hi - c)
+			return false;   /* the top chunk, or not glibc's layout */
+		if (addr >= c + 8 && addr < c + size + 8) {
+			memset(o, 0, sizeof *o);
+			o->kind = addr < c + 16 ? MN_HEAP_META : MN_HEAP;
+			o->base = c + 16;
+			o->size = size - 8;
+			return true;
+		}
+		c += size;
+	}
+	return false;
+}
+
 void mn_lookup(struct qz *q, const struct mn_map *m, uint64_t rec, uint64_t addr,
 	       struct mn_obj *o)
 {
@@ -340,9 +381,10 @@ void mn_lookup(struct qz *q, const struct mn_map *m, uint64_t rec, uint64_t addr
 	}
 	if (!mn_mapping(q, addr, map, sizeof map))
 		return;
-	if (!strcmp(map, "[heap]"))
-		o->kind = MN_HEAP;
-	else if (!strcmp(map, "[stack]"))
+	if (!strcmp(map, "[heap]")) {
+		if (!mn_heap_block(q, addr, o))
+			o->kind = MN_HEAP;
+	} else if (!strcmp(map, "[stack]"))
 		o->kind = MN_STACK;
 	else if (map[0] && (!q->prog || strcmp(map, q->prog) != 0)) {
 		o->kind = MN_LIB;
@@ -373,6 +415,11 @@ static void mn_part(const struct di_type *t, uint64_t off, char *buf, size_t len
 
 const char *mn_decl(const struct mn_obj *o, char *buf, size_t len)
 {
+	if (o->kind == MN_HEAP) {
+		snprintf(buf, len, "the heap block at 0x%llx (%llu usable bytes)",
+			 (unsigned long long)o->base, (unsigned long long)o->size);
+		return buf;
+	}
 	const struct di_type *t = o->type ? di_type_strip(o->type) : NULL;
 	if (t && t->kind == DI_ARRAY && t->target && di_type_strip(t->target)->size)
 		snprintf(buf, len, "%s[%llu]", o->name, (unsigned long long)(o->size /
@@ -416,8 +463,17 @@ const char *mn_text(struct qz *q, const struct mn_obj *o, uint64_t addr, char *b
 		snprintf(buf, len, "thread-local storage at fs%s0x%llx", addr < o->base ? "-" : "+",
 			 (unsigned long long)(addr < o->base ? o->base - addr : addr - o->base));
 		break;
+	case MN_HEAP_META:
+		snprintf(buf, len, "malloc's size field of the heap block at 0x%llx",
+			 (unsigned long long)o->base);
+		break;
 	case MN_HEAP:
-		snprintf(buf, len, "heap memory at 0x%llx", (unsigned long long)addr);
+		if (o->size)
+			snprintf(buf, len, "heap block 0x%llx+%llu (%llu usable bytes)",
+				 (unsigned long long)o->base, (unsigned long long)(addr - o->base),
+				 (unsigned long long)o->size);
+		else
+			snprintf(buf, len, "heap memory at 0x%llx", (unsigned long long)addr);
 		break;
 	case MN_STACK:
 		snprintf(buf, len, "the stack at 0x%llx", (unsigned long long)addr);

@@ -26,7 +26,8 @@ enum mn_kind {
 	MN_RETADDR,     /* a frame's return address */
 	MN_SAVED_RBP,   /* a frame's saved rbp */
 	MN_FRAME,       /* in a frame, in no variable */
-	MN_HEAP,
+	MN_HEAP,        /* a malloc block (its usable bytes, from the heap now) */
+	MN_HEAP_META,   /* malloc's size field before a block */
 	MN_STACK,       /* on the stack, in no frame the recording saw */
 	MN_LIB,         /* a library's memory */
 	MN_TLS,         /* thread-local storage (below fs_base) */

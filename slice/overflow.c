@@ -80,7 +80,8 @@ static void ov_judge(struct ov_ctx *c, const struct ov_run *r)
 {
 	struct mn_obj o;
 	mn_lookup(c->q, c->map, r->rec, r->lo, &o);
-	if ((o.kind != MN_STATIC && o.kind != MN_LOCAL) || !o.size || r->hi <= o.base + o.size)
+	bool sized = o.kind == MN_STATIC || o.kind == MN_LOCAL || o.kind == MN_HEAP;
+	if (!sized || !o.size || r->hi <= o.base + o.size)
 		return;
 	ov_add(c, r, &o);
 }
@@ -262,9 +263,9 @@ static void ov_over(struct qz *q, struct mn_map *map, const struct ov_report *p,
 		}
 		sbuf_printf(b, "%s%s", named ? ", " : " over ", mn_text(q, &o, a, nb, sizeof nb));
 		named++;
-		uint64_t next = o.kind == MN_NONE || o.kind == MN_FRAME || o.kind == MN_HEAP ||
-				o.kind == MN_STACK || o.kind == MN_LIB || o.kind == MN_STATIC_GAP ?
-				a + 8 : o.base + o.size;
+		uint64_t next = o.kind == MN_NONE || o.kind == MN_FRAME || o.kind == MN_HEAP_META ||
+				(o.kind == MN_HEAP && !o.size) || o.kind == MN_STACK ||
+				o.kind == MN_LIB || o.kind == MN_STATIC_GAP ? a + 8 : o.base + o.size;
 		a = next > a ? next : a + 1;
 	}
 	if (a < p->end)

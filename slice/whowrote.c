@@ -162,8 +162,8 @@ int ww_overflows(struct qz *q, struct mn_map *map)
 	struct ov_report *v;
 	size_t n = ov_find(q, map, &v);
 	if (!n)
-		qz_puts(q, "No recorded write ran past the object it started in (globals, statics "
-			"and locals of recorded frames are checked; heap blocks are not).\n");
+		qz_puts(q, "No recorded write ran past the object it started in (globals, statics, "
+			"locals of recorded frames and malloc blocks are checked).\n");
 	for (size_t i = 0; i < n; i++) {
 		struct sbuf b = {0};
 		ov_describe(q, map, &v[i], &b);

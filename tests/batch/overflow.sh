@@ -72,3 +72,11 @@ for what in deps slice explain; do
 done
 expect "deps --json names the place" '"through": "the return address of rename_one"'
 expect "info slice --json lists every instance" "\"statement\": \"ov_ret.c:$L_CPY\", \"instances\": \[30, 31, 32, 33, 34, 35, 36, 37\]"
+
+# a heap block: glibc's chunk sizes give its usable bytes; the loop's
+# `i <= n` writes the next chunk's size field, and malloc aborts later
+rec -ex 'info overflows' -ex explain $B/bug_heap-O0
+expect "heap overflow: the loop, the block, malloc's header" \
+	'^bug_heap.c:14 #6-#12 wrote 28 bytes into the heap block at 0x[0-9a-f]+ \(24 usable bytes\): 4 past its end, over malloc.s size field of the heap block at 0x[0-9a-f]+$'
+expect "explain an abort in malloc: the write past the block" \
+	'^From the recording: a write ran past a malloc block into the bookkeeping malloc keeps beside it: bug_heap.c:14 #6-#12 '

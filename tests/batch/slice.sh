@@ -127,7 +127,7 @@ for O in O0 O2; do
 		-ex 'deps 1 bug_dfree.c:32#4' $B/bug_dfree-$O
 	expect "dfree-$O criterion" '^Slice 1 from bug_dfree\.c:32#4: '
 	member "dfree-$O shallow copy" 26
-	expect "dfree-$O edge to the first free" '^bug_dfree\.c:32#4 -> bug_dfree\.c:32#2 data heap memory at 0x[0-9a-f]+$'
+	expect "dfree-$O edge to the first free" '^bug_dfree\.c:32#4 -> bug_dfree\.c:32#2 data heap block 0x[0-9a-f]+\+8 \(24 usable bytes\)$'
 	[ $O = O0 ] && expect "dfree-$O malloc's tcache is thread-local storage" \
 		'^bug_dfree\.c:32#4 -> bug_dfree\.c:17#1 data thread-local storage at fs-0x[0-9a-f]+$'
 
@@ -135,7 +135,7 @@ for O in O0 O2; do
 		-ex 'deps 1 bug_heap.c:12#3' $B/bug_heap-$O
 	member "heap-$O overflowing write" 14
 	member "heap-$O loop bound" 13
-	expect "heap-$O edge to the write" '^bug_heap\.c:12#3 -> bug_heap\.c:14#12 data heap memory at 0x[0-9a-f]+$'
+	expect "heap-$O edge to the write" '^bug_heap\.c:12#3 -> bug_heap\.c:14#12 data malloc.s size field of the heap block at 0x[0-9a-f]+$'
 
 	qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex slice -ex 'info slice 1' $B/bug_dangle-$O
 	member "dangle-$O write through dangling" 38
