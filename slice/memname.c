@@ -358,6 +358,8 @@ static bool mn_heap_block(struct qz *q, uint64_t addr, struct mn_obj *o)
 			o->kind = addr < c + 16 ? MN_HEAP_META : MN_HEAP;
 			o->base = c + 16;
 			o->size = size - 8;
+			if (c == lo && size == 0x290)   /* glibc's tcache_perthread_struct */
+				o->name = "malloc's tcache";
 			return true;
 		}
 		c += size;
@@ -441,7 +443,7 @@ const char *mn_text(struct qz *q, const struct mn_obj *o, uint64_t addr, char *b
 		if (!part[0] && addr != o->base)
 			snprintf(part, sizeof part, "+%llu", (unsigned long long)(addr - o->base));
 		if (o->kind == MN_LOCAL)
-			snprintf(buf, len, "%s%s (a local of %s)", o->name, part, mn_frame_func(o->frame));
+			snprintf(buf, len, "%s's %s%s", mn_frame_func(o->frame), o->name, part);
 		else
 			snprintf(buf, len, "%s%s", o->name, part);
 		break;
@@ -468,7 +470,10 @@ const char *mn_text(struct qz *q, const struct mn_obj *o, uint64_t addr, char *b
 			 (unsigned long long)o->base);
 		break;
 	case MN_HEAP:
-		if (o->size)
+		if (o->name)
+			snprintf(buf, len, "%s+%llu (malloc's own first block)", o->name,
+				 (unsigned long long)(addr - o->base));
+		else if (o->size)
 			snprintf(buf, len, "heap block 0x%llx+%llu (%llu usable bytes)",
 				 (unsigned long long)o->base, (unsigned long long)(addr - o->base),
 				 (unsigned long long)o->size);
