@@ -21,7 +21,8 @@ struct alter_line {
 	int switch_users;          /* switches: trap at the decisions */
 	bool watched;              /* `instance FILE:LINE watch` */
 	uint64_t pending;          /* an internal jump to this entry is in flight */
-	struct lstmt stmt;         /* how to suppress it (planned when asked) */
+	struct lstmt *stmts;       /* how to suppress each copy of its code */
+	size_t nstmts;             /* (planned when asked) */
 	bool stmt_planned;
 	uint64_t *planted;         /* runtime addresses of our sites */
 	size_t nplanted;

@@ -156,8 +156,9 @@ static uint64_t alter_truth_key(struct qz *q, const struct lcode *lc, uint64_t e
 
 static const char *alter_truth(struct qz *q, const struct lcode *lc, uint64_t exit)
 {
-	uint64_t other = lc->dexits[0] == exit ? lc->dexits[1] : lc->dexits[0];
-	if (lc->dexits_inside)   /* arms of one line: the first is "true" */
+	bool inside;
+	uint64_t other = lcode_other_exit(lc, exit, &inside);
+	if (inside)   /* arms of one line: the first is "true" */
 		return exit < other ? "true" : "false";
 	return alter_truth_key(q, lc, exit) < alter_truth_key(q, lc, other) ? "true" : "false";
 }
@@ -168,7 +169,8 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	if (!a)
 		return RUN_TARGET;
 	const struct lcode *lc = &ln->code;
-	uint64_t other = lc->dexits[0] == succ ? lc->dexits[1] : lc->dexits[0];
+	bool inside;
+	uint64_t other = lcode_other_exit(lc, succ, &inside);
 	alter_fired(q, a, other);
 	if (alter_state(q)->verbose)
 		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
@@ -179,7 +181,11 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 
 static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint64_t at)
 {
-	if (!ln->stmt_planned || at != ln->stmt.lo)
+	const struct lstmt *plan = NULL;
+	for (size_t i = 0; ln->stmt_planned && i < ln->nstmts; i++)
+		if (ln->stmts[i].lo == at)
+			plan = &ln->stmts[i];   /* the copy entered here */
+	if (!plan)
 		return RUN_TARGET;
 	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
 	if (!a)
@@ -188,7 +194,7 @@ static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint
 	if (alter_state(q)->verbose)
 		qz_printf(q, "Suppressed %s:%d #%llu\n", str_basename(ln->code.file),
 			  ln->code.line, (unsigned long long)ln->count);
-	return (enum run_ev)lstmt_skip(q, &ln->stmt, q->exe.bias);
+	return (enum run_ev)lstmt_skip(q, plan, q->exe.bias);
 }
 
 static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
@@ -382,7 +388,9 @@ static void alter_fini(struct qz *q)
 			alter_ext_free(q, &q->bps.bps[i]);
 	for (size_t i = 0; i < st->nlines; i++) {
 		lcode_free(&st->lines[i]->code);
-		lstmt_free(&st->lines[i]->stmt);
+		for (size_t k = 0; k < st->lines[i]->nstmts; k++)
+			lstmt_free(&st->lines[i]->stmts[k]);
+		free(st->lines[i]->stmts);
 		free(st->lines[i]->planted);
 		free(st->lines[i]);
 	}

@@ -146,8 +146,18 @@ static int cmd_alter_suppressible(struct qz *q, struct alter_line *ln)
 {
 	if (ln->stmt_planned)
 		return 0;
-	if (lstmt_plan(q, &q->exe, &ln->code, &ln->stmt) < 0)
-		return -1;
+	const struct lcode *lc = &ln->code;
+	ln->stmts = xcalloc(lc->ncopies + 1, sizeof *ln->stmts);
+	for (size_t i = 0; i < lc->ncopies; i++, ln->nstmts++)   /* each copy of its code */
+		if (lstmt_plan(q, &q->exe, lc, lc->copies[i].lo, lc->copies[i].hi,
+			       &ln->stmts[i]) < 0) {
+			for (size_t k = 0; k < ln->nstmts; k++)
+				lstmt_free(&ln->stmts[k]);
+			free(ln->stmts);
+			ln->stmts = NULL;
+			ln->nstmts = 0;
+			return -1;
+		}
 	ln->stmt_planned = true;
 	return 0;
 }

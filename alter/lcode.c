@@ -65,8 +65,16 @@ static void lcode_add_range(struct lcode *lc, uint64_t lo, uint64_t hi)
  * leave out rows that a later row at the same address overrides (a stray
  * row of an optimised line); not strict: keep them (a call site whose
  * inlined body's first row shares its address). */
+/* Which copy of the line code at addr belongs to: the inlined call it is
+ * in (innermost), or NULL for f's own code. */
+static const void *lcode_copy_key(const struct di_func *f, uint64_t addr)
+{
+	const struct di_inline *chain[8];
+	return di_inline_chain(f, addr, chain, 8) ? chain[0] : NULL;
+}
+
 static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lcode *lc,
-			 bool strict)
+			 bool strict, const void *key)
 {
 	size_t n;
 	const struct lines_row *rows = lines_rows(m->lines, &n);
@@ -76,7 +84,7 @@ static void lcode_ranges(struct qz_module *m, const struct di_func *f, struct lc
 			continue;
 		if (strict && i + 1 < n && rows[i + 1].addr == r->addr)
 			continue;
-		if (lcode_in_func(f, r->addr))
+		if (lcode_in_func(f, r->addr) && lcode_copy_key(f, r->addr) == key)
 			lcode_add_range(lc, r->addr, r->end);
 	}
 }
@@ -318,6 +326,10 @@ static int lcode_decode(struct qz *q, struct qz_module *m, struct lcode *lc)
 
 bool lcode_is_dexit(const struct lcode *lc, uint64_t addr)
 {
+	if (lc->ncopies > 1) {
+		bool inside;
+		return lc->ndexits == 2 && lcode_other_exit(lc, addr, &inside) != 0;
+	}
 	return lc->ndexits == 2 && (lc->dexits[0] == addr || lc->dexits[1] == addr);
 }
 
@@ -463,31 +475,15 @@ static bool lcode_straight(const struct lcode *lc)
 	return true;
 }
 
-int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
-		struct lcode *lc)
+/* One copy of the line: its rows in f that belong to inlined call key. */
+static int lcode_one(struct qz *q, struct qz_module *m, const struct di_func *f,
+		     const void *key, bool strict, struct lcode *lc)
 {
-	memset(lc, 0, sizeof *lc);
-	lc->file = file;
-	lc->line = line;
-	uint64_t *addrs = NULL;
-	int actual = line;
-	size_t k = lines_addrs_for(m->lines, file, line, lcode_func_of, m->di, &addrs, &actual);
-	uint64_t first = k ? addrs[0] : 0;
-	free(addrs);
-	if (!k || actual != line)
-		return qz_error(q, "Line %d of \"%s\" has no code (not a statement).",
-				line, str_basename(file));
-	const struct di_func *f = m->di ? di_func_at(m->di, first) : NULL;
-	if (!f)
-		return qz_error(q, "Line %d is not inside a function with debug info.", line);
-	lcode_ranges(m, f, lc, true);
+	lcode_ranges(m, f, lc, strict, key);
 	if (!lc->nranges)
-		lcode_ranges(m, f, lc, false);
-	if (lc->nranges)
-		lcode_continue(m, f, lc);
-	if (!lc->nranges || lcode_decode(q, m, lc) < 0) {
-		if (!lc->nranges)
-			qz_error(q, "Line %d of \"%s\" has no code.", line, str_basename(file));
+		return 0;   /* no row of its own here: not a copy */
+	lcode_continue(m, f, lc);
+	if (lcode_decode(q, m, lc) < 0) {
 		lcode_free(lc);
 		return -1;
 	}
@@ -498,8 +494,143 @@ int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
 	return 0;
 }
 
+#define LC_APPEND(dst, ndst, src, nsrc) do { \
+	(dst) = xrealloc((dst), ((ndst) + (nsrc) + 1) * sizeof *(dst)); \
+	memcpy((dst) + (ndst), (src), (nsrc) * sizeof *(dst)); \
+	(ndst) += (nsrc); \
+} while (0)
+
+/* Copy c of the line joins lc: its code, sites and decision. */
+static void lcode_merge(struct lcode *lc, struct lcode *c)
+{
+	LC_APPEND(lc->ranges, lc->nranges, c->ranges, c->nranges);
+	LC_APPEND(lc->sites, lc->nsites, c->sites, c->nsites);
+	LC_APPEND(lc->insns, lc->ninsns, c->insns, c->ninsns);
+	for (size_t i = 0; i < c->nexits; i++)
+		lcode_exit(lc, c->exits[i]);
+	lc->exit_ret |= c->exit_ret;
+	lc->exit_indirect |= c->exit_indirect;
+	if (!lc->fallout)
+		lc->fallout = c->fallout;
+	lc->nflips += c->nflips;
+	lc->straight = lc->ncopies ? lc->straight && c->straight : c->straight;
+	lc->copies = xrealloc(lc->copies, (lc->ncopies + 1) * sizeof *lc->copies);
+	struct lc_copy *k = &lc->copies[lc->ncopies++];
+	k->lo = c->ranges[0][0];
+	k->hi = c->ranges[c->nranges - 1][1];
+	k->decided = c->ndexits == 2;
+	k->dexits[0] = c->dexits[0];
+	k->dexits[1] = c->dexits[1];
+	k->inside = c->dexits_inside;
+	lcode_free(c);
+}
+
+/* The decision of the whole line: every copy's, or none. */
+static void lcode_decisions(struct lcode *lc)
+{
+	bool all = lc->ncopies > 0;
+	for (size_t i = 0; i < lc->ncopies; i++)
+		all &= lc->copies[i].decided;
+	lc->ndexits = all ? 2 : 0;
+	if (all) {
+		lc->dexits[0] = lc->copies[0].dexits[0];
+		lc->dexits[1] = lc->copies[0].dexits[1];
+		lc->dexits_inside = lc->copies[0].inside;
+	}
+}
+
+/* The line's copies in function f: its own code and each inlined call. */
+static int lcode_func_copies(struct qz *q, struct qz_module *m, const struct di_func *f,
+			     struct lcode *lc)
+{
+	const void *keys[LC_MAX_COPIES];
+	size_t nkeys = 0, n;
+	const struct lines_row *rows = lines_rows(m->lines, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lines_row *r = &rows[i];
+		if (r->file != lc->file || r->line != lc->line || r->end <= r->addr ||
+		    !lcode_in_func(f, r->addr))
+			continue;
+		const void *key = lcode_copy_key(f, r->addr);
+		size_t k = 0;
+		while (k < nkeys && keys[k] != key)
+			k++;
+		if (k == nkeys && nkeys < LC_MAX_COPIES)
+			keys[nkeys++] = key;
+	}
+	/* Rows another row at the same address overrides count only when the
+	 * line has no other code (a call site sharing its address with the
+	 * first row of the inlined body). */
+	for (int strict = 1; strict >= 0 && !lc->nranges; strict--)
+		for (size_t k = 0; k < nkeys; k++) {
+			struct lcode c = { .file = lc->file, .line = lc->line };
+			if (lcode_one(q, m, f, keys[k], strict, &c) < 0)
+				return -1;
+			if (c.nranges)
+				lcode_merge(lc, &c);
+		}
+	return 0;
+}
+
+int lcode_build(struct qz *q, struct qz_module *m, const char *file, int line,
+		struct lcode *lc)
+{
+	memset(lc, 0, sizeof *lc);
+	lc->file = file;
+	lc->line = line;
+	uint64_t *addrs = NULL;
+	int actual = line;
+	size_t k = lines_addrs_for(m->lines, file, line, lcode_func_of, m->di, &addrs, &actual);
+	if (!k || actual != line) {
+		free(addrs);
+		return qz_error(q, "Line %d of \"%s\" has no code (not a statement).",
+				line, str_basename(file));
+	}
+	int rc = 0;
+	for (size_t i = 0; i < k && rc == 0; i++) {   /* each function holding the line */
+		const struct di_func *f = m->di ? di_func_at(m->di, addrs[i]) : NULL;
+		rc = f ? lcode_func_copies(q, m, f, lc) :
+		     qz_error(q, "Line %d is not inside a function with debug info.", line);
+	}
+	free(addrs);
+	if (rc < 0 || !lc->nranges) {
+		if (rc == 0)
+			qz_error(q, "Line %d of \"%s\" has no code.", line, str_basename(file));
+		lcode_free(lc);
+		return -1;
+	}
+	lcode_decisions(lc);
+	return 0;
+}
+
+bool lcode_copy_of(const struct lcode *lc, uint64_t addr, const struct lc_copy **c)
+{
+	for (size_t i = 0; i < lc->ncopies; i++)
+		if (addr >= lc->copies[i].lo && addr < lc->copies[i].hi) {
+			*c = &lc->copies[i];
+			return true;
+		}
+	return false;
+}
+
+uint64_t lcode_other_exit(const struct lcode *lc, uint64_t succ, bool *inside)
+{
+	for (size_t i = 0; i < lc->ncopies; i++) {
+		const struct lc_copy *c = &lc->copies[i];
+		if (!c->decided || (c->dexits[0] != succ && c->dexits[1] != succ))
+			continue;
+		*inside = c->inside;
+		return c->dexits[0] == succ ? c->dexits[1] : c->dexits[0];
+	}
+	*inside = false;
+	return 0;
+}
+
 void lcode_free(struct lcode *lc)
 {
+	free(lc->copies);
+	lc->copies = NULL;
+	lc->ncopies = 0;
 	free(lc->ranges);
 	free(lc->sites);
 	free(lc->insns);

@@ -32,6 +32,7 @@ struct lc_site {
 };
 
 #define LC_MAX_EXITS 16
+#define LC_MAX_COPIES 16
 
 struct lcode {
 	const char *file;          /* interned path */
@@ -54,6 +55,15 @@ struct lcode {
 	int ndexits;
 	size_t nflips;             /* LC_FLIP sites: switched by their flags */
 	bool dexits_inside;        /* the outcomes are arms inside the line */
+	/* The line's copies: its own code in each function, and each inlined
+	 * call of the function it is in (-O2); each with its own decision. */
+	struct lc_copy {
+		uint64_t lo, hi;       /* its hull */
+		bool decided;          /* dexits hold its two outcomes */
+		uint64_t dexits[2];
+		bool inside;           /* as dexits_inside */
+	} *copies;
+	size_t ncopies;
 	bool straight;             /* not a loop: one entry (the first range) per
 	                              execution, so only that one counts */
 	struct lc_insn *insns;     /* every instruction of the ranges */
@@ -80,6 +90,11 @@ bool lcode_is_dexit(const struct lcode *lc, uint64_t addr);
  * rflags (the fewest bits changed). */
 uint64_t lcode_flip_flags(int cc, uint64_t rflags);
 bool lcode_cc_holds(int cc, uint64_t rflags);
+/* The other outcome of the copy whose decision succ is one of (0 if
+ * none); inside: that copy's outcomes are arms inside the line. */
+uint64_t lcode_other_exit(const struct lcode *lc, uint64_t succ, bool *inside);
+/* The copy whose hull holds addr. */
+bool lcode_copy_of(const struct lcode *lc, uint64_t addr, const struct lc_copy **c);
 /* Where a branch site goes with these flags (RFLAGS). */
 uint64_t lcode_successor(const struct lc_site *s, uint64_t rflags);
 /* "0x1223 (line 30), 0x122d (line 27)" for messages; caller frees. */

@@ -114,11 +114,13 @@ static int lstmt_insn(struct qz *q, struct qz_module *m, const struct lcode *lc,
 	return 0;
 }
 
-int lstmt_plan(struct qz *q, struct qz_module *m, const struct lcode *lc, struct lstmt *st)
+int lstmt_plan(struct qz *q, struct qz_module *m, const struct lcode *lc, uint64_t lo,
+	       uint64_t hi, struct lstmt *st)
 {
 	memset(st, 0, sizeof *st);
-	st->lo = lc->ranges[0][0];
-	st->hi = lc->ranges[lc->nranges - 1][1];
+	st->lo = lo;
+	st->hi = hi;
+	bool one_block = true;   /* nothing of another line runs in [lo, hi) */
 	for (uint64_t a = st->lo; a < st->hi;) {
 		struct dis_insn d;
 		if (!lcode_fetch(m, a, st->hi, &d) || !d.len) {
@@ -126,13 +128,14 @@ int lstmt_plan(struct qz *q, struct qz_module *m, const struct lcode *lc, struct
 			return qz_error(q, "Cannot decode %s:%d at 0x%llx.", str_basename(lc->file),
 					lc->line, (unsigned long long)a);
 		}
+		one_block &= lcode_inside(lc, a);
 		if (lstmt_insn(q, m, lc, st, &d, lcode_inside(lc, a)) < 0) {
 			lstmt_free(st);
 			return -1;
 		}
 		a += d.len;
 	}
-	if (lc->nranges == 1)   /* one block: nothing of another line runs in it */
+	if (one_block)
 		st->nsteps = 0;
 	return 0;
 }

@@ -24,9 +24,11 @@ struct lstmt {
 	size_t nsteps;
 };
 
-/* Plan the suppression of lc; 0, or -1 with the session's error saying why
- * it cannot be done and what would work. */
-int lstmt_plan(struct qz *q, struct qz_module *m, const struct lcode *lc, struct lstmt *st);
+/* Plan the suppression of the copy of lc whose hull is [lo, hi); 0, or -1
+ * with the session's error saying why it cannot be done and what would
+ * work. */
+int lstmt_plan(struct qz *q, struct qz_module *m, const struct lcode *lc, uint64_t lo,
+	       uint64_t hi, struct lstmt *st);
 void lstmt_free(struct lstmt *st);
 /* The process is at the hull's start (runtime = link-time + bias): skip the
  * statement. An enum run_ev: RUN_AGAIN when done, else the stop a step

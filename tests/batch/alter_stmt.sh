@@ -93,3 +93,17 @@ expect "an instance already executed names the checkpoint before it" \
 expect "a later instance can still be armed" "^Suppression 2 at ov_ret.c:$L_CPY, instance 20\.$"
 qz -ex 'break rename_one' -ex run -ex "switch ov_ret.c:$(line ov_ret.c 'while (src[i] != 0 &&') 3" $B/ov_ret-O0
 expect "a count not known mid-run is refused" '^error: The instance count of ov_ret.c:[0-9]+ is not known mid-run'
+
+# a predicate in a function inlined at two call sites (-O2): both copies
+L_INL=$(line alter_inl.c PREDICATE)
+for O in O0 O2; do
+	qz -ex "switch alter_inl.c:$L_INL all" -ex run $B/alter_inl-$O abcdef
+	expect "inl-$O first call switched" "^Switched alter_inl.c:$L_INL #1: true -> false$"
+	expect "inl-$O second call switched" "^Switched alter_inl.c:$L_INL #2: true -> false$"
+	expect "inl-$O neither counted" '^hits 0$'
+	qz -ex "switch alter_inl.c:$L_INL 2" -ex run $B/alter_inl-$O abcdef
+	expect "inl-$O only the second copy's instance" '^hits 1$'
+done
+qz -ex "suppress alter_inl.c:$((L_INL + 1)) all" -ex run $B/alter_inl-O2 abcdef
+expect_count "inl-O2 suppress: each inlined copy" 2 "^Suppressed alter_inl.c:$((L_INL + 1)) #[12]$"
+expect "inl-O2 suppressed: nothing counted" '^hits 0$'
