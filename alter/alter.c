@@ -595,16 +595,24 @@ static size_t alter_line_index(struct alter_state *st, const struct alter_line *
 }
 
 /* Check that an instance N can still be selected on ln. */
-static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel, const char *verb)
+static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel, const char *verb,
+			   uint64_t *seed, bool *seeded)
 {
 	if (sel <= 0 || !qz_running(q))
 		return 0;
-	bool counted = ln->entry_users || ln->switch_users;
-	if (!counted || !ln->exact)
+	bool counted = (ln->entry_users || ln->switch_users) && ln->exact;
+	uint64_t now = ln->count;
+	if (!counted && mod_instance_count(q, ln->code.file, ln->code.line, seed)) {
+		*seeded = true;   /* the recording counted it from the start */
+		now = *seed;
+		counted = true;
+	}
+	if (!counted)
 		return qz_error(q, "The instance count of %s:%d is not known mid-run (it was not "
-				"counted from the start): use once or all, or arm it before `run`.",
+				"counted from the start): use once or all, or arm it before `run` "
+				"(or record from the start: `record on` at main).",
 				str_basename(ln->code.file), ln->code.line);
-	if ((uint64_t)sel > ln->count)
+	if ((uint64_t)sel > now)
 		return 0;
 	int64_t k = alter_saved_before(alter_line_index(alter_state(q), ln), (uint64_t)sel);
 	const char *base = str_basename(ln->code.file);
@@ -612,11 +620,11 @@ static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel, const c
 		return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); no "
 				"checkpoint was taken before it: take one earlier next run "
 				"(`checkpoint`), or run again.", sel, base, ln->code.line,
-				(unsigned long long)ln->count);
+				(unsigned long long)now);
 	return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); rollback to a "
 			"checkpoint before it: one was taken when the line had run %lld time%s "
 			"(`info checkpoints`), then %s again.", sel, base, ln->code.line,
-			(unsigned long long)ln->count, (long long)k, k == 1 ? "" : "s", verb);
+			(unsigned long long)now, (long long)k, k == 1 ? "" : "s", verb);
 }
 
 int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
@@ -624,11 +632,18 @@ int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
 {
 	char err[512];
 	struct expr *e = NULL;
-	if (alter_check_sel(q, ln, sel, kind == BP_KIND_SWITCH ? "switch" : "suppress") < 0)
+	uint64_t seed = 0;
+	bool seeded = false;
+	if (alter_check_sel(q, ln, sel, kind == BP_KIND_SWITCH ? "switch" : "suppress", &seed,
+			    &seeded) < 0)
 		return -1;
 	if (cond && !(e = expr_parse(cond, err, sizeof err)))
 		return qz_error(q, "%s", err);
 	alter_cover(q, ln);
+	if (seeded) {   /* counting goes on from the recording's count */
+		ln->count = seed;
+		ln->exact = true;
+	}
 	struct alter_alt *a = xcalloc(1, sizeof *a);
 	a->q = q;
 	a->kind = kind;

@@ -224,6 +224,21 @@ static void *slice_new(struct qz *q)
 	return st;
 }
 
+/* The recorder counts every statement from the start of the run while it
+ * records or counts for sbreaks (exact), so alter may arm an instance N
+ * mid-run. A statement not seen yet has run 0 times. */
+static bool slice_instance_count(struct qz *q, const char *file, int line, uint64_t *count)
+{
+	struct rec *r = slice_rec(q);
+	if (!r || !(r->on || r->counting) || !r->exact || !qz_running(q))
+		return false;
+	*count = 0;
+	for (size_t i = 0; i < r->tr.nstmts; i++)
+		if (r->tr.stmts[i].file == file && r->tr.stmts[i].line == line)
+			*count = r->count[i];
+	return true;
+}
+
 const struct qz_mod slice_mod = {
 	.name = "slice",
 	.cmds = slice_cmds,
@@ -236,6 +251,7 @@ const struct qz_mod slice_mod = {
 	.fini = slice_fini,
 	.on_trap = slice_on_trap,
 	.drive = rec_region,
+	.instance_count = slice_instance_count,
 };
 
 /* Is the new instance inst a member of slice id (same statement, same

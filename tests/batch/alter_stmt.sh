@@ -107,3 +107,13 @@ done
 qz -ex "suppress alter_inl.c:$((L_INL + 1)) all" -ex run $B/alter_inl-O2 abcdef
 expect_count "inl-O2 suppress: each inlined copy" 2 "^Suppressed alter_inl.c:$((L_INL + 1)) #[12]$"
 expect "inl-O2 suppressed: nothing counted" '^hits 0$'
+
+# armed mid-run with an instance number: the recording counted the line
+# from the start of the run, so the number is known
+qz -ex 'break main' -ex run -ex 'record on' -ex 'break rename_one' -ex c -ex c \
+	-ex "suppress ov_ret.c:$L_CPY 3" -ex "suppress ov_ret.c:$L_CPY 22" -ex 'delete 1 2' \
+	-ex 'info breakpoints' -ex c $B/ov_ret-O0
+expect "mid-run, recorded: an instance past is refused" "^error: Instance 3 of ov_ret.c:$L_CPY already executed \(now at #5\)"
+expect "mid-run, recorded: a later instance is armed" "^Suppression 3 at ov_ret.c:$L_CPY, instance 22\.$"
+expect "mid-run, recorded: the count goes on from the recording's" '^	instances so far: 5$'
+expect "mid-run, recorded: it fires at that instance" "^Suppressed ov_ret.c:$L_CPY #22$"
