@@ -247,6 +247,37 @@ static const char *ov_num(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+/* Where a malloc block was allocated, as far as the recording shows: the
+ * statement during which the allocator (library code) last wrote the
+ * block's size field before the overflow began. */
+static void ov_alloc_site(struct qz *q, const struct mn_obj *o, uint64_t before, struct sbuf *b)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	int32_t site = -1;
+	for (size_t blk = (size_t)(before / TRACE_BLK) + 1; blk-- > 0 && site < 0;) {
+		bool may = false;   /* the block's summary of what it writes */
+		for (int k = 0; k < t->blks[blk].nrange; k++)
+			may |= t->blks[blk].lo[k] < o->base && t->blks[blk].hi[k] > o->base - 8;
+		if (!may)
+			continue;
+		size_t n = trace_block(t, blk, recs);
+		for (size_t k = n; k-- > 0 && site < 0;) {
+			uint64_t i = (uint64_t)blk * TRACE_BLK + k;
+			const struct trace_insn *ti = recs[k].id < t->ninsns ? &t->insns[recs[k].id] : NULL;
+			if (i > before || !ti || ti->user || recs[k].skipped)
+				continue;
+			for (int m = 0; m < ti->in.nmem && site < 0; m++)
+				if ((ti->in.mem[m].rw & INSN_MEM_W) && recs[k].addr[m] == o->base - 8)
+					site = trace_inst_at(t, i);
+		}
+	}
+	free(recs);
+	char nb[300];
+	if (site >= 0)
+		sbuf_printf(b, " (allocated at %s)", slice_inst_name(q, site, nb, sizeof nb));
+}
+
 /* What the run covered past the object's end: up to three names. */
 static void ov_over(struct qz *q, struct mn_map *map, const struct ov_report *p, struct sbuf *b)
 {
@@ -286,6 +317,8 @@ void ov_describe(struct qz *q, struct mn_map *map, const struct ov_report *p, st
 		sbuf_printf(b, " (in %.*s)", (int)strcspn(sym, "+@"), sym);
 	sbuf_printf(b, " wrote %s bytes into %s", ov_num(p->bytes, n1, sizeof n1),
 		    mn_decl(&p->obj, d, sizeof d));
+	if (p->obj.kind == MN_HEAP)
+		ov_alloc_site(q, &p->obj, p->rec, b);
 	if (p->obj.kind == MN_LOCAL)
 		sbuf_printf(b, " (a local of %s)", mn_frame_func(p->obj.frame));
 	if (p->start != p->obj.base)

@@ -77,6 +77,6 @@ expect "info slice --json lists every instance" "\"statement\": \"ov_ret.c:$L_CP
 # `i <= n` writes the next chunk's size field, and malloc aborts later
 rec -ex 'info overflows' -ex explain $B/bug_heap-O0
 expect "heap overflow: the loop, the block, malloc's header" \
-	'^bug_heap.c:14 #6-#12 wrote 28 bytes into the heap block at 0x[0-9a-f]+ \(24 usable bytes\): 4 past its end, over malloc.s size field of the heap block at 0x[0-9a-f]+$'
+	'^bug_heap.c:14 #6-#12 wrote 28 bytes into the heap block at 0x[0-9a-f]+ \(24 usable bytes\) \(allocated at bug_heap.c:12#2\): 4 past its end, over malloc.s size field of the heap block at 0x[0-9a-f]+$'
 expect "explain an abort in malloc: the write past the block" \
 	'^From the recording: a write ran past a malloc block into the bookkeeping malloc keeps beside it: bug_heap.c:14 #6-#12 '
