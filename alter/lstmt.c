@@ -84,9 +84,9 @@ static void lstmt_add_step(struct lstmt *st, uint64_t addr, int64_t sp, bool des
 static int lstmt_refuse(struct qz *q, const struct lcode *lc, const char *why,
 			const struct dis_insn *d)
 {
-	return qz_error(q, "%s:%d cannot be suppressed: %s (%s %s at 0x%llx).",
-			str_basename(lc->file), lc->line, why, d->mnemonic, d->operands,
-			(unsigned long long)d->addr);
+	return qz_error(q, "%s:%d cannot be suppressed: %s (%s%s%s at 0x%llx).",
+			str_basename(lc->file), lc->line, why, d->mnemonic, d->operands[0] ? " " : "",
+			d->operands, (unsigned long long)d->addr);
 }
 
 /* One instruction of the hull into the plan. */
@@ -98,10 +98,13 @@ static int lstmt_insn(struct qz *q, struct qz_module *m, const struct lcode *lc,
 		return lstmt_refuse(q, lc, "it is a loop (its code branches back); switch its "
 				    "condition, or suppress a statement of its body", d);
 	if (!own && (d->is_jump || d->is_call || d->is_ret))
-		return lstmt_refuse(q, lc, "optimised code of another line branches inside it", d);
+		return lstmt_refuse(q, lc, "optimised code of another line branches inside it (skipping "
+				    "the statement would change that line's path); switch the branch "
+				    "of that line instead, or build at -O0", d);
 	if (!lstmt_sp_delta(d, &delta))
 		return lstmt_refuse(q, lc, "it changes the stack pointer in a way that skipping "
-				    "it cannot keep", d);
+				    "it cannot keep (a frame set-up or tear-down: a function's first or "
+				    "last line); suppress a statement inside the function, or the call", d);
 	if (own && lstmt_returns_dest(m, d))
 		lstmt_add_step(st, d->addr, st->sp, true);
 	if (own && lstmt_has_effect(d)) {

@@ -117,3 +117,8 @@ expect "mid-run, recorded: an instance past is refused" "^error: Instance 3 of o
 expect "mid-run, recorded: a later instance is armed" "^Suppression 3 at ov_ret.c:$L_CPY, instance 22\.$"
 expect "mid-run, recorded: the count goes on from the recording's" '^	instances so far: 5$'
 expect "mid-run, recorded: it fires at that instance" "^Suppressed ov_ret.c:$L_CPY #22$"
+
+# what cannot be suppressed says why and what would work
+L_W=$(line ov_ret.c 'while (src[i] != 0 &&')
+qz -ex "suppress ov_ret.c:$L_W" -ex "suppress ov_ret.c:$(line ov_ret.c 'return printf(')" $B/ov_ret-O0
+expect "a loop header is refused with what works" "^error: ov_ret.c:$L_W cannot be suppressed: it is a loop \(its code branches back\); switch its condition, or suppress a statement of its body \(jl 0x[0-9a-f]+ at 0x[0-9a-f]+\)\.$"
