@@ -7,6 +7,7 @@
 
 #include "target/bp.h"
 #include "lcode.h"
+#include "lstmt.h"
 
 struct qz;
 
@@ -20,6 +21,9 @@ struct alter_line {
 	int switch_users;          /* switches: trap at the decisions */
 	bool watched;              /* `instance FILE:LINE watch` */
 	uint64_t pending;          /* an internal jump to this entry is in flight */
+	struct lstmt *stmts;       /* how to suppress each copy of its code */
+	size_t nstmts;             /* (planned when asked) */
+	bool stmt_planned;
 	uint64_t *planted;         /* runtime addresses of our sites */
 	size_t nplanted;
 };
@@ -32,6 +36,7 @@ struct alter_alt {
 	struct alter_line *ln;
 	int sel;                   /* ALTER_ALL, ALTER_ONCE or an instance N >= 1 */
 	bool spent;                /* once: it fired */
+	bool cond_warned;          /* its condition failed to evaluate once */
 	int fires;
 };
 
@@ -44,6 +49,8 @@ struct alter_state {
 	struct alter_line **lines;
 	size_t nlines, lines_cap;
 	bool verbose;
+	uint64_t last_bias;         /* the program's load bias in the last run:
+	                               rows keep runtime addresses after it, as gdb */
 	struct alter_call **calls;  /* call breakpoints (also in the bp table) */
 	size_t ncalls, calls_cap;
 };
@@ -56,7 +63,8 @@ struct alter_line *alter_line_get(struct qz *q, const char *file, int line);
 void alter_line_sync(struct qz *q, struct alter_line *ln);
 struct alter_alt *alter_alt_of(struct qz *q, int num);
 /* Add a switch or suppression of ln to the breakpoint table. */
-int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel);
+int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
+	      const char *cond);
 /* Count ln's instances from now on. */
 int alter_watch(struct qz *q, struct alter_line *ln);
 /* Free an entry's module data without touching the process (session end). */

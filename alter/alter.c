@@ -11,6 +11,7 @@
 
 #include "alter-int.h"
 #include "callbp.h"
+#include "target/eval.h"
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
@@ -56,7 +57,7 @@ static bool alter_planted(const struct alter_line *ln, uint64_t pc)
 static int alter_line_roles(const struct alter_line *ln)
 {
 	return (ln->entry_users ? LC_ENTRY | LC_MARK : 0) |
-	       (ln->switch_users ? LC_DECIDE : 0);
+	       (ln->switch_users ? LC_DECIDE | LC_FLIP : 0);
 }
 
 void alter_line_sync(struct qz *q, struct alter_line *ln)
@@ -96,6 +97,26 @@ static bool alter_selected(struct alter_alt *a, uint64_t inst)
 	return inst == (uint64_t)a->sel;
 }
 
+/* `switch LINE if EXPR`: the condition, in the program's frame at the
+ * trap. An error in it (a name not in scope here) does not fire it and is
+ * said once per entry. */
+static bool alter_cond_holds(struct qz *q, struct bp *b, struct alter_alt *a)
+{
+	bool t = false;
+	if (!b->cond_expr)
+		return true;
+	frame_invalidate(q);
+	if (eval_truth(q, b->cond_expr, &t) == 0)
+		return t;
+	if (!a->cond_warned)
+		qz_warn(q, "%s %d: cannot evaluate \"%s\" here (%s); not altered.",
+			b->kind == BP_KIND_SWITCH ? "Switch" : "Suppression", b->num, b->cond,
+			q->err.s ? q->err.s : "error");
+	a->cond_warned = true;
+	sbuf_reset(&q->err);
+	return false;
+}
+
 /* The enabled alteration of this kind on ln selecting this instance. */
 static struct alter_alt *alter_pick(struct qz *q, struct alter_line *ln,
 				    enum bp_kind kind, uint64_t inst)
@@ -103,7 +124,8 @@ static struct alter_alt *alter_pick(struct qz *q, struct alter_line *ln,
 	for (size_t i = 0; i < q->bps.n; i++) {
 		struct bp *b = &q->bps.bps[i];
 		struct alter_alt *a = b->ext;
-		if (b->kind == kind && b->enabled && a->ln == ln && alter_selected(a, inst))
+		if (b->kind == kind && b->enabled && a->ln == ln && alter_selected(a, inst) &&
+		    alter_cond_holds(q, b, a))
 			return a;
 	}
 	return NULL;
@@ -134,8 +156,9 @@ static uint64_t alter_truth_key(struct qz *q, const struct lcode *lc, uint64_t e
 
 static const char *alter_truth(struct qz *q, const struct lcode *lc, uint64_t exit)
 {
-	uint64_t other = lc->dexits[0] == exit ? lc->dexits[1] : lc->dexits[0];
-	if (lc->dexits_inside)   /* arms of one line: the first is "true" */
+	bool inside;
+	uint64_t other = lcode_other_exit(lc, exit, &inside);
+	if (inside)   /* arms of one line: the first is "true" */
 		return exit < other ? "true" : "false";
 	return alter_truth_key(q, lc, exit) < alter_truth_key(q, lc, other) ? "true" : "false";
 }
@@ -146,7 +169,8 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	if (!a)
 		return RUN_TARGET;
 	const struct lcode *lc = &ln->code;
-	uint64_t other = lc->dexits[0] == succ ? lc->dexits[1] : lc->dexits[0];
+	bool inside;
+	uint64_t other = lcode_other_exit(lc, succ, &inside);
 	alter_fired(q, a, other);
 	if (alter_state(q)->verbose)
 		qz_printf(q, "Switched %s:%d #%llu: %s -> %s\n", str_basename(lc->file),
@@ -155,25 +179,22 @@ static enum run_ev alter_switch_fire(struct qz *q, struct alter_line *ln, uint64
 	return RUN_AGAIN;
 }
 
-static uint64_t alter_range_end(const struct lcode *lc, uint64_t lo)
-{
-	for (size_t i = 0; i < lc->nranges; i++)
-		if (lc->ranges[i][0] == lo)
-			return lc->ranges[i][1];
-	return 0;
-}
-
 static enum run_ev alter_suppress_fire(struct qz *q, struct alter_line *ln, uint64_t at)
 {
-	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
-	uint64_t end = alter_range_end(&ln->code, at);
-	if (!a || !end)
+	const struct lstmt *plan = NULL;
+	for (size_t i = 0; ln->stmt_planned && i < ln->nstmts; i++)
+		if (ln->stmts[i].lo == at)
+			plan = &ln->stmts[i];   /* the copy entered here */
+	if (!plan)
 		return RUN_TARGET;
-	alter_fired(q, a, end);
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SUPPRESS, ln->count);
+	if (!a)
+		return RUN_TARGET;
+	alter_fired(q, a, at);
 	if (alter_state(q)->verbose)
 		qz_printf(q, "Suppressed %s:%d #%llu\n", str_basename(ln->code.file),
 			  ln->code.line, (unsigned long long)ln->count);
-	return RUN_AGAIN;
+	return (enum run_ev)lstmt_skip(q, plan, q->exe.bias);
 }
 
 static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
@@ -182,6 +203,51 @@ static bool alter_is_entry(const struct lcode *lc, uint64_t addr)
 		if (lc->ranges[i][0] == addr)
 			return true;
 	return false;
+}
+
+/* Is s the line's first branchless decision (where an instance of a
+ * switched line without branches is counted)? */
+static bool alter_first_flip(const struct lcode *lc, const struct lc_site *s)
+{
+	for (size_t i = 0; i < lc->nsites; i++)
+		if ((lc->sites[i].roles & LC_FLIP) && lc->sites[i].addr < s->addr)
+			return false;
+	return true;
+}
+
+/* A setcc or cmov of a switched instance: it runs once with flags that
+ * make its condition come out the other way, then the flags are put
+ * back (later code may read them). */
+static enum run_ev alter_flip_fire(struct qz *q, struct alter_line *ln, struct lc_site *s)
+{
+	if (!ln->entry_users && alter_first_flip(&ln->code, s))
+		ln->count++;
+	struct alter_alt *a = alter_pick(q, ln, BP_KIND_SWITCH, ln->count);
+	if (!a)
+		return RUN_TARGET;
+	struct user_regs_struct *r = proc_regs(q->proc);
+	uint64_t fl = r->eflags;
+	bool was = lcode_cc_holds(s->flip_cc, fl);
+	r->eflags = lcode_flip_flags(s->flip_cc, fl);
+	proc_regs_dirty(q->proc);
+	a->fires++;
+	a->spent = true;
+	struct bp *b = bp_find(&q->bps, a->num);
+	if (b)
+		b->hits++;
+	enum run_ev ev = run_step_raw(q);
+	if (ev != RUN_STEPPED)
+		return ev;
+	r = proc_regs(q->proc);
+	r->eflags = fl;
+	proc_regs_dirty(q->proc);
+	frame_invalidate(q);
+	if (alter_state(q)->verbose)
+		qz_printf(q, "Switched %s:%d #%llu: %s -> %s (branchless: flags flipped for "
+			  "its set/cmov at 0x%llx)\n", str_basename(ln->code.file), ln->code.line,
+			  (unsigned long long)ln->count, was ? "true" : "false", was ? "false" : "true",
+			  (unsigned long long)(s->addr + q->exe.bias));
+	return RUN_AGAIN;
 }
 
 /* The process is at site s of ln (runtime pc = s->addr + bias). */
@@ -197,6 +263,8 @@ static enum run_ev alter_line_trap(struct qz *q, struct alter_line *ln, struct l
 				return ev;
 		}
 	}
+	if ((s->roles & LC_FLIP) && ln->switch_users)
+		return alter_flip_fire(q, ln, s);
 	if (s->cc == -2)
 		return RUN_TARGET;
 	uint64_t succ = lcode_successor(s, proc_regs(q->proc)->eflags);
@@ -260,6 +328,7 @@ int alter_instance_of(struct qz *q, const char *file, int line, uint64_t *count)
 static void alter_on_start(struct qz *q)
 {
 	struct alter_state *st = alter_state(q);
+	st->last_bias = q->exe.bias;
 	for (size_t i = 0; i < st->nlines; i++) {
 		struct alter_line *ln = st->lines[i];
 		ln->count = 0;
@@ -319,6 +388,9 @@ static void alter_fini(struct qz *q)
 			alter_ext_free(q, &q->bps.bps[i]);
 	for (size_t i = 0; i < st->nlines; i++) {
 		lcode_free(&st->lines[i]->code);
+		for (size_t k = 0; k < st->lines[i]->nstmts; k++)
+			lstmt_free(&st->lines[i]->stmts[k]);
+		free(st->lines[i]->stmts);
 		free(st->lines[i]->planted);
 		free(st->lines[i]);
 	}
@@ -327,8 +399,11 @@ static void alter_fini(struct qz *q)
 	free(st);
 }
 
-/* Checkpoints: the counts, the pending entry jumps and the fire counts. */
+/* Checkpoints: the counts, the pending entry jumps and the fire counts.
+ * The saved copies alive are kept in a list, so that a switch of an
+ * instance already past can say whether a checkpoint before it exists. */
 struct alter_saved {
+	struct alter_saved *next;
 	size_t nlines;
 	uint64_t *count, *pending;
 	bool *exact;
@@ -337,10 +412,14 @@ struct alter_saved {
 	bool *spent;
 };
 
+static struct alter_saved *alter_saves;
+
 static void *alter_save(struct qz *q)
 {
 	struct alter_state *st = alter_state(q);
 	struct alter_saved *sv = xcalloc(1, sizeof *sv);
+	sv->next = alter_saves;
+	alter_saves = sv;
 	sv->nlines = st->nlines;
 	sv->count = xcalloc(st->nlines + 1, sizeof *sv->count);
 	sv->pending = xcalloc(st->nlines + 1, sizeof *sv->pending);
@@ -390,6 +469,11 @@ static void alter_free_saved(void *saved)
 	struct alter_saved *sv = saved;
 	if (!sv)
 		return;
+	for (struct alter_saved **p = &alter_saves; *p; p = &(*p)->next)
+		if (*p == sv) {
+			*p = sv->next;
+			break;
+		}
 	free(sv->count);
 	free(sv->pending);
 	free(sv->exact);
@@ -460,14 +544,15 @@ static void alter_ext_row(const struct bp *b, struct sbuf *out)
 	const struct alter_alt *a = b->ext;
 	const struct lcode *lc = &a->ln->code;
 	uint64_t addr = lc->nranges ? lc->ranges[0][0] : 0;
-	if (qz_running(a->q))
-		addr += a->q->exe.bias;
+	addr += qz_running(a->q) ? a->q->exe.bias : alter_state(a->q)->last_bias;
 	sbuf_printf(out, "%-14s %-4s %-3s 0x%016llx at %s:%d ",
 		    b->kind == BP_KIND_SWITCH ? "switch" : "suppress", "keep",
 		    b->enabled ? "y" : "n", (unsigned long long)addr,
 		    str_basename(lc->file), lc->line);
 	alter_sel_text(a->sel, out);
 	sbuf_addc(out, '\n');
+	if (b->cond)
+		sbuf_printf(out, "\tonly where %s\n", b->cond);
 	if (a->fires)
 		sbuf_printf(out, "\tfired %d time%s\n", a->fires, a->fires == 1 ? "" : "s");
 	if (a->ln->exact || !qz_running(a->q))
@@ -489,28 +574,76 @@ static void alter_cover(struct qz *q, struct alter_line *ln)
 	}
 }
 
+/* The highest count of line index li below n among the saved copies (a
+ * checkpoint taken before instance n), or -1. */
+static int64_t alter_saved_before(size_t li, uint64_t n)
+{
+	int64_t best = -1;
+	for (const struct alter_saved *sv = alter_saves; sv; sv = sv->next)
+		if (li < sv->nlines && sv->exact[li] && sv->count[li] < n &&
+		    (int64_t)sv->count[li] > best)
+			best = (int64_t)sv->count[li];
+	return best;
+}
+
+static size_t alter_line_index(struct alter_state *st, const struct alter_line *ln)
+{
+	for (size_t i = 0; i < st->nlines; i++)
+		if (st->lines[i] == ln)
+			return i;
+	return SIZE_MAX;
+}
+
 /* Check that an instance N can still be selected on ln. */
-static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel)
+static int alter_check_sel(struct qz *q, struct alter_line *ln, int sel, const char *verb,
+			   uint64_t *seed, bool *seeded)
 {
 	if (sel <= 0 || !qz_running(q))
 		return 0;
-	bool counted = ln->entry_users || ln->switch_users;
-	if (!counted || !ln->exact)
+	bool counted = (ln->entry_users || ln->switch_users) && ln->exact;
+	uint64_t now = ln->count;
+	if (!counted && mod_instance_count(q, ln->code.file, ln->code.line, seed)) {
+		*seeded = true;   /* the recording counted it from the start */
+		now = *seed;
+		counted = true;
+	}
+	if (!counted)
 		return qz_error(q, "The instance count of %s:%d is not known mid-run (it was not "
-				"counted from the start): use once or all, or arm it before `run`.",
+				"counted from the start): use once or all, or arm it before `run` "
+				"(or record from the start: `record on` at main).",
 				str_basename(ln->code.file), ln->code.line);
-	if ((uint64_t)sel <= ln->count)
-		return qz_error(q, "Instance %d of %s:%d has already happened (now at #%llu).",
-				sel, str_basename(ln->code.file), ln->code.line,
-				(unsigned long long)ln->count);
-	return 0;
+	if ((uint64_t)sel > now)
+		return 0;
+	int64_t k = alter_saved_before(alter_line_index(alter_state(q), ln), (uint64_t)sel);
+	const char *base = str_basename(ln->code.file);
+	if (k < 0)
+		return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); no "
+				"checkpoint was taken before it: take one earlier next run "
+				"(`checkpoint`), or run again.", sel, base, ln->code.line,
+				(unsigned long long)now);
+	return qz_error(q, "Instance %d of %s:%d already executed (now at #%llu); rollback to a "
+			"checkpoint before it: one was taken when the line had run %lld time%s "
+			"(`info checkpoints`), then %s again.", sel, base, ln->code.line,
+			(unsigned long long)now, (long long)k, k == 1 ? "" : "s", verb);
 }
 
-int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel)
+int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel,
+	      const char *cond)
 {
-	if (alter_check_sel(q, ln, sel) < 0)
+	char err[512];
+	struct expr *e = NULL;
+	uint64_t seed = 0;
+	bool seeded = false;
+	if (alter_check_sel(q, ln, sel, kind == BP_KIND_SWITCH ? "switch" : "suppress", &seed,
+			    &seeded) < 0)
 		return -1;
+	if (cond && !(e = expr_parse(cond, err, sizeof err)))
+		return qz_error(q, "%s", err);
 	alter_cover(q, ln);
+	if (seeded) {   /* counting goes on from the recording's count */
+		ln->count = seed;
+		ln->exact = true;
+	}
 	struct alter_alt *a = xcalloc(1, sizeof *a);
 	a->q = q;
 	a->kind = kind;
@@ -521,11 +654,15 @@ int alter_arm(struct qz *q, enum bp_kind kind, struct alter_line *ln, int sel)
 	b->ext = a;
 	b->ext_ops = &alter_alt_ops;
 	b->spec = xasprintf("%s:%d", str_basename(ln->code.file), ln->code.line);
+	b->cond_expr = e;
+	b->cond = e ? xstrdup(cond) : NULL;
 	a->num = b->num;
 	alter_users(a, 1);
 	alter_line_sync(q, ln);
 	struct sbuf s = {0};
 	alter_sel_text(sel, &s);
+	if (cond)
+		sbuf_printf(&s, " where %s", cond);
 	qz_printf(q, "%s %d at %s:%d, %s.\n", kind == BP_KIND_SWITCH ? "Switch" : "Suppression",
 		  b->num, str_basename(ln->code.file), ln->code.line, s.s);
 	sbuf_free(&s);

@@ -19,6 +19,7 @@ enum lc_role {
 	LC_MARK = 2,     /* a branch inside the line to an entry (not a new
 	                    execution when it is taken) */
 	LC_DECIDE = 4,   /* a branch with a successor outside the line */
+	LC_FLIP = 8,     /* a setcc or cmovcc: a branchless decision */
 };
 
 struct lc_site {
@@ -27,9 +28,11 @@ struct lc_site {
 	int cc;          /* condition code of a jcc (0-15), -1 for jmp, -2 for
 	                    a plain instruction (entry only) */
 	uint64_t target, next;   /* taken target, fall-through address */
+	int flip_cc;             /* LC_FLIP: the condition code it reads */
 };
 
 #define LC_MAX_EXITS 16
+#define LC_MAX_COPIES 16
 
 struct lcode {
 	const char *file;          /* interned path */
@@ -50,7 +53,19 @@ struct lcode {
 	 * from the entry. ndexits is 2 only when that is well defined. */
 	uint64_t dexits[2];
 	int ndexits;
+	size_t nflips;             /* LC_FLIP sites: switched by their flags */
 	bool dexits_inside;        /* the outcomes are arms inside the line */
+	/* The line's copies: its own code in each function, and each inlined
+	 * call of the function it is in (-O2); each with its own decision. */
+	struct lc_copy {
+		uint64_t lo, hi;       /* its hull */
+		bool decided;          /* dexits hold its two outcomes */
+		uint64_t dexits[2];
+		bool inside;           /* as dexits_inside */
+	} *copies;
+	size_t ncopies;
+	bool straight;             /* not a loop: one entry (the first range) per
+	                              execution, so only that one counts */
 	struct lc_insn *insns;     /* every instruction of the ranges */
 	size_t ninsns;
 };
@@ -71,6 +86,15 @@ bool lcode_fetch(struct qz_module *m, uint64_t a, uint64_t hi, struct dis_insn *
 bool lcode_inside(const struct lcode *lc, uint64_t addr);
 struct lc_site *lcode_site(struct lcode *lc, uint64_t addr);
 bool lcode_is_dexit(const struct lcode *lc, uint64_t addr);
+/* Flags that make condition code cc come out the other way than with
+ * rflags (the fewest bits changed). */
+uint64_t lcode_flip_flags(int cc, uint64_t rflags);
+bool lcode_cc_holds(int cc, uint64_t rflags);
+/* The other outcome of the copy whose decision succ is one of (0 if
+ * none); inside: that copy's outcomes are arms inside the line. */
+uint64_t lcode_other_exit(const struct lcode *lc, uint64_t succ, bool *inside);
+/* The copy whose hull holds addr. */
+bool lcode_copy_of(const struct lcode *lc, uint64_t addr, const struct lc_copy **c);
 /* Where a branch site goes with these flags (RFLAGS). */
 uint64_t lcode_successor(const struct lc_site *s, uint64_t rflags);
 /* "0x1223 (line 30), 0x122d (line 27)" for messages; caller frees. */

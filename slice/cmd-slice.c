@@ -14,7 +14,12 @@
 #include "dinfo/lines.h"
 #include "target/loc.h"
 #include "target/session.h"
+#include "prune.h"
+#include "sbreak.h"
+#include "show.h"
 #include "slice.h"
+#include "json.h"
+#include "whowrote.h"
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);
 
@@ -185,10 +190,10 @@ static int cs_dwarf_reg(int d)
 }
 
 /* A variable, $REG or ADDR [SIZE] to a location: kind, reg, addr, size. */
-static int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
+int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
 		       uint64_t *addr, uint64_t *size)
 {
-	if (what[0] == '$') {
+	if (what[0] == '$' && what[1 + strspn(what + 1, "abcdefghijklmnopqrstuvwxyz0123456789")] == 0) {
 		*reg = insn_reg_by_name(what + 1);
 		if (*reg < 0 || *reg == INSN_R_RSP)
 			return qz_error(q, "Invalid or untracked register \"%s\".", what);
@@ -233,6 +238,37 @@ static long cs_instance(const char *s)
 	return str_num(&s, 0, INT32_MAX, &n) == STR_NUM_OK ? (long)n : 0;
 }
 
+/* The last record of instance inst, or -1. */
+static int64_t cs_last_rec(const struct trace *t, int32_t inst)
+{
+	for (size_t k = t->nsegs; k-- > 0;)
+		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
+			return (int64_t)(k + 1 < t->nsegs ? t->segs[k + 1].at : t->n) - 1;
+	return -1;
+}
+
+/* $pc or $rip as the criterion: where the pc came from. After a `ret`
+ * that is the return-address slot it read (a smashed return address is
+ * sliced as memory); otherwise everything the instance used, which holds
+ * the conditions it ran under. */
+static int cs_pc_crit(struct qz *q, struct slice *sl)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	int64_t i = cs_last_rec(t, sl->crit);
+	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
+	size_t n = i < 0 ? 0 : trace_block(t, (size_t)i / TRACE_BLK, recs);
+	const struct trace_rec *r = i >= 0 && (size_t)i % TRACE_BLK < n ? &recs[i % TRACE_BLK] : NULL;
+	const struct insn *in = r && r->id < t->ninsns ? &t->insns[r->id].in : NULL;
+	for (int k = 0; in && in->kind == INSN_RET && k < in->nmem; k++)
+		if (in->mem[k].rw & INSN_MEM_R) {
+			sl->kind = SLICE_MEM;
+			sl->addr = r->addr[k];
+			sl->size = 8;
+		}
+	free(recs);
+	return 0;
+}
+
 /* Split "FILE:LINE[#N] [N] [REST]" off args. */
 static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 {
@@ -272,6 +308,8 @@ static int cs_parse_crit(struct qz *q, char *s, struct slice *sl)
 	if (sl->crit < 0 && cs_last_inst(q, &sl->crit) < 0)
 		return -1;
 	sl->kind = SLICE_ALL;
+	if (!strcmp(rest, "$pc") || !strcmp(rest, "$rip"))
+		return cs_pc_crit(q, sl);
 	if (*rest)
 		return cs_location(q, rest, &sl->kind, &sl->reg, &sl->addr, &sl->size);
 	return 0;
@@ -327,23 +365,6 @@ static struct slice *cs_slice_arg(struct qz *q, const char **a)
 	return sl;
 }
 
-/* One prune name into the slice's pruned registers or memory. */
-static int cs_prune_one(struct qz *q, struct slice *s, const char *name)
-{
-	uint8_t kind = 0;
-	int reg = -1;
-	uint64_t addr = 0, size = 0;
-	if (cs_location(q, name, &kind, &reg, &addr, &size) < 0)
-		return -1;
-	if (kind == SLICE_REG) {
-		s->pruned_regs |= 1ull << reg;
-		return 0;
-	}
-	XGROW(s->pruned, s->pruned_cap, s->npruned + 1);
-	s->pruned[s->npruned++] = (struct slice_range){ addr, addr + size };
-	return 0;
-}
-
 static int cmd_prune(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
@@ -358,8 +379,16 @@ static int cmd_prune(struct qz *q, const char *a)
 	char *names = xstrdup(a), *save = NULL;
 	int rc = 0;
 	for (char *tok = strtok_r(names, " \t,", &save); tok && rc == 0;
-	     tok = strtok_r(NULL, " \t,", &save))
-		rc = cs_prune_one(q, s, tok);
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		if (!strcmp(tok, "function") || !strcmp(tok, "file") || !strcmp(tok, "library")) {
+			char *scope = tok;
+			tok = strtok_r(NULL, " \t,", &save);
+			rc = tok ? prune_scope(q, s, scope, tok) :
+			     qz_error(q, "Usage: prune ID %s NAME", scope);
+		} else {
+			rc = prune_add(q, s, tok);
+		}
+	}
 	free(names);
 	if (rc < 0 || slice_compute(q, s) < 0)
 		return -1;
@@ -367,42 +396,25 @@ static int cmd_prune(struct qz *q, const char *a)
 	return 0;
 }
 
-static int cs_member_cmp(const void *x, const void *y)
-{
-	const int32_t *a = x, *b = y;
-	return (*a > *b) - (*a < *b);
-}
-
 static int cmd_info_slice(struct qz *q, const char *a)
 {
 	struct slice *s = cs_slice_arg(q, &a);
 	if (!s)
 		return -1;
-	const struct trace *t = &slice_rec(q)->tr;
-	cs_print_head(q, s);
-	int32_t *m = xmalloc((s->nmembers + 1) * sizeof *m);
-	uint8_t *done = xcalloc(t->nstmts + 1, 1);
-	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = t->insts[s->members[i]].stmt;
-		if (done[st])
-			continue;
-		done[st] = 1;
-		size_t k = 0;
-		for (size_t j = 0; j < s->nmembers; j++)
-			if (t->insts[s->members[j]].stmt == st)
-				m[k++] = (int32_t)t->insts[s->members[j]].n;
-		qsort(m, k, sizeof *m, cs_member_cmp);
-		char nb[256];
-		struct sbuf b = {0};
-		sbuf_printf(&b, "  %s", rec_stmt_name(slice_rec(q), (int32_t)st, nb, sizeof nb));
-		for (size_t j = 0; j < k; j++)
-			sbuf_printf(&b, "%s#%d", j ? "," : " ", m[j]);
-		qz_printf(q, "%s\n", b.s);
-		sbuf_free(&b);
+	char *rest = xstrdup(str_skip_space(a));
+	bool json = js_flag(rest);
+	bool full = strcmp(rest, "full") == 0;
+	int rc = 0;
+	if (*rest && !full)
+		rc = qz_error(q, "Usage: info slice ID [full] [--json]");
+	else if (json)
+		show_members_json(q, s);
+	else {
+		cs_print_head(q, s);
+		show_members(q, s, full);
 	}
-	free(m);
-	free(done);
-	return 0;
+	free(rest);
+	return rc;
 }
 
 static int cmd_info_slices(struct qz *q, const char *a)
@@ -426,12 +438,10 @@ static int cmd_sdelete(struct qz *q, const char *a)
 	if (!s)
 		return -1;
 	struct slice_state *st = slice_state(q);
+	int id = s->id;
+	sb_delete_slice(q, id);   /* its sbreak entries and their statements */
+	s = slice_find(q, id);
 	size_t i = (size_t)(s - st->slices);
-	for (size_t k = 0; k < st->nsb;)
-		if (st->sb[k].slice == s->id)
-			st->sb[k] = st->sb[--st->nsb];
-		else
-			k++;
 	cs_slice_free(s);
 	memmove(&st->slices[i], &st->slices[i + 1], (st->n - i - 1) * sizeof *s);
 	st->n--;
@@ -444,8 +454,10 @@ static int cmd_deps(struct qz *q, const char *a)
 	if (!s)
 		return -1;
 	if (!*a)
-		return qz_error(q, "Usage: deps ID FILE:LINE[#N]");
-	char *spec = str_trim(a), *hash = strchr(spec, '#');
+		return qz_error(q, "Usage: deps ID FILE:LINE[#N] [--json]");
+	char *spec = str_trim(a), *hash;
+	bool json = js_flag(spec);
+	hash = strchr(spec, '#');
 	long n = 0;
 	if (hash) {
 		*hash = 0;
@@ -461,22 +473,11 @@ static int cmd_deps(struct qz *q, const char *a)
 			inst = s->members[i];
 	}
 	if (rc == 0 && inst < 0)
-		rc = qz_error(q, "%s%s is not in slice %d.", a, "", s->id);
+		rc = qz_error(q, "%s is not in slice %d.", spec, s->id);
 	free(spec);
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst)
-			continue;
-		char x[300], y[300], l[128];
-		if (e->kind == SLICE_CONTROL)
-			qz_printf(q, "%s -> %s control\n", slice_inst_name(q, e->from, x, sizeof x),
-				  slice_inst_name(q, e->to, y, sizeof y));
-		else
-			qz_printf(q, "%s -> %s data %s\n", slice_inst_name(q, e->from, x, sizeof x),
-				  slice_inst_name(q, e->to, y, sizeof y), slice_edge_label(q, e, l, sizeof l));
-	}
+	show_deps(q, s, inst, json);
 	return 0;
 }
 
@@ -503,7 +504,7 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 	if (!member)
 		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
 	XGROW(st->sb, st->sb_cap, st->nsb + 1);
-	st->sb[st->nsb++] = (struct slice_sbreak){ s->id, stmt };
+	st->sb[st->nsb++] = (struct slice_sbreak){ s->id, stmt, 0 };
 	return 0;
 }
 
@@ -522,7 +523,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 		for (size_t i = 0; i < s->nmembers; i++) {
 			st->sb = st->sb;
 			XGROW(st->sb, st->sb_cap, st->nsb + 1);
-			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt };
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt, 0 };
 		}
 	} else {
 		if (!*a)
@@ -546,9 +547,43 @@ static int cmd_sbreak(struct qz *q, const char *a)
 				ninst++;
 				break;
 			}
-	qz_printf(q, "Slice breakpoints on slice %d: %zu statement instances; they take effect "
-		  "from the next run (instances are counted from its start).\n", s->id, ninst);
+	int num = sb_entry_new(q, s->id, ninst);
+	for (size_t k = before; k < st->nsb; k++)
+		st->sb[k].bp = num;
+	qz_printf(q, "Slice breakpoint %d on slice %d: %zu statement instances; it takes effect "
+		  "from the next run (instances are counted from its start).\n", num, s->id, ninst);
 	return 0;
+}
+
+static int cmd_who_wrote(struct qz *q, const char *a)
+{
+	char *what = str_trim(a ? a : "");
+	uint8_t kind = 0;
+	int reg = -1, rc = -1;
+	uint64_t addr = 0, size = 0;
+	if (!slice_rec(q)->tr.n)
+		qz_error(q, "Nothing has been recorded (use \"record on\" first).");
+	else if (!*what)
+		qz_error(q, "Usage: who-wrote ADDR [SIZE] | who-wrote LVALUE");
+	else if (cs_location(q, what, &kind, &reg, &addr, &size) == 0) {
+		if (kind != SLICE_MEM)
+			qz_error(q, "\"%s\" is a register: who-wrote looks at memory (slice it instead).",
+				 what);
+		else if (size > 4096)
+			qz_error(q, "%llu bytes: at most 4096 at a time.", (unsigned long long)size);
+		else
+			rc = ww_report(q, &slice_state(q)->names, addr, size, what);
+	}
+	free(what);
+	return rc;
+}
+
+static int cmd_info_overflows(struct qz *q, const char *a)
+{
+	(void)a;
+	if (!slice_rec(q)->tr.n)
+		return qz_error(q, "Nothing has been recorded (use \"record on\" first).");
+	return ww_overflows(q, &slice_state(q)->names);
 }
 
 static int cmd_set_record(struct qz *q, const char *a)
@@ -608,25 +643,51 @@ const struct cmd_def slice_cmds[] = {
 	 "The criterion defaults to the last statement executed (the crash point\n"
 	 "after a crash) and its latest instance; with no variable, everything that\n"
 	 "instance used. Prints the slice's number."},
-	{"prune", NULL, "prune ID VAR|$REG...", Y, cmd_prune,
-	 "Drop a slice's dependences through those variables or registers.", NULL},
-	{"deps", NULL, "deps ID FILE:LINE[#N]", Y, cmd_deps,
-	 "Dependence edges out of a statement instance of a slice.", NULL},
+	{"prune", NULL, "prune ID VAR|FUNC::VAR|LVALUE|$REG... | prune ID function|file|library NAME",
+	 Y, cmd_prune, "Drop a slice's dependences through those variables or registers.",
+	 "Names are found at the slice's criterion: a variable of the criterion's\n"
+	 "function, FUNC::VAR of any function the recording saw run (also after it\n"
+	 "returned, or with the stack smashed), a global or file static; other\n"
+	 "lvalues (p->next, buf[3]) are evaluated in the selected frame.\n"
+	 "function F: every variable of F's recorded frames; file F: every global\n"
+	 "and static defined in F; library L: all of L's mapped memory."},
+	{"deps", NULL, "deps ID FILE:LINE[#N] [--json]", Y, cmd_deps,
+	 "Dependence edges out of a statement instance of a slice.",
+	 "Edges to several instances of one statement through one place (a copy\n"
+	 "loop's bytes) are one line: FROM -> FILE:LINE#3-#9 data NAME (7 edges).\n"
+	 "Memory is named from debug info and the frames the recording saw."},
 	{"sbreak", NULL, "sbreak ID S1[,S2...] | sbreak all ID", Y, cmd_sbreak,
 	 "Break at a slice's statements, only at their slice instances (next run).", NULL},
 	{"snext", NULL, "snext [ID]", P | Y, cmd_snext,
 	 "Continue to the next instance of a statement of the slice.", NULL},
 	{"sdelete", NULL, "sdelete ID", Y, cmd_sdelete, "Delete a slice.", NULL},
 	{"info slices", NULL, NULL, Y, cmd_info_slices, "List the slices.", NULL},
-	{"info slice", NULL, "info slice ID", Y, cmd_info_slice,
-	 "Members of a slice: one statement a line with its instances.", NULL},
+	{"info slice", NULL, "info slice ID [full] [--json]", Y, cmd_info_slice,
+	 "Members of a slice: one statement a line with its instances.",
+	 "Up to 8 instances are spelled out (#1,#2,#3); more are shown as runs\n"
+	 "with their count (#1-#98,#120 (99)), at most 6 runs unless `full`."},
 	/* plain-words explanations (slice/explain.c) */
-	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N]", Y, cmd_explain,
+	{"explain", NULL, "explain | explain slice ID | explain ID FILE:LINE[#N] [--json]", Y,
+	 cmd_explain,
 	 "Explain in plain words the last stop, a slice, or a statement's dependences.",
 	 "With no argument: why the program stopped (the signal and what it means, where,\n"
 	 "the statement, and your call site if it stopped inside a library).\n"
 	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
 	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
+	{"who-wrote", NULL, "who-wrote ADDR [SIZE] | who-wrote LVALUE", Y, cmd_who_wrote,
+	 "The last recorded writes to some memory, with their statement instances.",
+	 "Each byte's last writer in the recording: a statement instance (the\n"
+	 "library function it called, when the write was inside one), a system\n"
+	 "call, or `not written while recording`. Bytes are named from debug info\n"
+	 "and the frames the recording saw (`genstr[12]`, `the return address of f`)."},
+	{"info overflows", NULL, NULL, Y, cmd_info_overflows,
+	 "Recorded writes that ran past the object they started in.",
+	 "A statement's writes are followed as one run (all the stores of a call\n"
+	 "such as strcpy or sprintf; one store instruction of a copy loop over its\n"
+	 "instances); a run that starts in a global, a static or a local of a\n"
+	 "recorded frame and ends past it is shown with its size and what it ran\n"
+	 "over. Malloc blocks are measured from glibc's heap as it is now (their\n"
+	 "usable size, which malloc may round up from the size asked for)."},
 	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
 	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
 

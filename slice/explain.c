@@ -4,6 +4,8 @@
  * read from the stop (siginfo, frames) and the slice module's data; no
  * state of its own. */
 #include "explain.h"
+#include "explain-rec.h"
+#include "json.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "proc/proc.h"
 #include "target/session.h"
 #include "proc/signals.h"
+#include "rec.h"
 #include "slice.h"
 #include "dinfo/source.h"
 
@@ -61,6 +64,20 @@ static void ex_sig_meaning(struct sbuf *b, int sig, int code, uint64_t addr, uin
 			 "jumped into data, or reached a deliberate trap.\n");
 	else if (sig == SIGINT)
 		sbuf_add(b, "You interrupted it (Control-C).\n");
+}
+
+static bool ex_json;   /* explain ... --json: the text as JSON lines */
+
+static void ex_emit(struct qz *q, const char *text)
+{
+	if (!ex_json) {
+		qz_puts(q, text);
+		return;
+	}
+	struct sbuf j = {0};
+	js_lines(&j, "explain", text);
+	qz_puts(q, j.s);
+	sbuf_free(&j);
 }
 
 /* "FUNC at FILE:LINE" then the statement's text on its own line. */
@@ -121,7 +138,9 @@ static void ex_return_hint(struct qz *q, struct sbuf *b)
 {
 	const struct frame *f = frame_get(q, 0);
 	const char *text = f && f->file ? src_line(f->file, f->line, NULL) : NULL;
-	if (text && strcmp(str_skip_space(text), "}") == 0)
+	uint8_t op = 0;
+	bool ret = qz_read(q, proc_pc(q->proc), &op, 1) == 0 && (op == 0xc3 || op == 0xc2);
+	if (ret || (text && str_skip_space(text)[0] == '}'))
 		sbuf_add(b, "At a closing brace the function returns, through an address saved on the "
 			 "stack next to its local variables: that address was overwritten, typically "
 			 "by a local array written past its end.\n");
@@ -137,7 +156,7 @@ static int ex_gone(struct qz *q)
 		sbuf_printf(&b, "The program was ended by signal %s (%s).\n", sig_name(q->term_sig),
 			    sig_desc(q->term_sig));
 		ex_sig_meaning(&b, q->term_sig, 0, 1 << 20, 0);
-		qz_puts(q, b.s);
+		ex_emit(q, b.s);
 		sbuf_free(&b);
 		return 0;
 	}
@@ -152,7 +171,7 @@ static int ex_stop(struct qz *q)
 	siginfo_t si = {0};
 	if (mod_explain_stop(q, &mods)) {   /* a module made the stop: its words */
 		ex_location(q, &mods, "stopped");
-		qz_puts(q, mods.s);
+		ex_emit(q, mods.s);
 		sbuf_free(&mods);
 		return 0;
 	}
@@ -165,8 +184,9 @@ static int ex_stop(struct qz *q)
 		ex_sig_meaning(&b, si.si_signo, si.si_code, (uint64_t)(uintptr_t)si.si_addr,
 			       proc_pc(q->proc));
 		ex_location(q, &b, "was running");
-		if (si.si_signo == SIGSEGV)
+		if (si.si_signo == SIGSEGV || si.si_signo == SIGBUS)
 			ex_return_hint(q, &b);
+		exr_crash(q, &b);
 		break;
 	case QZ_STOP_BREAKPOINT:
 		sbuf_add(&b, "The program reached a breakpoint you set; the statement there has not run yet.\n");
@@ -183,7 +203,7 @@ static int ex_stop(struct qz *q)
 		ex_location(q, &b, "is");
 	}
 	sbuf_add(&b, mods.s ? mods.s : "");   /* what a module knows of it */
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	sbuf_free(&mods);
 	return 0;
@@ -283,45 +303,19 @@ static bool ex_is_arg_reg(uint8_t r)
 	return r == 7 || r == 6 || r == 2 || r == 1 || r == 8 || r == 9;   /* rdi..r9 */
 }
 
-/* The name of the mapping holding addr in the program's memory map:
- * "[stack]", "[heap]", a file's path, "" for anonymous memory; false if
- * addr is in none (or the process is gone). */
-static bool ex_mapping(struct qz *q, uint64_t addr, char *name, size_t len)
-{
-	char path[64], line[600];
-	bool found = false;
-	if (!q->proc)
-		return false;
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
-	FILE *f = fopen(path, "re");
-	unsigned long long lo, hi;
-	int off = 0;
-	while (f && !found && fgets(line, sizeof line, f)) {
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &off) < 2 || !off ||
-		    addr < lo || addr >= hi)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		snprintf(name, len, "%s", line + off);
-		found = true;
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* A data edge through memory no variable names. Stack addresses depend on
  * the environment and a library's on its version, so only a heap address
  * is shown (it matches the pointers print shows). */
 static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *to)
 {
 	char m[512] = "";
-	bool known = ex_mapping(q, addr, m, sizeof m);
+	bool known = mn_mapping(q, addr, m, sizeof m);
 	if (known && !strcmp(m, "[stack]"))
 		sbuf_printf(b, "uses a local variable on the stack (an array element, or one "
 			    "reached through a pointer), which was written at %s", to);
 	else if (known && m[0] != '[' && (!q->prog || strcmp(m, q->prog)))
 		sbuf_printf(b, "uses memory that belongs to %s (not to your variables), which "
-			    "was written at %s", m[0] ? str_basename(m) : "the C library's own data",
+			    "was written at %s", m[0] ? str_basename(m) : "memory mapped without a file",
 			    to);
 	else
 		sbuf_printf(b, "uses the memory at 0x%llx (reached through a pointer: no variable "
@@ -349,6 +343,7 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 		       const struct slice_edge *e)
 {
 	char to[300], lb[128];
+	const char *var;
 	slice_inst_name(q, e->to, to, sizeof to);
 	slice_edge_label(q, e, lb, sizeof lb);
 	const char *ff = ex_func(q, e->from), *tf = ex_func(q, e->to);
@@ -358,6 +353,9 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 		sbuf_printf(b, "uses the value returned by %s at %s", tf, to);
 	else if (e->reg != 0xff && other && ex_is_arg_reg(e->reg))
 		sbuf_printf(b, "uses an argument that %s passed to %s at %s", tf, ff, to);
+	else if (e->reg != 0xff && (var = slice_reg_var(q, e)))
+		sbuf_printf(b, "uses %s (a variable the compiler keeps in register %s), set at %s",
+			    var, lb + 1, to);
 	else if (e->reg != 0xff)
 		sbuf_printf(b, "uses a value computed at %s (it travelled in the processor "
 			    "register %s, not in a variable)", to, lb + 1);
@@ -374,6 +372,44 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 }
 
 /* Every dependence of inst in s, a sentence each. */
+/* Data edges of one instance through the same place to instances of the
+ * same statement (a byte-by-byte copy: eight edges for one return
+ * address) are said once, with the instances as a range. */
+struct ex_group {
+	const struct slice_edge *e;   /* the first edge of the group */
+	char label[128];
+	uint32_t stmt, lo, hi;
+	size_t n;
+};
+
+static size_t ex_groups(struct qz *q, const struct slice *s, int32_t inst, struct ex_group **out)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	struct ex_group *g = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->nedges; i++) {
+		const struct slice_edge *e = &s->edges[i];
+		if (e->from != inst || e->kind != SLICE_DATA)
+			continue;
+		char lb[128];
+		slice_edge_label(q, e, lb, sizeof lb);
+		uint32_t st = t->insts[e->to].stmt, num = t->insts[e->to].n;
+		size_t k = 0;
+		while (k < n && !(g[k].stmt == st && !strcmp(g[k].label, lb)))
+			k++;
+		if (k == n) {
+			XGROW(g, cap, n + 1);
+			g[n] = (struct ex_group){ .e = e, .stmt = st, .lo = num, .hi = num };
+			snprintf(g[n++].label, sizeof g->label, "%s", lb);
+		}
+		g[k].lo = num < g[k].lo ? num : g[k].lo;
+		g[k].hi = num > g[k].hi ? num : g[k].hi;
+		g[k].n++;
+	}
+	*out = g;
+	return n;
+}
+
 static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t inst)
 {
 	char nb[300];
@@ -382,26 +418,30 @@ static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t
 	sbuf_printf(b, "%s", nb);
 	if (text)
 		sbuf_printf(b, " (%s)", text);
-	bool any = false;
-	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst || e->kind != SLICE_DATA)
+	struct ex_group *g;
+	size_t n = ex_groups(q, s, inst, &g);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_add(b, i ? ";\n    it also " : "\n    ");
+		if (g[i].n > 1) {   /* one sentence for the group */
+			char st[256];
+			sbuf_printf(b, "uses %s, set piece by piece by %s #%u-#%u (%zu instances)", g[i].label,
+				    rec_stmt_name(slice_rec(q), (int32_t)g[i].stmt, st, sizeof st),
+				    g[i].lo, g[i].hi, g[i].n);
 			continue;
-		sbuf_add(b, any ? ";\n    it also " : "\n    ");
-		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, e));
+		}
+		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, g[i].e));
 		if (c) {
 			sbuf_add(b, ", which ");
 			ex_because(q, b, c);
 		}
-		any = true;
 	}
+	free(g);
 	const struct slice_edge *c = ex_control_of(s, inst);
 	if (c) {
-		sbuf_add(b, any ? ".\n    It " : "\n    ");
+		sbuf_add(b, n ? ".\n    It " : "\n    ");
 		ex_because(q, b, c);
-		any = true;
 	}
-	sbuf_add(b, any ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
+	sbuf_add(b, n || c ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
 }
 
 /* ---- explain slice ID and explain ID FILE:LINE[#N] ---- */
@@ -462,21 +502,33 @@ static int ex_slice(struct qz *q, const char *a)
 	size_t head = 0, tail = 0;
 	queue[tail++] = s->crit;
 	seen[s->crit] = 1;
-	while (head < tail && head < EX_WALK_MAX) {
+	uint8_t *told = xcalloc(t->nstmts + 1, 1);   /* statements explained once */
+	size_t said = 0, alike = 0;
+	while (head < tail && said < EX_WALK_MAX) {
 		int32_t inst = queue[head++];
-		sbuf_printf(&b, "%zu. ", head);
-		ex_inst(q, &b, s, inst);
+		uint32_t st = t->insts[inst].stmt;
+		if (told[st]) {   /* another instance of a statement above: alike */
+			alike++;
+		} else {
+			told[st] = 1;
+			sbuf_printf(&b, "%zu. ", ++said);
+			ex_inst(q, &b, s, inst);
+		}
 		for (size_t i = 0; i < s->nedges; i++)
 			if (s->edges[i].from == inst && !seen[s->edges[i].to] && tail < s->nmembers) {
 				seen[s->edges[i].to] = 1;
 				queue[tail++] = s->edges[i].to;
 			}
 	}
+	free(told);
+	if (alike)
+		sbuf_printf(&b, "(%zu more instances of the statements above were passed over: each is "
+			    "explained like the one shown.)\n", alike);
 	if (s->nmembers > head)
 		sbuf_printf(&b, "... and %zu more (\"info slice %d\" lists them, \"explain %d "
 			    "FILE:LINE#N\" explains one).\n", s->nmembers - head, s->id, s->id);
 	ex_roots(q, &b, s);
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	free(seen);
 	free(queue);
@@ -531,19 +583,29 @@ static int ex_edges(struct qz *q, const char *a)
 		return -1;
 	struct sbuf b = {0};
 	ex_inst(q, &b, s, inst);
-	qz_puts(q, b.s);
+	ex_emit(q, b.s);
 	sbuf_free(&b);
 	return 0;
 }
 
-int cmd_explain(struct qz *q, const char *a)
+static int ex_dispatch(struct qz *q, const char *p)
 {
-	const char *p = str_skip_space(a ? a : "");
 	if (!*p)
 		return ex_stop(q);
 	if (str_starts(p, "slice") && (p[5] == 0 || p[5] == ' ' || p[5] == '\t'))
 		return ex_slice(q, p + 5);
 	if (*p >= '0' && *p <= '9')
 		return ex_edges(q, p);
-	return qz_error(q, "Usage: explain | explain slice ID | explain ID FILE:LINE[#N]");
+	return qz_error(q, "Usage: explain [--json] | explain slice ID [--json] | "
+			"explain ID FILE:LINE[#N] [--json]");
+}
+
+int cmd_explain(struct qz *q, const char *a)
+{
+	char *args = xstrdup(str_skip_space(a ? a : ""));
+	ex_json = js_flag(args);
+	int rc = ex_dispatch(q, args);
+	ex_json = false;
+	free(args);
+	return rc;
 }

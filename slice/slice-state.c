@@ -9,6 +9,7 @@
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
+#include "sbreak.h"
 #include "slice.h"
 #include "cmd-slice.h"
 
@@ -148,6 +149,7 @@ static void slice_on_start(struct qz *q)
 	}
 	r->exact = true;
 	r->insns_seen = 0;
+	mn_free(&st->names);   /* a new process: new frames */
 	r->counting = st->nsb > 0;
 	q->driver = NULL;
 	if (r->counting)
@@ -176,6 +178,7 @@ static void slice_fini(struct qz *q)
 	struct slice_state *st = slice_state(q);
 	if (!st)
 		return;
+	sb_fini(q);
 	rec_fini(&st->rec);
 	for (size_t i = 0; i < st->n; i++) {
 		free(st->slices[i].what);
@@ -187,6 +190,7 @@ static void slice_fini(struct qz *q)
 	free(st->sb);
 	free(st->arms);
 	free(st->ff);
+	mn_free(&st->names);
 	free(st);
 }
 
@@ -220,6 +224,21 @@ static void *slice_new(struct qz *q)
 	return st;
 }
 
+/* The recorder counts every statement from the start of the run while it
+ * records or counts for sbreaks (exact), so alter may arm an instance N
+ * mid-run. A statement not seen yet has run 0 times. */
+static bool slice_instance_count(struct qz *q, const char *file, int line, uint64_t *count)
+{
+	struct rec *r = slice_rec(q);
+	if (!r || !(r->on || r->counting) || !r->exact || !qz_running(q))
+		return false;
+	*count = 0;
+	for (size_t i = 0; i < r->tr.nstmts; i++)
+		if (r->tr.stmts[i].file == file && r->tr.stmts[i].line == line)
+			*count = r->count[i];
+	return true;
+}
+
 const struct qz_mod slice_mod = {
 	.name = "slice",
 	.cmds = slice_cmds,
@@ -232,6 +251,7 @@ const struct qz_mod slice_mod = {
 	.fini = slice_fini,
 	.on_trap = slice_on_trap,
 	.drive = rec_region,
+	.instance_count = slice_instance_count,
 };
 
 /* Is the new instance inst a member of slice id (same statement, same
@@ -271,7 +291,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 		return slice_stop_at(q, id, inst);
 	}
 	for (size_t k = 0; k < st->nsb; k++) {
-		if (st->sb[k].stmt != (int32_t)ti->stmt)
+		if (st->sb[k].stmt != (int32_t)ti->stmt || !sb_enabled(q, st->sb[k].bp, false))
 			continue;
 		const struct slice *s = slice_find(q, st->sb[k].slice);
 		for (size_t i = 0; s && i < s->nmembers; i++) {
@@ -279,6 +299,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 			if (m->stmt != ti->stmt || m->n != ti->n)
 				continue;
 			char nb[300];
+			sb_enabled(q, st->sb[k].bp, true);
 			qz_printf(q, "\nSlice breakpoint, slice %d, %s\n", s->id,
 				  slice_inst_name(q, inst, nb, sizeof nb));
 			const struct frame *f = frame_get(q, 0);

@@ -602,30 +602,6 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
 	return buf;
 }
 
-/* DW_OP_fbreg N: N, for a local addressed from the frame base. */
-static bool sl_fbreg(const struct di_var *v, uint64_t pc, int64_t *n)
-{
-	for (size_t i = 0; i < v->nlocs; i++) {
-		const struct di_locexpr *l = &v->locs[i];
-		if (!(l->always || (pc >= l->lo && pc < l->hi)) || l->len < 2 || l->ops[0] != 0x91)
-			continue;
-		int64_t val = 0;
-		int shift = 0;
-		size_t k = 1;
-		uint8_t b;
-		do {
-			b = l->ops[k++];
-			val |= (int64_t)(b & 0x7f) << shift;
-			shift += 7;
-		} while ((b & 0x80) && k < l->len);
-		if ((b & 0x40) && shift < 64)
-			val |= -((int64_t)1 << shift);
-		*n = val;
-		return true;
-	}
-	return false;
-}
-
 /* The local a [rbp+D] store wrote, when the frame base is the CFA (rbp+16
  * once the frame is set up, as gcc's frames are). */
 static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64_t *off)
@@ -640,7 +616,7 @@ static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64
 	size_t n = di_vars_at(f, pc, vars, 64);
 	for (size_t i = 0; i < n; i++) {
 		int64_t fb;
-		if (!vars[i]->type || !sl_fbreg(vars[i], pc, &fb))
+		if (!vars[i]->type || !mn_fbreg(vars[i], pc, &fb))
 			continue;
 		int64_t lo = 16 + fb, size = (int64_t)di_type_strip(vars[i]->type)->size;
 		if (e->rbp_off >= lo && e->rbp_off < lo + (size ? size : 1)) {
@@ -649,6 +625,47 @@ static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64
 		}
 	}
 	return NULL;
+}
+
+/* DWARF's register number of the recorder's register r, -1. */
+static int sl_reg_dwarf(int r)
+{
+	static const int map[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+	return r >= 0 && r < 16 ? map[r] : -1;
+}
+
+/* Does location l put the variable in DWARF register d at or just after
+ * link-time pc (a location range begins after the instruction that sets
+ * it)? */
+static bool sl_loc_in_reg(const struct di_locexpr *l, int d, uint64_t pc)
+{
+	bool at = l->always || (pc >= l->lo && pc < l->hi) || (pc < l->lo && l->lo - pc <= 16);
+	return at && l->len == 1 && l->ops[0] == 0x50 + d;
+}
+
+const char *slice_reg_var(struct qz *q, const struct slice_edge *e)
+{
+	int d = sl_reg_dwarf(e->reg);
+	if (d < 0 || !q->exe.di || e->def_pc < q->exe.lo || e->def_pc >= q->exe.hi)
+		return NULL;
+	uint64_t pc = e->def_pc - q->exe.bias;
+	const struct di_func *f = di_func_at(q->exe.di, pc);
+	const struct di_var *vars[64];
+	size_t n = f ? di_vars_at(f, pc, vars, 64) : 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < vars[i]->nlocs; k++)
+			if (sl_loc_in_reg(&vars[i]->locs[k], d, pc))
+				return vars[i]->name;
+	return NULL;
+}
+
+/* The record where instance inst began (for the frames live then). */
+static uint64_t sl_first_rec(const struct trace *t, int32_t inst)
+{
+	for (size_t k = 0; k < t->nsegs; k++)
+		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
+			return t->segs[k].at;
+	return UINT64_MAX;
 }
 
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len)
@@ -666,17 +683,11 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 		snprintf(buf, len, "$%s", insn_reg_name(e->reg));
 		return buf;
 	}
-	uint64_t off;
-	const struct img_sym *sym = NULL;
-	if (q->exe_loaded && e->addr >= q->exe.lo && e->addr < q->exe.hi)
-		sym = img_sym_at(q->exe.img, e->addr - q->exe.bias, &off);
-	if (sym && off)
-		snprintf(buf, len, "%s+%llu", sym->name, (unsigned long long)off);
-	else if (sym)
-		snprintf(buf, len, "%s", sym->name);
-	else
-		snprintf(buf, len, "0x%llx", (unsigned long long)e->addr);
-	return buf;
+	struct mn_map *map = &slice_state(q)->names;
+	struct mn_obj o;
+	mn_update(q, map);
+	mn_lookup(q, map, sl_first_rec(&slice_rec(q)->tr, e->to), e->addr, &o);
+	return mn_text(q, &o, e->addr, buf, len);
 }
 
 bool slice_stale(struct qz *q, const struct slice *s)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memname.h"
 #include "rec.h"
 
 struct qz;
@@ -51,7 +52,7 @@ struct slice {
 	struct slice_uses *uses;  /* NULL, or where the walk reports them */
 };
 
-struct slice_sbreak { int slice; int32_t stmt; };
+struct slice_sbreak { int slice; int32_t stmt; int bp; };   /* bp: its table entry */
 
 /* record FILE:LINE on|off: an internal stop that flips recording. */
 struct slice_arm {
@@ -76,6 +77,7 @@ struct slice_state {
 	uint64_t *ff;
 	size_t nff, ff_cap;
 	int last_sb;              /* the slice sbreak was last set on */
+	struct mn_map names;      /* frames of the recording, for naming memory */
 };
 
 struct qz_mod;
@@ -97,6 +99,9 @@ int slice_compute(struct qz *q, struct slice *s);
 struct slice *slice_find(struct qz *q, int id);
 /* Name of a data edge's location: "$rax", a global's name, or an address. */
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len);
+/* The variable a data edge through a register carried, when DWARF says
+ * the variable lives in that register where it was set (-O2); NULL. */
+const char *slice_reg_var(struct qz *q, const struct slice_edge *e);
 /* "file.c:12#3" */
 const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
 /* Is instance inst a member of s? */

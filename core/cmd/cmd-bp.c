@@ -283,7 +283,8 @@ static struct bp *cmd_bp_plain_arg(struct qz *q, const char **a)
 	if (b && b->ext_ops) {
 		qz_error(q, "Breakpoint %d is a %s entry; condition and ignore do not apply to it.",
 			 b->num, b->kind == BP_KIND_SWITCH ? "switch" :
-			 b->kind == BP_KIND_SUPPRESS ? "suppress" : "call-condition");
+			 b->kind == BP_KIND_SUPPRESS ? "suppress" :
+			 b->kind == BP_KIND_SBREAK ? "slice-breakpoint" : "call-condition");
 		return NULL;
 	}
 	return b;

@@ -24,6 +24,7 @@ enum bp_kind {
 	BP_KIND_SWITCH,         /* alter/: switch */
 	BP_KIND_SUPPRESS,       /* alter/: suppress */
 	BP_KIND_CALL,           /* alter/: break FUNC if argN/ret/write... */
+	BP_KIND_SBREAK,         /* slice/: sbreak, a slice's statement instances */
 };
 
 /* How core handles an entry a module owns: such entries have no user

@@ -82,6 +82,14 @@ void mod_fini(struct qz *q)
 	}
 }
 
+bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *count)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->instance_count && q->mods[i]->instance_count(q, file, line, count))
+			return true;
+	return false;
+}
+
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)
 {
 	for (int i = 0; i < q->nmods; i++) {

@@ -75,6 +75,10 @@ struct qz_mod {
 	 * made the stop itself (explain then gives no reason of its own, such
 	 * as "a breakpoint you set"). */
 	bool (*explain_stop)(struct qz *q, struct sbuf *out);
+	/* How many times FILE:LINE (an interned path) has started executing in
+	 * this run, if the module counted it from the start of the run (slice/
+	 * while it records or counts for sbreaks): true with *count. */
+	bool (*instance_count)(struct qz *q, const char *file, int line, uint64_t *count);
 };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
@@ -114,6 +118,8 @@ int mod_mark(struct qz *q);
 int mod_back(struct qz *q, int handle);
 /* Hand text to every module's on_output. */
 void mod_output(struct qz *q, enum qz_out_kind kind, const char *text);
+/* The first module that counted FILE:LINE from the start of the run. */
+bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *count);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */

@@ -66,10 +66,21 @@ qz -ex 'break main' -ex run -ex checkpoint -ex 'record on' -ex continue -ex 'sli
 	-ex 'explain slice 1' $BIN
 expect "explain: a slice whose recording a rollback cut back" 'error: Slice 1 was computed on a recording that has since been cut back'
 qz -ex 'explain what' $BIN
-expect "explain: unknown argument" 'error: Usage: explain \| explain slice ID'
+expect "explain: unknown argument" 'error: Usage: explain \[--json\] \| explain slice ID'
 expect_rc "explain: unknown argument fails" 1
 qz -ex run -ex kill -ex explain $BIN
 expect "explain after kill" 'error: The program is not being run'
 qz -ex run -ex continue -ex explain $BIN
 expect "explain after a fatal signal ended it" 'ended by signal SIGSEGV'
 no_leftover "explain leaves no process" $BIN
+
+# -O2 keeps variables in registers: DWARF's location list names them
+qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex slice -ex 'explain slice 1' $B/bug_dfree-O2
+expect "explain names a register variable" 'uses backup \(a variable the compiler keeps in register r[0-9a-z]+\), set at bug_dfree\.c:25#1'
+
+# a byte-by-byte copy over a return address: one sentence, not eight; a
+# statement's later instances are not explained again
+qz -ex 'break main' -ex run -ex 'record on' -ex continue -ex 'slice $pc' -ex 'explain slice 1' $B/ov_ret-O0
+expect "explain groups the pieces of one value" '^    uses the return address of rename_one, set piece by piece by ov_ret.c:[0-9]+ #30-#37 \(8 instances\)\.$'
+expect_count "explain says each statement once" 1 '^[0-9]+\. ov_ret.c:[0-9]+#[0-9]+ \(dst\[i\] = src\[i\];\)$'
+expect "explain counts what it passed over" '^\([0-9]+ more instances of the statements above were passed over'
