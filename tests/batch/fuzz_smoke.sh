@@ -27,7 +27,7 @@ for h in expr elf qzs spec; do
 	rm -rf "$corpus"
 	mkdir -p "$corpus"
 	log=$F/smoke-$h.log
-	timeout $((secs + 300)) $F/fuzz_$h -runs=0 -timeout=10 \
+	timeout $((secs + 300)) $F/fuzz_$h -runs=0 -timeout=30 \
 		-artifact_prefix=$F/smoke-$h- $(cat tests/fuzz/$h.options 2>/dev/null) \
 		"$corpus" tests/fuzz/seeds/$h > "$log" 2>&1
 	rc=$?
