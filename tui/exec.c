@@ -100,9 +100,8 @@ void tui_refresh(struct tui *t)
 {
 	exec_flush_partial(t);
 	if (tui_slicev_update(&t->sv)) {   /* a new slice: show its edges */
-		if (!t->panes[TP_DEPS].shown)
-			t->want |= TUI_LAYOUT | TUI_DRAW;
 		t->panes[TP_DEPS].shown = true;
+		tui_dock_show(t, TP_DEPS);
 	}
 	for (int i = 0; i < TP_COUNT; i++)
 		if (tui_panes[i].ops->update && (t->panes[i].shown || !tui_pane_is_side(&tui_panes[i])))

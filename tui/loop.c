@@ -76,12 +76,19 @@ static int loop_accept(struct tui *t, const char *line)
 	if (t->searching) {
 		t->searching = false;
 		t->focus = t->focus_before;
-		char *cmd = xasprintf("tui search %s", line);
+		char *cmd = xasprintf("tui search%s %s", t->search_back ? "-back" : "", line);
 		tui_exec(t, cmd, false);
 		free(cmd);
 		return TUI_DRAW;
 	}
 	const char *s = str_skip_space(line);
+	if (*s >= '0' && *s <= '9' && !s[strspn(s, "0123456789 ")]) {   /* :N as in vi */
+		char *cmd = xasprintf("tui goto %s", s);
+		tui_exec(t, cmd, false);
+		free(cmd);
+		t->focus = TP_SOURCE;
+		return TUI_DRAW;
+	}
 	if (!*s && t->last_cmd) {
 		line = t->last_cmd;
 	} else {
@@ -151,6 +158,102 @@ static int loop_binding(struct tui *t, const char *cmd)
 	return tui_exec(t, cmd, !quiet) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 }
 
+/* The command a key runs: the focused pane's binding, else the generic. */
+static const char *loop_lookup(struct tui *t, int key)
+{
+	const char *cmd = tui_keymap_lookup(t->panes[t->focus].keymap, key);
+	return cmd ? cmd : tui_keymap_lookup(TUI_KEYMAP_GENERIC, key);
+}
+
+/* ---- normal mode's letters ----
+ * A plain lower-case letter is a view key (j k g n) or starts the command
+ * line. A view key is held until the next key: if the letters typed in a
+ * row begin a command name ("next", "jump"), they become the command line
+ * and the view goes back to where it was; else (or when no key follows
+ * in this read) the view key acts. So typing a command never triggers a
+ * key, and no letter changes the program (keymap.c). */
+
+static bool loop_normal(const struct tui *t)
+{
+	return t->focus != TP_CMD && t->focus != TP_OUTPUT && !t->searching;
+}
+
+/* Does w begin the name or an alias of a top-level command? */
+static bool loop_begins_command(const char *w)
+{
+	size_t n = strlen(w);
+	const struct cmd_def *d;
+	for (size_t i = 0; (d = cmd_at(i)); i++) {
+		if (!strchr(d->name, ' ') && !strncmp(d->name, w, n))
+			return true;
+		for (const char *a = d->aliases; a && *(a = str_skip_space(a));) {
+			size_t l = strcspn(a, " ");
+			if (l >= n && !strncmp(a, w, n))
+				return true;
+			a += l;
+		}
+	}
+	return false;
+}
+
+static void loop_typed_reset(struct tui *t)
+{
+	t->ntyped = 0;
+	t->typed_key = 0;
+	t->typed_acted = false;
+	free(t->typed_file);
+	t->typed_file = NULL;
+}
+
+/* The view key held back acts now. */
+static int loop_typed_flush(struct tui *t)
+{
+	int key = t->typed_key;
+	const char *cmd = key ? loop_lookup(t, key) : NULL;
+	t->typed_key = 0;
+	if (!cmd)
+		return 0;
+	t->typed_acted = true;
+	return loop_binding(t, cmd);
+}
+
+/* The letters were a command being typed: the command line gets them. */
+static int loop_typed_to_cmd(struct tui *t)
+{
+	if (t->typed_acted && t->typed_file)
+		tui_show_place(t, t->typed_file, t->typed_line);
+	t->focus = TP_CMD;
+	for (int i = 0; i < t->ntyped; i++)
+		loop_pane_key(t, &t->panes[TP_CMD], (unsigned char)t->typed[i]);
+	loop_typed_reset(t);
+	return TUI_DRAW;
+}
+
+static int loop_letter(struct tui *t, int key)
+{
+	int flags = 0;
+	if (t->ntyped + 2 > (int)sizeof t->typed)
+		t->ntyped = 0;
+	t->typed[t->ntyped++] = (char)key;
+	t->typed[t->ntyped] = 0;
+	if (t->ntyped >= 2 && loop_begins_command(t->typed))
+		return loop_typed_to_cmd(t);
+	if (t->ntyped >= 2) {   /* not a command: the held key acts */
+		flags = loop_typed_flush(t);
+		loop_typed_reset(t);
+		t->typed[0] = (char)key, t->typed[1] = 0, t->ntyped = 1;
+	}
+	if (!loop_lookup(t, key))
+		return flags | loop_typed_to_cmd(t);
+	const char *file;
+	if (tui_source_cursor(t, &file, &t->typed_line)) {
+		free(t->typed_file);
+		t->typed_file = xstrdup(file);
+	}
+	t->typed_key = key;
+	return flags;
+}
+
 /* The focused pane's bindings, the pane, the generic bindings; typed
  * text goes to the command line. */
 static int loop_key(struct tui *t, int key)
@@ -161,23 +264,30 @@ static int loop_key(struct tui *t, int key)
 		return loop_help_key(t, key);
 	if (t->too_small)
 		return key == 'q' ? TUI_QUIT : 0;
+	if (key >= 'a' && key <= 'z' && loop_normal(t))
+		return loop_letter(t, key);
+	int flags = loop_typed_flush(t);
+	loop_typed_reset(t);
+	if (flags & TUI_QUIT)
+		return flags;
 	struct tui_pane *p = &t->panes[t->focus];
 	const char *cmd = tui_keymap_lookup(p->keymap, key);
 	if (cmd && !(t->searching && key != TK_ESC))
-		return loop_binding(t, cmd);
+		return flags | loop_binding(t, cmd);
 	int f = loop_pane_key(t, p, key);
 	if (f != TUI_NOT_MINE)
-		return f;
+		return flags | f;
 	if ((cmd = tui_keymap_lookup(TUI_KEYMAP_GENERIC, key)))
-		return loop_binding(t, cmd);
+		return flags | loop_binding(t, cmd);
 	if (key >= ' ' && key < TK_BASE && key != 127) {
 		t->focus = TP_CMD;
 		f = loop_pane_key(t, &t->panes[TP_CMD], key);
 	}
-	return f == TUI_NOT_MINE ? 0 : f;
+	return flags | (f == TUI_NOT_MINE ? 0 : f);
 }
 
-/* Read every key waiting; returns the flags of all of them. */
+/* Read every key waiting; returns the flags of all of them. A view key
+ * held back acts when no more keys wait. */
 static int loop_read_keys(struct tui *t)
 {
 	int flags = 0, r;
@@ -187,9 +297,9 @@ static int loop_read_keys(struct tui *t)
 		if (key >= 0)
 			flags |= loop_key(t, key);
 		if (flags & TUI_QUIT)
-			break;
+			return flags;
 	}
-	return flags;
+	return flags | loop_typed_flush(t);
 }
 
 /* ---- the loop ---- */
@@ -327,6 +437,7 @@ void tui_teardown(struct tui *t)
 	tui_actions_free(t);
 	sbuf_free(&t->partial);
 	free(t->last_cmd);
+	free(t->typed_file);
 	tui_keymap_free();
 	t->q->ui = NULL;
 }

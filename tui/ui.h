@@ -34,6 +34,7 @@ struct tui {
 	struct _win_st *status_win, *help_win;
 
 	bool searching;         /* the command line reads a source search */
+	bool search_back;       /* ... backward (`?`) */
 	int focus_before;       /* where a search returns to */
 	char *last_cmd;         /* what an empty line repeats */
 	int cur_y, cur_x;       /* where the terminal cursor goes, -1: hidden */
@@ -59,6 +60,17 @@ struct tui {
 	struct tui_place *hist; /* places followed to, back/forward */
 	size_t nhist, hist_at, hist_cap;
 	char caption[200];      /* a replay's caption, or "" */
+
+	/* Normal mode's letters (loop.c): the ones typed in a row, so that a
+	 * view key that begins a command name gives way to the command. */
+	char typed[16];
+	int ntyped;
+	int typed_key;          /* a bound letter not acted on yet, or 0 */
+	bool typed_acted;       /* a letter of the word moved the view ... */
+	char *typed_file;       /* ... from here (the source cursor) */
+	int typed_line;
+	int dock;               /* the bottom region's pane shown (F6) */
+	bool dock_all;          /* the region stacks all its panes */
 };
 
 /* What a pane sees of the UI now. */
@@ -73,6 +85,8 @@ void tui_panes_fini(struct tui *t);
 void tui_feed(struct tui *t, int pane, const char *s, size_t n, int elem);
 /* Add text to the command pane's scrollback. */
 void tui_say(struct tui *t, const char *text, int elem);
+/* Show file:line in the source pane (the cursor on it). */
+void tui_show_place(struct tui *t, const char *file, int line);
 /* The statement under the source cursor; false if none. */
 bool tui_source_cursor(struct tui *t, const char **file, int *line);
 

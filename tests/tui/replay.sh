@@ -17,7 +17,7 @@ awk '/^\(qzdb\) bt$/ { print "# Who called find_entry." }
 	$S/rec.qzs > $S/cap.qzs
 F=$(cd $S && pwd)/cap.qzs
 
-tui_start 80 24 -- --program "$BIN" --replay "$F"
+tui_start 80 32 -- --program "$BIN" --replay "$F"
 see "replay commands in the pane" '^\(qzdb\) finish'
 see "replay output in the pane" 'Value returned is \$1 = \(struct entry \*\)'
 see "replay source follows the stop" '^  B> +18 +for \(int i = 0; i < 3; i\+\+\)|^   > +2[89] '
@@ -27,7 +27,7 @@ type_cmd 'quit'
 see "replay quit" '^QZDB-EXITED 0'
 no_leftover "replay no process left" "$BIN"
 
-tui_start 80 24 -- --program "$BIN" --replay "$F" --step
+tui_start 80 32 -- --program "$BIN" --replay "$F" --step
 see "step waits" 'space/Enter: run, b: back, q: stop'
 not_see "step runs nothing first" 'Breakpoint 1 at'
 keys Space
@@ -51,7 +51,7 @@ tui_end
 # the key does nothing afterwards (nothing persists).
 head -5 $S/rec.qzs > $S/bind.qzs
 printf '(qzdb) bind generic C-y echo OWNED\\n\n(qzdb) echo AFTER\\n\nAFTER\n#@ end\n' >> $S/bind.qzs
-tui_start 80 24 -- --program "$BIN" --replay "$(cd $S && pwd)/bind.qzs"
+tui_start 80 32 -- --program "$BIN" --replay "$(cd $S && pwd)/bind.qzs"
 see "UI replay refuses bind" 'bind\.qzs:6: a replayed session may not'
 see "UI replay stops at the refusal" 'replay stopped'
 not_see "UI replay ran nothing after it" '^AFTER'

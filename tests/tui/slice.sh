@@ -38,9 +38,9 @@ type_cmd 'break main'
 type_cmd 'run'
 wait_for '^ stopped at'   # keys typed while it runs go to the program
 keys Escape
-keys R
+keys F8
 see "two record key" 'REC [0-9]+'
-keys i
+keys :
 type_cmd 'continue'
 see "two crash" 'stopped by SIGSEGV at main.c:13'
 type_cmd 'slice'
@@ -81,7 +81,7 @@ keys [
 see "two previous member" 'source: table.c +line 12/16'
 keys [
 see "two no earlier member" 'No earlier line of slice 1'
-keys i
+keys :
 type_cmd 'tui follow-edge 9'
 see "two bad edge number" 'No edge 9 here'
 type_cmd 'tui slice-select 7'
@@ -101,7 +101,10 @@ see "two prune from the edge" '\(qzdb\) prune 1 p'
 see "two pruned slice" 'Slice 1 from main\.c:13#4: [0-9]+ statements'
 keys F1
 see "two help open" 'qzdb help'
-keys PgDn
+i=0
+while [ $i -lt 30 ] && ! screen | grep -q '^ *│ deps:'; do
+	keys PgDn; sleep 0.1; i=$((i + 1))
+done
 see "two help lists deps keys" 'deps:'
 i=0
 while [ $i -lt 30 ] && ! screen | grep -q 'follow-edge +follow the selected'; do
@@ -123,10 +126,10 @@ tui_start 80 24 -- "$BIN"
 type_cmd 'break main'
 type_cmd 'run'
 wait_for '^ stopped at'
-keys Escape c
+keys Escape F2
 see "nullp checkpoint key" 'Checkpoint 1 at'
 see "nullp checkpoint slot" 'ckpt 1'
-keys i
+keys :
 type_cmd 'record on'
 type_cmd 'continue'
 see "nullp crash" 'stopped by SIGSEGV at bug_nullp.c:30'
@@ -142,19 +145,22 @@ else fail "nullp mono underlines members" "$(row_of '^ 1  +28 +struct entry' | c
 type_cmd 'theme default'
 keys Escape k
 see "nullp cursor on predicate" 'source: bug_nullp.c +line 29/'
-keys W
+keys S-F3
 see "nullp switch from the cursor" 'Switch 2 at bug_nullp.c:29, every instance'
 see "nullp switch mark" '^W1 \* +29 +if \(strlen'
-keys i
+keys :
 type_cmd 'pane show ckpts'
 keys Escape Tab Tab
 see "nullp ckpts pane" 'checkpoints \(Enter'
 keys Enter
 see "nullp rollback from pane" '\(qzdb\) rollback 1'
 see "nullp rolled back" 'stopped at bug_nullp.c:26'
-keys i
+keys :
 type_cmd 'continue'
 see "nullp no crash" 'exited normally'
+see "nullp region lists its panes" 'output deps \[ckpts\] F6'
+keys Escape F6
+see "nullp F6 shows the output" '\[output\] deps ckpts F6'
 see "nullp program ran on" '^sum 2'
 type_cmd 'pane show slices'
 see "nullp slices pane" 'Slice 1 from bug_nullp.c:30#3'
