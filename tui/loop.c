@@ -454,6 +454,7 @@ int tui_main(struct qz *q, struct tui_opts *o)
 		tui_say(&t, "cannot open a pseudo-terminal: the program shares qzdb's",
 			TUI_EL_WARNING);
 	tui_layout(&t);
+	tui_say(&t, "F1 help \u00b7 : command \u00b7 q quit", TUI_EL_HEADING);
 	loop_read_rc(&t);
 	if (o->replay)
 		o->replay_rc = tui_replay(&t, o->replay, o->step);
