@@ -132,6 +132,8 @@ int tui_exec(struct tui *t, const char *line, bool echo)
 		tui_layout(t);
 		t->want &= ~TUI_LAYOUT;
 	}
+	if (!t->q->proc)   /* a program started now gets the size */
+		tui_pty_apply(t);
 	t->in_command = true;
 	struct runner *r = t->master >= 0 ? tui_runner_start(t) : NULL;
 	int rc = cmd_run(t->q, line);

@@ -40,6 +40,8 @@ struct tui {
 	int cur_y, cur_x;       /* where the terminal cursor goes, -1: hidden */
 
 	int master, slave;      /* the program's pseudo-terminal */
+	int pty_rows, pty_cols; /* its size, as the output pane */
+	bool pty_pending;       /* not set yet: the program is stopped (pty.c) */
 	pthread_mutex_t lock;   /* screen and buffers while a command runs */
 	bool running;           /* the program is running (status line) */
 	bool in_command;        /* inside cmd_run */
