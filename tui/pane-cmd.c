@@ -25,7 +25,8 @@ static int cmdp_bottom(struct tui_pane *p, const struct tui_view *v, WINDOW *w, 
 		       struct tui_cursor *cur)
 {
 	struct cmdp *c = p->st;
-	const char *prompt = v->searching ? v->search_back ? "?" : "/" : "(qzdb) ";
+	const char *prompt = v->searching ? v->search_back ? "?" : "/"
+		: tui_le_prompt(&c->le, "(qzdb) ");
 	int pl = (int)strlen(prompt), col = tui_le_cursor_col(&c->le);
 	int room = p->w - pl - 1;
 	const char *text = c->le.buf;
