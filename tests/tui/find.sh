@@ -9,19 +9,21 @@ cd "$(dirname "$0")/../.." || exit 1
 fixtures_build || exit 1
 BIN=$B/ui_twofile-O0
 
+# source_lines NAME: the source pane shows 14 lines or more (empty ones too)
+source_lines() {
+	_n=$(screen | grep -cE '^[ WX][ 0-9+][ Bb][ >*][ 0-9]{3}[0-9]( |$)')
+	[ "$_n" -ge 14 ] && pass "$1: $_n source lines" || fail "$1: 14 source lines" "$_n"
+}
+
 tui_start 80 24 -- "$BIN"
 type_cmd 'break slot_for'
 type_cmd 'run'
 see "stopped in slot_for" 'stopped at table.c'
-n=$(screen | grep -cE '^[ WX][ 0-9+][ Bb][ >*][ 0-9]{3}[0-9]( |$)')
-[ "$n" -ge 14 ] && pass "80x24: $n source lines (14 or more)" ||
-	fail "80x24: 14 source lines or more" "$n"
+source_lines "80x24"
 type_cmd 'pane show locals'
 type_cmd 'pane show stack'
 see "locals in the bottom region" 'locals \[stack\] F6|\[locals\] stack F6'
-n=$(screen | grep -cE '^[ WX][ 0-9+][ Bb][ >*][ 0-9]{3}[0-9]( |$)')
-[ "$n" -ge 14 ] && pass "80x24 with side panes: still $n source lines" ||
-	fail "80x24 with side panes: 14 source lines" "$n"
+source_lines "80x24 with side panes"
 keys Escape F6
 see "F6 cycles the region" '\[output\] locals stack F6'
 keys F6
