@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alter/alter.h"
+#include "cmd/qzs.h"
 #include "dinfo/lines.h"
 #include "exec.h"
 #include "fuzzy.h"
@@ -364,6 +365,29 @@ static int act_cursor(struct tui *t, int act, const char *arg)
 	}
 }
 
+/* ---- a walkthrough waiting ---- */
+
+static int act_walk(struct tui *t, int act, const char *arg)
+{
+	struct sbuf why = {0};
+	(void)arg;
+	if (!t->walking)
+		return qz_error(t->q, "No walkthrough is waiting (qzdb --replay FILE --step).");
+	if (act == TUI_ACT_WALK_STOP) {
+		t->walk_key = 'q';
+	} else if (t->walk_task && act == TUI_ACT_WALK_BACK) {
+		return qz_error(t->q, "A task goes on only once done (C-x stops the walkthrough).");
+	} else if (t->walk_task && !qzs_task_met(t->q, t->walk_task->expects,
+						 t->walk_task->nexpects, &why)) {
+		qz_error(t->q, "Not done yet: %s", why.s);
+		sbuf_free(&why);
+		return -1;
+	} else {
+		t->walk_key = act == TUI_ACT_WALK_BACK ? 'b' : ' ';
+	}
+	return 0;
+}
+
 static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_RUN_CONTINUE] = act_run_continue,
 	[TUI_ACT_TOGGLE_BREAK] = act_cursor,
@@ -404,6 +428,9 @@ static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_DELETE_ITEM] = act_list,
 	[TUI_ACT_PRUNE_EDGE] = act_list,
 	[TUI_ACT_SLICE_NUMBERS] = act_slice_numbers,
+	[TUI_ACT_WALK_NEXT] = act_walk,
+	[TUI_ACT_WALK_BACK] = act_walk,
+	[TUI_ACT_WALK_STOP] = act_walk,
 };
 
 int tui_action(struct tui *t, int act, const char *arg)

@@ -128,6 +128,7 @@ int tui_exec(struct tui *t, const char *line, bool echo)
 		return cmd_run(t->q, line);
 	if (echo)
 		tui_echo(t, line);
+	t->ncmds++;
 	if (t->want & TUI_LAYOUT) {   /* the runner draws with the new sizes */
 		tui_layout(t);
 		t->want &= ~TUI_LAYOUT;

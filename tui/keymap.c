@@ -21,9 +21,9 @@ static const char *const action_help[] = {
 #undef TUI_ACT_HELP
 };
 
-/* "generic", the UI's panes (tui_keymap_init), "help"; NULL ends it. */
+/* "generic", the UI's panes (tui_keymap_init), "help", "walk"; NULL ends it. */
 #define KEYMAP_MAX_PANES 64
-static const char *pane_names[KEYMAP_MAX_PANES + 3];
+static const char *pane_names[KEYMAP_MAX_PANES + 4];
 
 struct binding {
 	int pane;
@@ -92,6 +92,10 @@ static const char *const default_bindings[][3] = {
 	{"ckpts", "Delete", "tui delete-item"},
 	{"slices", "Enter", "tui select"},
 	{"slices", "Delete", "tui delete-item"},
+	{"walk", "Space", "tui walk-next"},
+	{"walk", "F5", "tui walk-next"},
+	{"walk", "Backspace", "tui walk-back"},
+	{"walk", "C-x", "tui walk-stop"},
 };
 
 /* Every side pane scrolls with the same keys. */
@@ -114,7 +118,10 @@ static const char tui_keymap_rule[] =
 	"slice, prune, delete, rollback) is on a function key, Space, Enter,\n"
 	"Delete or a Ctrl-/Alt- key, and is also a command (tui ACTION).\n"
 	"In the command line: Tab completes, Up/Down and C-r search the history,\n"
-	"a bare number goes to that line, Esc returns to the source.\n";
+	"a bare number goes to that line, Esc returns to the source.\n"
+	"A walkthrough (--replay --step) waits between its commands: look around\n"
+	"with any command that changes nothing (print, info, bt, list, the view\n"
+	"keys); its keys (walk:) or Enter on an empty line go on.\n";
 
 static struct binding *binds;
 static size_t nbinds, binds_cap;
@@ -240,6 +247,7 @@ void tui_keymap_init(const char *const panes[], const bool side[], int n)
 	for (int i = 0; i < n && i < KEYMAP_MAX_PANES; i++)
 		pane_names[k++] = panes[i];
 	pane_names[k++] = "help";
+	pane_names[k++] = "walk";   /* a walkthrough waiting, in normal mode */
 	pane_names[k] = NULL;
 	for (size_t i = 0; i < sizeof default_bindings / sizeof *default_bindings; i++)
 		tui_keymap_bind(default_bindings[i][0], default_bindings[i][1],

@@ -62,7 +62,10 @@ enum tui_key {
 	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
 	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
-	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends")
+	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends") \
+	X(WALK_NEXT, "walk-next", "a walkthrough (--replay --step): run its next command (a task: if done)") \
+	X(WALK_BACK, "walk-back", "a walkthrough: go back one command") \
+	X(WALK_STOP, "walk-stop", "a walkthrough: stop it (the UI stays)")
 
 enum tui_action {
 #define TUI_ACT_ENUM(id, name, help) TUI_ACT_##id,
@@ -85,7 +88,7 @@ const char *tui_key_name(int key, char *buf, size_t len);
 int tui_key_decode(const unsigned char *s, size_t n, size_t *used);
 
 /* The keymap of the pane a binding names, or -1: "generic" (applies
- * everywhere), the UI's panes, "help". */
+ * everywhere), the UI's panes, "help", "walk" (a walkthrough waiting). */
 int tui_keymap_pane(const char *name);
 #define TUI_KEYMAP_GENERIC 0
 

@@ -18,6 +18,7 @@
 
 #include "actions.h"
 #include "cmd/cmd.h"
+#include "cmd/qzs.h"
 #include "exec.h"
 #include "keymap.h"
 #include "lineedit.h"
@@ -89,6 +90,8 @@ static int loop_accept(struct tui *t, const char *line)
 		t->focus = TP_SOURCE;
 		return TUI_DRAW;
 	}
+	if (!*s && t->walking)   /* Enter goes on with a walkthrough */
+		return tui_exec(t, "tui walk-next", false) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 	if (!*s && t->last_cmd) {
 		line = t->last_cmd;
 	} else {
@@ -264,6 +267,13 @@ static int loop_key(struct tui *t, int key)
 		return loop_help_key(t, key);
 	if (t->too_small)
 		return key == 'q' ? TUI_QUIT : 0;
+	/* a walkthrough's keys: everywhere, but a printable one (Space) and
+	 * Backspace only in normal mode, where they type nothing */
+	bool typing = (key >= ' ' && key < TK_BASE) || key == TK_BACKSPACE;
+	const char *walk = t->walking && (loop_normal(t) || !typing) ?
+		tui_keymap_lookup(tui_keymap_pane("walk"), key) : NULL;
+	if (walk)
+		return loop_binding(t, walk);
 	if (key >= 'a' && key <= 'z' && loop_normal(t))
 		return loop_letter(t, key);
 	int flags = loop_typed_flush(t);
@@ -315,7 +325,8 @@ static void loop_apply_flags(struct tui *t, int flags)
 	tui_draw(t);
 }
 
-static void loop_run(struct tui *t)
+/* Until quit, or until(t) says so after a turn (a walkthrough's wait). */
+static void loop_run(struct tui *t, bool (*until)(struct tui *t))
 {
 	struct pollfd fds[2] = {{0, POLLIN, 0}, {t->master, POLLIN, 0}};
 	for (;;) {
@@ -333,7 +344,40 @@ static void loop_run(struct tui *t)
 			break;
 		if (flags || t->want)
 			loop_apply_flags(t, flags);
+		if (until && until(t))
+			return;
 	}
+	t->quit = true;
+}
+
+/* A walkthrough's wait ends with its key, or once the task is done
+ * after one of the student's commands. */
+static bool loop_walk_done(struct tui *t)
+{
+	if (t->walk_key)
+		return true;
+	if (!t->walk_task || t->walk_seen == t->ncmds)
+		return false;
+	t->walk_seen = t->ncmds;
+	if (qzs_task_met(t->q, t->walk_task->expects, t->walk_task->nexpects, NULL))
+		t->walk_key = ' ';
+	return t->walk_key != 0;
+}
+
+/* The UI while a walkthrough waits (replay.c): ' ', 'b' or 'q'. */
+static int loop_walk(struct tui *t, const struct qzs_task *task)
+{
+	t->walking = true;
+	t->walk_key = 0;
+	t->walk_task = task;
+	t->walk_seen = t->ncmds;
+	if (t->focus == TP_CMD)   /* Space goes on, typing starts a command */
+		t->focus = TP_SOURCE;
+	loop_apply_flags(t, TUI_DRAW);
+	loop_run(t, loop_walk_done);
+	t->walking = false;
+	t->walk_task = NULL;
+	return t->quit ? 'q' : t->walk_key;
 }
 
 /* ---- start and end ---- */
@@ -457,12 +501,12 @@ int tui_main(struct qz *q, struct tui_opts *o)
 	tui_say(&t, "F1 help \u00b7 : command \u00b7 q quit", TUI_EL_HEADING);
 	loop_read_rc(&t);
 	if (o->replay)
-		o->replay_rc = tui_replay(&t, o->replay, o->step);
-	if (!loop_run_opts(&t, o)) {
+		o->replay_rc = tui_replay(&t, o->replay, o->step ? loop_walk : NULL);
+	if (!t.quit && !loop_run_opts(&t, o)) {
 		tui_refresh(&t);
 		tui_layout(&t);
 		tui_draw(&t);
-		loop_run(&t);
+		loop_run(&t, NULL);
 	}
 	if (q->proc)   /* kills what qzdb started, detaches from an attached one */
 		cmd_run(q, "quit");

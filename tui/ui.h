@@ -16,6 +16,7 @@
 #include "util/util.h"
 
 struct qz;
+struct qzs_task;
 struct _win_st;
 
 /* A source line visited (back/forward history). */
@@ -72,6 +73,15 @@ struct tui {
 	char *typed_file;       /* ... from here (the source cursor) */
 	int typed_line;
 	int dock;               /* the bottom region's pane shown (F6) */
+	/* A walkthrough waiting (replay.c): the key that ends the wait
+	 * (' ' go on, 'b' back, 'q' stop), 0 while none; the task the
+	 * student works on, or NULL. */
+	bool walking;
+	int walk_key;
+	const struct qzs_task *walk_task;
+	unsigned long ncmds;    /* command lines run (tui_exec) */
+	unsigned long walk_seen;   /* ncmds when the task was last checked */
+	bool quit;              /* quit asked inside a walkthrough's wait */
 	bool dock_all;          /* the region stacks all its panes */
 };
 

@@ -1,8 +1,8 @@
 #!/bin/sh
-# --replay of a session file in the full-screen UI (tmux, 80x24): the
+# --replay of a session file in the full-screen UI (tmux, 80x32): the
 # commands and their output in the command pane, the source pane at the
 # stops, a comment as the caption in the status line; with --step nothing
-# runs before a key, space runs one command, b goes back, q stops.
+# runs before a key, Space runs one command, Backspace goes back, C-x stops.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tui/common.sh
 fixtures_build || exit 1
@@ -28,7 +28,7 @@ see "replay quit" '^QZDB-EXITED 0'
 no_leftover "replay no process left" "$BIN"
 
 tui_start 80 32 -- --program "$BIN" --replay "$F" --step
-see "step waits" 'space/Enter: run, b: back, q: stop'
+see "step waits" 'Space: run it, Backspace: back, C-x: stop'
 not_see "step runs nothing first" 'Breakpoint 1 at'
 keys Space
 see "step key runs break" 'Breakpoint 1 at 0x[0-9a-f]+: file'
@@ -38,9 +38,9 @@ see "step run stops in find_entry" '^  B> +18 '
 keys Space
 see "step caption" 'Who called find_entry\.'
 see "step bt" '^#1  0x[0-9a-f]+ in main \(\)'
-keys b
+keys BSpace
 see "step back" '\[back one step\]'
-keys q
+keys C-x
 see "step stopped" 'replay done'
 type_cmd 'quit'
 see "step quit" '^QZDB-EXITED 0'
