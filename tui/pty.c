@@ -70,6 +70,7 @@ bool tui_pty_drain(struct tui *t)
 	     (n = read(t->master, buf, sizeof buf)) > 0; i++) {
 		tui_feed(t, TP_OUTPUT, buf, (size_t)n, 0);
 		any = true;
+		t->output_unseen = !t->panes[TP_OUTPUT].win;   /* its tab says so */
 	}
 	return any;
 }

@@ -187,6 +187,8 @@ void tui_layout(struct tui *t)
 void tui_dock_show(struct tui *t, int pane)
 {
 	t->dock = pane;
+	if (pane == TP_OUTPUT)
+		t->output_unseen = false;
 	t->want |= TUI_LAYOUT | TUI_DRAW;
 }
 
@@ -213,8 +215,9 @@ static void screen_dock_tabs(struct tui *t)
 	WINDOW *w = t->panes[cur].win;
 	for (int i = 0; i < TP_COUNT && n + 20 < sizeof buf; i++)
 		if (screen_docked(t, i) && ++k)
-			n += (size_t)snprintf(buf + n, sizeof buf - n, i == cur ? "[%s] " : "%s ",
-					      tui_panes[i].name);
+			n += (size_t)snprintf(buf + n, sizeof buf - n, i == cur ? "[%s%s] " : "%s%s ",
+					      tui_panes[i].name,
+					      i == TP_OUTPUT && t->output_unseen ? "*" : "");
 	if (!w || k < 2)
 		return;
 	snprintf(buf + n, sizeof buf - n, "F6 ");

@@ -83,6 +83,7 @@ struct tui {
 	unsigned long walk_seen;   /* ncmds when the task was last checked */
 	bool quit;              /* quit asked inside a walkthrough's wait */
 	bool dock_all;          /* the region stacks all its panes */
+	bool output_unseen;     /* the program wrote while its pane was hidden */
 };
 
 /* What a pane sees of the UI now. */

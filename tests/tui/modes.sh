@@ -36,6 +36,7 @@ done
 	fail "bound letters that begin commands" "none found in: $letters"
 
 tui_start 80 24 -- "$BIN"
+see "the first screen's hint" '^F1 help · : command · q quit$'
 type_cmd 'break find_entry'
 type_cmd 'run'
 see "stopped at find_entry" 'Breakpoint 1, find_entry'

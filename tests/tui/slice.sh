@@ -101,19 +101,24 @@ see "two prune from the edge" '\(qzdb\) prune 1 p'
 see "two pruned slice" 'Slice 1 from main\.c:13#4: [0-9]+ statements'
 keys F1
 see "two help open" 'qzdb help'
-i=0
-while [ $i -lt 30 ] && ! screen | grep -q '^ *│ deps:'; do
-	keys PgDn; sleep 0.1; i=$((i + 1))
-done
+# page_to PATTERN: PgDn, one page drawn at a time, until PATTERN shows
+page_to() {
+	_p=0
+	while [ $_p -lt 40 ] && ! screen | grep -Eq -- "$1"; do
+		_before=$(screen)
+		keys PgDn
+		_w=0
+		while [ $_w -lt 40 ] && [ "$(screen)" = "$_before" ]; do sleep 0.05; _w=$((_w + 1)); done
+		_p=$((_p + 1))
+	done
+}
+page_to 'deps:'
 see "two help lists deps keys" 'deps:'
-i=0
-while [ $i -lt 30 ] && ! screen | grep -q 'follow-edge +follow the selected'; do
-	keys PgDn; sleep 0.1; i=$((i + 1))
-done
+page_to 'follow-edge +follow the selected'
 see "two help lists follow-edge" 'follow-edge +follow the selected'
 keys Escape
 type_cmd 'tui'
-see "two tui lists actions" 'tui prune-edge +prune the variable'
+see "two tui lists actions" 'tui walk-stop +a walkthrough: stop it'
 type_cmd 'quit'
 see "two quit" '^QZDB-EXITED 0'
 no_leftover "two no process left" "$BIN"
@@ -158,7 +163,7 @@ see "nullp rolled back" 'stopped at bug_nullp.c:26'
 keys :
 type_cmd 'continue'
 see "nullp no crash" 'exited normally'
-see "nullp region lists its panes" 'output deps \[ckpts\] F6'
+see "nullp region lists its panes, output marked unseen" 'output\* deps \[ckpts\] F6'
 keys Escape F6
 see "nullp F6 shows the output" '\[output\] deps ckpts F6'
 see "nullp program ran on" '^sum 2'
