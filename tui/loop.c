@@ -303,9 +303,11 @@ static int loop_read_keys(struct tui *t)
 	int flags = 0, r;
 	wint_t wc;
 	while ((r = get_wch(&wc)) != ERR) {
-		int key = loop_key_from_curses(r, wc);
+		int key = loop_key_from_curses(r, wc), focus = t->focus;
 		if (key >= 0)
 			flags |= loop_key(t, key);
+		if (t->focus != focus)   /* a region's pane grows while it has the keys */
+			flags |= TUI_LAYOUT;
 		if (flags & TUI_QUIT)
 			return flags;
 	}

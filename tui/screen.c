@@ -24,6 +24,7 @@
 #define TUI_SOURCE_ROWS 15  /* 14 source lines and the title, at 24 rows */
 #define TUI_BOTTOM_MIN 5    /* the command pane's least: 3 lines and the prompt */
 #define TUI_DOCK_MIN 3      /* the region's least: 2 lines */
+#define TUI_CMD_SMALL 3     /* the command pane while a region's pane has the keys */
 #define TUI_SIDE_ROWS 6     /* a side pane stacked at the bottom */
 #define TUI_WIDE_COLS 120   /* side panes at the right from here */
 
@@ -159,6 +160,8 @@ static int screen_bottom(struct tui *t)
 		return screen_stack(t, t->rows - 1 - h);
 	}
 	int cmd_h = clamp(avail - avail * 3 / 8, TUI_BOTTOM_MIN, avail - TUI_DOCK_MIN);
+	if (t->focus == screen_dock_pane(t) && t->focus != TP_OUTPUT)
+		cmd_h = TUI_CMD_SMALL;   /* the pane being read grows */
 	int dock_h = avail - cmd_h;
 	screen_place(&t->panes[TP_CMD], t->rows - 1 - cmd_h, 0, cmd_h, t->cols);
 	int y = t->rows - 1 - cmd_h - dock_h;

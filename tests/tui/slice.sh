@@ -158,7 +158,7 @@ type_cmd 'pane show ckpts'
 keys Escape Tab Tab
 see "nullp ckpts pane" 'checkpoints \(Enter'
 keys Enter
-see "nullp rollback from pane" '\(qzdb\) rollback 1'
+see "nullp rollback from pane" '^26 +int sum = 0;$'
 see "nullp rolled back" 'stopped at bug_nullp.c:26'
 keys :
 type_cmd 'continue'
