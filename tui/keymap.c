@@ -112,7 +112,7 @@ static const char tui_keymap_rule[] =
 	"panes a lower-case letter is a view key (j k: line, g G: top/bottom,\n"
 	"n N: search again) or starts the command line with itself typed; `:`\n"
 	"and Enter open an empty one. Letters typed in a row that begin a\n"
-	"command (next, jump, continue) are that command: the view key gives way\n"
+	"command (next, kill, continue) are that command: the view key gives way\n"
 	"and the view goes back. What changes the program or the debugging\n"
 	"state (run, step, breakpoints, checkpoints, switch, suppress, record,\n"
 	"slice, prune, delete, rollback) is on a function key, Space, Enter,\n"
@@ -121,7 +121,9 @@ static const char tui_keymap_rule[] =
 	"a bare number goes to that line, Esc returns to the source.\n"
 	"A walkthrough (--replay --step) waits between its commands: look around\n"
 	"with any command that changes nothing (print, info, bt, list, the view\n"
-	"keys); its keys (walk:) or Enter on an empty line go on.\n";
+	"keys); its keys (walk:) or Enter on an empty line go on.\n"
+	"Instance numbers (#N: the gutter's counts, I, the deps rows) are the\n"
+	"ones info slice prints: the N-th execution of the statement.\n";
 
 static struct binding *binds;
 static size_t nbinds, binds_cap;

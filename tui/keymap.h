@@ -62,7 +62,7 @@ enum tui_key {
 	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
 	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
-	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends") \
+	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends (info slice's #N)") \
 	X(WALK_NEXT, "walk-next", "a walkthrough (--replay --step): run its next command (a task: if done)") \
 	X(WALK_BACK, "walk-back", "a walkthrough: go back one command") \
 	X(WALK_STOP, "walk-stop", "a walkthrough: stop it (the UI stays)")
