@@ -171,7 +171,7 @@ static const char *loop_lookup(struct tui *t, int key)
 /* ---- normal mode's letters ----
  * A plain lower-case letter is a view key (j k g n) or starts the command
  * line. A view key is held until the next key: if the letters typed in a
- * row begin a command name ("next", "jump"), they become the command line
+ * row begin a command name ("next", "kill"), they become the command line
  * and the view goes back to where it was; else (or when no key follows
  * in this read) the view key acts. So typing a command never triggers a
  * key, and no letter changes the program (keymap.c). */
