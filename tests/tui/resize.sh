@@ -29,13 +29,15 @@ for round in 1 2; do
 		w=${s%x*} h=${s#*x}
 		$TMUX_CMD resize-window -t 0 -x "$w" -y "$h"
 		n=$((n + 1))
-		_i=0
-		while [ $_i -lt 50 ]; do
-			[ "$(screen | wc -l)" = "$h" ] && screen | tail -n 1 | grep -q 'stopped at winch.c' && break
+		_i=0   # laid out again: the status line is the new last row
+		while [ $_i -lt 100 ]; do
+			_s=$(screen)
+			[ "$(printf '%s\n' "$_s" | wc -l)" = "$h" ] &&
+				printf '%s\n' "$_s" | tail -n 1 | grep -q 'stopped at winch.c' && break
 			sleep 0.05
 			_i=$((_i + 1))
 		done
-		[ $_i -lt 50 ] && ok=$((ok + 1))
+		[ $_i -lt 100 ] && ok=$((ok + 1))
 	done
 done
 [ "$n" = 20 ] && [ "$ok" = 20 ] && pass "20 resizes, each laid out again" ||
