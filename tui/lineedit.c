@@ -14,6 +14,8 @@
 
 #include "cmd/cmd.h"
 #include "complete.h"
+#include "dinfo/lines.h"
+#include "fuzzy.h"
 #include "keymap.h"
 #include "target/session.h"
 #include "util/util.h"
@@ -429,8 +431,52 @@ static bool le_members(struct tui_le *e, size_t *start, struct cands *c)
 	return ok;
 }
 
+/* `tui files TEXT` (the file picker, C-p): Tab lists the source files
+ * whose names TEXT matches fuzzily, best first; one match completes. */
+struct fz {
+	int score;
+	const char *name;
+};
+
+static int fz_cmp(const void *a, const void *b)
+{
+	const struct fz *x = a, *y = b;
+	return x->score != y->score ? (x->score > y->score) - (x->score < y->score)
+		: strcmp(x->name, y->name);
+}
+
+static bool le_complete_files(struct tui_le *e, struct sbuf *list, enum tui_le_result *r)
+{
+	static const char pre[] = "tui files ";
+	size_t n = 0, k = 0;
+	if (strncmp(e->buf, pre, sizeof pre - 1) || !e->q || !e->q->exe_loaded || !e->q->exe.lines)
+		return false;
+	const char **files = lines_files(e->q->exe.lines, &n);
+	const char *word = str_skip_space(e->buf + sizeof pre - 1);
+	struct fz *m = xcalloc(n + 1, sizeof *m);
+	for (size_t i = 0; i < n; i++)
+		if ((m[k].score = tui_fuzzy_score(word, files[i])) >= 0)
+			m[k++].name = files[i];
+	qsort(m, k, sizeof *m, fz_cmp);
+	*r = LE_CHANGED;
+	if (k == 1) {
+		char *line = xasprintf("%s%s", pre, m[0].name);
+		tui_le_set(e, line);
+		free(line);
+	} else if (k > 1 && list) {
+		for (size_t i = 0; i < k && i < 12; i++)
+			sbuf_printf(list, "%s%s", i ? "  " : "", m[i].name);
+		*r = LE_LISTED;
+	}
+	free(m);
+	return true;
+}
+
 static enum tui_le_result le_complete(struct tui_le *e, struct sbuf *list)
 {
+	enum tui_le_result fr;
+	if (le_complete_files(e, list, &fr))
+		return fr;
 	size_t start = e->cur;
 	while (start > 0 && e->buf[start - 1] != ' ' && e->buf[start - 1] != ':')
 		start--;

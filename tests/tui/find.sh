@@ -63,8 +63,12 @@ see "C-p opens the picker line" '^\(qzdb\) tui files ?$'
 keys -l 'mn'
 keys Enter
 see "fuzzy 'mn' opens main.c" 'source: main.c'
-type_cmd 'tui files tbl'
-see "tui files tbl opens table.c" 'source: table.c'
+keys Escape C-p
+keys -l 'tbl'
+keys Tab
+see "Tab in the picker completes the one match" '^\(qzdb\) tui files .*ui_twofile/table\.c$'
+keys Enter
+see "tui files opens table.c" 'source: table.c'
 type_cmd 'tui files zzz'
 see "no match is an error" 'No source file matches "zzz"'
 
