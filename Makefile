@@ -51,9 +51,25 @@ bench: deps
 	$(MAKE) qzdb
 	@QUICK=$(QUICK) sh tests/bench.sh
 
+# `make demo` prints nothing before the UI but deps' one line when it
+# installs packages: the build is silent unless it fails.
 demo: deps
-	$(MAKE) qzdb
+	@$(MAKE) -s --no-print-directory qzdb >/dev/null
 	@sh examples/demo.sh
+
+# `make install PREFIX=DIR`: qzdb in DIR/bin, the manual page in
+# DIR/share/man/man1, themes, detector specs and examples in
+# DIR/share/qzdb (where an installed qzdb looks: util's path_beside_exe).
+PREFIX ?= /usr/local
+DATADIR = $(DESTDIR)$(PREFIX)/share/qzdb
+install: qzdb
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DATADIR)/themes $(DATADIR)/detect/specs $(DATADIR)/examples
+	install -m 755 qzdb $(DESTDIR)$(PREFIX)/bin/qzdb
+	install -m 644 qzdb.1 $(DESTDIR)$(PREFIX)/share/man/man1/qzdb.1
+	install -m 644 themes/*.theme $(DATADIR)/themes
+	install -m 644 detect/specs/*.spec $(DATADIR)/detect/specs
+	install -m 644 examples/*.c examples/*.qzs examples/*.sh $(DATADIR)/examples
 
 # `make asan`: every test with qzdb built with ASan and UBSan. Undefined
 # behaviour is fatal (a report alone would pass unseen: tests read
@@ -68,7 +84,7 @@ clean:
 	rm -f qzdb libqzcore.a $(ENGINE_OBJ) $(TUI_OBJ) $(UNIT_BIN)
 	rm -rf tests/build
 
-.PHONY: all deps test bench demo asan clean
+.PHONY: all deps test bench demo install asan clean
 
 # Fuzzing: libFuzzer harnesses in tests/fuzz/ over core/ built with clang
 # and ASan/UBSan in tests/build/fuzz/ (apart from the normal objects).

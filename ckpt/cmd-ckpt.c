@@ -69,15 +69,19 @@ int ckpt_count(struct qz *q)
 {
 	const struct ckpt_state *s = ckpt_state(q);
 	int n = 0;
-	for (size_t i = 0; s && i < s->n; i++)
-		n += !s->cps[i]->dead;
+	for (size_t i = 0; s && i < s->n; i++)   /* a walkthrough's own are not the user's */
+		n += !s->cps[i]->dead && !s->cps[i]->hidden;
 	return n;
 }
 
+/* `info checkpoints all` also lists a walkthrough's hidden ones (taken
+ * before each of its steps, for going back), marked so. */
 static int cmd_info_checkpoints(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
-	(void)a;
+	bool all = !strcmp(str_skip_space(a), "all");
+	if (!all && *str_skip_space(a))
+		return qz_error(q, "Usage: info checkpoints [all].");
 	size_t shown = 0;
 	const struct ckpt *cur = s->base;   /* a replay's hidden ones are not shown */
 	while (cur && cur->hidden)
@@ -85,14 +89,14 @@ static int cmd_info_checkpoints(struct qz *q, const char *a)
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ckpt *c = s->cps[i];
 		char bytes[32];
-		if (c->dead || c->hidden)
+		if (c->dead || (c->hidden && !all))
 			continue;
 		if (!shown++)
 			qz_printf(q, "  Id   Time       Pages    Held         Found by  Where\n");
 		ckpt_fmt_bytes(bytes, sizeof bytes, ckpt_bytes(c));
 		qz_printf(q, "%c %-4d %8.3f s %-8zu %-12s %-9s %s%s\n", c == cur ? '*' : ' ',
 			  c->id, (double)c->at_ns / 1e9, c->ndata, bytes, c->method, c->where,
-			  c->automatic ? " (auto)" : "");
+			  c->hidden ? " (walkthrough)" : c->automatic ? " (auto)" : "");
 	}
 	if (!shown)
 		qz_puts(q, "No checkpoints.\n");
@@ -285,8 +289,9 @@ const struct cmd_def ckpt_cmds[] = {
 	 "Works any number of times, also after the program exited or crashed\n"
 	 "(it is held while checkpoints exist)."},
 	{"cdelete", NULL, "cdelete N", Y, cmd_cdelete, "Delete checkpoint N.", NULL},
-	{"info checkpoints", NULL, NULL, Y, cmd_info_checkpoints,
-	 "List checkpoints: id, time since start, pages and bytes held, method, place.", NULL},
+	{"info checkpoints", NULL, "info checkpoints [all]", Y, cmd_info_checkpoints,
+	 "List checkpoints: id, time since start, pages and bytes held, method, place.",
+	 "With all, also a walkthrough's own (taken before each of its steps)."},
 	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
 	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
 	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,

@@ -4,10 +4,8 @@
 # instead. The examples are built with the source directory mapped to ".",
 # so their build-ids match the ones the session files were recorded with.
 cd "$(dirname "$0")/.."
-sh examples/build.sh || exit 1
-if [ -t 0 ] && [ -t 1 ]; then
-	echo "qzdb on examples/nullp.c: try 'run', 'bt', 'frame 1', 'help'."
-	echo "The walkthrough: ./qzdb --replay examples/nullp.qzs --step"
+sh examples/build.sh >/dev/null || exit 1
+if [ -t 0 ] && [ -t 1 ]; then   # the UI's first line says where help is
 	exec ./qzdb examples/build/nullp
 fi
 exec ./qzdb --replay examples/nullp.qzs

@@ -8,9 +8,13 @@
 #include <string.h>
 
 #include "alter/alter.h"
+#include "cmd/qzs.h"
+#include "dinfo/lines.h"
 #include "exec.h"
+#include "fuzzy.h"
 #include "keymap.h"
 #include "pane-source.h"
+#include "screen.h"
 #include "slice/slice.h"
 #include "target/bp.h"
 #include "target/session.h"
@@ -52,8 +56,7 @@ static void hist_push(struct tui *t, const char *file, int line)
 
 static void act_show(struct tui *t, const char *file, int line)
 {
-	struct tui_view v = tui_view(t);
-	tui_source_show(&t->panes[TP_SOURCE], &v, file, line);
+	tui_show_place(t, file, line);
 }
 
 /* Show file:line in the source pane, remembered for back/forward. */
@@ -137,6 +140,26 @@ static int act_focus_pane(struct tui *t, int pane)
 {
 	t->focus = pane;
 	t->searching = false;
+	if (pane == TP_OUTPUT || tui_pane_is_side(&tui_panes[pane]))
+		tui_dock_show(t, pane);   /* seen, if the region toggles */
+	return 0;
+}
+
+static int act_cycle(struct tui *t, int act, const char *arg)
+{
+	(void)act;
+	if (*arg) {   /* cycle NAME: that one */
+		struct tui_pane *p = tui_pane_named(t, arg);
+		if (!p || (p->id != TP_OUTPUT && !tui_pane_is_side(p->def)))
+			return qz_error(t->q, "No pane \"%s\" for the bottom region.", arg);
+		p->shown = true;
+		tui_dock_show(t, p->id);
+		return 0;
+	}
+	if (!tui_dock_cycle(t))
+		return qz_error(t->q, "The bottom region shows all its panes already.");
+	if (t->focus != TP_SOURCE && t->focus != TP_CMD)
+		t->focus = t->dock;
 	return 0;
 }
 
@@ -165,7 +188,38 @@ static int act_search_prompt(struct tui *t, int act, const char *arg)
 	t->focus_before = t->focus == TP_CMD ? TP_SOURCE : t->focus;
 	t->focus = TP_CMD;
 	t->searching = true;
+	t->search_back = !strcmp(arg, "back");
 	return act_pane(t, &t->panes[TP_CMD], act, arg);
+}
+
+/* ---- the file picker ---- */
+
+/* files TEXT: the program's source files matching TEXT, best first; the
+ * best is shown. No TEXT: the command line, to type it (Tab completes). */
+static int act_files(struct tui *t, int act, const char *arg)
+{
+	size_t n = 0, best = 0;
+	int bs = -1, shown = 0;
+	(void)act;
+	if (!*arg) {
+		act_focus_pane(t, TP_CMD);
+		return act_pane(t, &t->panes[TP_CMD], TUI_ACT_FILES, "tui files ");
+	}
+	const char **files = t->q->exe_loaded && t->q->exe.lines ? lines_files(t->q->exe.lines, &n)
+		: NULL;
+	for (size_t i = 0; i < n; i++) {
+		int sc = tui_fuzzy_score(arg, files[i]);
+		if (sc >= 0 && (bs < 0 || sc < bs))
+			bs = sc, best = i;
+	}
+	if (bs < 0)
+		return qz_error(t->q, "No source file matches \"%s\".", arg);
+	for (size_t i = 0; i < n && shown < 8; i++)
+		if (i != best && tui_fuzzy_score(arg, files[i]) >= 0)
+			qz_printf(t->q, "%s also matches\n", files[i]), shown++;
+	act_go(t, files[best], 1);
+	qz_printf(t->q, "%s\n", files[best]);
+	return 0;
 }
 
 /* ---- the screen ---- */
@@ -311,6 +365,29 @@ static int act_cursor(struct tui *t, int act, const char *arg)
 	}
 }
 
+/* ---- a walkthrough waiting ---- */
+
+static int act_walk(struct tui *t, int act, const char *arg)
+{
+	struct sbuf why = {0};
+	(void)arg;
+	if (!t->walking)
+		return qz_error(t->q, "No walkthrough is waiting (qzdb --replay FILE --step).");
+	if (act == TUI_ACT_WALK_STOP) {
+		t->walk_key = 'q';
+	} else if (t->walk_task && act == TUI_ACT_WALK_BACK) {
+		return qz_error(t->q, "A task goes on only once done (C-x stops the walkthrough).");
+	} else if (t->walk_task && !qzs_task_met(t->q, t->walk_task->expects,
+						 t->walk_task->nexpects, &why)) {
+		qz_error(t->q, "Not done yet: %s", why.s);
+		sbuf_free(&why);
+		return -1;
+	} else {
+		t->walk_key = act == TUI_ACT_WALK_BACK ? 'b' : ' ';
+	}
+	return 0;
+}
+
 static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_RUN_CONTINUE] = act_run_continue,
 	[TUI_ACT_TOGGLE_BREAK] = act_cursor,
@@ -328,6 +405,9 @@ static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_BOTTOM] = act_scroll,
 	[TUI_ACT_SEARCH_PROMPT] = act_search_prompt,
 	[TUI_ACT_SEARCH] = act_source,
+	[TUI_ACT_SEARCH_BACK] = act_source,
+	[TUI_ACT_FILES] = act_files,
+	[TUI_ACT_CYCLE] = act_cycle,
 	[TUI_ACT_SEARCH_NEXT] = act_source,
 	[TUI_ACT_SEARCH_PREV] = act_source,
 	[TUI_ACT_GOTO] = act_source,
@@ -348,6 +428,9 @@ static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_DELETE_ITEM] = act_list,
 	[TUI_ACT_PRUNE_EDGE] = act_list,
 	[TUI_ACT_SLICE_NUMBERS] = act_slice_numbers,
+	[TUI_ACT_WALK_NEXT] = act_walk,
+	[TUI_ACT_WALK_BACK] = act_walk,
+	[TUI_ACT_WALK_STOP] = act_walk,
 };
 
 int tui_action(struct tui *t, int act, const char *arg)

@@ -100,9 +100,8 @@ void tui_refresh(struct tui *t)
 {
 	exec_flush_partial(t);
 	if (tui_slicev_update(&t->sv)) {   /* a new slice: show its edges */
-		if (!t->panes[TP_DEPS].shown)
-			t->want |= TUI_LAYOUT | TUI_DRAW;
 		t->panes[TP_DEPS].shown = true;
+		tui_dock_show(t, TP_DEPS);
 	}
 	for (int i = 0; i < TP_COUNT; i++)
 		if (tui_panes[i].ops->update && (t->panes[i].shown || !tui_pane_is_side(&tui_panes[i])))
@@ -129,10 +128,13 @@ int tui_exec(struct tui *t, const char *line, bool echo)
 		return cmd_run(t->q, line);
 	if (echo)
 		tui_echo(t, line);
+	t->ncmds++;
 	if (t->want & TUI_LAYOUT) {   /* the runner draws with the new sizes */
 		tui_layout(t);
 		t->want &= ~TUI_LAYOUT;
 	}
+	if (!t->q->proc)   /* a program started now gets the size */
+		tui_pty_apply(t);
 	t->in_command = true;
 	struct runner *r = t->master >= 0 ? tui_runner_start(t) : NULL;
 	int rc = cmd_run(t->q, line);

@@ -21,9 +21,9 @@ static const char *const action_help[] = {
 #undef TUI_ACT_HELP
 };
 
-/* "generic", the UI's panes (tui_keymap_init), "help"; NULL ends it. */
+/* "generic", the UI's panes (tui_keymap_init), "help", "walk"; NULL ends it. */
 #define KEYMAP_MAX_PANES 64
-static const char *pane_names[KEYMAP_MAX_PANES + 3];
+static const char *pane_names[KEYMAP_MAX_PANES + 4];
 
 struct binding {
 	int pane;
@@ -31,13 +31,18 @@ struct binding {
 	char *cmd;
 };
 
-/* The defaults: pane, key, command. */
+/* The defaults: pane, key, command. The rule for them (help keys says
+ * it): a plain lower-case letter only moves the view (j k g n) or starts
+ * the command line; what changes the program or the debugging state is on
+ * a function key, a Ctrl- or Alt- key, Space, Enter or Delete. */
 static const char *const default_bindings[][3] = {
 	{"generic", "F5", "tui run-continue"},
 	{"generic", "F10", "next"},
 	{"generic", "F11", "step"},
 	{"generic", "S-F11", "finish"},
 	{"generic", "F9", "tui toggle-break"},
+	{"generic", "F2", "tui checkpoint"},
+	{"generic", "F6", "tui cycle"},
 	{"generic", "C-l", "tui redraw"},
 	{"generic", "F1", "tui help"},
 	{"cmd", "Esc", "tui focus-source"},
@@ -46,9 +51,8 @@ static const char *const default_bindings[][3] = {
 	{"output", "Esc", "tui focus-source"},
 	{"output", "PgUp", "tui page-up"},
 	{"output", "PgDn", "tui page-down"},
-	{"source", "i", "tui focus-cmd"},
 	{"source", ":", "tui focus-cmd"},
-	{"source", "o", "tui focus-output"},
+	{"source", "O", "tui focus-output"},
 	{"source", "j", "tui line-down"},
 	{"source", "Down", "tui line-down"},
 	{"source", "k", "tui line-up"},
@@ -58,36 +62,40 @@ static const char *const default_bindings[][3] = {
 	{"source", "g", "tui top"},
 	{"source", "G", "tui bottom"},
 	{"source", "/", "tui search-prompt"},
+	{"source", "?", "tui search-prompt back"},
 	{"source", "n", "tui search-next"},
 	{"source", "N", "tui search-prev"},
+	{"source", "C-p", "tui files"},
 	{"source", "Space", "tui toggle-break"},
 	{"source", ".", "tui current"},
-	{"source", "?", "tui help"},
 	{"source", "Enter", "tui focus-cmd"},
 	{"source", "Tab", "tui focus-next"},
 	{"source", "]", "tui next-member"},
 	{"source", "[", "tui prev-member"},
-	{"source", "w", "tui switch-line"},
-	{"source", "W", "tui switch-line all"},
-	{"source", "u", "tui suppress-line"},
-	{"source", "U", "tui suppress-line all"},
-	{"source", "s", "tui slice-line"},
-	{"source", "S", "tui sbreak-line"},
-	{"source", "R", "tui toggle-record"},
-	{"source", "c", "tui checkpoint"},
+	{"source", "F3", "tui switch-line"},
+	{"source", "S-F3", "tui switch-line all"},
+	{"source", "F4", "tui suppress-line"},
+	{"source", "S-F4", "tui suppress-line all"},
+	{"source", "F7", "tui slice-line"},
+	{"source", "S-F7", "tui sbreak-line"},
+	{"source", "F8", "tui toggle-record"},
 	{"source", "I", "tui slice-numbers"},
 	{"source", "Backspace", "tui back"},
 	{"deps", "Backspace", "tui back"},
 	{"generic", "M-Left", "tui back"},
 	{"generic", "M-Right", "tui forward"},
 	{"deps", "Enter", "tui follow-edge"},
-	{"deps", "p", "tui prune-edge"},
+	{"deps", "Delete", "tui prune-edge"},
 	{"deps", "]", "tui next-member"},
 	{"deps", "[", "tui prev-member"},
 	{"ckpts", "Enter", "tui select"},
-	{"ckpts", "d", "tui delete-item"},
+	{"ckpts", "Delete", "tui delete-item"},
 	{"slices", "Enter", "tui select"},
-	{"slices", "d", "tui delete-item"},
+	{"slices", "Delete", "tui delete-item"},
+	{"walk", "Space", "tui walk-next"},
+	{"walk", "F5", "tui walk-next"},
+	{"walk", "Backspace", "tui walk-back"},
+	{"walk", "C-x", "tui walk-stop"},
 };
 
 /* Every side pane scrolls with the same keys. */
@@ -95,8 +103,27 @@ static const char *const side_bindings[][2] = {
 	{"j", "tui line-down"}, {"Down", "tui line-down"}, {"k", "tui line-up"},
 	{"Up", "tui line-up"}, {"PgDn", "tui page-down"}, {"PgUp", "tui page-up"},
 	{"g", "tui top"}, {"G", "tui bottom"}, {"Tab", "tui focus-next"},
-	{"Esc", "tui focus-source"}, {"i", "tui focus-cmd"}, {"?", "tui help"},
+	{"Esc", "tui focus-source"}, {":", "tui focus-cmd"},
 };
+
+/* The rule the defaults follow, first in the help. */
+static const char tui_keymap_rule[] =
+	"The rule: no plain letter changes the program. In the source and side\n"
+	"panes a lower-case letter is a view key (j k: line, g G: top/bottom,\n"
+	"n N: search again) or starts the command line with itself typed; `:`\n"
+	"and Enter open an empty one. Letters typed in a row that begin a\n"
+	"command (next, kill, continue) are that command: the view key gives way\n"
+	"and the view goes back. What changes the program or the debugging\n"
+	"state (run, step, breakpoints, checkpoints, switch, suppress, record,\n"
+	"slice, prune, delete, rollback) is on a function key, Space, Enter,\n"
+	"Delete or a Ctrl-/Alt- key, and is also a command (tui ACTION).\n"
+	"In the command line: Tab completes, Up/Down and C-r search the history,\n"
+	"a bare number goes to that line, Esc returns to the source.\n"
+	"A walkthrough (--replay --step) waits between its commands: look around\n"
+	"with any command that changes nothing (print, info, bt, list, the view\n"
+	"keys); its keys (walk:) or Enter on an empty line go on.\n"
+	"Instance numbers (#N: the gutter's counts, I, the deps rows) are the\n"
+	"ones info slice prints: the N-th execution of the statement.\n";
 
 static struct binding *binds;
 static size_t nbinds, binds_cap;
@@ -222,6 +249,7 @@ void tui_keymap_init(const char *const panes[], const bool side[], int n)
 	for (int i = 0; i < n && i < KEYMAP_MAX_PANES; i++)
 		pane_names[k++] = panes[i];
 	pane_names[k++] = "help";
+	pane_names[k++] = "walk";   /* a walkthrough waiting, in normal mode */
 	pane_names[k] = NULL;
 	for (size_t i = 0; i < sizeof default_bindings / sizeof *default_bindings; i++)
 		tui_keymap_bind(default_bindings[i][0], default_bindings[i][1],
@@ -241,6 +269,11 @@ void tui_keymap_free(void)
 	nbinds = binds_cap = 0;
 }
 
+bool tui_keymap_ready(void)
+{
+	return nbinds > 0;
+}
+
 const char *tui_keymap_lookup(int pane, int key)
 {
 	struct binding *b = keymap_find(pane, key);
@@ -250,7 +283,8 @@ const char *tui_keymap_lookup(int pane, int key)
 void tui_keymap_help(struct sbuf *b)
 {
 	char kb[16];
-	sbuf_printf(b, "Keys (bind PANE KEY COMMAND changes them; Esc closes this help)\n");
+	sbuf_printf(b, "Keys (bind PANE KEY COMMAND changes them; Esc closes this help)\n\n%s",
+		    tui_keymap_rule);
 	for (int p = 0; pane_names[p]; p++) {
 		bool head = false;
 		for (size_t i = 0; i < nbinds; i++) {

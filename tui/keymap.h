@@ -38,11 +38,14 @@ enum tui_key {
 	X(PAGE_DOWN, "page-down", "one page down") \
 	X(TOP, "top", "go to the first line") \
 	X(BOTTOM, "bottom", "go to the last line") \
-	X(SEARCH_PROMPT, "search-prompt", "type a text to search in the source") \
-	X(SEARCH, "search", "search the source for TEXT (forward)") \
+	X(SEARCH_PROMPT, "search-prompt", "type a regex to search the source for ([back]: backward)") \
+	X(SEARCH, "search", "search the source for REGEX (POSIX extended), forward") \
+	X(SEARCH_BACK, "search-back", "search the source for REGEX, backward") \
 	X(SEARCH_NEXT, "search-next", "next match of the last search") \
 	X(SEARCH_PREV, "search-prev", "previous match of the last search") \
 	X(GOTO, "goto", "show FILE:LINE (or LINE) in the source pane") \
+	X(FILES, "files", "open the source file whose name matches TEXT best (fuzzy); list the matches") \
+	X(CYCLE, "cycle", "show the next pane of the bottom region (output, locals, deps...)") \
 	X(CURRENT, "current", "show the line the program is stopped at") \
 	X(FOLLOW_EDGE, "follow-edge", "follow the selected dependence edge (or edge N) to its statement") \
 	X(BACK, "back", "go back to the statement shown before (like a browser)") \
@@ -59,7 +62,10 @@ enum tui_key {
 	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
 	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
-	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends")
+	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends (info slice's #N)") \
+	X(WALK_NEXT, "walk-next", "a walkthrough (--replay --step): run its next command (a task: if done)") \
+	X(WALK_BACK, "walk-back", "a walkthrough: go back one command") \
+	X(WALK_STOP, "walk-stop", "a walkthrough: stop it (the UI stays)")
 
 enum tui_action {
 #define TUI_ACT_ENUM(id, name, help) TUI_ACT_##id,
@@ -82,7 +88,7 @@ const char *tui_key_name(int key, char *buf, size_t len);
 int tui_key_decode(const unsigned char *s, size_t n, size_t *used);
 
 /* The keymap of the pane a binding names, or -1: "generic" (applies
- * everywhere), the UI's panes, "help". */
+ * everywhere), the UI's panes, "help", "walk" (a walkthrough waiting). */
 int tui_keymap_pane(const char *name);
 #define TUI_KEYMAP_GENERIC 0
 
@@ -90,6 +96,8 @@ int tui_keymap_pane(const char *name);
  * pane, which scrolls with the keys every side pane has). */
 void tui_keymap_init(const char *const panes[], const bool side[], int n);
 void tui_keymap_free(void);
+/* Set up (tui_keymap_init called, not freed since)? */
+bool tui_keymap_ready(void);
 /* bind: 0, or -1 with a message in err. */
 int tui_keymap_bind(const char *pane, const char *key, const char *cmd,
 		    char *err, size_t errlen);

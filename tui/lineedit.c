@@ -13,6 +13,9 @@
 #include <wchar.h>
 
 #include "cmd/cmd.h"
+#include "complete.h"
+#include "dinfo/lines.h"
+#include "fuzzy.h"
 #include "keymap.h"
 #include "target/session.h"
 #include "util/util.h"
@@ -150,8 +153,74 @@ static enum tui_le_result le_edit_key(struct tui_le *e, int key)
 	return LE_CHANGED;
 }
 
+/* ---- C-r: reverse search of the history ---- */
+
+/* The newest entry at or before from that holds rq; shown if found. */
+static void le_rs_find(struct tui_le *e, size_t from)
+{
+	for (size_t i = from < e->nhist ? from + 1 : e->nhist; i-- > 0;)
+		if (strstr(e->hist[i], e->rq)) {
+			e->rs_hit = i;
+			e->rs_failed = false;
+			tui_le_set(e, e->hist[i]);
+			return;
+		}
+	e->rs_failed = true;
+}
+
+static void le_rs_start(struct tui_le *e)
+{
+	free(e->saved);
+	e->saved = xstrdup(e->buf);
+	e->rs = true;
+	e->rs_failed = false;
+	e->rq[0] = 0;
+	e->rs_hit = e->nhist;
+}
+
+/* A key while searching: LE_UNHANDLED leaves the search, the line found
+ * kept, for the editor to handle the key. */
+static enum tui_le_result le_rs_key(struct tui_le *e, int key)
+{
+	size_t n = strlen(e->rq);
+	if (key == 18) {   /* C-r again: an older match */
+		if (e->rs_hit > 0 && e->rs_hit <= e->nhist)
+			le_rs_find(e, e->rs_hit - 1);
+	} else if (key == 7 || key == 3) {   /* C-g, C-c: back to the line */
+		tui_le_set(e, e->saved ? e->saved : "");
+		e->rs = false;
+	} else if (key == TK_BACKSPACE) {
+		if (n)
+			e->rq[n - 1] = 0;
+		le_rs_find(e, e->nhist);
+	} else if (key >= ' ' && key < 127) {
+		if (n + 1 < sizeof e->rq)
+			e->rq[n] = (char)key, e->rq[n + 1] = 0;
+		le_rs_find(e, e->rs_hit < e->nhist ? e->rs_hit : e->nhist);
+	} else {
+		e->rs = false;
+		return LE_UNHANDLED;
+	}
+	return LE_CHANGED;
+}
+
+const char *tui_le_prompt(struct tui_le *e, const char *normal)
+{
+	if (!e->rs)
+		return normal;
+	snprintf(e->prompt, sizeof e->prompt, "(%sreverse-i-search)`%s': ",
+		 e->rs_failed ? "failed " : "", e->rq);
+	return e->prompt;
+}
+
 enum tui_le_result tui_le_key(struct tui_le *e, int key, struct sbuf *list)
 {
+	if (e->rs && le_rs_key(e, key) == LE_CHANGED)
+		return LE_CHANGED;
+	if (key == 18) {
+		le_rs_start(e);
+		return LE_CHANGED;
+	}
 	if (key == TK_ENTER)
 		return LE_ACCEPT;
 	if (key == 3) {
@@ -278,11 +347,17 @@ static void cand_commands(struct cands *c, const char *prefix)
 	}
 }
 
+static void cand_add_cb(void *arg, const char *name)
+{
+	cand_add(arg, name);
+}
+
 static void cand_program(struct cands *c, struct qz *q)
 {
 	size_t n;
 	if (!q || !q->exe_loaded)
 		return;
+	tui_complete_locals(q, cand_add_cb, c);
 	if (q->exe.lines) {
 		const char **files = lines_files(q->exe.lines, &n);
 		for (size_t i = 0; i < n; i++) {
@@ -327,15 +402,97 @@ static void le_candidates(struct tui_le *e, size_t start, struct cands *c)
 	qsort(c->v, c->n, sizeof *c->v, cand_cmp);
 }
 
+static bool le_ident(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_';
+}
+
+/* After `EXPR.` or `EXPR->`: the members of EXPR's type (the word starts
+ * after the operator); false if the cursor is not there. */
+static bool le_members(struct tui_le *e, size_t *start, struct cands *c)
+{
+	size_t w = e->cur, op, x;
+	while (w > 0 && le_ident(e->buf[w - 1]))
+		w--;
+	bool arrow = w >= 2 && e->buf[w - 1] == '>' && e->buf[w - 2] == '-';
+	if (!arrow && !(w >= 1 && e->buf[w - 1] == '.'))
+		return false;
+	op = x = w - (arrow ? 2 : 1);
+	while (x > 0 && e->buf[x - 1] != ' ' && e->buf[x - 1] != '(' && e->buf[x - 1] != '*' &&
+	       e->buf[x - 1] != '&' && e->buf[x - 1] != '!')
+		x--;
+	if (x == op)
+		return false;
+	char *expr = xasprintf("%.*s", (int)(op - x), e->buf + x);
+	bool ok = tui_complete_members(e->q, expr, arrow, cand_add_cb, c);
+	free(expr);
+	*start = w;
+	return ok;
+}
+
+/* `tui files TEXT` (the file picker, C-p): Tab lists the source files
+ * whose names TEXT matches fuzzily, best first; one match completes. */
+struct fz {
+	int score;
+	const char *name;
+};
+
+static int fz_cmp(const void *a, const void *b)
+{
+	const struct fz *x = a, *y = b;
+	return x->score != y->score ? (x->score > y->score) - (x->score < y->score)
+		: strcmp(x->name, y->name);
+}
+
+static bool le_complete_files(struct tui_le *e, struct sbuf *list, enum tui_le_result *r)
+{
+	static const char pre[] = "tui files ";
+	size_t n = 0, k = 0;
+	if (strncmp(e->buf, pre, sizeof pre - 1) || !e->q || !e->q->exe_loaded || !e->q->exe.lines)
+		return false;
+	const char **files = lines_files(e->q->exe.lines, &n);
+	const char *word = str_skip_space(e->buf + sizeof pre - 1);
+	struct fz *m = xcalloc(n + 1, sizeof *m);
+	for (size_t i = 0; i < n; i++)
+		if ((m[k].score = tui_fuzzy_score(word, files[i])) >= 0)
+			m[k++].name = files[i];
+	qsort(m, k, sizeof *m, fz_cmp);
+	*r = LE_CHANGED;
+	if (k == 1) {
+		char *line = xasprintf("%s%s", pre, m[0].name);
+		tui_le_set(e, line);
+		free(line);
+	} else if (k > 1 && list) {
+		for (size_t i = 0; i < k && i < 12; i++)
+			sbuf_printf(list, "%s%s", i ? "  " : "", m[i].name);
+		*r = LE_LISTED;
+	}
+	free(m);
+	return true;
+}
+
 static enum tui_le_result le_complete(struct tui_le *e, struct sbuf *list)
 {
+	enum tui_le_result fr;
+	if (le_complete_files(e, list, &fr))
+		return fr;
 	size_t start = e->cur;
 	while (start > 0 && e->buf[start - 1] != ' ' && e->buf[start - 1] != ':')
 		start--;
-	char *word = xstrdup(e->buf + start);
-	word[e->cur - start] = 0;
+	size_t mstart = e->cur;
+	while (mstart > 0 && le_ident(e->buf[mstart - 1]))
+		mstart--;
+	char *word = xasprintf("%.*s", (int)(e->cur - mstart), e->buf + mstart);
 	struct cands c = {.prefix = word, .plen = strlen(word)};
-	le_candidates(e, start, &c);
+	if (e->q && le_members(e, &mstart, &c)) {
+		qsort(c.v, c.n, sizeof *c.v, cand_cmp);
+	} else {
+		free(word);
+		word = xasprintf("%.*s", (int)(e->cur - start), e->buf + start);
+		c = (struct cands){.prefix = word, .plen = strlen(word)};
+		le_candidates(e, start, &c);
+	}
 	enum tui_le_result r = LE_CHANGED;
 	if (c.n) {
 		size_t common = strlen(c.v[0]);
@@ -361,6 +518,7 @@ static enum tui_le_result le_complete(struct tui_le *e, struct sbuf *list)
 static void le_show(struct tui_le *e, const char *prompt)
 {
 	struct sbuf b = {0};
+	prompt = tui_le_prompt(e, prompt);
 	sbuf_printf(&b, "\r%s%s\x1b[K", prompt, e->buf);
 	int back = (int)strlen(prompt) + tui_le_cursor_col(e);
 	sbuf_printf(&b, "\r");

@@ -1,7 +1,8 @@
 /* lineedit: readline-like editing of one command line, shared by the
  * full-screen UI's command pane and the plain command line: cursor moves,
- * kills, history (kept in ~/.qzdb_history) and completion of commands,
- * subcommands, source file names and function names. No curses here. */
+ * kills, history (kept in ~/.qzdb_history, C-r searches it) and
+ * completion of commands, subcommands, source file names, function names,
+ * variables and members (complete.c). No curses here. */
 #ifndef TUI_LINEEDIT_H
 #define TUI_LINEEDIT_H
 
@@ -21,6 +22,12 @@ struct tui_le {
 	char *saved;            /* the new line while browsing history */
 	struct qz *q;           /* for completing files and symbols */
 	char *hist_path;        /* where history is saved, NULL: nowhere */
+	/* C-r: the history searched backward for rq as it is typed */
+	bool rs;
+	bool rs_failed;         /* nothing older matches */
+	char rq[64];
+	size_t rs_hit;          /* the entry shown; nhist: none yet */
+	char prompt[96];        /* tui_le_prompt's text */
 };
 
 enum tui_le_result {
@@ -39,6 +46,8 @@ enum tui_le_result tui_le_key(struct tui_le *e, int key, struct sbuf *list);
 /* The accepted line (caller frees); added to the history if not blank. */
 char *tui_le_take(struct tui_le *e);
 void tui_le_set(struct tui_le *e, const char *text);
+/* The prompt to show: normal, or the C-r search's. */
+const char *tui_le_prompt(struct tui_le *e, const char *normal);
 /* Display columns of the text before the cursor. */
 int tui_le_cursor_col(const struct tui_le *e);
 

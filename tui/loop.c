@@ -18,6 +18,7 @@
 
 #include "actions.h"
 #include "cmd/cmd.h"
+#include "cmd/qzs.h"
 #include "exec.h"
 #include "keymap.h"
 #include "lineedit.h"
@@ -76,12 +77,21 @@ static int loop_accept(struct tui *t, const char *line)
 	if (t->searching) {
 		t->searching = false;
 		t->focus = t->focus_before;
-		char *cmd = xasprintf("tui search %s", line);
+		char *cmd = xasprintf("tui search%s %s", t->search_back ? "-back" : "", line);
 		tui_exec(t, cmd, false);
 		free(cmd);
 		return TUI_DRAW;
 	}
 	const char *s = str_skip_space(line);
+	if (*s >= '0' && *s <= '9' && !s[strspn(s, "0123456789 ")]) {   /* :N as in vi */
+		char *cmd = xasprintf("tui goto %s", s);
+		tui_exec(t, cmd, false);
+		free(cmd);
+		t->focus = TP_SOURCE;
+		return TUI_DRAW;
+	}
+	if (!*s && t->walking)   /* Enter goes on with a walkthrough */
+		return tui_exec(t, "tui walk-next", false) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 	if (!*s && t->last_cmd) {
 		line = t->last_cmd;
 	} else {
@@ -151,6 +161,102 @@ static int loop_binding(struct tui *t, const char *cmd)
 	return tui_exec(t, cmd, !quiet) == CMD_QUIT ? TUI_QUIT : TUI_DRAW;
 }
 
+/* The command a key runs: the focused pane's binding, else the generic. */
+static const char *loop_lookup(struct tui *t, int key)
+{
+	const char *cmd = tui_keymap_lookup(t->panes[t->focus].keymap, key);
+	return cmd ? cmd : tui_keymap_lookup(TUI_KEYMAP_GENERIC, key);
+}
+
+/* ---- normal mode's letters ----
+ * A plain lower-case letter is a view key (j k g n) or starts the command
+ * line. A view key is held until the next key: if the letters typed in a
+ * row begin a command name ("next", "kill"), they become the command line
+ * and the view goes back to where it was; else (or when no key follows
+ * in this read) the view key acts. So typing a command never triggers a
+ * key, and no letter changes the program (keymap.c). */
+
+static bool loop_normal(const struct tui *t)
+{
+	return t->focus != TP_CMD && t->focus != TP_OUTPUT && !t->searching;
+}
+
+/* Does w begin the name or an alias of a top-level command? */
+static bool loop_begins_command(const char *w)
+{
+	size_t n = strlen(w);
+	const struct cmd_def *d;
+	for (size_t i = 0; (d = cmd_at(i)); i++) {
+		if (!strchr(d->name, ' ') && !strncmp(d->name, w, n))
+			return true;
+		for (const char *a = d->aliases; a && *(a = str_skip_space(a));) {
+			size_t l = strcspn(a, " ");
+			if (l >= n && !strncmp(a, w, n))
+				return true;
+			a += l;
+		}
+	}
+	return false;
+}
+
+static void loop_typed_reset(struct tui *t)
+{
+	t->ntyped = 0;
+	t->typed_key = 0;
+	t->typed_acted = false;
+	free(t->typed_file);
+	t->typed_file = NULL;
+}
+
+/* The view key held back acts now. */
+static int loop_typed_flush(struct tui *t)
+{
+	int key = t->typed_key;
+	const char *cmd = key ? loop_lookup(t, key) : NULL;
+	t->typed_key = 0;
+	if (!cmd)
+		return 0;
+	t->typed_acted = true;
+	return loop_binding(t, cmd);
+}
+
+/* The letters were a command being typed: the command line gets them. */
+static int loop_typed_to_cmd(struct tui *t)
+{
+	if (t->typed_acted && t->typed_file)
+		tui_show_place(t, t->typed_file, t->typed_line);
+	t->focus = TP_CMD;
+	for (int i = 0; i < t->ntyped; i++)
+		loop_pane_key(t, &t->panes[TP_CMD], (unsigned char)t->typed[i]);
+	loop_typed_reset(t);
+	return TUI_DRAW;
+}
+
+static int loop_letter(struct tui *t, int key)
+{
+	int flags = 0;
+	if (t->ntyped + 2 > (int)sizeof t->typed)
+		t->ntyped = 0;
+	t->typed[t->ntyped++] = (char)key;
+	t->typed[t->ntyped] = 0;
+	if (t->ntyped >= 2 && loop_begins_command(t->typed))
+		return loop_typed_to_cmd(t);
+	if (t->ntyped >= 2) {   /* not a command: the held key acts */
+		flags = loop_typed_flush(t);
+		loop_typed_reset(t);
+		t->typed[0] = (char)key, t->typed[1] = 0, t->ntyped = 1;
+	}
+	if (!loop_lookup(t, key))
+		return flags | loop_typed_to_cmd(t);
+	const char *file;
+	if (tui_source_cursor(t, &file, &t->typed_line)) {
+		free(t->typed_file);
+		t->typed_file = xstrdup(file);
+	}
+	t->typed_key = key;
+	return flags;
+}
+
 /* The focused pane's bindings, the pane, the generic bindings; typed
  * text goes to the command line. */
 static int loop_key(struct tui *t, int key)
@@ -161,35 +267,51 @@ static int loop_key(struct tui *t, int key)
 		return loop_help_key(t, key);
 	if (t->too_small)
 		return key == 'q' ? TUI_QUIT : 0;
+	/* a walkthrough's keys: everywhere, but a printable one (Space) and
+	 * Backspace only in normal mode, where they type nothing */
+	bool typing = (key >= ' ' && key < TK_BASE) || key == TK_BACKSPACE;
+	const char *walk = t->walking && (loop_normal(t) || !typing) ?
+		tui_keymap_lookup(tui_keymap_pane("walk"), key) : NULL;
+	if (walk)
+		return loop_binding(t, walk);
+	if (key >= 'a' && key <= 'z' && loop_normal(t))
+		return loop_letter(t, key);
+	int flags = loop_typed_flush(t);
+	loop_typed_reset(t);
+	if (flags & TUI_QUIT)
+		return flags;
 	struct tui_pane *p = &t->panes[t->focus];
 	const char *cmd = tui_keymap_lookup(p->keymap, key);
 	if (cmd && !(t->searching && key != TK_ESC))
-		return loop_binding(t, cmd);
+		return flags | loop_binding(t, cmd);
 	int f = loop_pane_key(t, p, key);
 	if (f != TUI_NOT_MINE)
-		return f;
+		return flags | f;
 	if ((cmd = tui_keymap_lookup(TUI_KEYMAP_GENERIC, key)))
-		return loop_binding(t, cmd);
+		return flags | loop_binding(t, cmd);
 	if (key >= ' ' && key < TK_BASE && key != 127) {
 		t->focus = TP_CMD;
 		f = loop_pane_key(t, &t->panes[TP_CMD], key);
 	}
-	return f == TUI_NOT_MINE ? 0 : f;
+	return flags | (f == TUI_NOT_MINE ? 0 : f);
 }
 
-/* Read every key waiting; returns the flags of all of them. */
+/* Read every key waiting; returns the flags of all of them. A view key
+ * held back acts when no more keys wait. */
 static int loop_read_keys(struct tui *t)
 {
 	int flags = 0, r;
 	wint_t wc;
 	while ((r = get_wch(&wc)) != ERR) {
-		int key = loop_key_from_curses(r, wc);
+		int key = loop_key_from_curses(r, wc), focus = t->focus;
 		if (key >= 0)
 			flags |= loop_key(t, key);
+		if (t->focus != focus)   /* a region's pane grows while it has the keys */
+			flags |= TUI_LAYOUT;
 		if (flags & TUI_QUIT)
-			break;
+			return flags;
 	}
-	return flags;
+	return flags | loop_typed_flush(t);
 }
 
 /* ---- the loop ---- */
@@ -205,7 +327,8 @@ static void loop_apply_flags(struct tui *t, int flags)
 	tui_draw(t);
 }
 
-static void loop_run(struct tui *t)
+/* Until quit, or until(t) says so after a turn (a walkthrough's wait). */
+static void loop_run(struct tui *t, bool (*until)(struct tui *t))
 {
 	struct pollfd fds[2] = {{0, POLLIN, 0}, {t->master, POLLIN, 0}};
 	for (;;) {
@@ -223,7 +346,40 @@ static void loop_run(struct tui *t)
 			break;
 		if (flags || t->want)
 			loop_apply_flags(t, flags);
+		if (until && until(t))
+			return;
 	}
+	t->quit = true;
+}
+
+/* A walkthrough's wait ends with its key, or once the task is done
+ * after one of the student's commands. */
+static bool loop_walk_done(struct tui *t)
+{
+	if (t->walk_key)
+		return true;
+	if (!t->walk_task || t->walk_seen == t->ncmds)
+		return false;
+	t->walk_seen = t->ncmds;
+	if (qzs_task_met(t->q, t->walk_task->expects, t->walk_task->nexpects, NULL))
+		t->walk_key = ' ';
+	return t->walk_key != 0;
+}
+
+/* The UI while a walkthrough waits (replay.c): ' ', 'b' or 'q'. */
+static int loop_walk(struct tui *t, const struct qzs_task *task)
+{
+	t->walking = true;
+	t->walk_key = 0;
+	t->walk_task = task;
+	t->walk_seen = t->ncmds;
+	if (t->focus == TP_CMD)   /* Space goes on, typing starts a command */
+		t->focus = TP_SOURCE;
+	loop_apply_flags(t, TUI_DRAW);
+	loop_run(t, loop_walk_done);
+	t->walking = false;
+	t->walk_task = NULL;
+	return t->quit ? 'q' : t->walk_key;
 }
 
 /* ---- start and end ---- */
@@ -327,6 +483,7 @@ void tui_teardown(struct tui *t)
 	tui_actions_free(t);
 	sbuf_free(&t->partial);
 	free(t->last_cmd);
+	free(t->typed_file);
 	tui_keymap_free();
 	t->q->ui = NULL;
 }
@@ -343,14 +500,15 @@ int tui_main(struct qz *q, struct tui_opts *o)
 		tui_say(&t, "cannot open a pseudo-terminal: the program shares qzdb's",
 			TUI_EL_WARNING);
 	tui_layout(&t);
+	tui_say(&t, "F1 help \u00b7 : command \u00b7 q quit", TUI_EL_HEADING);
 	loop_read_rc(&t);
 	if (o->replay)
-		o->replay_rc = tui_replay(&t, o->replay, o->step);
-	if (!loop_run_opts(&t, o)) {
+		o->replay_rc = tui_replay(&t, o->replay, o->step ? loop_walk : NULL);
+	if (!t.quit && !loop_run_opts(&t, o)) {
 		tui_refresh(&t);
 		tui_layout(&t);
 		tui_draw(&t);
-		loop_run(&t);
+		loop_run(&t, NULL);
 	}
 	if (q->proc)   /* kills what qzdb started, detaches from an attached one */
 		cmd_run(q, "quit");

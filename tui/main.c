@@ -311,6 +311,7 @@ static struct qz *main_session(void)
 	struct qz_sink sink = {sink_write, NULL};
 	struct qz *q = qz_new(sink);
 	qz_signals(q);   /* SIGTERM, SIGHUP, SIGPIPE, crashes: leave it clean */
+	tui_help_keys_install();
 	if (modules_init(q) < 0) {   /* a broken build: two modules, one command */
 		fprintf(stderr, "qzdb: %s\n", q->err.s);
 		exit(EXIT_CMD_FAILED);

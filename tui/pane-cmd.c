@@ -25,7 +25,8 @@ static int cmdp_bottom(struct tui_pane *p, const struct tui_view *v, WINDOW *w, 
 		       struct tui_cursor *cur)
 {
 	struct cmdp *c = p->st;
-	const char *prompt = v->searching ? "/" : "(qzdb) ";
+	const char *prompt = v->searching ? v->search_back ? "?" : "/"
+		: tui_le_prompt(&c->le, "(qzdb) ");
 	int pl = (int)strlen(prompt), col = tui_le_cursor_col(&c->le);
 	int room = p->w - pl - 1;
 	const char *text = c->le.buf;
@@ -47,6 +48,10 @@ static int cmdp_action(struct tui_pane *p, const struct tui_view *v, int act, co
 		       struct tui_req *req)
 {
 	struct cmdp *c = p->st;
+	if (act == TUI_ACT_FILES) {   /* the picker's line, to complete */
+		tui_le_set(&c->le, arg);
+		return 0;
+	}
 	if (act != TUI_ACT_SEARCH_PROMPT)
 		return tui_sb_action(p, v, act, arg, req);
 	tui_le_set(&c->le, "");   /* the line now takes the search text */

@@ -1,6 +1,7 @@
 /* pane-deps: the dependence edges out of the statement under the source
  * cursor (the view's file:line) in the current slice, one row each:
- * `#N -> FILE:LINE #M data VAR` or `... control`. Enter (follow-edge)
+ * `VAR ← WHAT  (FILE:LINE #M)` or `control ← WHAT (...)`, WHAT being
+ * what the statement the edge leads to computes. Enter (follow-edge)
  * asks the loop to show the other statement in the source pane, where it
  * becomes the selected statement, so following edges walks the slice
  * backwards; back/forward (actions.c) return. */
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dinfo/source.h"
 #include "draw.h"
 #include "keymap.h"
 #include "pane.h"
@@ -42,6 +44,33 @@ static void deps_clear(struct deps *d)
 	d->n = 0;
 }
 
+/* What the statement at file:line computes, for an edge's row: the right
+ * of its assignment to var when it has one ("y+1" in "x = y+1;"), else
+ * its text, trimmed. */
+static char *deps_what(const char *file, int line, const char *var)
+{
+	const char *why, *t = src_line(file, line, &why);
+	if (!t)
+		return xstrdup("?");
+	t = str_skip_space(t);
+	const char *eq = var ? strstr(t, var) : NULL;
+	if (eq) {
+		eq = str_skip_space(eq + strlen(var));
+		if (*eq == '=' && eq[1] != '=')
+			t = str_skip_space(eq + 1);
+		else if (strchr("+-*/%&|^", *eq) && eq[1] == '=')
+			t = str_skip_space(eq + 2);
+	}
+	char *r = xstrdup(t);
+	size_t n = strlen(r);
+	while (n && (r[n - 1] == ';' || r[n - 1] == ' ' || r[n - 1] == '\t' || r[n - 1] == '{'))
+		r[--n] = 0;
+	return r;
+}
+
+/* A row: `VAR ← WHAT  (FILE:LINE #N)` for a data edge, `control ← WHAT
+ * (...)` for a control one; names come from the slice's labels (debug
+ * information), an address only when nothing names the memory. */
 static void deps_add(const struct tui_view *v, struct deps *d, const struct slice_edge *e)
 {
 	const char *ff, *tf;
@@ -54,8 +83,14 @@ static void deps_add(const struct tui_view *v, struct deps *d, const struct slic
 	struct deps_row r = {NULL, e->to, NULL};
 	if (e->kind == SLICE_DATA)
 		r.var = xstrdup(slice_edge_label(v->q, e, lb, sizeof lb));
-	r.text = xasprintf("#%u -> %s:%d #%u %s%s%s", fn, str_basename(tf), tl, tn,
-			   r.var ? "data" : "control", r.var ? " " : "", r.var ? r.var : "");
+	char *what = deps_what(tf, tl, r.var);
+	const char *name = r.var ? r.var : "control";
+	if (r.var && !strcmp(r.var, "$rax") && !strncmp(what, "return ", 7)) {
+		name = "returned";   /* a callee's value, not the register */
+		memmove(what, what + 7, strlen(what + 7) + 1);
+	}
+	r.text = xasprintf("%s \u2190 %s  (%s:%d #%u)", name, what, str_basename(tf), tl, tn);
+	free(what);
 	XGROW(d->rows, d->cap, d->n + 1);
 	d->rows[d->n++] = r;
 }

@@ -111,7 +111,7 @@ static int out_key(struct tui_pane *p, const struct tui_view *v, int key, struct
 
 static const struct tui_sb_kind out_kind = {
 	.keep = 2000, .stay = true, .scroll_all = true,
-	.hint = " (o in the source pane: type to the program)",
+	.hint = " (O in the source pane: type to the program)",
 	.focus_hint = " - keys go to the program (Esc: back)", .bottom = out_bottom,
 };
 

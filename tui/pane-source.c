@@ -9,6 +9,7 @@
 #include "pane-source.h"
 
 #include <curses.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,9 @@ struct src {
 	unsigned char *marks; /* per line: 0, 'B' (enabled), 'b' (disabled) */
 	unsigned char *alter; /* per line: 0, 'W' (switch), 'X' (suppress) */
 	unsigned char *slice; /* per line: member instances of the slice shown */
-	char *search;         /* last search */
+	char *search;         /* last search (a POSIX extended regex) */
+	regex_t re;           /* it compiled, when search is set */
+	bool back;            /* it searched backward: n goes on backward */
 	char *stop_file;      /* the last stop followed */
 	int stop_line, stop_seq;
 	bool center;          /* scroll the cursor to a third of the pane */
@@ -181,18 +184,18 @@ static void src_scroll(struct src *s, int rows)
 /* The last search's first match on the line, highlighted. */
 static void src_draw_match(const struct src *s, WINDOW *w, int y, const char *text, int width)
 {
-	const char *m = s->search && *s->search ? strstr(text, s->search) : NULL;
-	if (!m)
+	regmatch_t m;
+	if (!s->search || regexec(&s->re, text, 1, &m, 0) || m.rm_eo <= m.rm_so)
 		return;
-	char *pre = xasprintf("%.*s%s", (int)(m - text), text, s->search);
+	char *pre = xasprintf("%.*s", (int)m.rm_eo, text);
 	int from, to;
 	tui_text_col(pre, -1, &to);
-	pre[m - text] = 0;
+	pre[m.rm_so] = 0;
 	tui_text_col(pre, -1, &from);
 	free(pre);
 	if (from < width)
-		tui_draw_el(w, y, SRC_GUTTER + from, m, (to < width ? to : width) - from,
-			    TUI_EL_MATCH, false);
+		tui_draw_el(w, y, SRC_GUTTER + from, text + m.rm_so,
+			    (to < width ? to : width) - from, TUI_EL_MATCH, false);
 }
 
 /* slice-numbers: the line's member instances, right-aligned. */
@@ -253,17 +256,35 @@ static void src_draw(struct tui_pane *p, const struct tui_view *v, WINDOW *w,
 		src_draw_line(v, s, w, i + 1, s->top + i, p->w);
 }
 
+/* A new search: its regex compiled, or the error (the old one kept). */
+static int src_search_set(const struct tui_view *v, struct src *s, const char *arg)
+{
+	regex_t re;
+	int rc = regcomp(&re, arg, REG_EXTENDED);
+	if (rc) {
+		char why[128];
+		regerror(rc, &re, why, sizeof why);
+		return qz_error(v->q, "Bad search pattern \"%s\": %s.", arg, why);
+	}
+	if (s->search)
+		regfree(&s->re);
+	free(s->search);
+	s->search = xstrdup(arg);
+	s->re = re;
+	return 0;
+}
+
 static int src_search(const struct tui_view *v, struct src *s, const char *arg, int dir)
 {
-	if (arg && *arg) {
-		free(s->search);
-		s->search = xstrdup(arg);
-	}
+	if (arg && *arg && src_search_set(v, s, arg) < 0)
+		return -1;
+	if (arg && *arg)
+		s->back = dir < 0;   /* n goes on the same way, N the other */
 	if (!s->search)
 		return qz_error(v->q, "No previous search.");
 	for (int k = 1; k <= s->n; k++) {
 		int ln = ((s->cursor - 1 + dir * k) % s->n + s->n) % s->n + 1;
-		if (strstr(s->text[ln - 1], s->search)) {
+		if (!regexec(&s->re, s->text[ln - 1], 0, NULL, 0)) {
 			s->cursor = ln;
 			return 0;
 		}
@@ -304,8 +325,9 @@ static int src_action(struct tui_pane *p, const struct tui_view *v, int act, con
 	case TUI_ACT_TOP: s->cursor = 1; break;
 	case TUI_ACT_BOTTOM: s->cursor = s->n; break;
 	case TUI_ACT_SEARCH: return src_search(v, s, arg, 1);
-	case TUI_ACT_SEARCH_NEXT: return src_search(v, s, NULL, 1);
-	case TUI_ACT_SEARCH_PREV: return src_search(v, s, NULL, -1);
+	case TUI_ACT_SEARCH_BACK: return src_search(v, s, arg, -1);
+	case TUI_ACT_SEARCH_NEXT: return src_search(v, s, NULL, s->back ? -1 : 1);
+	case TUI_ACT_SEARCH_PREV: return src_search(v, s, NULL, s->back ? 1 : -1);
 	case TUI_ACT_GOTO: return src_goto(v, s, arg);
 	case TUI_ACT_CURRENT:
 		if (!s->stop_file || !v->q->proc)
@@ -343,6 +365,8 @@ static void src_fini(struct tui_pane *p)
 	struct src *s = p->st;
 	src_free_text(s);
 	free(s->path);
+	if (s->search)
+		regfree(&s->re);
 	free(s->search);
 	free(s->stop_file);
 	free(s);

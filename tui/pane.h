@@ -41,6 +41,7 @@ struct tui_view {
 	                           command (TUI_REQ_RUN) */
 	int focus;              /* the pane with the keys (panes.h) */
 	bool searching;         /* the command line reads a source search */
+	bool search_back;       /* ... backward */
 	const struct tui_slicev *sv;   /* the slice shown (slice-view.h) */
 	const char *file;       /* the statement under the source cursor */
 	int line;               /* (file NULL: no source shown) */

@@ -36,12 +36,27 @@ void tui_pty_close(struct tui *t)
 	t->master = t->slave = -1;
 }
 
+/* A stopped program gets no SIGWINCH from qzdb: the kernel would queue it
+ * for the tracee and deliver it at the next resume, changing its state
+ * between a checkpoint and a rollback. The size is set while there is no
+ * program (the next one starts with it) or once it is seen running
+ * (runner.c), when a terminal program expects to be told. */
 void tui_pty_resize(struct tui *t, int rows, int cols)
 {
-	struct winsize ws = {.ws_row = (unsigned short)(rows > 0 ? rows : 1),
-			     .ws_col = (unsigned short)(cols > 0 ? cols : 1)};
-	if (t->master >= 0)
+	t->pty_rows = rows > 0 ? rows : 1;
+	t->pty_cols = cols > 0 ? cols : 1;
+	t->pty_pending = true;
+	if (!t->q->proc)
+		tui_pty_apply(t);
+}
+
+void tui_pty_apply(struct tui *t)
+{
+	struct winsize ws = {.ws_row = (unsigned short)t->pty_rows,
+			     .ws_col = (unsigned short)t->pty_cols};
+	if (t->pty_pending && t->master >= 0)
 		ioctl(t->master, TIOCSWINSZ, &ws);
+	t->pty_pending = false;
 }
 
 /* At most 64 KiB a turn, so that a program that never stops writing
@@ -55,6 +70,7 @@ bool tui_pty_drain(struct tui *t)
 	     (n = read(t->master, buf, sizeof buf)) > 0; i++) {
 		tui_feed(t, TP_OUTPUT, buf, (size_t)n, 0);
 		any = true;
+		t->output_unseen = !t->panes[TP_OUTPUT].win;   /* its tab says so */
 	}
 	return any;
 }

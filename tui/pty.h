@@ -14,6 +14,8 @@ struct tui;
 int tui_pty_open(struct tui *t);
 void tui_pty_close(struct tui *t);
 /* The terminal size the program sees. */
+/* Apply a size tui_pty_resize left pending (the program now runs). */
+void tui_pty_apply(struct tui *t);
 void tui_pty_resize(struct tui *t, int rows, int cols);
 /* Move what the program wrote into the output pane; true if any came. */
 bool tui_pty_drain(struct tui *t);

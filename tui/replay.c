@@ -20,7 +20,7 @@
 
 struct rp {
 	struct tui *t;
-	bool step;
+	tui_walk_fn *walk;        /* the UI while it waits, NULL: no --step */
 	size_t ncmds;             /* commands run so far */
 };
 
@@ -58,48 +58,36 @@ static void rp_after(void *arg)
 	rp_show(r->t);
 }
 
-/* A key from the terminal: ' ' (go on), 'b' or 'q'. */
-static int rp_key(struct tui *t)
-{
-	for (;;) {
-		struct pollfd fd = {0, POLLIN, 0};
-		if (poll(&fd, 1, -1) < 0 && errno != EINTR)
-			return 'q';
-		if (fd.revents & (POLLHUP | POLLERR))
-			return 'q';
-		wint_t wc;
-		int r;
-		while ((r = get_wch(&wc)) != ERR) {
-			if (r == KEY_CODE_YES && wc == KEY_RESIZE) {
-				tui_layout(t);
-				tui_draw(t);
-			} else if (r == OK && (wc == ' ' || wc == '\r' || wc == '\n')) {
-				return ' ';
-			} else if (r == OK && (wc == 'b' || wc == 'q')) {
-				return (int)wc;
-			}
-		}
-	}
-}
-
 static int rp_wait(void *arg)
 {
 	struct rp *r = arg;
-	char hint[] = "  [space/Enter: run, b: back, q: stop]";
+	char caption[sizeof r->t->caption];
 	rp_show(r->t);
-	size_t n = strlen(r->t->caption);
-	if (n + sizeof hint <= sizeof r->t->caption)
-		memcpy(r->t->caption + n, hint, sizeof hint);
-	tui_draw(r->t);
-	int k = rp_key(r->t);
-	r->t->caption[n] = 0;
+	snprintf(caption, sizeof caption, "%s", r->t->caption);   /* the hint first: */
+	snprintf(r->t->caption, sizeof r->t->caption,             /* a caption is cut */
+		 "[Space: run it, Backspace: back, C-x: stop] %.150s", caption);
+	int k = r->walk(r->t, NULL);
+	snprintf(r->t->caption, sizeof r->t->caption, "%s", caption);
 	return k;
 }
 
-int tui_replay(struct tui *t, const struct qzs_file *f, bool step)
+/* A task: the student works in the UI until its expectations hold. */
+static int rp_task(void *arg, const struct qzs_task *task)
 {
-	struct rp r = {t, step, 0};
-	struct qzs_replay rp = {.wait_key = step ? rp_wait : NULL, .arg = &r, .after = rp_after};
+	struct rp *r = arg;
+	rp_show(r->t);
+	snprintf(r->t->caption, sizeof r->t->caption, "[C-x: stop] Task: %s", task->text);
+	int k = r->walk(r->t, task);
+	r->t->caption[0] = 0;
+	rp_show(r->t);
+	return k;
+}
+
+int tui_replay(struct tui *t, const struct qzs_file *f, tui_walk_fn *walk)
+{
+	struct rp r = {t, walk, 0};
+	struct qzs_replay rp = {.wait_key = walk ? rp_wait : NULL, .arg = &r, .after = rp_after,
+				.task = walk ? rp_task : NULL};
 	tui_layout(t);
 	rp_show(t);
 	int rc = qzs_replay_run(t->q, f, &rp);

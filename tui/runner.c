@@ -79,8 +79,10 @@ static void *runner_loop(void *arg)
 		if ((n < 0 && errno != EINTR) || (n > 0 && fds[0].revents))
 			break;
 		long now = runner_ms();
-		if (!t->running && now - start >= RUNNER_BUSY_MS)
+		if (!t->running && now - start >= RUNNER_BUSY_MS) {
 			t->running = dirty = true;
+			tui_pty_apply(t);   /* a size left while it was stopped */
+		}
 		if (n > 0 && t->running && (fds[2].revents & POLLIN))
 			runner_input(r);
 		if (n > 0 && (fds[1].revents & POLLIN)) {

@@ -13,6 +13,10 @@ struct tui;
 bool tui_screen_start(void);
 /* Size the panes to the terminal. */
 void tui_layout(struct tui *t);
+/* Show pane in the bottom region when it toggles (it is docked there). */
+void tui_dock_show(struct tui *t, int pane);
+/* The region's next pane; false when it shows them all (or none). */
+bool tui_dock_cycle(struct tui *t);
 /* Draw what changed (with t->lock held while a command is running). */
 void tui_draw(struct tui *t);
 /* Forget the panes' windows (before endwin). */

@@ -35,8 +35,8 @@ static bool theme_mono;          /* NO_COLOR or no colours: attributes only */
 static const char *const default_lines[] = {
 	"title white blue", "title-focus black cyan bold", "status black white",
 	"lineno yellow default", "cursor default color236", "current black green bold",
-	"bp-enabled red default bold", "bp-disabled color244 default",
-	"mark magenta default bold", "prompt cyan default bold", "error red default bold",
+	"bp-enabled bright-red default bold", "bp-disabled color244 default",
+	"mark bright-magenta default bold", "prompt cyan default bold", "error bright-red default bold",
 	"warning yellow default", "echo cyan default", "output default default",
 	"search-match black yellow", "help default default", "slice black yellow",
 	"alter-mark cyan default bold", "caption black cyan bold", "default default default",

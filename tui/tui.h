@@ -20,6 +20,8 @@ struct tui_opts {
 /* Run the UI on the terminal until quit; returns the exit status, or -1
  * (nothing done) if curses cannot drive this terminal. */
 int tui_main(struct qz *q, struct tui_opts *o);
+/* Make `help keys` print the keymap (from main, before any command). */
+void tui_help_keys_install(void);
 /* --tui-bench N: the CPU time of N redraws after `next` at 120x40 in a
  * virtual terminal, printed on stdout. */
 int tui_bench(struct qz *q, int n);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd-ui.h"
 #include "keymap.h"
+#include "tui.h"
 #include "pane-source.h"
 
 bool tui_source_cursor(struct tui *t, const char **file, int *line)
@@ -13,9 +15,15 @@ bool tui_source_cursor(struct tui *t, const char **file, int *line)
 	return tui_source_place(&t->panes[TP_SOURCE], file, line);
 }
 
+void tui_show_place(struct tui *t, const char *file, int line)
+{
+	struct tui_view v = tui_view(t);
+	tui_source_show(&t->panes[TP_SOURCE], &v, file, line);
+}
+
 struct tui_view tui_view(struct tui *t)
 {
-	struct tui_view v = {t->q, t->focus, t->searching, &t->sv, NULL, 0,
+	struct tui_view v = {t->q, t->focus, t->searching, t->search_back, &t->sv, NULL, 0,
 			     t->focus == TP_SOURCE || t->focus == TP_DEPS};
 	if (t->panes[TP_SOURCE].st)
 		tui_source_cursor(t, &v.file, &v.line);
@@ -40,6 +48,19 @@ static void ui_keymap_init(void)
 		side[i] = tui_pane_is_side(&tui_panes[i]);
 	}
 	tui_keymap_init(names, side, TP_COUNT);
+}
+
+/* help keys, in any mode: the live keymap, the defaults before the UI. */
+static void ui_help_keys(struct sbuf *b)
+{
+	if (!tui_keymap_ready())
+		ui_keymap_init();
+	tui_keymap_help(b);
+}
+
+void tui_help_keys_install(void)
+{
+	cmd_ui_help_keys = ui_help_keys;
 }
 
 void tui_panes_init(struct tui *t, int cols)

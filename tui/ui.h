@@ -16,6 +16,7 @@
 #include "util/util.h"
 
 struct qz;
+struct qzs_task;
 struct _win_st;
 
 /* A source line visited (back/forward history). */
@@ -34,11 +35,14 @@ struct tui {
 	struct _win_st *status_win, *help_win;
 
 	bool searching;         /* the command line reads a source search */
+	bool search_back;       /* ... backward (`?`) */
 	int focus_before;       /* where a search returns to */
 	char *last_cmd;         /* what an empty line repeats */
 	int cur_y, cur_x;       /* where the terminal cursor goes, -1: hidden */
 
 	int master, slave;      /* the program's pseudo-terminal */
+	int pty_rows, pty_cols; /* its size, as the output pane */
+	bool pty_pending;       /* not set yet: the program is stopped (pty.c) */
 	pthread_mutex_t lock;   /* screen and buffers while a command runs */
 	bool running;           /* the program is running (status line) */
 	bool in_command;        /* inside cmd_run */
@@ -59,6 +63,27 @@ struct tui {
 	struct tui_place *hist; /* places followed to, back/forward */
 	size_t nhist, hist_at, hist_cap;
 	char caption[200];      /* a replay's caption, or "" */
+
+	/* Normal mode's letters (loop.c): the ones typed in a row, so that a
+	 * view key that begins a command name gives way to the command. */
+	char typed[16];
+	int ntyped;
+	int typed_key;          /* a bound letter not acted on yet, or 0 */
+	bool typed_acted;       /* a letter of the word moved the view ... */
+	char *typed_file;       /* ... from here (the source cursor) */
+	int typed_line;
+	int dock;               /* the bottom region's pane shown (F6) */
+	/* A walkthrough waiting (replay.c): the key that ends the wait
+	 * (' ' go on, 'b' back, 'q' stop), 0 while none; the task the
+	 * student works on, or NULL. */
+	bool walking;
+	int walk_key;
+	const struct qzs_task *walk_task;
+	unsigned long ncmds;    /* command lines run (tui_exec) */
+	unsigned long walk_seen;   /* ncmds when the task was last checked */
+	bool quit;              /* quit asked inside a walkthrough's wait */
+	bool dock_all;          /* the region stacks all its panes */
+	bool output_unseen;     /* the program wrote while its pane was hidden */
 };
 
 /* What a pane sees of the UI now. */
@@ -73,6 +98,8 @@ void tui_panes_fini(struct tui *t);
 void tui_feed(struct tui *t, int pane, const char *s, size_t n, int elem);
 /* Add text to the command pane's scrollback. */
 void tui_say(struct tui *t, const char *text, int elem);
+/* Show file:line in the source pane (the cursor on it). */
+void tui_show_place(struct tui *t, const char *file, int line);
 /* The statement under the source cursor; false if none. */
 bool tui_source_cursor(struct tui *t, const char **file, int *line);
 

@@ -11,6 +11,7 @@
 #include "actions.h"
 #include "cmd/cmd-ui.h"
 #include "keymap.h"
+#include "screen.h"
 #include "target/session.h"
 #include "theme.h"
 #include "ui.h"
@@ -93,6 +94,8 @@ static int uicmd_pane(struct tui *t, const char *a)
 		return qz_error(t->q, "pane: show, hide, toggle or size, not \"%s\".", verb);
 	if (!p->shown && t->focus == p->id)
 		t->focus = TP_SOURCE;
+	if (p->shown)
+		tui_dock_show(t, p->id);
 	t->want |= TUI_LAYOUT | TUI_DRAW;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd-ui.h"
 #include "cmds.h"
 #include "target/session.h"
 
@@ -23,6 +24,19 @@ static void cmd_help_list(struct qz *q, const char *prefix)
 	sbuf_free(&b);
 }
 
+void (*cmd_ui_help_keys)(struct sbuf *b);
+
+static int cmd_help_keys(struct qz *q)
+{
+	struct sbuf b = {0};
+	if (!cmd_ui_help_keys)
+		return qz_error(q, "No full-screen UI in this build: no keys.");
+	cmd_ui_help_keys(&b);
+	qz_puts(q, b.s ? b.s : "");
+	sbuf_free(&b);
+	return 0;
+}
+
 int cmd_help(struct qz *q, const char *a)
 {
 	if (!*a) {
@@ -32,6 +46,8 @@ int cmd_help(struct qz *q, const char *a)
 			   "Command name abbreviations are allowed if unambiguous.\n");
 		return 0;
 	}
+	if (!strcmp(a, "keys"))
+		return cmd_help_keys(q);
 	char word[64] = "", sub[64] = "";
 	sscanf(a, "%63s %63s", word, sub);
 	bool amb;

@@ -142,6 +142,19 @@ const struct cmd_def core_cmds[] = {
 	 cmd_handle, "Say what to do when the program receives SIGNAL.", NULL},
 	{"help", "h", "help [COMMAND]", Y, cmd_help, "Describe commands.", NULL},
 	{"echo", NULL, "echo TEXT", Y, cmd_echo, "Print TEXT (\\n for a newline).", NULL},
+	{"caption", NULL, "caption TEXT", Y, cmd_caption,
+	 "Write a caption into the session file here (#@ caption): a walkthrough shows it.",
+	 "A replay with --step shows the caption while it waits before the next command."},
+	{"task", NULL, "task TEXT", Y, cmd_task,
+	 "Start an exercise in the session file here (#@ task); then expect, then answer it.",
+	 "On replay a student must reach a state where every expectation holds before the\n"
+	 "walkthrough goes on; --check checks that the recorded answer reaches it. The\n"
+	 "recording writes #@ done after the first command at which they all hold."},
+	{"expect", NULL, "expect COMMAND => REGEX", Y, cmd_expect,
+	 "What the open task's answer must show: COMMAND's output matches REGEX.",
+	 "COMMAND changes nothing (print, info, backtrace, list...), or is `printed`:\n"
+	 "what the latest command printed (the student must print it). REGEX is a\n"
+	 "POSIX extended regular expression, e.g. expect print e => = 0x0"},
 
 	{"save", NULL, "save SUBCOMMAND", CMD_PREFIX, NULL,
 	 "Save things to a file: save session FILE.", NULL},

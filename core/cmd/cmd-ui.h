@@ -13,6 +13,11 @@ struct qz_ui {
 	int (*cmd)(struct qz *q, const char *name, const char *args);
 };
 
+/* `help keys`: the UI's key bindings and their rule, written by the UI
+ * (set at start-up, batch mode included); NULL: no UI linked in. */
+struct sbuf;
+extern void (*cmd_ui_help_keys)(struct sbuf *b);
+
 int cmd_ui_tui(struct qz *q, const char *a);
 int cmd_ui_pane(struct qz *q, const char *a);
 int cmd_ui_theme(struct qz *q, const char *a);

@@ -18,6 +18,9 @@ int cmd_show_sandbox(struct qz *q, const char *a);
 
 /* qzs.c */
 int cmd_save_session(struct qz *q, const char *a);
+int cmd_caption(struct qz *q, const char *a);
+int cmd_task(struct qz *q, const char *a);
+int cmd_expect(struct qz *q, const char *a);
 
 /* cmd-platform.c */
 int cmd_info_platform(struct qz *q, const char *a);

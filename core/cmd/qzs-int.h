@@ -15,6 +15,9 @@ struct qzs_item {
 	/* A command of the front end's own (scrolling, panes, themes): its
 	 * output is kept for a replay's check, but the file never holds it. */
 	bool hidden;
+	/* A walkthrough's directive (caption, task, expect, done): the file
+	 * holds "#@ directive" in the command's place. */
+	char *directive;
 };
 
 struct qzs_log {
@@ -34,7 +37,27 @@ struct qzs_log {
 	bool allow_unsafe;  /* --allow-unsafe: the viewer trusts the file */
 	bool refused;       /* a command was refused: the replay stops */
 	char *replay_dir;   /* real path of the replayed file's directory */
+	int student;        /* enum qzs_student: who types while a replay waits */
+	/* Recording a task: its expectations, checked after each command
+	 * until they hold, when "#@ done" is written. */
+	bool task_open;
+	struct qzs_expect *expects;
+	size_t nexpects;
 };
+
+/* After each top-level command (qzs.c): a task's expectations checked. */
+void qzs_task_after(struct qz *q);
+/* The log's recorded task freed (qzs.c, at the end). */
+void qzs_task_log_free(struct qzs_log *l);
+/* Parse `COMMAND => REGEX` into e (compiled), or -1 with a message. */
+int qzs_expect_parse(struct qzs_expect *e, const char *v, char *err, size_t errlen);
+void qzs_expect_free(struct qzs_expect *e);
+/* An expectation's command is one that changes nothing; -1 with a
+ * message. Every one of f's, before a replay runs (the line named). */
+int qzs_expect_cmd_check(const char *cmd, char *err, size_t errlen);
+int qzs_tasks_check(const struct qzs_file *f, char *err, size_t errlen);
+/* A caption's text is within the limits; -1 with a message. */
+int qzs_caption_check(const char *text, char *err, size_t errlen);
 
 /* The session's log, made on first use. */
 struct qzs_log *qzs_log(struct qz *q);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "dinfo/image.h"
+#include "qzs-int.h"
 
 #define QZS_MAX_SIZE (64u << 20)     /* a transcript is text: refuse huge files */
 
@@ -124,6 +125,26 @@ static int qzs_output(struct qzs_parser *p, const char *line)
 	return 0;
 }
 
+/* A walkthrough's directive in the body: 1, 0 (a header field), -1. */
+static int qzs_directive(struct qzs_parser *p, const char *line)
+{
+	char msg[300];
+	const char *v = strchr(line, ' ');
+	size_t klen = v ? (size_t)(v - line) : strlen(line);
+	v = v ? v + 1 : "";
+	if (klen == 7 && !strncmp(line, "caption", 7)) {   /* shown as a comment is */
+		if (qzs_caption_check(v, msg, sizeof msg) < 0)
+			return qzs_fail(p, "%s", msg);
+		sbuf_add(&p->comment, v);
+		sbuf_addc(&p->comment, '\n');
+		return 1;
+	}
+	if (!p->have_version || !p->f->program)
+		return 0;
+	int r = qzs_task_directive(p->f, p->lineno, line, klen, v, msg, sizeof msg);
+	return r < 0 ? qzs_fail(p, "%s", msg) : r;
+}
+
 static int qzs_line(struct qzs_parser *p, const char *line)
 {
 	if (p->lineno == 1)
@@ -132,8 +153,10 @@ static int qzs_line(struct qzs_parser *p, const char *line)
 				 "# qzdb session") : 0;
 	if (p->ended)
 		return qzs_fail(p, "text after the end marker: \"%s\"", line);
-	if (str_starts(line, "#@ "))
-		return qzs_header(p, line + 3);
+	if (str_starts(line, "#@ ")) {
+		int r = qzs_directive(p, line + 3);
+		return r ? (r < 0 ? -1 : 0) : qzs_header(p, line + 3);
+	}
 	if (qzs_is_comment(line)) {
 		sbuf_add(&p->comment, line[1] == ' ' ? line + 2 : line + 1);
 		sbuf_addc(&p->comment, '\n');
@@ -209,6 +232,8 @@ struct qzs_file *qzs_parse_text(const char *text, size_t len, const char *path,
 		p.lineno = 1;
 		r = qzs_fail(&p, "%s", "no \"#@ program\" line in the header");
 	}
+	if (r == 0)
+		r = qzs_task_finish(f, err, errlen);
 	if (r == 0) {
 		f->trailer = qzs_take_comment(&p);
 		return f;
@@ -244,6 +269,7 @@ void qzs_file_free(struct qzs_file *f)
 {
 	if (!f)
 		return;
+	qzs_tasks_free(f);
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->entries[i].cmd);
 		free(f->entries[i].comment);

@@ -165,9 +165,29 @@ static bool qzs_redirects_out(const char *args)
 	return false;
 }
 
+/* While a replay waits, the student types: between steps only what
+ * changes nothing (the walkthrough's state stays the file's), on a task
+ * what a replay allows; the UI's own commands (the student's keys) run. */
+static int qzs_student_allows(struct qz *q, const struct cmd_def *c)
+{
+	int who = qzs_log(q)->student;
+	if (c->flags & CMD_UNRECORDED)
+		return 1;
+	if (who == QZS_STUDENT_LOOKS && !qzs_cmd_readonly(c))
+		return qz_error(q, "Between the walkthrough's steps only commands that change "
+				"nothing run (print, info, backtrace, list...), not `%s`; go on "
+				"with the walkthrough's key.", c->name);
+	return 0;
+}
+
 int qzs_replay_allows(struct qz *q, const struct cmd_def *c, const char *args)
 {
 	struct qzs_log *l = qzs_log(q);
+	if (l->student != QZS_FILE) {
+		int r = qzs_student_allows(q, c);
+		if (r)
+			return r > 0 ? 0 : -1;
+	}
 	if (l->allow_unsafe)
 		return 0;
 	if (!(c->flags & CMD_REPLAY_SAFE))
@@ -288,9 +308,103 @@ static int qzs_one(struct qz *q, const struct qzs_file *f, const struct qzs_entr
 	return 0;
 }
 
+/* The replay's progress through f's tasks: 0 not reached, 1 its answer
+ * is running, 2 done. */
+struct qzs_run {
+	struct qz *q;
+	const struct qzs_file *f;
+	const struct qzs_replay *r;
+	char *state;
+};
+
+/* A student works on t; 'q' to stop. */
+static int qzs_student_task(struct qzs_run *run, const struct qzs_task *t)
+{
+	struct qzs_log *l = qzs_log(run->q);
+	l->student = QZS_STUDENT_TASK;
+	int k = run->r->task(run->r->arg, t);
+	l->student = QZS_FILE;
+	if (k != 'q')
+		qz_printf(run->q, "Task done: every expectation holds.\n");
+	return k;
+}
+
+/* The teacher's answer ended at entry i: with check, it must meet t. */
+static int qzs_task_check(struct qzs_run *run, const struct qzs_task *t)
+{
+	struct sbuf why = {0};
+	int rc = 0;
+	if (run->r->check && !qzs_task_met(run->q, t->expects, t->nexpects, &why)) {
+		qz_printf(run->q, "%s:%d: the recorded answer does not meet the task's "
+			  "expectations: %s", run->f->path, t->lineno, why.s);
+		rc = 1;
+	}
+	sbuf_free(&why);
+	return rc;
+}
+
+/* The tasks at entry i (i == f->n: after the last): a task that starts
+ * here is shown and, with a student, worked on (*i moves past the
+ * teacher's answer); one whose answer ends here is checked. 0 go on, 1
+ * stop (a difference), -1 the student stopped. */
+static int qzs_tasks_at(struct qzs_run *run, size_t *i)
+{
+	const struct qzs_file *f = run->f;
+	for (size_t k = 0; k < f->ntasks; k++) {
+		const struct qzs_task *t = &f->tasks[k];
+		if (t->at == *i && !run->state[k]) {
+			qz_printf(run->q, "# Task: %s\n", t->text);
+			run->state[k] = 1;
+			if (run->r->task) {
+				if (qzs_student_task(run, t) == 'q')
+					return -1;
+				run->state[k] = 2;
+				*i = t->done;
+			}
+		}
+		if (t->done == *i && run->state[k] == 1) {
+			run->state[k] = 2;
+			if (qzs_task_check(run, t))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Going back before a task's start makes it new again. */
+static void qzs_tasks_back(struct qzs_run *run, size_t i)
+{
+	for (size_t k = 0; k < run->f->ntasks; k++)
+		if (run->f->tasks[k].at >= i)
+			run->state[k] = 0;
+}
+
+/* Before command i with --step: the student looks around (read-only
+ * commands) until a key: 'b' back, 'q' stop, else go on. */
+static int qzs_wait(struct qzs_run *run, int *ckpts, size_t *i)
+{
+	struct qzs_log *l = qzs_log(run->q);
+	qzs_mark(run->q, ckpts, *i);
+	l->student = QZS_STUDENT_LOOKS;
+	int k = run->r->wait_key(run->r->arg);
+	l->student = QZS_FILE;
+	if (k == 'b') {
+		*i = qzs_back(run->q, ckpts, *i);
+		qzs_tasks_back(run, *i);
+	}
+	return k;
+}
+
 int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_replay *r)
 {
 	int *ckpts = xcalloc(f->n + 1, sizeof *ckpts);
+	char err[400];
+	if (qzs_tasks_check(f, err, sizeof err) < 0) {   /* the table is known now */
+		q->sink.write(q->sink.arg, QZ_OUT_ERROR, err);
+		free(ckpts);
+		return 1;
+	}
+	struct qzs_run run = {q, f, r, xcalloc(f->ntasks + 1, 1)};
 	int rc = 0;
 	struct qzs_log *l = qzs_log(q);
 	l->refused = false;
@@ -299,20 +413,22 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 	q->replaying = true;
 	if (f->cut)
 		qz_warn(q, "%s", f->cut);
-	for (size_t i = 0; i < f->n && rc == 0;) {
+	for (size_t i = 0; rc == 0;) {
+		size_t was = i;
+		if (i < f->n && f->entries[i].comment)   /* the caption, then a task */
+			qzs_show_caption(q, f->entries[i].comment);
+		if ((rc = qzs_tasks_at(&run, &i)) != 0 || i >= f->n)
+			break;
+		if (i != was)   /* a student did the task: on after its answer */
+			continue;
 		const struct qzs_entry *e = &f->entries[i];
-		if (e->comment)
-			qzs_show_caption(q, e->comment);
 		qz_printf(q, "(qzdb) %s\n", e->cmd);
 		if (r->wait_key) {
-			qzs_mark(q, ckpts, i);
-			int k = r->wait_key(r->arg);
+			int k = qzs_wait(&run, ckpts, &i);
 			if (k == 'q')
 				break;
-			if (k == 'b') {
-				i = qzs_back(q, ckpts, i);
+			if (k == 'b')
 				continue;
-			}
 		}
 		rc = qzs_one(q, f, e, r);
 		if (r->after)
@@ -323,5 +439,6 @@ int qzs_replay_run(struct qz *q, const struct qzs_file *f, const struct qzs_repl
 		qzs_show_caption(q, f->trailer);
 	q->replaying = false;
 	free(ckpts);
+	free(run.state);
 	return rc > 0 ? 1 : 0;
 }

@@ -43,8 +43,10 @@ static void qzs_free_log(struct qz *q)
 	free(l->replay_dir);
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->items[i].cmd);
+		free(l->items[i].directive);
 		sbuf_free(&l->items[i].out);
 	}
+	qzs_task_log_free(l);
 	free(l->items);
 	free(l);
 	q->qzs = NULL;
@@ -126,6 +128,10 @@ static void qzs_write_output(struct sbuf *b, const char *out)
 
 static void qzs_write_item(struct sbuf *b, const struct qzs_item *it)
 {
+	if (it->directive) {   /* caption, task, expect, done */
+		sbuf_printf(b, "#@ %s\n", it->directive);
+		return;
+	}
 	if (it->hidden)
 		return;
 	sbuf_printf(b, "(qzdb) %s\n", it->cmd);
@@ -234,8 +240,10 @@ void qzs_cmd_end(struct qz *q)
 		return;
 	if (l->shown_depth == l->depth)
 		l->shown_depth = 0;
-	if (l->depth > 0 && --l->depth == 0)
+	if (l->depth > 0 && --l->depth == 0) {
+		qzs_task_after(q);
 		qzs_flush_rec(q, l);
+	}
 }
 
 /* The file is made whole (header and end marker) in a temporary file and

@@ -5,6 +5,7 @@
 #ifndef QZ_QZS_H
 #define QZ_QZS_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +23,28 @@ struct qzs_entry {
 	char *output;        /* saved output, "" if none */
 };
 
+/* An exercise of a walkthrough (qzs-task.c): `#@ task TEXT`, then one or
+ * more `#@ expect COMMAND => REGEX`, the teacher's answer (commands), and
+ * `#@ done`, which the recording writes after the first command at which
+ * every expectation holds. On replay a student must reach a state where
+ * each COMMAND (one that changes nothing) prints text the REGEX (POSIX
+ * extended) matches; --check checks the teacher's answer does. */
+struct qzs_expect {
+	char *cmd;
+	char *pattern;
+	regex_t re;
+	int lineno;
+};
+
+struct qzs_task {
+	char *text;
+	int lineno;
+	struct qzs_expect *expects;
+	size_t nexpects;
+	size_t at;           /* the entry it comes before (n: after the last) */
+	size_t done;         /* its answer is the entries [at, done) */
+};
+
 struct qzs_file {
 	char *path;
 	char *program;       /* absolute or relative to the file's directory */
@@ -36,6 +59,8 @@ struct qzs_file {
 	 * recording): what the replay warns; the last command, whose output
 	 * may be cut short, was dropped. NULL for a whole file. */
 	char *cut;
+	struct qzs_task *tasks;   /* in file order */
+	size_t ntasks, tasks_cap;
 };
 
 /* The transcript (called by cmd_run and the output functions). */
@@ -92,7 +117,35 @@ struct qzs_replay {
 	/* Called after each command (the full-screen UI shows its effect);
 	 * NULL: nothing. */
 	void (*after)(void *arg);
+	/* A task reached: the student works on it (any command the replay
+	 * allows) until qzs_task_met; 'q' stops the replay. NULL: the
+	 * teacher's answer runs, and with check must meet the expectations. */
+	int (*task)(void *arg, const struct qzs_task *t);
 };
+
+/* Parse a walkthrough's directive (`caption`, `task`, `expect`, `done`,
+ * the key of klen bytes, its value v) at line lineno of f: 1 if it is
+ * one, 0 if not, -1 with a message in err. */
+int qzs_task_directive(struct qzs_file *f, int lineno, const char *key, size_t klen,
+		       const char *v, char *err, size_t errlen);
+/* At the end of the file: a task still open is an error (a cut file
+ * drops it); -1 with a message. */
+int qzs_task_finish(struct qzs_file *f, char *err, size_t errlen);
+void qzs_tasks_free(struct qzs_file *f);
+/* Does every expectation of t hold now? The commands run as views (not
+ * recorded, their output not shown); false with the first that does not
+ * hold (command and output) in why, if why is not NULL. */
+bool qzs_task_met(struct qz *q, const struct qzs_expect *e, size_t n, struct sbuf *why);
+/* A command that changes nothing in the program or the debugger (print,
+ * info, backtrace, list...): a walkthrough lets a student run these
+ * between its steps, and an expectation is one. */
+struct cmd_def;
+bool qzs_cmd_readonly(const struct cmd_def *c);
+
+/* Who types while a replay waits: nobody (the file's commands), a student
+ * between steps (read-only commands), a student on a task (what the
+ * replay allows). Set by the replay around its waits. */
+enum qzs_student { QZS_FILE, QZS_STUDENT_LOOKS, QZS_STUDENT_TASK };
 
 /* Replay the commands of f in q (loaded with its program). Returns 0 when
  * all went through (and, with check, matched), 1 at the first difference

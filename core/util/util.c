@@ -440,6 +440,11 @@ const char *path_beside_exe(const char *rel, char *buf, size_t len)
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = 0;
+	/* installed (make install): PREFIX/bin/qzdb, its data in
+	 * PREFIX/share/qzdb; else the checkout, data beside the executable */
+	if ((size_t)snprintf(buf, len, "%s/../share/qzdb/%s", exe, rel) < len &&
+	    access(buf, F_OK) == 0)
+		return buf;
 	if ((size_t)snprintf(buf, len, "%s/%s", exe, rel) >= len)
 		buf[0] = 0;
 	return buf;

@@ -22,7 +22,8 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The path of rel beside qzdb's own executable ("themes",
  * "detect/specs"): data installed with it, found wherever it was built or
- * copied. Into buf (len bytes); "" if it does not fit. */
+ * copied; for an installed qzdb (PREFIX/bin), PREFIX/share/qzdb/rel when
+ * that exists. Into buf (len bytes); "" if it does not fit. */
 const char *path_beside_exe(const char *rel, char *buf, size_t len);
 
 /* Grow *arr (element size elem) so that it holds at least need elements. */

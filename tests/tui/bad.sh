@@ -46,16 +46,16 @@ cat > "$TH/.config/qzdb/qzdbrc" <<'RC'
 bind source F2 echo F2-WORKS\n
 bind source Foo next
 color status black yellow
-bind generic F3 pane toggle bps
+bind generic F12 pane toggle bps
 RC
 tui_start 80 24 -- "$BIN"
 see "qzdbrc unknown key with line number" "qzdbrc:3: bind: unknown key name 'Foo'"
 keys Escape F2
 see "qzdbrc binding works" '^F2-WORKS'
-keys F3
+keys F12
 see "qzdbrc generic binding" ' breakpoints'
 see "qzdbrc color applied" '30m.\[43m not started' -e
-keys i
+keys :
 type_cmd 'quit'
 see "qzdbrc quit" '^QZDB-EXITED 0'
 rm "$TH/.config/qzdb/qzdbrc"

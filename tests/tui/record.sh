@@ -13,7 +13,7 @@ rm -rf $S
 mkdir -p $S
 F=$(cd $S && pwd)/ui.qzs
 
-tui_start 80 24 -- --record-session "$F" "$BIN"
+tui_start 80 32 -- --record-session "$F" "$BIN"
 type_cmd 'break find_entry'
 see "record: break set" 'Breakpoint 1 at 0x[0-9a-f]+: file'
 keys F5

@@ -29,7 +29,7 @@ one_size() {
 	see "$s Space says so" 'Breakpoint 2 at .*line 61'
 	keys Space
 	see "$s Space deletes it" '^   \* +61 +note_directory'
-	keys i
+	keys :
 	type_cmd 'delete'
 	type_cmd 'continue'
 	see "$s program output in its pane" '^acc=160 counter=1000 total=8 argc=1'
@@ -79,7 +79,7 @@ one_size 120 40
 
 # Output while running, a prompt answered through the output pane, Ctrl-C.
 B2=$B/tui_io-O0
-tui_start 80 24 -- "$B2" slow
+tui_start 80 40 -- "$B2" slow
 type_cmd 'pane size output 12'
 type_cmd 'run'
 see "io prompt in output pane" '^name\?'
@@ -142,27 +142,29 @@ keys Escape G
 see "G goes to the end" 'line 68/68'
 keys g
 see "g goes to the top" 'line 1/68'
-keys i
+keys :
 type_cmd 'start'
 wait_for '^ stopped at'   # keys typed while it runs go to the program
 type_cmd 'pane show regs'
-see "regs pane" '^ .*rax +0x'
+see "regs pane" '(^| )rax +0x'
 keys Escape Tab
 see "Tab focuses a side pane" ' regs \| theme'
 keys G
-see "side pane scrolls" '^ .*(gs|fs_base|k[0-7]) +0x'
+see "side pane scrolls" '(^| )(gs|fs_base|k[0-7]) +0x'
 keys Escape
 see "Esc back to source" ' source \| theme'
+type_cmd 'pane hide regs'
+$TMUX_CMD resize-window -t 0 -x 80 -y 34   # the output pane: 4 lines then
 long=$(printf 'W%.0s' $(seq 1 90))END
 type_cmd "run $long"
 see "long output line wraps" "^$(printf 'W%.0s' $(seq 1 80))\$"
 see "long output line rest" '^WWWWWWWWWWEND$'
 see "exit with args" 'argc=2'
-keys Escape o PgUp
+keys Escape O PgUp
 see "output scrolls back" 'program output \(scrolled back: PgDn\)'
 keys PgDn
 see "output back to the end" 'program output - keys go to the program'
-keys Escape i
+keys Escape :
 type_cmd 'quit'
 see "search quit" '^QZDB-EXITED 0'
 
@@ -179,7 +181,7 @@ no_leftover "flood no process left" "$B/tui_flood-O0"
 
 # -x FILE and -ex run in the UI; quit in the script leaves it.
 printf 'break 58\nrun\n' > "$TH/cmds"
-tui_start 80 24 -- -x "$TH/cmds" -ex next "$BIN"
+tui_start 80 30 -- -x "$TH/cmds" -ex next "$BIN"
 see "-x in the UI stops" '^   > +59 +list = push'
 see "-x commands echoed" '^\(qzdb\) run$'
 type_cmd 'quit'

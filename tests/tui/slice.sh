@@ -38,15 +38,15 @@ type_cmd 'break main'
 type_cmd 'run'
 wait_for '^ stopped at'   # keys typed while it runs go to the program
 keys Escape
-keys R
+keys F8
 see "two record key" 'REC [0-9]+'
-keys i
+keys :
 type_cmd 'continue'
 see "two crash" 'stopped by SIGSEGV at main.c:13'
 type_cmd 'slice'
 see "two slice in status" 'slice 1: 5 stmts'
 see "two deps pane" 'deps: slice 1, main.c:13'
-see "two edge to p" '#4 -> main.c:12 #4 data p'
+see "two edge to p" '^p ← slot_for\(key\)  \(main\.c:12 #4\)'
 highlighted "two member row coloured" '^ 1    12 +int \*p = slot_f'
 plain "two non-member row plain" '^ +15 +printf'
 see "two instance count in gutter" '^ 4    11 +for'
@@ -60,10 +60,10 @@ keys Tab
 see "two deps focused" '\| deps'
 keys Enter
 see "two followed to main.c:12" 'deps: slice 1, main.c:12'
-see "two edge into table.c" '#4 -> table.c:15 #4 data \$rax'
+see "two edge into table.c" '^returned ← slot  \(table\.c:15 #4\)'
 keys Enter
 see "two other file" 'source: table.c +line 15/16'
-see "two edge to the root cause" '#4 -> table.c:12 #4 data slot'
+see "two edge to the root cause" '^slot ← NULL  \(table\.c:12 #4\)'
 keys Enter
 see "two root cause selected" 'source: table.c +line 12/16'
 highlighted "two root cause coloured" '^ 1 \* +12 +int \*slot = NULL;'
@@ -81,7 +81,7 @@ keys [
 see "two previous member" 'source: table.c +line 12/16'
 keys [
 see "two no earlier member" 'No earlier line of slice 1'
-keys i
+keys :
 type_cmd 'tui follow-edge 9'
 see "two bad edge number" 'No edge 9 here'
 type_cmd 'tui slice-select 7'
@@ -101,16 +101,24 @@ see "two prune from the edge" '\(qzdb\) prune 1 p'
 see "two pruned slice" 'Slice 1 from main\.c:13#4: [0-9]+ statements'
 keys F1
 see "two help open" 'qzdb help'
-keys PgDn
+# page_to PATTERN: PgDn, one page drawn at a time, until PATTERN shows
+page_to() {
+	_p=0
+	while [ $_p -lt 40 ] && ! screen | grep -Eq -- "$1"; do
+		_before=$(screen)
+		keys PgDn
+		_w=0
+		while [ $_w -lt 40 ] && [ "$(screen)" = "$_before" ]; do sleep 0.05; _w=$((_w + 1)); done
+		_p=$((_p + 1))
+	done
+}
+page_to 'deps:'
 see "two help lists deps keys" 'deps:'
-i=0
-while [ $i -lt 30 ] && ! screen | grep -q 'follow-edge +follow the selected'; do
-	keys PgDn; sleep 0.1; i=$((i + 1))
-done
+page_to 'follow-edge +follow the selected'
 see "two help lists follow-edge" 'follow-edge +follow the selected'
 keys Escape
 type_cmd 'tui'
-see "two tui lists actions" 'tui prune-edge +prune the variable'
+see "two tui lists actions" 'tui walk-stop +a walkthrough: stop it'
 type_cmd 'quit'
 see "two quit" '^QZDB-EXITED 0'
 no_leftover "two no process left" "$BIN"
@@ -123,15 +131,15 @@ tui_start 80 24 -- "$BIN"
 type_cmd 'break main'
 type_cmd 'run'
 wait_for '^ stopped at'
-keys Escape c
+keys Escape F2
 see "nullp checkpoint key" 'Checkpoint 1 at'
 see "nullp checkpoint slot" 'ckpt 1'
-keys i
+keys :
 type_cmd 'record on'
 type_cmd 'continue'
 see "nullp crash" 'stopped by SIGSEGV at bug_nullp.c:30'
 type_cmd 'slice'
-see "nullp deps" '#3 -> bug_nullp.c:29 #3 control'
+see "nullp deps" '^control ← if \(strlen\(keys\[k\]\) > 4\)  \(bug_nullp\.c:29 #3\)'
 see "nullp slots fit at 80 columns beside a long state" 'stopped by SIGSEGV at bug_nullp.c:30 +REC [0-9]+ \| slice 1: [0-9]+ stmts \| ckpt 1'
 highlighted "nullp predicate coloured" '^ 1  +29 +if \(strlen'
 plain "nullp printf plain" '^ +32 +printf'
@@ -142,19 +150,22 @@ else fail "nullp mono underlines members" "$(row_of '^ 1  +28 +struct entry' | c
 type_cmd 'theme default'
 keys Escape k
 see "nullp cursor on predicate" 'source: bug_nullp.c +line 29/'
-keys W
+keys S-F3
 see "nullp switch from the cursor" 'Switch 2 at bug_nullp.c:29, every instance'
 see "nullp switch mark" '^W1 \* +29 +if \(strlen'
-keys i
+keys :
 type_cmd 'pane show ckpts'
 keys Escape Tab Tab
 see "nullp ckpts pane" 'checkpoints \(Enter'
 keys Enter
-see "nullp rollback from pane" '\(qzdb\) rollback 1'
+see "nullp rollback from pane" '^26 +int sum = 0;$'
 see "nullp rolled back" 'stopped at bug_nullp.c:26'
-keys i
+keys :
 type_cmd 'continue'
 see "nullp no crash" 'exited normally'
+see "nullp region lists its panes, output marked unseen" 'output\* deps \[ckpts\] F6'
+keys Escape F6
+see "nullp F6 shows the output" '\[output\] deps ckpts F6'
 see "nullp program ran on" '^sum 2'
 type_cmd 'pane show slices'
 see "nullp slices pane" 'Slice 1 from bug_nullp.c:30#3'
