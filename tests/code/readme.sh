@@ -15,7 +15,7 @@ not_cmds=" make qzdb gcc apt-get sudo ulimit sh tmux send-keys capture-pane
  locals stack regs bps disasm deps ckpts slices main control returned changed
  breakpoint error: if all once x=x@entry=5 system() func::var arr@N
  examples tests themes man gdb p->next printed regcomp
- dst dst.x genstr heap malloc's ret thread-local ov_ret.c:9 "
+ dst dst.x genstr heap malloc's name ret thread-local ov_ret.c:9 "
 not_cmds=" $(echo $not_cmds) "
 bad="" n=0
 for w in $(grep -o '`[a-z][^`]*`' README.md | sed 's/^`//; s/`$//' | awk '{ print $1 }' |
