@@ -276,11 +276,29 @@ static void add_callsite(struct di_info *di, Dwarf_Die die)
 	calls->v[calls->n++] = cs;
 }
 
+/* The symbols gdb makes of a type declared in a block: its name (a
+ * typedef, a struct, union or enum tag) and an enum's enumerators. */
+static size_t scope_type_syms(struct di_info *di, Dwarf_Die die)
+{
+	Dwarf_Half t = di_tag(die);
+	size_t n = 0;
+	if (t != DW_TAG_typedef && t != DW_TAG_structure_type && t != DW_TAG_union_type &&
+	    t != DW_TAG_enumeration_type)
+		return 0;
+	n += di_die_name(di, die) != NULL;
+	if (t != DW_TAG_enumeration_type)
+		return n;
+	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c))
+		n += di_tag(c) == DW_TAG_enumerator;
+	return n;
+}
+
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
 			struct inline_vec *inl, struct di_scope *s, int depth)
 {
 	struct var_vec vars = {0};
 	struct scope_vec kids = {0};
+	size_t other = 0;   /* labels, named types, enumerators */
 
 	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
 		switch (di_tag(c)) {
@@ -292,7 +310,15 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_var(di, &vars, c, false);
 			break;
 		case DW_TAG_lexical_block:
+		{
+			size_t had = kids.n;
 			add_block(di, c, &kids, inl, depth);
+			if (kids.n > had && !kids.s[had].nranges)
+				other += kids.s[had].nsyms;
+			break;
+		}
+		case DW_TAG_label:
+			other += di_die_name(di, c) != NULL;
 			break;
 		case DW_TAG_subprogram:      /* GNU C nested function */
 			add_nested(di, c);
@@ -305,11 +331,13 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_callsite(di, c);
 			break;
 		default:
+			other += scope_type_syms(di, c);
 			di_type_visit(di, c);
 			break;
 		}
 	}
 	inherit_vars(di, die, &vars, DW_TAG_variable);
+	s->nsyms = vars.n + other;
 	free(vars.origin);
 	s->vars = vec_finish(di, vars.v, vars.n, sizeof(*vars.v));
 	s->nvars = vars.n;

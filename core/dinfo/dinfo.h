@@ -95,6 +95,12 @@ struct di_scope {
 	size_t nvars;
 	struct di_scope *children; /* nested lexical blocks */
 	size_t nchildren;
+	/* How many symbols gdb puts in this block's dictionary (variables,
+	 * labels, named types, enumerators, and those of range-less nested
+	 * blocks): a lexical block's dictionary is a hash table of
+	 * nsyms / 5 + 1 buckets, which gives the order of its locals in
+	 * gdb's `info locals` (di_scope_gdb_order). */
+	size_t nsyms;
 };
 
 struct di_func;
@@ -215,6 +221,11 @@ const struct di_type *di_type_named(const struct di_info *di, const char *name);
 /* Whether one of the scope's ranges holds pc (a scope without ranges, a
  * block without code, holds none). */
 bool di_scope_covers(const struct di_scope *s, uint64_t pc);
+/* gdb's hash of a symbol name (its dictionaries' buckets). */
+uint32_t di_gdb_name_hash(const char *name);
+/* Put v, the n variables of lexical block s, in the order gdb's hashed
+ * dictionary lists them: by bucket, declaration order within one. */
+void di_scope_gdb_order(const struct di_scope *s, const struct di_var **v, size_t n);
 
 /* Strip typedefs and const/volatile. */
 const struct di_type *di_type_strip(const struct di_type *t);

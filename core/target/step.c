@@ -338,7 +338,9 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 	return step_new_pc(q, s, true);
 }
 
-static int step_line_once(struct qz *q, enum step_kind kind)
+/* quiet: an intermediate step of `step N`, which gdb does not report
+ * (only the last stop is printed, against the frame of the last step). */
+static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
 {
 	struct step_state s = {.kind = kind, .line = -1};
 	step_start(q, &s);
@@ -350,7 +352,8 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 		/* At an inlined call's site: step goes down into it, as gdb. */
 		q->inline_unskip++;
 		frame_invalidate(q);
-		step_report(q, &s);
+		if (!quiet)
+			step_report(q, &s);
 		return 0;
 	}
 	struct qz_module *m;
@@ -372,7 +375,7 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 	}
 	while (ev == RUN_STEPPED)
 		ev = step_one(q, &s);
-	if (ev == RUN_TARGET)
+	if (ev == RUN_TARGET && !quiet)
 		step_report(q, &s);
 	return ev == RUN_ERROR ? -1 : (ev == RUN_TARGET ? 0 : 1);
 }
@@ -380,7 +383,7 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 int step_line(struct qz *q, enum step_kind kind, int count)
 {
 	for (int i = 0; i < count; i++) {
-		int r = step_line_once(q, kind);
+		int r = step_line_once(q, kind, i + 1 < count);
 		if (r != 0 || !qz_running(q))
 			return r < 0 ? -1 : 0;
 	}

@@ -22,20 +22,6 @@ if ! command -v "$GDB" >/dev/null 2>&1; then
 	exit 0
 fi
 
-# agree_norm <RAW >NORM
-agree_norm() {
-	awk '
-	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
-	/^Make breakpoint pending on future shared library load\?/ { next }
-	/^Run till exit from / { next }
-	/^\(Use "set breakpoint pending on" to make it pending/ { next }
-	{
-		sub(/\r$/, ""); sub(/^error: /, "")
-		gsub(/process [0-9]+/, "process PID")
-		print
-	}' | stack_addrs
-}
-
 # agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
 # with "- " is run but not compared: set-up such as break/run) in both
 # debuggers and compare the output of each command. One PASS or FAIL line
@@ -373,22 +359,18 @@ done
 # Cause 1 on random programs: csmith's (Debian csmith) with the seeds where
 # qzdb put breakpoints in safe_math.h's lines or credited csmith.h's rows
 # to the program (DWARF 5 file 1); every line of the program.
-inc=""
-for d in /usr/include/csmith /usr/include/csmith-*; do
-	[ -f "$d/csmith.h" ] && inc=$d && break
-done
-if ! command -v csmith >/dev/null 2>&1 || [ -z "$inc" ]; then
+if ! csmith_found; then
 	skip gdbagree-csmith "csmith or its headers (Debian csmith) not installed"
 else
 	CS=$B/csmith-agree
 	mkdir -p $CS
 	for seed in 6 8; do
 		c=$CS/s$seed.c
-		[ -s $c ] || csmith -s $seed --no-packed-struct --max-funcs 4 --max-block-depth 3 \
-			--max-expr-complexity 5 --no-volatiles --no-bitfields -o $c >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		[ -s $c ] || csmith -s $seed $CSMITH_OPTS -o $c >/dev/null 2>&1
 		for o in O0 O2; do
 			bin=$CS/s$seed-$o
-			[ "$bin" -nt "$c" ] || gcc -g -$o -w -I$inc -o $bin $c
+			[ "$bin" -nt "$c" ] || gcc -g -$o -w -I$CSMITH_INC -o $bin $c
 			seq 1 "$(wc -l <$c)" | sed "s/.*/break s$seed.c:&/" |
 				agree "gdbagree-break-csmith-s$seed-$o" $bin
 		done

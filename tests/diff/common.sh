@@ -295,6 +295,35 @@ stack_addrs() {
 	}'
 }
 
+# agree_norm <RAW >NORM: the normalisations of gdbagree.sh and sessions.sh
+# (gdb's batch-mode query and qzdb's hint in its place, qzdb's "error: "
+# prefix, libthread_db chatter, process ids, "Run till exit" lines, stack
+# addresses).
+agree_norm() {
+	awk '
+	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
+	/^Make breakpoint pending on future shared library load\?/ { next }
+	/^Run till exit from / { next }
+	/^\(Use "set breakpoint pending on" to make it pending/ { next }
+	{
+		sub(/\r$/, ""); sub(/^error: /, "")
+		gsub(/process [0-9]+/, "process PID")
+		print
+	}' | stack_addrs
+}
+
+# csmith_found: true if csmith and its headers are installed; sets
+# CSMITH_INC (the headers' directory) and CSMITH_OPTS (small programs).
+csmith_found() {
+	CSMITH_OPTS="--no-packed-struct --max-funcs 4 --max-block-depth 3
+--max-expr-complexity 5 --no-volatiles --no-bitfields"
+	CSMITH_INC=""
+	for _d in /usr/include/csmith /usr/include/csmith-*; do
+		[ -f "$_d/csmith.h" ] && CSMITH_INC=$_d && break
+	done
+	command -v csmith >/dev/null 2>&1 && [ -n "$CSMITH_INC" ]
+}
+
 # split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.
 split_sections() {
 	rm -rf "$2"
