@@ -295,6 +295,51 @@ static void frame_add_caller(struct qz *q)
 		q->frames_done = true;   /* "?? ()": nothing to unwind with */
 }
 
+/* The function frame f is in: its debug info's entry, else its symbol's. */
+static uint64_t frame_func_start(const struct frame *f)
+{
+	if (f->func)
+		return f->func->lo + f->mod->bias;
+	uint64_t off;
+	const struct img_sym *s = f->mod && f->mod->img ?
+		img_sym_at(f->mod->img, f->pc - f->mod->bias, &off) : NULL;
+	return s ? f->pc - off : 0;
+}
+
+int frame_base_address(struct qz *q, const struct frame *f, uint64_t *base)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	uint64_t fn = frame_func_start(f);
+	int64_t sp_off = -8;
+	uint8_t b[8];
+	if (f->inl)
+		return -1;
+	if (fn && f->pc > fn && qz_read(q, fn, b, sizeof b) == 0) {
+		size_t i = fn + 4 <= f->pc && memcmp(b, endbr64, 4) == 0 ? 4 : 0;
+		if (fn + i < f->pc && b[i] == 0x55) {   /* push %rbp done */
+			sp_off = 0;
+			bool mov = (b[i + 1] == 0x48 && b[i + 2] == 0x89 && b[i + 3] == 0xe5) ||
+				   (b[i + 1] == 0x48 && b[i + 2] == 0x8b && b[i + 3] == 0xec);
+			if (f->pc > fn + i + 1 && mov && f->regs.valid[DI_REG_RBP]) {
+				*base = f->regs.r[DI_REG_RBP];
+				return 0;
+			}
+		}
+	}
+	if (!f->regs.valid[DI_REG_RSP])
+		return -1;
+	*base = f->regs.r[DI_REG_RSP] + (uint64_t)sp_off;
+	return 0;
+}
+
+int frame_saved_regs(struct qz *q, const struct frame *f, struct di_regs *slots)
+{
+	struct unw *u = f->mod ? frame_unw(f->mod) : NULL;
+	if (f->inl || !u)
+		return -1;
+	return unw_saved_ex(u, f->mod->bias, &f->regs, f->exact_pc, qz_read_cb, q, slots);
+}
+
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
 {
 	struct frame copy = q->frames[f->set_real];

@@ -376,3 +376,31 @@ else
 		done
 	done
 fi
+
+# Cause 5: info frame as gdb prints it: the registers the frame saved (from
+# the CFI), "called by ..., caller of ..." on one line, Arglist/Locals at
+# gdb's frame base (rbp after push %rbp; mov %rsp,%rbp, else rsp - 8 or
+# rsp), an inlined call's frame ("inlined into frame N", unknown address),
+# at a function's first instruction, after its push and in a caller.
+for o in O0 O2; do
+	agree "gdbagree-info-frame-$o" $B/gdbagree-$o <<-'E'
+	- break *util_mix
+	- break *util_mix+1
+	- break mix.h:11
+	- break util_hash
+	run
+	info frame
+	continue
+	info frame
+	continue
+	info frame
+	up
+	info frame
+	up
+	info frame
+	continue
+	info frame
+	finish
+	info frame
+	E
+done
