@@ -49,7 +49,7 @@ int cmd_backtrace(struct qz *q, const char *a)
 		if (full && f->func && !cmd_frame_vars(q, f, false, 8, &b))
 			sbuf_add(&b, "No locals.\n");
 	}
-	if (limit >= 0 && frame_get(q, i))
+	if (limit >= 0 && frame_get(q, i) && q->from_tty)
 		sbuf_add(&b, "(More stack frames follow...)\n");
 	if (b.s)
 		qz_puts(q, b.s);

@@ -89,6 +89,10 @@ struct qz {
 	int print_elements;
 	int listsize;
 	bool confirm_batch;
+	/* Commands come from a terminal (gdb's from_tty): false in batch
+	 * mode, where gdb -batch leaves out "Run till exit from ...", a new
+	 * display's first showing and "(More stack frames follow...)". */
+	bool from_tty;
 
 	/* x's defaults: the next `x` continues after the last one */
 	uint64_t x_next;

@@ -462,23 +462,29 @@ static int step_finish_inline(struct qz *q, const struct frame *f)
 	return ev == RUN_ERROR ? -1 : 0;
 }
 
+/* "Run till exit from #0 ...", which gdb prints only for commands from a
+ * terminal. */
+static void step_run_till(struct qz *q, const struct frame *f)
+{
+	if (!q->from_tty)
+		return;
+	struct sbuf b = {0};
+	frame_describe(q, f, frame_shows_addr(f), &b);
+	qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
+	sbuf_free(&b);
+}
+
 int step_finish(struct qz *q)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
 	if (f && f->inl) {
-		struct sbuf b = {0};
-		frame_describe(q, f, frame_shows_addr(f), &b);
-		qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
-		sbuf_free(&b);
+		step_run_till(q, f);
 		return step_finish_inline(q, f);
 	}
 	const struct frame *c = frame_get(q, q->sel_frame + 1);
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
-	struct sbuf b = {0};
-	frame_describe(q, f, frame_shows_addr(f), &b);
-	qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
-	sbuf_free(&b);
+	step_run_till(q, f);
 	const struct di_func *fn = f->func;
 	enum run_ev ev = step_return_to(q, c->pc, f->cfa);
 	if (ev != RUN_TARGET)

@@ -6,8 +6,6 @@
 #     not from terminal]" and qzdb's hint "(Use "set breakpoint pending on"
 #     ...)" in its place are removed, as is qzdb's "error: " prefix;
 #   - gdb's libthread_db chatter is removed, process ids become PID;
-#   - "Run till exit from ..." lines are removed: gdb prints them only on a
-#     terminal, qzdb always (issue 25, cause 11);
 #   - hex numbers at or above 0x7ff000000000 (stack, libc) become 0xSTACK:
 #     gdb starts the program with a slightly different environment.
 # Fixture: tests/fixtures/gdbagree/ (main.c, util.c and mix.h, whose inline
@@ -301,25 +299,26 @@ fi
 # frame is inside their block (not in other functions, not after its loop
 # for a loop variable, not in callers after finish), with "(cannot be
 # evaluated in the current context)" in info display; up/down show none;
-# finish prints "Value returned" after the displays. (gdb -batch does not
-# show a new display at once, qzdb does, cause 11: "- display" lines are
-# run but not compared.)
+# finish prints "Value returned" after the displays. Cause 11: in batch
+# mode a new display is not shown at once, finish prints no "Run till
+# exit from", bt N no "(More stack frames follow...)", as gdb -batch.
 for o in O0 O2; do
 	agree "gdbagree-display-$o" $B/gdbagree-$o <<-'E'
 	- break step_all
 	- break util_mix
 	- break main.c:25
 	run
-	- display n
-	- display total
-	- display/x ticks
+	display n
+	display total
+	display/x ticks
 	continue
-	- display i
-	- display acc + i
+	display i
+	display acc + i
 	next
 	next
 	up
 	down
+	bt 1
 	info display
 	- delete 3
 	- tbreak main.c:28

@@ -297,13 +297,11 @@ stack_addrs() {
 
 # agree_norm <RAW >NORM: the normalisations of gdbagree.sh and sessions.sh
 # (gdb's batch-mode query and qzdb's hint in its place, qzdb's "error: "
-# prefix, libthread_db chatter, process ids, "Run till exit" lines, stack
-# addresses).
+# prefix, libthread_db chatter, process ids, stack addresses).
 agree_norm() {
 	awk '
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
 	/^Make breakpoint pending on future shared library load\?/ { next }
-	/^Run till exit from / { next }
 	/^\(Use "set breakpoint pending on" to make it pending/ { next }
 	{
 		sub(/\r$/, ""); sub(/^error: /, "")
