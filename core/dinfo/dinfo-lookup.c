@@ -78,6 +78,24 @@ const struct di_func *di_func_named(const struct di_info *cdi, const char *name)
 	return best;
 }
 
+size_t di_funcs_named(const struct di_info *cdi, const char *name,
+		      const struct di_func **out, size_t max)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	size_t n = 0;
+	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
+	for (int i = (int)first - 1; i >= 0 && n < max; i = di->fst[i].next_named) {
+		size_t k = n++;   /* by address: insertion */
+		while (k > 0 && out[k - 1]->lo > di->funcs[i].lo) {
+			out[k] = out[k - 1];
+			k--;
+		}
+		out[k] = &di->funcs[i];
+		di_func_read_all(di, out[k]);
+	}
+	return n;
+}
+
 const struct di_func *di_funcs(const struct di_info *di, size_t *n)
 {
 	*n = di->nfuncs;

@@ -171,6 +171,10 @@ void di_close(struct di_info *di);
  * di_func_named return functions read in full. */
 const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
 const struct di_func *di_func_named(const struct di_info *di, const char *name);
+/* Every top-level function of that name (a static one in each unit that
+ * has one, as gdb's `break FUNC` finds them), by address, at most max. */
+size_t di_funcs_named(const struct di_info *di, const char *name,
+		      const struct di_func **out, size_t max);
 /* Every top-level function, by address, as di_open indexed it: only name,
  * lo, hi, ranges, external and cu_name are filled in until di_func_expand
  * (or di_func_at/di_func_named) reads the rest. GNU C nested functions are

@@ -647,6 +647,7 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 	q->list_file = f->file;
 	q->list_line = f->line;
 	q->list_first = q->list_last = 0;
+	q->info_line_next = 0;
 }
 
 void frame_print_level(struct qz *q, int n, const struct frame *f)

@@ -108,6 +108,12 @@ struct qz {
 	const char *list_file;
 	int list_line;
 	int list_first, list_last;
+	/* gdb's last_line_listed after an `info line`: the line after the
+	 * one it showed, the next bare `info line`'s, while list_file,
+	 * list_line and list_first are still info_line_at's. */
+	int info_line_next;
+	int info_line_at[2];
+	const char *info_line_file;
 
 	/* A page in the debuggee holding out-of-line copies of instructions
 	 * replaced by breakpoints, so a hit resumes without a single-step. */

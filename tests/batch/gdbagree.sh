@@ -403,3 +403,32 @@ for o in O0 O2; do
 	info frame
 	E
 done
+
+# Cause 10: a bare `info line` shows gdb's last_line_listed (the stop's
+# line, the first of a listing, the line after the last info line); a bare
+# LINE that is not in the current file is "No line N in the current
+# file."; several locations of a bare LINE are named by the file's path.
+for o in O0 O2; do
+	agree "gdbagree-lines-$o" $B/gdbagree-$o <<-'E'
+	- break util_mix
+	- run
+	info line
+	info line
+	list
+	info line
+	info line
+	up
+	info line
+	info line 20
+	info line
+	break 99
+	tbreak 99
+	advance 99
+	until 99
+	- break mix_step
+	- continue
+	break 12
+	frame
+	info line
+	E
+done

@@ -83,7 +83,7 @@ gen() {
 		if (r < 85) return "print/x " v
 		if (r < 88) return "display " v
 		if (r < 91) return "list"
-		if (r < 94) return "print '" src "'::" pick(g, ng)
+		if (r < 94) return "print \047" src "\047::" pick(g, ng)
 		if (r < 97) return "print sizeof(" v ")"
 		return "output " v
 	}
