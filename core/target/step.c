@@ -363,7 +363,7 @@ static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
 		step_set_range(&s, m, r, true);
 		if (skipped) {   /* shown at the call site: that is our line */
 			s.line = cl;
-			s.file = r->file;
+			s.file = cf;
 		}
 		if (kind == STEP_UNTIL) {
 			const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
