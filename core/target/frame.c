@@ -644,6 +644,8 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 	qz_puts(q, b.s);
 	sbuf_free(&b);
 	q->stops_shown++;
+	if (!f->file)   /* no line there: gdb keeps the current source line */
+		return;
 	q->list_file = f->file;
 	q->list_line = f->line;
 	q->list_first = q->list_last = 0;
