@@ -309,6 +309,10 @@ int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,
  * operation, unreadable memory). Static variables get addr + bias. */
 int di_locate(const struct di_var *v, const struct di_ctx *ctx,
 	      struct di_loc *out, char *err, size_t errlen);
+/* Whether v at pc (link-time) is a pointer to an object that exists only
+ * in the debug information (DW_OP_implicit_pointer: gdb's
+ * <synthetic pointer>). */
+bool di_var_synthetic(const struct di_var *v, uint64_t pc);
 /* Read size bytes of the variable's value. Returns 0, 1 if optimized out
  * (wholly or in part), -1 with err on error. */
 int di_read_var(const struct di_var *v, const struct di_ctx *ctx,

@@ -579,7 +579,8 @@ static void frame_describe_arg(struct qz *q, const struct frame *f, const struct
 				   t->kind == DI_ARRAY)) {
 		sbuf_printf(out, "%s=...", name);   /* gdb never opens them here */
 	} else if (r == 1) {
-		sbuf_printf(out, "%s=<optimized out>", name);
+		sbuf_printf(out, "%s=%s", name, di_var_synthetic(v, ctx->pc - ctx->bias) ?
+			    "<synthetic pointer>" : "<optimized out>");
 	} else {
 		sbuf_printf(out, "%s=<error: %s>", name, err);
 	}
