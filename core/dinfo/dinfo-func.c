@@ -20,6 +20,12 @@ struct var_vec {
 	size_t n, cap, capo;
 };
 
+/* The abstract blocks that concrete lexical blocks stand for. */
+struct off_vec {
+	Dwarf_Off *v;
+	size_t n, cap;
+};
+
 struct scope_vec {
 	struct di_scope *s;
 	size_t n, cap;
@@ -123,8 +129,38 @@ static bool vec_has_origin(const struct var_vec *vec, Dwarf_Off off)
 
 /* A concrete instance may leave out what the optimizer removed; the
  * abstract tree still names it, and gdb shows it as optimized out. */
+static bool off_has(const struct off_vec *o, Dwarf_Off off)
+{
+	for (size_t i = 0; o && i < o->n; i++)
+		if (o->v[i] == off)
+			return true;
+	return false;
+}
+
+/* The variables of abstract DIE abs missing from vec, in DIE order; an
+ * abstract lexical block no concrete block stands for (blocks: those
+ * that do) is a block without code to gdb: its variables, and those of
+ * the blocks inside it, count as the enclosing block's. */
+static void inherit_from(struct di_info *di, Dwarf_Die abs, struct var_vec *vec,
+			 Dwarf_Half tag, const struct off_vec *blocks, int depth)
+{
+	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
+		Dwarf_Half t = di_tag(c);
+		if (t == DW_TAG_lexical_block && tag == DW_TAG_variable && depth < MAX_SCOPE_DEPTH &&
+		    !off_has(blocks, di_die_offset(c))) {
+			inherit_from(di, c, vec, tag, NULL, depth + 1);
+			continue;
+		}
+		if (t != tag || vec_has_origin(vec, di_die_offset(c)))
+			continue;
+		size_t i = vec->n;
+		add_var(di, vec, c, tag == DW_TAG_formal_parameter);
+		vec->origin[i] = di_die_offset(c);
+	}
+}
+
 static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
-			 Dwarf_Half tag)
+			 Dwarf_Half tag, const struct off_vec *blocks)
 {
 	Dwarf_Off off;
 	if (di_attr_ref(die, DW_AT_abstract_origin, &off))
@@ -132,13 +168,7 @@ static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
 	Dwarf_Die abs = di_offdie(di, off);
 	if (!abs)
 		return;
-	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
-		if (di_tag(c) != tag || vec_has_origin(vec, di_die_offset(c)))
-			continue;
-		size_t i = vec->n;
-		add_var(di, vec, c, tag == DW_TAG_formal_parameter);
-		vec->origin[i] = di_die_offset(c);
-	}
+	inherit_from(di, abs, vec, tag, blocks, 0);
 	dwarf_dealloc_die(abs);
 }
 
@@ -155,7 +185,7 @@ static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
 static struct di_var *finish_params(struct di_info *di, Dwarf_Die die,
 				    struct var_vec *params, size_t *n)
 {
-	inherit_vars(di, die, params, DW_TAG_formal_parameter);
+	inherit_vars(di, die, params, DW_TAG_formal_parameter, NULL);
 	free(params->origin);
 	*n = params->n;
 	return vec_finish(di, params->v, params->n, sizeof(*params->v));
@@ -299,6 +329,7 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 	struct var_vec vars = {0};
 	struct scope_vec kids = {0};
 	size_t other = 0;   /* labels, named types, enumerators */
+	struct off_vec blocks = {0};
 
 	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
 		switch (di_tag(c)) {
@@ -312,6 +343,11 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 		case DW_TAG_lexical_block:
 		{
 			size_t had = kids.n;
+			Dwarf_Off bo;
+			if (!di_attr_ref(c, DW_AT_abstract_origin, &bo)) {
+				XGROW(blocks.v, blocks.cap, blocks.n + 1);
+				blocks.v[blocks.n++] = bo;
+			}
 			add_block(di, c, &kids, inl, depth);
 			if (kids.n > had && !kids.s[had].nranges)
 				other += kids.s[had].nsyms;
@@ -336,7 +372,8 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			break;
 		}
 	}
-	inherit_vars(di, die, &vars, DW_TAG_variable);
+	inherit_vars(di, die, &vars, DW_TAG_variable, &blocks);
+	free(blocks.v);
 	s->nsyms = vars.n + other;
 	free(vars.origin);
 	s->vars = vec_finish(di, vars.v, vars.n, sizeof(*vars.v));
