@@ -257,10 +257,18 @@ static enum run_ev step_new_pc(struct qz *q, struct step_state *s, bool returned
 		enum run_ev ev = step_return_to(q, ra, sp + 8);
 		return ev == RUN_TARGET ? step_new_pc(q, s, true) : ev;
 	}
+	/* gdb's process_event_stop_test: the start of another line stops
+	 * if it is a statement; if not, in the same frame the line stepped
+	 * from stays, in another frame (a return, an inlined call left) the
+	 * line becomes none, so that any line after it stops. Elsewhere the
+	 * range and line are those of the row reached. */
 	bool at_start = r->addr + m->bias == pc;
-	if (at_start && (r->line != s->line || r->file != s->file) && r->is_stmt)
+	bool other = r->line != s->line || r->file != s->file;
+	if (at_start && other && r->is_stmt)
 		return RUN_TARGET;
-	step_set_range(s, m, r, r->is_stmt || returned);
+	step_set_range(s, m, r, !(at_start && other) || returned);
+	if (at_start && other && returned)
+		s->line = 0;
 	return RUN_STEPPED;
 }
 
