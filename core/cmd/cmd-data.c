@@ -40,7 +40,7 @@ int cmd_print(struct qz *q, const char *a)
 	struct val v;
 	if (!*a) {
 		if (q->nhistory == 0)
-			return qz_error(q, "History is empty.");
+			return qz_error(q, "The history is empty.");
 		v = val_copy(&q->history[q->nhistory - 1]);
 	} else if (eval_text(q, a, &v) < 0) {
 		return -1;

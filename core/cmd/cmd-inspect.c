@@ -396,8 +396,6 @@ void cmd_show_displays(struct qz *q)
 static bool cmd_display_unknown_name(struct qz *q, const char *text)
 {
 	struct val v;
-	if (!qz_running(q))
-		return false;
 	if (eval_type_of(q, text, &v) == 0) {
 		val_free(&v);
 		return false;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/user.h>
 
+#include "abi.h"
 #include "dinfo/disasm.h"
 #include "frame.h"
 #include "loc.h"
@@ -329,7 +330,8 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 {
 	const struct frame *f = frame_get(q, 0);
 	if (f && !f->func && !f->sym) {
-		qz_error(q, "Cannot find bounds of current function");
+		qz_error(q, s->kind == STEP_UNTIL ? "Execution is not within a known function." :
+			 "Cannot find bounds of current function");
 		return RUN_ERROR;
 	}
 	const struct frame *c = frame_get(q, 1);
@@ -421,26 +423,51 @@ int step_insn(struct qz *q, bool over, int count)
 	return 0;
 }
 
+/* The value a function of return type t left in the registers (or, for
+ * a large aggregate, in memory at rax), as the SysV ABI puts it; 0 or -1
+ * when there is none or it cannot be had. */
+int step_return_value(struct qz *q, const struct di_type *t, struct val *out)
+{
+	enum abi_class cls[2];
+	struct user_regs_struct *u = proc_regs(q->proc);
+	const struct di_type *s = di_type_strip(t);
+	switch (abi_classify(t, cls)) {
+	case ABI_REGS: {
+		struct user_fpregs_struct fp;
+		uint64_t ints[2] = {u->rax, u->rdx}, sses[2] = {0, 0};
+		uint8_t bytes[16];
+		if ((cls[0] == ABI_SSE || cls[1] == ABI_SSE) && proc_fpregs(q->proc, &fp) < 0)
+			return -1;
+		if (cls[0] == ABI_SSE || cls[1] == ABI_SSE) {
+			memcpy(&sses[0], (const uint8_t *)fp.xmm_space, 8);
+			memcpy(&sses[1], (const uint8_t *)fp.xmm_space + 16, 8);
+		}
+		abi_gather(cls, ints, sses, bytes);
+		*out = val_from_bytes(t, bytes, s->size);
+		return 0;
+	}
+	case ABI_MEMORY: {
+		uint8_t *buf = xmalloc(s->size);
+		if (qz_read(q, u->rax, buf, s->size) < 0) {
+			free(buf);
+			return -1;
+		}
+		*out = val_from_bytes(t, buf, s->size);
+		out->where = VAL_MEM;
+		out->addr = u->rax;
+		free(buf);
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 static void step_print_value(struct qz *q, const struct di_func *fn)
 {
-	const struct di_type *t = di_type_strip(fn->ret);
-	if (!t || t->kind == DI_VOID)
-		return;
-	struct user_regs_struct *u = proc_regs(q->proc);
 	struct val v;
-	if (t->kind == DI_BASE && t->encoding == 0x04 /* DW_ATE_float */) {
-		struct user_fpregs_struct fp;
-		if (proc_fpregs(q->proc, &fp) < 0 || t->size > 8)
-			return;
-		v = val_from_bytes(fn->ret, fp.xmm_space, t->size);
-	} else if (t->size <= 16 && t->kind != DI_ARRAY) {
-		uint64_t two[2] = {u->rax, u->rdx};
-		if (t->kind == DI_STRUCT || t->kind == DI_UNION)
-			return;   /* classification of aggregates: later */
-		v = val_from_bytes(fn->ret, two, t->size);
-	} else {
+	if (!fn->ret || step_return_value(q, fn->ret, &v) < 0)
 		return;
-	}
 	struct val_print vp = {
 		.top = true, .max_elements = q->print_elements,
 		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,

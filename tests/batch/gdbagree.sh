@@ -432,3 +432,15 @@ for o in O0 O2; do
 	info line
 	E
 done
+
+# finish prints the value a function returned in every class of the SysV
+# ABI: structs in rax/rdx, in xmm0/xmm1 or both, large ones in memory,
+# unions, floats, chars, _Bool (tests/fixtures/retvals.c).
+{
+	for f in make_ints make_doubles make_mixed make_floats make_big make_chars \
+		make_num half scale first low_byte neg16 is_even sum8 mix_args label; do
+		echo "- break $f"
+	done
+	echo "- run"
+	for i in $(seq 16); do echo finish; echo "- continue"; done
+} | agree "gdbagree-finish-values-O0" $B/retvals-O0

@@ -44,6 +44,12 @@
 
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+# gdb puts LINES and COLUMNS (its screen size: 24x80 in batch mode) into the
+# program's environment; with both in every debugger's environment the
+# program's stack starts at the same address under gdb and qzdb, so that
+# uninitialised locals hold the same bytes in both.
+LINES=24 COLUMNS=80
+export LINES COLUMNS
 GDB=${GDB:-gdb}
 DIFFDIR=$B/diff
 mkdir -p "$DIFFDIR/cache"
@@ -121,7 +127,7 @@ dbg_run() {
 gdb_run_cached() {
 	_cmds=$1 _out=$2
 	shift 2
-	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG"; cat "$_cmds"; } | md5sum | cut -c1-32)
+	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG" "$LINES" "$COLUMNS"; cat "$_cmds"; } | md5sum | cut -c1-32)
 	if [ -z "$QZ_DIFF_NOCACHE" ] && [ -s "$DIFFDIR/cache/$_key" ]; then
 		cp "$DIFFDIR/cache/$_key" "$_out"
 		DBG_RC=0

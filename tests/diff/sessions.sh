@@ -65,7 +65,11 @@ gen() {
 	function load(f, a,   n, x) { n = 0; while ((getline x < f) > 0) a[++n] = x; close(f); return n }
 	function pick(a, n) { return a[int(rand() * n) + 1] }
 	function any(n) { return int(rand() * n) }
-	function var() { r = rand(); return (r < 0.55 || nl == 0) ? pick(g, ng) : pick(l, nl) }
+	function var() {
+		r = rand()
+		if (ng + nl == 0) return "main"
+		return ((r < 0.55 && ng > 0) || nl == 0) ? pick(g, ng) : pick(l, nl)
+	}
 	function line() { return pick(ln, nln) }
 	function inspect(   r, v) {
 		r = any(100); v = var()
@@ -83,7 +87,7 @@ gen() {
 		if (r < 85) return "print/x " v
 		if (r < 88) return "display " v
 		if (r < 91) return "list"
-		if (r < 94) return "print \047" src "\047::" pick(g, ng)
+		if (r < 94) return "print \047" src "\047::" (ng ? pick(g, ng) : v)
 		if (r < 97) return "print sizeof(" v ")"
 		return "output " v
 	}
