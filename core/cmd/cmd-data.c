@@ -33,17 +33,26 @@ static const char *cmd_format(const char *a, char *fmt)
 	return str_skip_space(a);
 }
 
-int cmd_print(struct qz *q, const char *a)
+/* print and call: call prints nothing for a void value (a call of a
+ * function returning nothing) and needs an expression. */
+static int cmd_print_value(struct qz *q, const char *a, bool call)
 {
 	char fmt;
 	a = cmd_format(a, &fmt);
 	struct val v;
-	if (!*a) {
+	if (!*a && call) {
+		return qz_error(q, "The history is empty.");
+	} else if (!*a) {
 		if (q->nhistory == 0)
 			return qz_error(q, "The history is empty.");
 		v = val_copy(&q->history[q->nhistory - 1]);
 	} else if (eval_text(q, a, &v) < 0) {
 		return -1;
+	}
+	const struct di_type *t = val_type_strip(v.type);
+	if (call && (!t || t->kind == DI_VOID)) {
+		val_free(&v);
+		return 0;
 	}
 	struct sbuf b = {0};
 	cmd_val_print(q, &v, fmt, true, &b);
@@ -51,6 +60,16 @@ int cmd_print(struct qz *q, const char *a)
 	qz_printf(q, "$%d = %s\n", n, b.s ? b.s : "");
 	sbuf_free(&b);
 	return 0;
+}
+
+int cmd_print(struct qz *q, const char *a)
+{
+	return cmd_print_value(q, a, false);
+}
+
+int cmd_call(struct qz *q, const char *a)
+{
+	return cmd_print_value(q, a, true);
 }
 
 /* output EXPR: print's value without history, "$N = " or newline. */

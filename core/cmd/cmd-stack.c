@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "cmds.h"
 #include "target/frame.h"
+#include "target/infcall.h"
 #include "target/session.h"
 
 static void cmd_frame_line(struct qz *q, const struct frame *f, struct sbuf *b)
@@ -155,6 +156,9 @@ int cmd_info_frame(struct qz *q, const char *a)
 	cmd_frame_base(q, f, &b);
 	if (f->inl)
 		sbuf_add(&b, " Previous frame's sp in rsp\n");
+	else if (f->dummy)
+		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",
+			    (unsigned long long)f->dummy->regs.rsp);
 	else
 		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n", (unsigned long long)f->cfa);
 	cmd_frame_saved(q, f, &b);

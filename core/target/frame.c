@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/user.h>
 
+#include "infcall.h"
 #include "session.h"
 #include "dinfo/source.h"
 
@@ -265,11 +266,36 @@ static struct frame *frame_push_set(struct qz *q, const struct di_regs *regs,
 	return &q->frames[q->nframes - 1];
 }
 
+/* The frame of a call from the debugger that returns to pc with the stack
+ * at sp, if there is one: it stands between the callee and the frame the
+ * call was made in. */
+static bool frame_add_dummy(struct qz *q, uint64_t pc, uint64_t sp)
+{
+	const struct infcall_dummy *d = infcall_dummy_at(q, pc, sp);
+	if (!d)
+		return false;
+	struct frame *x = frame_push(q);
+	x->pc = pc;
+	x->regs.r[DI_REG_RIP] = pc;
+	x->dummy = d;
+	x->cfa = sp;
+	x->has_cfa = true;
+	x->exact_pc = true;
+	x->set_first = x->set_real = x->level;
+	return true;
+}
+
 static void frame_add_caller(struct qz *q)
 {
 	struct frame *f = &q->frames[q->nframes - 1];
 	struct di_regs caller;
 	bool signal;
+	if (f->dummy) {   /* on with the registers of before the call */
+		/* (read only: frame_user_reg serves writers too) */
+		frame_regs_from_user((struct user_regs_struct *)&f->dummy->regs, &caller);
+		frame_push_set(q, &caller, f->dummy->regs.rip, true);
+		return;
+	}
 	if (frame_unwind_one(q, f, &caller, &signal) < 0) {
 		q->frames_done = true;
 		return;
@@ -289,6 +315,8 @@ static void frame_add_caller(struct qz *q)
 		q->frames_done = true;
 		return;
 	}
+	if (frame_add_dummy(q, pc, caller.r[DI_REG_RSP]))
+		return;
 	/* interrupted by a signal: not a return address */
 	const struct frame *c = frame_push_set(q, &caller, pc, signal);
 	if (!c->mod)
@@ -342,6 +370,11 @@ int frame_saved_regs(struct qz *q, const struct frame *f, struct di_regs *slots)
 
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
 {
+	if (f->dummy) {   /* returns to where the call was made */
+		*ra = f->dummy->regs.rip;
+		*cfa = f->cfa;
+		return 0;
+	}
 	struct frame copy = q->frames[f->set_real];
 	struct di_regs caller;
 	bool signal;
@@ -376,11 +409,15 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 
 bool frame_shows_addr(const struct frame *f)
 {
-	if (f->sigtramp)
+	if (f->sigtramp || f->dummy)
 		return false;
 	if (f->level > f->set_first)
 		return false;
-	return f->level > 0 || !f->line_start || !f->file;
+	/* an exact pc (frame 0, or where a signal or a call from the
+	 * debugger interrupted it) shows when it is inside a line */
+	if (f->level > 0 && !f->exact_pc)
+		return true;
+	return !f->line_start || !f->file;
 }
 
 size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
@@ -604,6 +641,10 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 {
 	if (f->sigtramp) {
 		sbuf_add(out, "<signal handler called>");
+		return;
+	}
+	if (f->dummy) {
+		sbuf_add(out, "<function called from qzdb>");
 		return;
 	}
 	if (with_addr)

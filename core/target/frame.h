@@ -39,6 +39,10 @@ struct frame {
 	 * (NULL for the function's own frame, the last of the set). */
 	const struct di_inline *inl;
 	bool sigtramp;                /* the signal trampoline a handler returns to */
+	/* where a function called from the debugger returns to (infcall.h):
+	 * "<function called from qzdb>", its caller has the registers of
+	 * before the call */
+	const struct infcall_dummy *dummy;
 	int set_first, set_real;      /* levels of the set's first and own frame */
 	struct qz *q;                 /* the session, for entry-value lookups */
 };

@@ -89,6 +89,10 @@ struct qz {
 	int print_elements;
 	int listsize;
 	bool confirm_batch;
+	/* A signal in a function called from the debugger ends the call and
+	 * puts the registers back (gdb's unwindonsignal); off: the program
+	 * stays where the signal came. */
+	bool unwind_on_signal;
 	/* Commands come from a terminal (gdb's from_tty): false in batch
 	 * mode, where gdb -batch leaves out "Run till exit from ...", a new
 	 * display's first showing and "(More stack frames follow...)". */

@@ -10,6 +10,7 @@
 #include <sys/user.h>
 
 #include "abi.h"
+#include "infcall.h"
 #include "dinfo/disasm.h"
 #include "frame.h"
 #include "loc.h"
@@ -509,6 +510,29 @@ static void step_run_till(struct qz *q, const struct frame *f)
 	sbuf_free(&b);
 }
 
+/* finish out of a function called from the debugger that stopped early:
+ * its value, then the registers of before the call, as gdb. */
+static int step_finish_call(struct qz *q, const struct frame *f,
+			    const struct infcall_dummy *d)
+{
+	const struct di_func *fn = f->func;
+	step_run_till(q, f);
+	infcall_hold(q, d, true);
+	enum run_ev ev = step_return_to(q, d->ret, d->sp);
+	if (qz_running(q))
+		infcall_hold(q, d, false);
+	if (ev != RUN_TARGET)
+		return ev == RUN_ERROR ? -1 : 0;
+	if (fn)
+		step_print_value(q, fn);
+	infcall_pop_here(q);
+	const struct frame *now = frame_get(q, 0);
+	if (now)
+		frame_print_stop(q, now, true);
+	q->stop = QZ_STOP_LOCATION;
+	return 0;
+}
+
 int step_finish(struct qz *q)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
@@ -519,6 +543,8 @@ int step_finish(struct qz *q)
 	const struct frame *c = frame_get(q, q->sel_frame + 1);
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
+	if (c->dummy)
+		return step_finish_call(q, f, c->dummy);
 	step_run_till(q, f);
 	const struct di_func *fn = f->func;
 	enum run_ev ev = step_return_to(q, c->pc, f->cfa);

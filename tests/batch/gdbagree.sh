@@ -254,7 +254,7 @@ for o in O0 O2; do
 done
 
 # The new commands are in the command table with their help.
-for c in "info symbol" "info address" "info scope" "output"; do
+for c in "info symbol" "info address" "info scope" "output" "call" "set unwindonsignal"; do
 	qz -ex "help $c" $B/gdbagree-O0
 	expect "gdbagree-help-$(echo "$c" | tr ' ' -)" "^$c -- [A-Z]"
 done
@@ -444,3 +444,85 @@ done
 	echo "- run"
 	for i in $(seq 16); do echo finish; echo "- continue"; done
 } | agree "gdbagree-finish-values-O0" $B/retvals-O0
+
+# Calls from expressions (issue 25, cause 10): print f(args) and call f(args)
+# with integer, pointer, double, float, struct and union arguments and
+# results in every SysV class, more than six integer arguments, string
+# literals, nested calls, void results; errors as gdb words them; a
+# breakpoint or a signal inside the called function (the program stays
+# there, bt shows the dummy frame, finish and continue end the call); set
+# unwindonsignal on (tests/fixtures/retvals.c).
+for o in O0 O2; do
+	agree "gdbagree-calls-$o" $B/retvals-$o <<-'E'
+	print half(3.0)
+	- break main
+	- run
+	print half(3.0)
+	print half(3)
+	call bump(1)
+	print bump(1)
+	print calls
+	print sum6(1,2,3,4,5,6)
+	print sum8(1,2,3,4,5,6,7,8)
+	print mix_args(1, 2.5, 3, 0.25)
+	print make_ints(1,2)
+	print make_doubles(1,2)
+	print make_mixed(3, 1.5)
+	print make_floats(1, 2, 3)
+	print make_big(5)
+	print make_chars(65)
+	print make_num(66)
+	print scale(1.5, 2)
+	print first("hello")
+	print low_byte(0x1ff)
+	print neg16(5)
+	print is_even(4)
+	print label()
+	print *label()
+	print length(label())
+	print twice(make_ints(1,2))
+	print half(1) + half(2)
+	whatis half(1)
+	print sizeof(make_big(1))
+	print calls
+	print half()
+	print half(1,2)
+	print nosuch(1)
+	call calls
+	call half(8)
+	info frame
+	- break stop_here
+	print stop_here(4)
+	bt
+	print calls
+	finish
+	bt
+	info frame
+	next
+	print stop_here(1)
+	up
+	down
+	continue
+	bt
+	next
+	print half(2) + stop_here(2)
+	- delete
+	print stop_here(7)
+	print crash(0)
+	bt
+	print calls
+	finish
+	E
+	agree "gdbagree-calls-unwind-$o" $B/retvals-$o <<-'E'
+	- break main
+	- run
+	show unwindonsignal
+	set unwindonsignal on
+	show unwindonsignal
+	print crash(0)
+	bt
+	print crash(0) + 1
+	print calls
+	next
+	E
+done

@@ -303,7 +303,8 @@ stack_addrs() {
 
 # agree_norm <RAW >NORM: the normalisations of gdbagree.sh and sessions.sh
 # (gdb's batch-mode query and qzdb's hint in its place, qzdb's "error: "
-# prefix, libthread_db chatter, process ids, stack addresses).
+# prefix, libthread_db chatter, process ids, stack addresses); where gdb
+# names itself in the messages of a call from the debugger, qzdb does.
 agree_norm() {
 	awk '
 	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
@@ -312,6 +313,9 @@ agree_norm() {
 	{
 		sub(/\r$/, ""); sub(/^error: /, "")
 		gsub(/process [0-9]+/, "process PID")
+		if ($0 ~ /function called from|^GDB (remains|has restored)|GDB will silently stop/) {
+			gsub(/GDB/, "qzdb"); sub(/from gdb>/, "from qzdb>")
+		}
 		print
 	}' | stack_addrs
 }
