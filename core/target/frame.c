@@ -487,7 +487,8 @@ static int frame_entry_reg(void *arg, int reg, uint64_t *val)
 void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
 {
 	frame_di_ctx_plain(q, f, ctx);
-	if (f->func && !f->inl) {   /* entry values of a function's own frame */
+	if (f->func) {   /* entry values: of the machine frame's function, for
+			    an inlined call's frame too (gdb walks out to it) */
 		ctx->entry_reg = frame_entry_reg;
 		ctx->entry_arg = (void *)f;
 	}
@@ -560,14 +561,16 @@ static int frame_param_entry(const struct frame *f, const struct di_var *v,
 	struct di_loc loc;
 	char err[128];
 	uint64_t val;
-	if (f->inl || !ctx->entry_reg || size > 8)
+	if (!ctx->entry_reg || size > 8)
 		return -1;
 	/* Only which register holds it at entry matters, not its value now
 	 * (an outer frame's argument registers are not recoverable). */
 	for (int r = 0; r < DI_NREGS; r++)
 		any.valid[r] = true;
 	at_entry.regs = &any;
-	at_entry.pc = f->func->lo + ctx->bias;
+	/* where the function (gdb's get_frame_func: an inlined call's
+	 * block entry) begins */
+	at_entry.pc = (f->inl ? f->inl->entry_pc : f->func->lo) + ctx->bias;
 	if (di_locate(v, &at_entry, &loc, err, sizeof err) < 0 || loc.kind != DI_LOC_REG ||
 	    ctx->entry_reg(ctx->entry_arg, loc.reg, &val))
 		return -1;
