@@ -36,7 +36,8 @@ static int cmd_list_range(struct qz *q, const char *file, int first, int last)
 	return 0;
 }
 
-/* Where `list` centres when nothing was listed yet: the stop, or main. */
+/* Where `list` centres when nothing was listed yet: the stop, or as gdb a
+ * screen (listsize - 1 lines) above main's first line. */
 static int cmd_list_default(struct qz *q, const char **file, int *line)
 {
 	if (q->list_file && q->list_line) {
@@ -52,7 +53,7 @@ static int cmd_list_default(struct qz *q, const char **file, int *line)
 		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	}
 	*file = l[0].file;
-	*line = l[0].line;
+	*line = l[0].line > q->listsize - 1 ? l[0].line - (q->listsize - 1) : 1;
 	free(l);
 	return 0;
 }
@@ -226,13 +227,14 @@ static int cmd_info_line_one(struct qz *q, struct qz_module *m, uint64_t link, i
  * the last `info line`. */
 static int cmd_info_line_default(struct qz *q)
 {
-	if (!q->list_file)
-		return qz_error(q, "No line number information available.");
+	const char *file = q->list_file;
 	int line = q->list_first ? q->list_first : q->list_line;
 	if (q->info_line_next && q->info_line_file == q->list_file &&
 	    q->info_line_at[0] == q->list_line && q->info_line_at[1] == q->list_first)
 		line = q->info_line_next;
-	char *spec = xasprintf("%s:%d", q->list_file, line);
+	if (!line && cmd_list_default(q, &file, &line) < 0)   /* nothing shown yet */
+		return -1;
+	char *spec = xasprintf("%s:%d", file, line);
 	struct loc_addr *l;
 	size_t n;
 	int r = loc_resolve_ex(q, spec, false, &l, &n);
