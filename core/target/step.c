@@ -485,8 +485,19 @@ static void step_print_value(struct qz *q, const struct di_func *fn)
 static int step_finish_inline(struct qz *q, const struct frame *f)
 {
 	struct step_state s = {.kind = STEP_OVER, .line = 0};
-	s.lo = s.hi = proc_pc(q->proc);
 	s.depth = f->set_real - f->level - 1;
+	if (f->set_first > 0) {
+		/* a selected frame up the stack: first back into its machine
+		 * frame, as gdb's next over the calls below it does */
+		const struct frame *g = frame_get(q, f->set_first - 1);
+		uint64_t ra, cfa;
+		if (!g || frame_return(q, g, &ra, &cfa) < 0)
+			return qz_error(q, "Cannot find the caller of the selected frame.");
+		enum run_ev ev = step_return_to(q, ra, cfa);
+		if (ev != RUN_TARGET)
+			return ev == RUN_ERROR ? -1 : 0;
+	}
+	s.lo = s.hi = proc_pc(q->proc);
 	/* gdb compares the function stepped from (the inlined one), so the
 	 * stop shows the caller's frame line. */
 	step_start(q, &s);
@@ -576,12 +587,17 @@ int step_to(struct qz *q, const char *spec, bool until_mode)
 		t.addr[t.n] = ra;
 		t.min_sp[t.n++] = cfa;
 	}
-	free(locs);
 	for (int i = 0; i < t.n; i++)
 		bp_site_add(&q->bps, q->proc, t.addr[i]);
 	enum run_ev ev = run_until_target(q, &t);
 	for (int i = 0; qz_running(q) && i < t.n; i++)
 		bp_site_del(&q->bps, q->proc, t.addr[i]);
+	/* at one of the places asked for, gdb shows the inlined calls
+	 * starting there down to the place's function, as for a breakpoint */
+	for (size_t i = 0; ev == RUN_TARGET && i < n; i++)
+		if (locs[i].addr == proc_pc(q->proc))
+			frame_unskip_for(q, locs[i].addr, locs[i].absolute ? NULL : locs[i].func);
+	free(locs);
 	if (ev == RUN_TARGET) {
 		const struct frame *now = frame_get(q, 0);
 		if (now)
