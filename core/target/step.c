@@ -349,6 +349,25 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 	return step_new_pc(q, s, true);
 }
 
+/* until's range: from the function's start (no stop going back in a
+ * loop) to the end of the line, past rows of the same line that are not
+ * statements (gdb 13's until_next_command). */
+static void step_until_range(struct qz *q, struct step_state *s, struct qz_module *m,
+			     const struct lines_row *r)
+{
+	uint64_t pc = proc_pc(q->proc);
+	const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	if (f)
+		s->lo = f->lo + m->bias;
+	for (int i = 0; i < 10000; i++) {
+		const struct lines_row *n = lines_at(m->lines, s->hi - m->bias);
+		if (!n || n->addr + m->bias != s->hi || n->is_stmt || n->line != r->line ||
+		    n->file != r->file)
+			break;
+		s->hi = n->end + m->bias;
+	}
+}
+
 /* quiet: an intermediate step of `step N`, which gdb does not report
  * (only the last stop is printed, against the frame of the last step). */
 static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
@@ -376,11 +395,8 @@ static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
 			s.line = cl;
 			s.file = cf;
 		}
-		if (kind == STEP_UNTIL) {
-			const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
-			if (f)
-				s.lo = f->lo + m->bias;
-		}
+		if (kind == STEP_UNTIL)
+			step_until_range(q, &s, m, r);
 	} else {
 		ev = step_out_of_unknown(q, &s);
 	}
