@@ -514,9 +514,10 @@ static int step_finish_inline(struct qz *q, const struct frame *f)
 			return ev == RUN_ERROR ? -1 : 0;
 	}
 	s.lo = s.hi = proc_pc(q->proc);
-	/* gdb compares the function stepped from (the inlined one), so the
-	 * stop shows the caller's frame line. */
 	step_start(q, &s);
+	/* gdb's finish sets no function stepped from (step_start_function),
+	 * so the stop always shows the caller's frame line */
+	s.start_fn = 0;
 	enum run_ev ev = RUN_STEPPED;
 	while (ev == RUN_STEPPED)
 		ev = step_one(q, &s);
