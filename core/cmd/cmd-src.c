@@ -229,6 +229,8 @@ static int cmd_info_line_default(struct qz *q)
 {
 	const char *file = q->list_file;
 	int line = q->list_first ? q->list_first : q->list_line;
+	if (!file)   /* nothing listed, stopped at or named: gdb has no line */
+		return qz_error(q, "No line number information available.");
 	if (q->info_line_next && q->info_line_file == q->list_file &&
 	    q->info_line_at[0] == q->list_line && q->info_line_at[1] == q->list_first)
 		line = q->info_line_next;

@@ -151,6 +151,13 @@ static void inherit_from(struct di_info *di, Dwarf_Die abs, struct var_vec *vec,
 			inherit_from(di, c, vec, tag, NULL, depth + 1);
 			continue;
 		}
+		if (t == DW_TAG_label && tag == DW_TAG_variable && di_die_name(di, c) &&
+		    !off_has(blocks, di_die_offset(c)) && !vec_has_origin(vec, di_die_offset(c))) {
+			size_t i = vec->n;   /* a label optimized away: as a variable */
+			add_var(di, vec, c, false);
+			vec->origin[i] = di_die_offset(c);
+			continue;
+		}
 		if (t != tag || vec_has_origin(vec, di_die_offset(c)))
 			continue;
 		size_t i = vec->n;
@@ -306,6 +313,29 @@ static void add_callsite(struct di_info *di, Dwarf_Die die)
 	calls->v[calls->n++] = cs;
 }
 
+/* A label: with an address, a symbol gdb does not list as a local (its
+ * abstract origin, if any, is taken); without one (optimized away) gdb
+ * lists it with the locals as <optimized out>. */
+static void add_label(struct di_info *di, Dwarf_Die die, struct var_vec *vars,
+		      struct off_vec *concrete, size_t *other)
+{
+	Dwarf_Bool has_pc = 0;
+	Dwarf_Error e = NULL;
+	Dwarf_Off origin;
+	if (!di_die_name(di, die))
+		return;
+	dwarf_hasattr(die, DW_AT_low_pc, &has_pc, &e);
+	if (!has_pc) {
+		add_var(di, vars, die, false);
+		return;
+	}
+	++*other;
+	if (!di_attr_ref(die, DW_AT_abstract_origin, &origin)) {
+		XGROW(concrete->v, concrete->cap, concrete->n + 1);
+		concrete->v[concrete->n++] = origin;
+	}
+}
+
 /* The symbols gdb makes of a type declared in a block: its name (a
  * typedef, a struct, union or enum tag) and an enum's enumerators. */
 static size_t scope_type_syms(struct di_info *di, Dwarf_Die die)
@@ -354,7 +384,7 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			break;
 		}
 		case DW_TAG_label:
-			other += di_die_name(di, c) != NULL;
+			add_label(di, c, &vars, &blocks, &other);
 			break;
 		case DW_TAG_subprogram:      /* GNU C nested function */
 			add_nested(di, c);
