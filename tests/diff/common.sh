@@ -48,8 +48,11 @@ cd "$(dirname "$0")/../.." || exit 1
 # program's environment; with both in every debugger's environment the
 # program's stack starts at the same address under gdb and qzdb, so that
 # uninitialised locals hold the same bytes in both.
+# gdb also starts the program through /bin/sh, which reorders the
+# environment; without the shell, gdb hands it over as qzdb does.
 LINES=24 COLUMNS=80
 export LINES COLUMNS
+GDB_NOSHELL='set startup-with-shell off'
 GDB=${GDB:-gdb}
 DIFFDIR=$B/diff
 mkdir -p "$DIFFDIR/cache"
@@ -112,10 +115,10 @@ dbg_run() {
 	if [ $_side = qz ]; then
 		timeout 60 $QZDB --batch "$@" >"$_out" 2>&1 </dev/null
 	elif [ -n "$QZ_DIFF_LIBC_DEBUG" ]; then
-		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' -iex "$GDB_NOSHELL" \
 			"$@" >"$_out" 2>&1 </dev/null
 	else
-		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' -iex "$GDB_NOSHELL" \
 			-iex "set debug-file-directory $DIFFDIR/no-debug-files" \
 			"$@" >"$_out" 2>&1 </dev/null
 	fi
@@ -123,11 +126,13 @@ dbg_run() {
 }
 
 # gdb_run_cached CMDFILE OUTFILE BIN [ARGS...]: dbg_run gdb, reusing an earlier
-# output for the same binary (content), arguments, commands and settings.
+# output for the same binary (content), arguments, commands and settings, and
+# an environment of the same size (it moves the program's stack, and with it
+# what uninitialised locals hold).
 gdb_run_cached() {
 	_cmds=$1 _out=$2
 	shift 2
-	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG" "$LINES" "$COLUMNS"; cat "$_cmds"; } | md5sum | cut -c1-32)
+	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG" "$(env | wc -c)"; cat "$_cmds"; } | md5sum | cut -c1-32)
 	if [ -z "$QZ_DIFF_NOCACHE" ] && [ -s "$DIFFDIR/cache/$_key" ]; then
 		cp "$DIFFDIR/cache/$_key" "$_out"
 		DBG_RC=0
