@@ -13,11 +13,12 @@
 # commands, how many differ, and how many of those are the session's first
 # difference (the others may only follow from an earlier divergence).
 #   sh tests/diff/sessions.sh                      # the small fixed set
-#   SESS_PROGS=12 SESS_N=6 sh tests/diff/sessions.sh   # make difftest
+#   make difftest                                  # 20 programs
 #   SESS_SEED0=1 SESS_MOVES=12 SESS_SHOW=1 ...     # SHOW: every difference
-# A FAIL when more commands differ than SESS_MAX (a ratchet: the count at
-# the last change of qzdb's stepping or printing; lower it, never raise it),
-# and for any session where qzdb crashed or hung.
+# A FAIL when more commands differ than SESS_MAX (a ratchet: the default set
+# has 1 difference left, uninitialised memory holding a GOT address that gdb
+# names <sym@got.plt>, and 1 of slack; lower it, never raise it), and for
+# any session where qzdb crashed or hung.
 # Files in tests/build/sessions/: sSEED.c, sSEED-O0/-O2, and per session
 # sSEED-Ox-K.{cmds,gdb,qz,why}.
 . "$(dirname "$0")/common.sh"
@@ -28,7 +29,7 @@ PROGS=${SESS_PROGS:-3}
 SEED0=${SESS_SEED0:-11}
 NSESS=${SESS_N:-3}
 MOVES=${SESS_MOVES:-12}
-MAXDIFF=${SESS_MAX:-40}
+MAXDIFF=${SESS_MAX:-2}
 SD=$B/sessions
 mkdir -p "$SD"
 
@@ -200,15 +201,19 @@ while [ $taken -lt "$PROGS" ] && [ $tries -lt $((PROGS * 4 + 4)) ]; do
 done
 
 # the table: kind, then per level commands / differing / first differences
+# (categories with a difference), then the rate per level
+printf '# %-14s %7s %6s %6s %7s %6s %6s\n' category "O0 cmds" diff first "O2 cmds" diff first
 awk -F'|' '
-{ n[$2, $1]++; d[$2, $1] += $3; f[$2, $1] += $4; kinds[$2] = 1; N[$1]++; D[$1] += $3; F[$1] += $4 }
+{ n[$2, $1]++; d[$2, $1] += $3; f[$2, $1] += $4; kinds[$2] = 1 }
 END {
-	printf "# %-14s %7s %6s %6s %7s %6s %6s\n", "category", "O0 cmds", "diff", "first", "O2 cmds", "diff", "first"
 	for (k in kinds)
 		if (d[k, "O0"] + d[k, "O2"] > 0)
 			printf "# %-14s %7d %6d %6d %7d %6d %6d\n", k, n[k, "O0"], d[k, "O0"], f[k, "O0"], n[k, "O2"], d[k, "O2"], f[k, "O2"]
+}' "$SD/records" | sort
+awk -F'|' '{ N[$1]++; D[$1] += $3; F[$1] += $4 }
+END {
 	for (l in N)
-		printf "# %s: %d commands, %d differ (%.1f%%), %d first differences (%.1f%%)\n", l, N[l], D[l], N[l] ? 100 * D[l] / N[l] : 0, F[l], N[l] ? 100 * F[l] / N[l] : 0
+		printf "# %s: %d commands, %d differ (%.1f%%), %d first differences (%.1f%%)\n", l, N[l], D[l], 100 * D[l] / N[l], F[l], 100 * F[l] / N[l]
 }' "$SD/records" | sort
 [ -n "$SESS_SHOW" ] && cat "$SD/why"
 total=$(awk -F'|' '{ d += $3 } END { print d + 0 }' "$SD/records")
