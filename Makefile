@@ -48,7 +48,7 @@ test: deps
 
 # `make difftest`: qzdb against gdb in random sessions on 20 csmith programs
 # (tests/diff/sessions.sh, about 5,000 commands), with the table of
-# differences by command and optimisation level; make test runs 3.
+# differences by command and optimisation level; make test runs 2.
 difftest: deps
 	$(MAKE) qzdb
 	@SESS_PROGS=$${SESS_PROGS:-20} SESS_N=$${SESS_N:-4} SESS_MAX=$${SESS_MAX:-100000} \
