@@ -526,3 +526,31 @@ for o in O0 O2; do
 	next
 	E
 done
+
+# Cause 2: next and step at -O0 and -O2: a breakpoint in a callee stops the
+# next there (reported as a breakpoint hit), next N and step N print only
+# their last stop, step into and out of inlined calls, until and advance
+# into inlined code, finish out of an inlined frame up the stack.
+for o in O0 O2; do
+	agree "gdbagree-stepping-$o" $B/gdbagree-$o <<-'E'
+	- break main
+	- run
+	next 2
+	step 3
+	bt
+	- break util_mix
+	next 4
+	bt
+	next
+	step 2
+	info frame
+	until
+	advance 28
+	bt
+	up
+	finish
+	next 3
+	step 4
+	next
+	E
+done
