@@ -154,14 +154,21 @@ int cmd_info_frame(struct qz *q, const char *a)
 	if (f->file)
 		sbuf_add(&b, " source language c.\n");
 	cmd_frame_base(q, f, &b);
-	if (f->inl)
+	/* An inlined call's frame has the registers of the frame below it:
+	 * the processor's (sp "in rsp") at the innermost machine frame, else
+	 * those its callee's frame saved. */
+	const struct frame *regs_of = f->inl && f->set_first > 0 ?
+		frame_get(q, f->set_first - 1) : f;
+	if (f->inl && regs_of == f)
 		sbuf_add(&b, " Previous frame's sp in rsp\n");
 	else if (f->dummy)
 		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",
 			    (unsigned long long)f->dummy->regs.rsp);
-	else
-		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n", (unsigned long long)f->cfa);
-	cmd_frame_saved(q, f, &b);
+	else if (regs_of)
+		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",
+			    (unsigned long long)regs_of->cfa);
+	if (regs_of && !(f->inl && regs_of == f))
+		cmd_frame_saved(q, regs_of, &b);
 	qz_puts(q, b.s);
 	sbuf_free(&b);
 	return 0;

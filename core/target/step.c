@@ -379,8 +379,10 @@ static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
 	const char *cf;
 	s.depth = frame_inline_state(q, pc, &skipped, &cl, &cf);
 	if (skipped && kind == STEP_INTO) {
-		/* At an inlined call's site: step goes down into it, as gdb. */
+		/* At an inlined call's site: step goes down into it, as gdb,
+		 * without running: frame 0 is selected as after any step. */
 		q->inline_unskip++;
+		q->sel_frame = 0;
 		frame_invalidate(q);
 		if (!quiet)
 			step_report(q, &s);
