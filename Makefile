@@ -46,6 +46,14 @@ test: deps
 	$(MAKE) qzdb $(UNIT_BIN)
 	@sh tests/run.sh
 
+# `make difftest`: qzdb against gdb in random sessions on 20 csmith programs
+# (tests/diff/sessions.sh, about 5,000 commands), with the table of
+# differences by command and optimisation level; make test runs 2.
+difftest: deps
+	$(MAKE) qzdb
+	@SESS_PROGS=$${SESS_PROGS:-20} SESS_N=$${SESS_N:-4} SESS_MAX=$${SESS_MAX:-100000} \
+		sh tests/diff/sessions.sh
+
 # `make bench QUICK=1`: fewer runs and iterations (tests/bench.sh).
 bench: deps
 	$(MAKE) qzdb
@@ -84,7 +92,7 @@ clean:
 	rm -f qzdb libqzcore.a $(ENGINE_OBJ) $(TUI_OBJ) $(UNIT_BIN)
 	rm -rf tests/build
 
-.PHONY: all deps test bench demo install asan clean
+.PHONY: all deps test difftest bench demo install asan clean
 
 # Fuzzing: libFuzzer harnesses in tests/fuzz/ over core/ built with clang
 # and ASan/UBSan in tests/build/fuzz/ (apart from the normal objects).

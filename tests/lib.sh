@@ -4,7 +4,9 @@ QZDB=${QZDB:-./qzdb}
 B=tests/build
 # This script's mark: the programs it starts inherit it, so that `ours`
 # finds them and not those of a suite running beside it (tests/run.sh).
-QZ_SUITE=${QZ_SUITE:-$$}
+# (fixed width: the programs' environment, and so their stack addresses,
+# stay the same from run to run; tests/diff caches gdb's output by it)
+QZ_SUITE=${QZ_SUITE:-$(printf '%08d' $$)}
 export QZ_SUITE
 
 fixtures_build() {

@@ -239,6 +239,7 @@ static int run_file(struct qz *q, const char *path, bool *failed)
 static int run_batch(struct qz *q, const struct opts *o)
 {
 	bool failed = false;
+	q->from_tty = false;   /* the shapes of gdb -batch */
 	for (size_t i = 0; i < o->ncmds; i++) {
 		int r;
 		if (o->cmds[i][0] == '\1')
@@ -390,6 +391,7 @@ static int run_replay(const struct opts *o)
 		return EXIT_CMD_FAILED;
 	}
 	struct qz *q = main_session();
+	q->from_tty = false;   /* commands from a file, as gdb's `source` */
 	qzs_replay_allow_unsafe(q, o->allow_unsafe);
 	int rc = EXIT_CMD_FAILED;
 	if (main_sandbox(q, o) < 0) {

@@ -51,7 +51,11 @@ static void cmd_bp_announce(struct qz *q, const struct bp *b)
 {
 	const struct bp_loc *l = &b->locs[0];
 	const char *kind = b->temp ? "Temporary breakpoint" : "Breakpoint";
-	if (b->nlocs > 1) {
+	if (b->nlocs > 1 && l->file && b->spec[strspn(b->spec, "0123456789")] == '\0') {
+		/* a bare LINE: gdb names it by the default file's full path */
+		qz_printf(q, "%s %d at 0x%llx: %s:%s. (%zu locations)\n", kind, b->num,
+			  (unsigned long long)l->addr, l->file, b->spec, b->nlocs);
+	} else if (b->nlocs > 1) {
 		qz_printf(q, "%s %d at 0x%llx: %s. (%zu locations)\n", kind, b->num,
 			  (unsigned long long)l->addr, b->spec, b->nlocs);
 	} else if (l->file) {

@@ -4,6 +4,7 @@
 #include "cmds.h"
 #include "qzs.h"
 #include "target/session.h"
+#include "target/infcall.h"
 #include "target/solib.h"
 #include "target/watch.h"
 
@@ -12,6 +13,7 @@ static void *core_init(struct qz *q)
 	qzs_init(q);     /* the transcript sees every output */
 	watch_init(q);   /* page-protection watchpoints, then debug registers */
 	solib_init(q);
+	infcall_init(q);   /* dummy frames of calls from the debugger */
 	return NULL;
 }
 

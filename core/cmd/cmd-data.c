@@ -33,17 +33,26 @@ static const char *cmd_format(const char *a, char *fmt)
 	return str_skip_space(a);
 }
 
-int cmd_print(struct qz *q, const char *a)
+/* print and call: call prints nothing for a void value (a call of a
+ * function returning nothing) and needs an expression. */
+static int cmd_print_value(struct qz *q, const char *a, bool call)
 {
 	char fmt;
 	a = cmd_format(a, &fmt);
 	struct val v;
-	if (!*a) {
+	if (!*a && call) {
+		return qz_error(q, "The history is empty.");
+	} else if (!*a) {
 		if (q->nhistory == 0)
-			return qz_error(q, "History is empty.");
+			return qz_error(q, "The history is empty.");
 		v = val_copy(&q->history[q->nhistory - 1]);
 	} else if (eval_text(q, a, &v) < 0) {
 		return -1;
+	}
+	const struct di_type *t = val_type_strip(v.type);
+	if (call && (!t || t->kind == DI_VOID)) {
+		val_free(&v);
+		return 0;
 	}
 	struct sbuf b = {0};
 	cmd_val_print(q, &v, fmt, true, &b);
@@ -51,6 +60,16 @@ int cmd_print(struct qz *q, const char *a)
 	qz_printf(q, "$%d = %s\n", n, b.s ? b.s : "");
 	sbuf_free(&b);
 	return 0;
+}
+
+int cmd_print(struct qz *q, const char *a)
+{
+	return cmd_print_value(q, a, false);
+}
+
+int cmd_call(struct qz *q, const char *a)
+{
+	return cmd_print_value(q, a, true);
 }
 
 /* output EXPR: print's value without history, "$N = " or newline. */
@@ -161,24 +180,34 @@ int cmd_info_registers(struct qz *q, const char *a)
 	return 0;
 }
 
-/* Locals as gdb lists them: innermost block first, each block's in
- * declaration order. */
-static void cmd_scope_locals(const struct di_scope *s, uint64_t pc,
+/* A block's own variables and those of its blocks without code, which
+ * gdb reads as if they were not wrapped in a block. */
+static void cmd_block_vars(const struct di_scope *s, const struct di_var **out,
+			   size_t *n, size_t max)
+{
+	for (size_t i = 0; i < s->nvars && *n < max; i++)
+		out[(*n)++] = &s->vars[i];
+	for (size_t i = 0; i < s->nchildren; i++)
+		if (!s->children[i].nranges)
+			cmd_block_vars(&s->children[i], out, n, max);
+}
+
+/* Locals as gdb lists them: innermost block first; a function's (or an
+ * inlined call's) own block in declaration order, a lexical block in its
+ * hash table's order. */
+static void cmd_scope_locals(const struct di_scope *s, bool lexical, uint64_t pc,
 			     const struct di_var **out, size_t *n, size_t max)
 {
 	for (size_t i = 0; i < s->nchildren; i++) {
 		if (di_scope_covers(&s->children[i], pc)) {
-			cmd_scope_locals(&s->children[i], pc, out, n, max);
+			cmd_scope_locals(&s->children[i], true, pc, out, n, max);
 			break;
 		}
 	}
-	for (size_t i = 0; i < s->nvars && *n < max; i++)
-		out[(*n)++] = &s->vars[i];
-	/* A block without code is no block to gdb: its variables belong to
-	 * the enclosing one. */
-	for (size_t i = 0; i < s->nchildren; i++)
-		if (!s->children[i].nranges)
-			cmd_scope_locals(&s->children[i], pc, out, n, max);
+	size_t first = *n;
+	cmd_block_vars(s, out, n, max);
+	if (lexical)
+		di_scope_gdb_order(s, out + first, *n - first);
 }
 
 static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int indent,
@@ -230,7 +259,7 @@ static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int i
 	size_t n = 0;
 	struct sbuf b = {0};
 	uint64_t pc = (f->exact_pc ? f->pc : f->pc - 1) - f->mod->bias;
-	cmd_scope_locals(f->inl ? &f->inl->body : &f->func->body, pc, vars, &n, 512);
+	cmd_scope_locals(f->inl ? &f->inl->body : &f->func->body, false, pc, vars, &n, 512);
 	int shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct di_var *v = params ? NULL : vars[i];

@@ -389,6 +389,23 @@ void cmd_show_displays(struct qz *q)
 			cmd_display_one(q, &q->displays[i]);
 }
 
+/* gdb looks the names of a display up when it is made: one that names
+ * nothing in scope is an error and makes no display. The error is left
+ * in q->err (true); false when every name is known. Types only: nothing
+ * is evaluated. */
+static bool cmd_display_unknown_name(struct qz *q, const char *text)
+{
+	struct val v;
+	if (eval_type_of(q, text, &v) == 0) {
+		val_free(&v);
+		return false;
+	}
+	if (q->err.s && str_starts(q->err.s, "No symbol "))
+		return true;
+	sbuf_reset(&q->err);
+	return false;
+}
+
 int cmd_display(struct qz *q, const char *a)
 {
 	if (!*a) {
@@ -411,6 +428,10 @@ int cmd_display(struct qz *q, const char *a)
 	struct expr *e = expr_parse(a, err, sizeof err);
 	if (!e)
 		return qz_error(q, "%s", err);
+	if (cmd_display_unknown_name(q, a)) {
+		expr_free(e);
+		return -1;
+	}
 	XGROW(q->displays, q->displays_cap, q->ndisplays + 1);
 	struct qz_display *d = &q->displays[q->ndisplays++];
 	memset(d, 0, sizeof *d);
@@ -421,7 +442,7 @@ int cmd_display(struct qz *q, const char *a)
 	d->fmt = fmt;
 	d->count = count;
 	d->enabled = true;
-	if (qz_running(q))
+	if (qz_running(q) && q->from_tty)
 		cmd_display_one(q, d);
 	return 0;
 }

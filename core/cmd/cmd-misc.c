@@ -220,6 +220,19 @@ int cmd_set_confirm(struct qz *q, const char *a)
 	return cmd_onoff(q, a, &q->confirm_batch);
 }
 
+int cmd_set_unwindonsignal(struct qz *q, const char *a)
+{
+	return cmd_onoff(q, a, &q->unwind_on_signal);
+}
+
+int cmd_show_unwindonsignal(struct qz *q, const char *a)
+{
+	(void)a;
+	qz_printf(q, "Unwinding of stack if a signal is received while in a call dummy is %s.\n",
+		  q->unwind_on_signal ? "on" : "off");
+	return 0;
+}
+
 int cmd_show(struct qz *q, const char *a)
 {
 	return qz_error(q, "Undefined show command: \"%s\".  Try \"help show\".", a);

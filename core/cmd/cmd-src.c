@@ -36,7 +36,8 @@ static int cmd_list_range(struct qz *q, const char *file, int first, int last)
 	return 0;
 }
 
-/* Where `list` centres when nothing was listed yet: the stop, or main. */
+/* Where `list` centres when nothing was listed yet: the stop, or as gdb a
+ * screen (listsize - 1 lines) above main's first line. */
 static int cmd_list_default(struct qz *q, const char **file, int *line)
 {
 	if (q->list_file && q->list_line) {
@@ -52,7 +53,7 @@ static int cmd_list_default(struct qz *q, const char **file, int *line)
 		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	}
 	*file = l[0].file;
-	*line = l[0].line;
+	*line = l[0].line > q->listsize - 1 ? l[0].line - (q->listsize - 1) : 1;
 	free(l);
 	return 0;
 }
@@ -202,35 +203,104 @@ static int cmd_info_line_at(struct qz *q, struct qz_module *m, uint64_t link, in
 	return 0;
 }
 
+/* Of a header's line in several units, the copy in the selected frame's
+ * unit (gdb looks the line up in the current symtab). */
+static size_t cmd_info_line_pick(struct qz *q, const struct loc_addr *l, size_t n)
+{
+	const struct frame *f = qz_running(q) ? frame_get(q, q->sel_frame) : NULL;
+	if (!f || !f->func || n < 2)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct di_func *g = l[i].mod && l[i].mod->di ?
+			di_func_at(l[i].mod->di, l[i].absolute ? l[i].addr - l[i].mod->bias : l[i].link_addr) : NULL;
+		if (g && g->cu_name && f->func->cu_name && !strcmp(g->cu_name, f->func->cu_name))
+			return i;
+	}
+	return 0;
+}
+
+static int cmd_info_line_one(struct qz *q, struct qz_module *m, uint64_t link, int want,
+			     const char *a);
+
+/* A bare `info line` shows gdb's last_line_listed: the line of the last
+ * stop or frame shown, the first of the last listing, or the one after
+ * the last `info line`. */
+static int cmd_info_line_default(struct qz *q)
+{
+	const char *file = q->list_file;
+	int line = q->list_first ? q->list_first : q->list_line;
+	if (!file)   /* nothing listed, stopped at or named: gdb has no line */
+		return qz_error(q, "No line number information available.");
+	if (q->info_line_next && q->info_line_file == q->list_file &&
+	    q->info_line_at[0] == q->list_line && q->info_line_at[1] == q->list_first)
+		line = q->info_line_next;
+	if (!line && cmd_list_default(q, &file, &line) < 0)   /* nothing shown yet */
+		return -1;
+	char *spec = xasprintf("%s:%d", file, line);
+	struct loc_addr *l;
+	size_t n;
+	int r = loc_resolve_ex(q, spec, false, &l, &n);
+	if (r == 0) {
+		size_t i = cmd_info_line_pick(q, l, n);
+		struct qz_module *m = l[i].mod;
+		r = cmd_info_line_one(q, m, l[i].absolute && m ? l[i].addr - m->bias : l[i].link_addr,
+				      line, spec);
+		free(l);
+	}
+	free(spec);
+	return r;
+}
+
+/* Repeating `info line` shows the following line, as gdb. */
+static void cmd_info_line_then(struct qz *q, int line)
+{
+	q->info_line_next = line + 1;
+	q->info_line_file = q->list_file;
+	q->info_line_at[0] = q->list_line;
+	q->info_line_at[1] = q->list_first;
+}
+
+static int cmd_info_line_one(struct qz *q, struct qz_module *m, uint64_t link, int want,
+			     const char *a)
+{
+	if (!m)
+		return qz_error(q, "No line number information available for address %s", a);
+	const struct lines_row *r = m->lines ? lines_at(m->lines, link) : NULL;
+	if (r || want)
+		cmd_info_line_then(q, want ? want : r->line);
+	return cmd_info_line_at(q, m, link, want);
+}
+
 int cmd_info_line(struct qz *q, const char *a)
 {
-	if (!*a) {
-		const struct frame *f = frame_get(q, q->sel_frame);
-		if (!f || !f->mod)
-			return qz_error(q, "No line number information available.");
-		uint64_t pc = f->level ? f->pc - 1 : f->pc;
-		return cmd_info_line_at(q, f->mod, pc - f->mod->bias, 0);
-	}
+	if (!*a)
+		return cmd_info_line_default(q);
 	struct loc_addr *l;
 	size_t n;
 	if (loc_resolve_ex(q, a, false, &l, &n) < 0)
 		return -1;
-	struct qz_module *m = l[0].mod;
-	uint64_t link = l[0].absolute && m ? l[0].addr - m->bias : l[0].link_addr;
 	int want = 0;
 	const char *colon = strrchr(a, ':');
 	const char *num = colon ? colon + 1 : a;
 	int64_t v;
 	if (*a != '*' && *num >= '0' && *num <= '9' && str_num_all(num, 0, INT32_MAX, &v) == 0)
 		want = (int)v;
-	const struct di_func *f = m && m->di && !want && *a != '*' ?
-		di_func_at(m->di, link) : NULL;
-	if (f)
-		link = f->lo;   /* info line FUNC: the function's first line */
+	int r = 0;
+	/* FUNC: each function of that name (a static one per unit), as gdb;
+	 * a line or an address: its first location */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct qz_module *m = l[i].mod;
+		uint64_t link = l[i].absolute && m ? l[i].addr - m->bias : l[i].link_addr;
+		const struct di_func *f = m && m->di && !want && *a != '*' ?
+			di_func_at(m->di, link) : NULL;
+		if (i > 0 && !f)
+			break;
+		if (f)
+			link = f->lo;   /* info line FUNC: the function's first line */
+		r = cmd_info_line_one(q, m, link, want, a);
+	}
 	free(l);
-	if (!m)
-		return qz_error(q, "No line number information available for address %s", a);
-	return cmd_info_line_at(q, m, link, want);
+	return r;
 }
 
 int cmd_info_source(struct qz *q, const char *a)

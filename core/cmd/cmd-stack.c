@@ -5,6 +5,7 @@
 #include "cmd.h"
 #include "cmds.h"
 #include "target/frame.h"
+#include "target/infcall.h"
 #include "target/session.h"
 
 static void cmd_frame_line(struct qz *q, const struct frame *f, struct sbuf *b)
@@ -49,7 +50,7 @@ int cmd_backtrace(struct qz *q, const char *a)
 		if (full && f->func && !cmd_frame_vars(q, f, false, 8, &b))
 			sbuf_add(&b, "No locals.\n");
 	}
-	if (limit >= 0 && frame_get(q, i))
+	if (limit >= 0 && frame_get(q, i) && q->from_tty)
 		sbuf_add(&b, "(More stack frames follow...)\n");
 	if (b.s)
 		qz_puts(q, b.s);
@@ -67,7 +68,69 @@ static int cmd_select(struct qz *q, int n)
 	return 0;
 }
 
-/* gdb's info frame, as far as the unwinder tells. */
+/* info frame's line of the neighbours: "inlined into frame N" or "called
+ * by frame at X", then ", caller of frame at Y", as gdb joins them. */
+static void cmd_frame_links(struct qz *q, const struct frame *f, struct sbuf *b)
+{
+	const struct frame *up = frame_get(q, f->level + 1);
+	const struct frame *down = f->level > 0 ? frame_get(q, f->level - 1) : NULL;
+	if (up && f->inl)
+		sbuf_printf(b, " inlined into frame %d", up->level);
+	else if (up)
+		sbuf_printf(b, " called by frame at 0x%llx", (unsigned long long)up->cfa);
+	if (up && down)
+		sbuf_addc(b, ',');
+	if (down)
+		sbuf_printf(b, " caller of frame at 0x%llx", (unsigned long long)down->cfa);
+	if (up || down)
+		sbuf_addc(b, '\n');
+}
+
+/* " Arglist at X, args: a=1" and " Locals at X," from gdb's frame base;
+ * "unknown address" for an inlined call. */
+static void cmd_frame_base(struct qz *q, const struct frame *f, struct sbuf *b)
+{
+	uint64_t base;
+	if (frame_base_address(q, f, &base) < 0) {
+		sbuf_add(b, " Arglist at unknown address.\n Locals at unknown address,");
+		return;
+	}
+	sbuf_printf(b, " Arglist at 0x%llx, args: ", (unsigned long long)base);
+	if (f->func) {
+		struct sbuf d = {0};
+		frame_describe(q, f, false, &d);   /* "name (args) at ..." */
+		const char *open = strchr(d.s, '('), *close = strrchr(d.s, ')');
+		if (open && close && close > open)
+			sbuf_addn(b, open + 1, (size_t)(close - open - 1));
+		sbuf_free(&d);
+	}
+	sbuf_printf(b, "\n Locals at 0x%llx,", (unsigned long long)base);
+}
+
+/* The registers f saved on the stack, in gdb's register order. */
+static void cmd_frame_saved(struct qz *q, const struct frame *f, struct sbuf *b)
+{
+	static const struct { int dw; const char *name; } order[] = {
+		{0, "rax"}, {3, "rbx"}, {2, "rcx"}, {1, "rdx"}, {4, "rsi"}, {5, "rdi"},
+		{6, "rbp"}, {8, "r8"}, {9, "r9"}, {10, "r10"}, {11, "r11"}, {12, "r12"},
+		{13, "r13"}, {14, "r14"}, {15, "r15"}, {DI_REG_RIP, "rip"},
+	};
+	struct di_regs slots;
+	int n = 0;
+	if (frame_saved_regs(q, f, &slots) < 0)
+		return;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		if (!slots.valid[order[i].dw])
+			continue;
+		sbuf_add(b, n++ ? "," : " Saved registers:\n ");
+		sbuf_printf(b, " %s at 0x%llx", order[i].name,
+			    (unsigned long long)slots.r[order[i].dw]);
+	}
+	if (n)
+		sbuf_addc(b, '\n');
+}
+
+/* gdb's info frame. */
 int cmd_info_frame(struct qz *q, const char *a)
 {
 	(void)a;
@@ -87,26 +150,25 @@ int cmd_info_frame(struct qz *q, const char *a)
 	if (has_ra)
 		sbuf_printf(&b, "; saved rip = 0x%llx", (unsigned long long)ra);
 	sbuf_addc(&b, '\n');
-	const struct frame *up = frame_get(q, f->level + 1);
-	if (up)
-		sbuf_printf(&b, " called by frame at 0x%llx\n", (unsigned long long)up->cfa);
-	if (f->level > 0)
-		sbuf_printf(&b, " caller of frame at 0x%llx\n",
-			    (unsigned long long)frame_get(q, f->level - 1)->cfa);
-	if (f->func)
+	cmd_frame_links(q, f, &b);
+	if (f->file)
 		sbuf_add(&b, " source language c.\n");
-	sbuf_printf(&b, " Arglist at 0x%llx, args: ", (unsigned long long)(f->cfa - 16));
-	if (f->func) {
-		struct sbuf d = {0};
-		frame_describe(q, f, false, &d);   /* "name (args) at ..." */
-		const char *open = strchr(d.s, '('), *close = strrchr(d.s, ')');
-		if (open && close && close > open)
-			sbuf_addn(&b, open + 1, (size_t)(close - open - 1));
-		sbuf_free(&d);
-	}
-	sbuf_printf(&b, "\n Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
-		    (unsigned long long)(f->cfa - 16), (unsigned long long)f->cfa);
-	sbuf_printf(&b, " Saved registers:\n  rip at 0x%llx\n", (unsigned long long)(f->cfa - 8));
+	cmd_frame_base(q, f, &b);
+	/* An inlined call's frame has the registers of the frame below it:
+	 * the processor's (sp "in rsp") at the innermost machine frame, else
+	 * those its callee's frame saved. */
+	const struct frame *regs_of = f->inl && f->set_first > 0 ?
+		frame_get(q, f->set_first - 1) : f;
+	if (f->inl && regs_of == f)
+		sbuf_add(&b, " Previous frame's sp in rsp\n");
+	else if (f->dummy)
+		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",
+			    (unsigned long long)f->dummy->regs.rsp);
+	else if (regs_of)
+		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",
+			    (unsigned long long)regs_of->cfa);
+	if (regs_of && !(f->inl && regs_of == f))
+		cmd_frame_saved(q, regs_of, &b);
 	qz_puts(q, b.s);
 	sbuf_free(&b);
 	return 0;

@@ -116,6 +116,16 @@ const struct cmd_def core_cmds[] = {
 	 "Evaluate a C expression and print its value.",
 	 "FMT is one of x d u o t c a s z. The value is recorded as $N."},
 
+	{"call", NULL, "call[/FMT] EXPR", Y, cmd_call,
+	 "Call a function of the program and print what it returns.",
+	 "As print, but a function that returns nothing prints nothing. Any\n"
+	 "expression may call functions of the stopped program (print f(1, x)):\n"
+	 "the arguments are converted to the parameters' types and passed as the\n"
+	 "x86-64 ABI says, the registers are put back after. If the function stops\n"
+	 "on a breakpoint or a signal, the program stays there; `finish` or\n"
+	 "`continue` end the call, and with `set unwindonsignal on` a signal ends\n"
+	 "it at once."},
+
 	{"output", NULL, "output[/FMT] EXPR", Y, cmd_output,
 	 "Print the value of EXPR as print does, with no newline and no $N.",
 	 "For scripts and echo lines: the value is not recorded in the history."},
@@ -237,6 +247,12 @@ const struct cmd_def core_cmds[] = {
 	{"set height", NULL, NULL, CMD_HIDDEN | Y, cmd_set_ignored, "gdb compatibility.", NULL},
 	{"show", NULL, "show SETTING", CMD_PREFIX | Y, cmd_show, "Show a setting.", NULL},
 	{"show args", NULL, NULL, Y, cmd_show_args, "Arguments for the next run.", NULL},
+	{"set unwindonsignal", NULL, "set unwindonsignal on|off", Y, cmd_set_unwindonsignal,
+	 "Whether a signal in a function called from an expression ends the call.",
+	 "on: the call is abandoned and the registers are put back as before it;\n"
+	 "off (the default, as gdb): the program stays where the signal came."},
+	{"show unwindonsignal", NULL, NULL, Y, cmd_show_unwindonsignal,
+	 "Whether a signal in a called function ends the call.", NULL},
 	{"show sandbox", NULL, NULL, Y, cmd_show_sandbox,
 	 "Whether the program runs sandboxed, and where it may write.", NULL},
 	{"show can-use-hw-watchpoints", NULL, NULL, Y, cmd_show_can_use_hw_watchpoints,

@@ -67,6 +67,9 @@ struct sbuf;
 int cmd_frame_vars(struct qz *q, const struct frame *f, bool params, int indent,
 		   struct sbuf *out);
 int cmd_print(struct qz *q, const char *a);
+int cmd_call(struct qz *q, const char *a);
+int cmd_set_unwindonsignal(struct qz *q, const char *a);
+int cmd_show_unwindonsignal(struct qz *q, const char *a);
 int cmd_output(struct qz *q, const char *a);
 /* cmd-sym.c */
 int cmd_info_symbol(struct qz *q, const char *a);

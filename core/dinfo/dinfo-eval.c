@@ -620,6 +620,13 @@ static const struct di_locexpr *pick_loc(const struct di_var *v, uint64_t pc)
 	return dflt;
 }
 
+bool di_var_synthetic(const struct di_var *v, uint64_t pc)
+{
+	const struct di_locexpr *le = pick_loc(v, pc);
+	return le && le->len && (le->ops[0] == DW_OP_implicit_pointer ||
+				 le->ops[0] == DW_OP_GNU_implicit_pointer);
+}
+
 int di_locate(const struct di_var *v, const struct di_ctx *ctx,
 	      struct di_loc *out, char *err, size_t errlen)
 {

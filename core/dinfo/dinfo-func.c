@@ -20,6 +20,12 @@ struct var_vec {
 	size_t n, cap, capo;
 };
 
+/* The abstract blocks that concrete lexical blocks stand for. */
+struct off_vec {
+	Dwarf_Off *v;
+	size_t n, cap;
+};
+
 struct scope_vec {
 	struct di_scope *s;
 	size_t n, cap;
@@ -123,8 +129,45 @@ static bool vec_has_origin(const struct var_vec *vec, Dwarf_Off off)
 
 /* A concrete instance may leave out what the optimizer removed; the
  * abstract tree still names it, and gdb shows it as optimized out. */
+static bool off_has(const struct off_vec *o, Dwarf_Off off)
+{
+	for (size_t i = 0; o && i < o->n; i++)
+		if (o->v[i] == off)
+			return true;
+	return false;
+}
+
+/* The variables of abstract DIE abs missing from vec, in DIE order; an
+ * abstract lexical block no concrete block stands for (blocks: those
+ * that do) is a block without code to gdb: its variables, and those of
+ * the blocks inside it, count as the enclosing block's. */
+static void inherit_from(struct di_info *di, Dwarf_Die abs, struct var_vec *vec,
+			 Dwarf_Half tag, const struct off_vec *blocks, int depth)
+{
+	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
+		Dwarf_Half t = di_tag(c);
+		if (t == DW_TAG_lexical_block && tag == DW_TAG_variable && depth < MAX_SCOPE_DEPTH &&
+		    !off_has(blocks, di_die_offset(c))) {
+			inherit_from(di, c, vec, tag, NULL, depth + 1);
+			continue;
+		}
+		if (t == DW_TAG_label && tag == DW_TAG_variable && di_die_name(di, c) &&
+		    !off_has(blocks, di_die_offset(c)) && !vec_has_origin(vec, di_die_offset(c))) {
+			size_t i = vec->n;   /* a label optimized away: as a variable */
+			add_var(di, vec, c, false);
+			vec->origin[i] = di_die_offset(c);
+			continue;
+		}
+		if (t != tag || vec_has_origin(vec, di_die_offset(c)))
+			continue;
+		size_t i = vec->n;
+		add_var(di, vec, c, tag == DW_TAG_formal_parameter);
+		vec->origin[i] = di_die_offset(c);
+	}
+}
+
 static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
-			 Dwarf_Half tag)
+			 Dwarf_Half tag, const struct off_vec *blocks)
 {
 	Dwarf_Off off;
 	if (di_attr_ref(die, DW_AT_abstract_origin, &off))
@@ -132,13 +175,7 @@ static void inherit_vars(struct di_info *di, Dwarf_Die die, struct var_vec *vec,
 	Dwarf_Die abs = di_offdie(di, off);
 	if (!abs)
 		return;
-	for (Dwarf_Die c = di_child(abs); c; c = di_next(di, c)) {
-		if (di_tag(c) != tag || vec_has_origin(vec, di_die_offset(c)))
-			continue;
-		size_t i = vec->n;
-		add_var(di, vec, c, tag == DW_TAG_formal_parameter);
-		vec->origin[i] = di_die_offset(c);
-	}
+	inherit_from(di, abs, vec, tag, blocks, 0);
 	dwarf_dealloc_die(abs);
 }
 
@@ -155,7 +192,7 @@ static void *vec_finish(struct di_info *di, void *arr, size_t n, size_t elem)
 static struct di_var *finish_params(struct di_info *di, Dwarf_Die die,
 				    struct var_vec *params, size_t *n)
 {
-	inherit_vars(di, die, params, DW_TAG_formal_parameter);
+	inherit_vars(di, die, params, DW_TAG_formal_parameter, NULL);
 	free(params->origin);
 	*n = params->n;
 	return vec_finish(di, params->v, params->n, sizeof(*params->v));
@@ -276,11 +313,53 @@ static void add_callsite(struct di_info *di, Dwarf_Die die)
 	calls->v[calls->n++] = cs;
 }
 
+/* A label: with an address, a symbol gdb does not list as a local (its
+ * abstract origin, if any, is taken); without one (optimized away) gdb
+ * lists it with the locals as <optimized out>. */
+static void add_label(struct di_info *di, Dwarf_Die die, struct var_vec *vars,
+		      struct off_vec *concrete, size_t *other)
+{
+	Dwarf_Bool has_pc = 0;
+	Dwarf_Error e = NULL;
+	Dwarf_Off origin;
+	if (!di_die_name(di, die))
+		return;
+	dwarf_hasattr(die, DW_AT_low_pc, &has_pc, &e);
+	if (!has_pc) {
+		add_var(di, vars, die, false);
+		return;
+	}
+	++*other;
+	if (!di_attr_ref(die, DW_AT_abstract_origin, &origin)) {
+		XGROW(concrete->v, concrete->cap, concrete->n + 1);
+		concrete->v[concrete->n++] = origin;
+	}
+}
+
+/* The symbols gdb makes of a type declared in a block: its name (a
+ * typedef, a struct, union or enum tag) and an enum's enumerators. */
+static size_t scope_type_syms(struct di_info *di, Dwarf_Die die)
+{
+	Dwarf_Half t = di_tag(die);
+	size_t n = 0;
+	if (t != DW_TAG_typedef && t != DW_TAG_structure_type && t != DW_TAG_union_type &&
+	    t != DW_TAG_enumeration_type)
+		return 0;
+	n += di_die_name(di, die) != NULL;
+	if (t != DW_TAG_enumeration_type)
+		return n;
+	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c))
+		n += di_tag(c) == DW_TAG_enumerator;
+	return n;
+}
+
 static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *params,
 			struct inline_vec *inl, struct di_scope *s, int depth)
 {
 	struct var_vec vars = {0};
 	struct scope_vec kids = {0};
+	size_t other = 0;   /* labels, named types, enumerators */
+	struct off_vec blocks = {0};
 
 	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
 		switch (di_tag(c)) {
@@ -292,7 +371,20 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_var(di, &vars, c, false);
 			break;
 		case DW_TAG_lexical_block:
+		{
+			size_t had = kids.n;
+			Dwarf_Off bo;
+			if (!di_attr_ref(c, DW_AT_abstract_origin, &bo)) {
+				XGROW(blocks.v, blocks.cap, blocks.n + 1);
+				blocks.v[blocks.n++] = bo;
+			}
 			add_block(di, c, &kids, inl, depth);
+			if (kids.n > had && !kids.s[had].nranges)
+				other += kids.s[had].nsyms;
+			break;
+		}
+		case DW_TAG_label:
+			add_label(di, c, &vars, &blocks, &other);
 			break;
 		case DW_TAG_subprogram:      /* GNU C nested function */
 			add_nested(di, c);
@@ -305,11 +397,14 @@ static void parse_scope(struct di_info *di, Dwarf_Die die, struct var_vec *param
 			add_callsite(di, c);
 			break;
 		default:
+			other += scope_type_syms(di, c);
 			di_type_visit(di, c);
 			break;
 		}
 	}
-	inherit_vars(di, die, &vars, DW_TAG_variable);
+	inherit_vars(di, die, &vars, DW_TAG_variable, &blocks);
+	free(blocks.v);
+	s->nsyms = vars.n + other;
 	free(vars.origin);
 	s->vars = vec_finish(di, vars.v, vars.n, sizeof(*vars.v));
 	s->nvars = vars.n;

@@ -6,6 +6,7 @@
 #include "util/sorted.h"
 #include "util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,24 @@ const struct di_func *di_func_named(const struct di_info *cdi, const char *name)
 	if (best)
 		di_func_read_all(di, best);
 	return best;
+}
+
+size_t di_funcs_named(const struct di_info *cdi, const char *name,
+		      const struct di_func **out, size_t max)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	size_t n = 0;
+	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
+	for (int i = (int)first - 1; i >= 0 && n < max; i = di->fst[i].next_named) {
+		size_t k = n++;   /* by address: insertion */
+		while (k > 0 && out[k - 1]->lo > di->funcs[i].lo) {
+			out[k] = out[k - 1];
+			k--;
+		}
+		out[k] = &di->funcs[i];
+		di_func_read_all(di, out[k]);
+	}
+	return n;
 }
 
 const struct di_func *di_funcs(const struct di_info *di, size_t *n)
@@ -249,6 +268,74 @@ const struct di_var *di_static_named(const struct di_info *di, const char *name,
 bool di_scope_covers(const struct di_scope *s, uint64_t pc)
 {
 	return di_ranges_cover(s->ranges, s->nranges, pc);
+}
+
+static uint32_t gdb_hash_next(uint32_t h, char c)
+{
+	return h * 67 + (uint32_t)tolower((unsigned char)c) - 113;
+}
+
+/* gdb's msymbol_hash_iw: every character but blanks. */
+static uint32_t gdb_hash_iw(const char *s)
+{
+	uint32_t h = 0;
+	for (; *s && *s != '('; s++)
+		if (*s != ' ' && *s != '\t')
+			h = gdb_hash_next(h, *s);
+	return h;
+}
+
+/* gdb's default_search_name_hash, the hash of a C symbol's name: Ada's
+ * encodings end or restart it ("__x", "X", "TKB"), so names with those
+ * spellings hash only in part. */
+uint32_t di_gdb_name_hash(const char *s0)
+{
+	const char *s = s0;
+	uint32_t h = 0;
+	if (*s == '_') {
+		if (strncmp(s, "_ada_", 5) != 0)
+			return gdb_hash_iw(s0);
+		s += 5;
+	}
+	while (*s) {
+		switch (*s) {
+		case '$': case '.': case 'X':
+			return s == s0 ? gdb_hash_iw(s0) : h;
+		case ' ': case '(':
+			return gdb_hash_iw(s0);
+		case '_':
+			if (s[1] == '_' && s != s0) {
+				if ((s[2] < 'a' || s[2] > 'z') && s[2] != 'O')
+					return h;
+				h = 0;
+				s += 2;
+				continue;
+			}
+			break;
+		case 'T':
+			if (strcmp(s, "TKB") == 0)
+				return h;
+			break;
+		}
+		h = gdb_hash_next(h, *s++);
+	}
+	return h;
+}
+
+void di_scope_gdb_order(const struct di_scope *s, const struct di_var **v, size_t n)
+{
+	uint32_t buckets = (uint32_t)(s->nsyms > n ? s->nsyms : n) / 5 + 1;
+	/* insertion sort: stable, and blocks are small */
+	for (size_t i = 1; i < n; i++) {
+		const struct di_var *x = v[i];
+		uint32_t bx = di_gdb_name_hash(x->name ? x->name : "") % buckets;
+		size_t j = i;
+		while (j > 0 && di_gdb_name_hash(v[j - 1]->name ? v[j - 1]->name : "") % buckets > bx) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
 }
 
 /* The variables of body's scopes that cover pc, then params. */

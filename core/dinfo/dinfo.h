@@ -95,6 +95,12 @@ struct di_scope {
 	size_t nvars;
 	struct di_scope *children; /* nested lexical blocks */
 	size_t nchildren;
+	/* How many symbols gdb puts in this block's dictionary (variables,
+	 * labels, named types, enumerators, and those of range-less nested
+	 * blocks): a lexical block's dictionary is a hash table of
+	 * nsyms / 5 + 1 buckets, which gives the order of its locals in
+	 * gdb's `info locals` (di_scope_gdb_order). */
+	size_t nsyms;
 };
 
 struct di_func;
@@ -165,6 +171,10 @@ void di_close(struct di_info *di);
  * di_func_named return functions read in full. */
 const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
 const struct di_func *di_func_named(const struct di_info *di, const char *name);
+/* Every top-level function of that name (a static one in each unit that
+ * has one, as gdb's `break FUNC` finds them), by address, at most max. */
+size_t di_funcs_named(const struct di_info *di, const char *name,
+		      const struct di_func **out, size_t max);
 /* Every top-level function, by address, as di_open indexed it: only name,
  * lo, hi, ranges, external and cu_name are filled in until di_func_expand
  * (or di_func_at/di_func_named) reads the rest. GNU C nested functions are
@@ -215,6 +225,11 @@ const struct di_type *di_type_named(const struct di_info *di, const char *name);
 /* Whether one of the scope's ranges holds pc (a scope without ranges, a
  * block without code, holds none). */
 bool di_scope_covers(const struct di_scope *s, uint64_t pc);
+/* gdb's hash of a symbol name (its dictionaries' buckets). */
+uint32_t di_gdb_name_hash(const char *name);
+/* Put v, the n variables of lexical block s, in the order gdb's hashed
+ * dictionary lists them: by bucket, declaration order within one. */
+void di_scope_gdb_order(const struct di_scope *s, const struct di_var **v, size_t n);
 
 /* Strip typedefs and const/volatile. */
 const struct di_type *di_type_strip(const struct di_type *t);
@@ -294,6 +309,10 @@ int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,
  * operation, unreadable memory). Static variables get addr + bias. */
 int di_locate(const struct di_var *v, const struct di_ctx *ctx,
 	      struct di_loc *out, char *err, size_t errlen);
+/* Whether v at pc (link-time) is a pointer to an object that exists only
+ * in the debug information (DW_OP_implicit_pointer: gdb's
+ * <synthetic pointer>). */
+bool di_var_synthetic(const struct di_var *v, uint64_t pc);
 /* Read size bytes of the variable's value. Returns 0, 1 if optimized out
  * (wholly or in part), -1 with err on error. */
 int di_read_var(const struct di_var *v, const struct di_ctx *ctx,

@@ -672,3 +672,33 @@ int unw_step(const struct unw *u, uint64_t bias, const struct di_regs *regs,
 {
 	return unw_step_ex(u, bias, regs, true, read_mem, arg, caller, cfa, NULL);
 }
+
+/* Where a rule says the register is saved in memory, as gdb's `info frame`
+ * lists it ("rbp at 0x..."): an offset from the CFA or an address
+ * computed by an expression. */
+static bool saved_slot(const struct step *s, int reg, uint64_t *addr)
+{
+	const Dwarf_Regtable_Entry3 *r = &s->rules[reg];
+	if (r->dw_value_type == DW_EXPR_EXPRESSION)
+		return rule_expr(s, r, &s->cfa, addr) == 0;
+	if (r->dw_value_type != DW_EXPR_OFFSET || !r->dw_offset_relevant ||
+	    r->dw_regnum == DW_FRAME_UNDEFINED_VAL || r->dw_regnum == DW_FRAME_SAME_VAL)
+		return false;
+	*addr = s->cfa + r->dw_offset_or_block_len;
+	return true;
+}
+
+int unw_saved_ex(const struct unw *u, uint64_t bias, const struct di_regs *regs,
+		 bool innermost, di_read_fn read_mem, void *arg, struct di_regs *slots)
+{
+	struct step s;
+	if (!regs->valid[DI_REG_RIP])
+		return -1;
+	step_init(&s, u, regs, read_mem, arg);
+	if (eval_row(&s, lookup_pc(bias, regs, innermost), NULL))
+		return -1;
+	memset(slots, 0, sizeof *slots);
+	for (int reg = 0; reg < DI_NREGS; reg++)
+		slots->valid[reg] = saved_slot(&s, reg, &slots->r[reg]);
+	return 0;
+}

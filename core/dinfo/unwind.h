@@ -48,4 +48,10 @@ int unw_step_ex(const struct unw *u, uint64_t bias, const struct di_regs *regs,
 		bool innermost, di_read_fn read_mem, void *arg,
 		struct di_regs *caller, uint64_t *cfa, bool *signal);
 
+/* The stack slots where the frame of regs saved its caller's registers
+ * (slots->valid[reg] for those the CFI saves in memory). 0, or -1 without
+ * CFI. */
+int unw_saved_ex(const struct unw *u, uint64_t bias, const struct di_regs *regs,
+		 bool innermost, di_read_fn read_mem, void *arg, struct di_regs *slots);
+
 #endif

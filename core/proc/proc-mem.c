@@ -67,6 +67,11 @@ int proc_fpregs(struct proc *p, struct user_fpregs_struct *fp)
 	return p->cur ? (int)ptrace(PTRACE_GETFPREGS, p->cur->tid, 0, fp) : -1;
 }
 
+int proc_set_fpregs(struct proc *p, const struct user_fpregs_struct *fp)
+{
+	return p->cur ? (int)ptrace(PTRACE_SETFPREGS, p->cur->tid, 0, fp) : -1;
+}
+
 uint64_t proc_pc(struct proc *p)
 {
 	return proc_regs(p)->rip;

@@ -110,6 +110,9 @@ void proc_flush(struct proc *p);
  * qzdb died before resuming it). */
 void proc_settle(struct proc *p);
 int proc_fpregs(struct proc *p, struct user_fpregs_struct *fp);
+/* Write the current thread's SSE/x87 state (a call made from the debugger
+ * passes doubles in xmm registers and puts them back after). */
+int proc_set_fpregs(struct proc *p, const struct user_fpregs_struct *fp);
 uint64_t proc_pc(struct proc *p);
 void proc_set_pc(struct proc *p, uint64_t pc);
 

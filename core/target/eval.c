@@ -9,6 +9,7 @@
 
 #include "value/expr.h"
 #include "frame.h"
+#include "infcall.h"
 #include "dinfo/lines.h"
 #include "session.h"
 
@@ -246,6 +247,13 @@ static const struct di_type *eval_lookup_type(void *arg, const char *name)
 	return t ? t : val_builtin(name);
 }
 
+static int eval_call(void *arg, uint64_t addr, const struct di_type *ftype,
+		     const struct val *args, size_t nargs, struct val *out,
+		     char *err, size_t errlen)
+{
+	return infcall(arg, addr, ftype, args, nargs, out, err, errlen);
+}
+
 void eval_env(struct qz *q, struct expr_env *env)
 {
 	memset(env, 0, sizeof *env);
@@ -259,6 +267,7 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->warn = eval_warn;
 	env->write_mem = eval_write_mem;
 	env->write_reg = eval_write_reg;
+	env->call = eval_call;
 }
 
 static int eval_text_mode(struct qz *q, const char *text, struct val *out, bool types)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/user.h>
 
+#include "infcall.h"
 #include "session.h"
 #include "dinfo/source.h"
 
@@ -265,11 +266,36 @@ static struct frame *frame_push_set(struct qz *q, const struct di_regs *regs,
 	return &q->frames[q->nframes - 1];
 }
 
+/* The frame of a call from the debugger that returns to pc with the stack
+ * at sp, if there is one: it stands between the callee and the frame the
+ * call was made in. */
+static bool frame_add_dummy(struct qz *q, uint64_t pc, uint64_t sp)
+{
+	const struct infcall_dummy *d = infcall_dummy_at(q, pc, sp);
+	if (!d)
+		return false;
+	struct frame *x = frame_push(q);
+	x->pc = pc;
+	x->regs.r[DI_REG_RIP] = pc;
+	x->dummy = d;
+	x->cfa = sp;
+	x->has_cfa = true;
+	x->exact_pc = true;
+	x->set_first = x->set_real = x->level;
+	return true;
+}
+
 static void frame_add_caller(struct qz *q)
 {
 	struct frame *f = &q->frames[q->nframes - 1];
 	struct di_regs caller;
 	bool signal;
+	if (f->dummy) {   /* on with the registers of before the call */
+		/* (read only: frame_user_reg serves writers too) */
+		frame_regs_from_user((struct user_regs_struct *)&f->dummy->regs, &caller);
+		frame_push_set(q, &caller, f->dummy->regs.rip, true);
+		return;
+	}
 	if (frame_unwind_one(q, f, &caller, &signal) < 0) {
 		q->frames_done = true;
 		return;
@@ -289,14 +315,66 @@ static void frame_add_caller(struct qz *q)
 		q->frames_done = true;
 		return;
 	}
+	if (frame_add_dummy(q, pc, caller.r[DI_REG_RSP]))
+		return;
 	/* interrupted by a signal: not a return address */
 	const struct frame *c = frame_push_set(q, &caller, pc, signal);
 	if (!c->mod)
 		q->frames_done = true;   /* "?? ()": nothing to unwind with */
 }
 
+/* The function frame f is in: its debug info's entry, else its symbol's. */
+static uint64_t frame_func_start(const struct frame *f)
+{
+	if (f->func)
+		return f->func->lo + f->mod->bias;
+	uint64_t off;
+	const struct img_sym *s = f->mod && f->mod->img ?
+		img_sym_at(f->mod->img, f->pc - f->mod->bias, &off) : NULL;
+	return s ? f->pc - off : 0;
+}
+
+int frame_base_address(struct qz *q, const struct frame *f, uint64_t *base)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	uint64_t fn = frame_func_start(f);
+	int64_t sp_off = -8;
+	uint8_t b[8];
+	if (f->inl)
+		return -1;
+	if (fn && f->pc > fn && qz_read(q, fn, b, sizeof b) == 0) {
+		size_t i = fn + 4 <= f->pc && memcmp(b, endbr64, 4) == 0 ? 4 : 0;
+		if (fn + i < f->pc && b[i] == 0x55) {   /* push %rbp done */
+			sp_off = 0;
+			bool mov = (b[i + 1] == 0x48 && b[i + 2] == 0x89 && b[i + 3] == 0xe5) ||
+				   (b[i + 1] == 0x48 && b[i + 2] == 0x8b && b[i + 3] == 0xec);
+			if (f->pc > fn + i + 1 && mov && f->regs.valid[DI_REG_RBP]) {
+				*base = f->regs.r[DI_REG_RBP];
+				return 0;
+			}
+		}
+	}
+	if (!f->regs.valid[DI_REG_RSP])
+		return -1;
+	*base = f->regs.r[DI_REG_RSP] + (uint64_t)sp_off;
+	return 0;
+}
+
+int frame_saved_regs(struct qz *q, const struct frame *f, struct di_regs *slots)
+{
+	struct unw *u = f->mod ? frame_unw(f->mod) : NULL;
+	if (f->inl || !u)
+		return -1;
+	return unw_saved_ex(u, f->mod->bias, &f->regs, f->exact_pc, qz_read_cb, q, slots);
+}
+
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
 {
+	if (f->dummy) {   /* returns to where the call was made */
+		*ra = f->dummy->regs.rip;
+		*cfa = f->cfa;
+		return 0;
+	}
 	struct frame copy = q->frames[f->set_real];
 	struct di_regs caller;
 	bool signal;
@@ -331,11 +409,15 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 
 bool frame_shows_addr(const struct frame *f)
 {
-	if (f->sigtramp)
+	if (f->sigtramp || f->dummy)
 		return false;
 	if (f->level > f->set_first)
 		return false;
-	return f->level > 0 || !f->line_start || !f->file;
+	/* an exact pc (frame 0, or where a signal or a call from the
+	 * debugger interrupted it) shows when it is inside a line */
+	if (f->level > 0 && !f->exact_pc)
+		return true;
+	return !f->line_start || !f->file;
 }
 
 size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
@@ -405,7 +487,8 @@ static int frame_entry_reg(void *arg, int reg, uint64_t *val)
 void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx)
 {
 	frame_di_ctx_plain(q, f, ctx);
-	if (f->func && !f->inl) {   /* entry values of a function's own frame */
+	if (f->func) {   /* entry values: of the machine frame's function, for
+			    an inlined call's frame too (gdb walks out to it) */
 		ctx->entry_reg = frame_entry_reg;
 		ctx->entry_arg = (void *)f;
 	}
@@ -478,14 +561,16 @@ static int frame_param_entry(const struct frame *f, const struct di_var *v,
 	struct di_loc loc;
 	char err[128];
 	uint64_t val;
-	if (f->inl || !ctx->entry_reg || size > 8)
+	if (!ctx->entry_reg || size > 8)
 		return -1;
 	/* Only which register holds it at entry matters, not its value now
 	 * (an outer frame's argument registers are not recoverable). */
 	for (int r = 0; r < DI_NREGS; r++)
 		any.valid[r] = true;
 	at_entry.regs = &any;
-	at_entry.pc = f->func->lo + ctx->bias;
+	/* where the function (gdb's get_frame_func: an inlined call's
+	 * block entry) begins */
+	at_entry.pc = (f->inl ? f->inl->entry_pc : f->func->lo) + ctx->bias;
 	if (di_locate(v, &at_entry, &loc, err, sizeof err) < 0 || loc.kind != DI_LOC_REG ||
 	    ctx->entry_reg(ctx->entry_arg, loc.reg, &val))
 		return -1;
@@ -534,7 +619,8 @@ static void frame_describe_arg(struct qz *q, const struct frame *f, const struct
 				   t->kind == DI_ARRAY)) {
 		sbuf_printf(out, "%s=...", name);   /* gdb never opens them here */
 	} else if (r == 1) {
-		sbuf_printf(out, "%s=<optimized out>", name);
+		sbuf_printf(out, "%s=%s", name, di_var_synthetic(v, ctx->pc - ctx->bias) ?
+			    "<synthetic pointer>" : "<optimized out>");
 	} else {
 		sbuf_printf(out, "%s=<error: %s>", name, err);
 	}
@@ -558,6 +644,10 @@ void frame_describe(struct qz *q, const struct frame *f, bool with_addr,
 {
 	if (f->sigtramp) {
 		sbuf_add(out, "<signal handler called>");
+		return;
+	}
+	if (f->dummy) {
+		sbuf_add(out, "<function called from qzdb>");
 		return;
 	}
 	if (with_addr)
@@ -599,9 +689,12 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 	qz_puts(q, b.s);
 	sbuf_free(&b);
 	q->stops_shown++;
+	if (!f->file)   /* no line there: gdb keeps the current source line */
+		return;
 	q->list_file = f->file;
 	q->list_line = f->line;
 	q->list_first = q->list_last = 0;
+	q->info_line_next = 0;
 }
 
 void frame_print_level(struct qz *q, int n, const struct frame *f)

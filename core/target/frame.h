@@ -39,6 +39,10 @@ struct frame {
 	 * (NULL for the function's own frame, the last of the set). */
 	const struct di_inline *inl;
 	bool sigtramp;                /* the signal trampoline a handler returns to */
+	/* where a function called from the debugger returns to (infcall.h):
+	 * "<function called from qzdb>", its caller has the registers of
+	 * before the call */
+	const struct infcall_dummy *dummy;
 	int set_first, set_real;      /* levels of the set's first and own frame */
 	struct qz *q;                 /* the session, for entry-value lookups */
 };
@@ -58,6 +62,15 @@ void frame_unskip_for(struct qz *q, uint64_t pc, const char *func);
 /* Where frame f returns to and its CFA, even for main (whose caller
  * backtraces do not show). 0, or -1 if it cannot be unwound. */
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa);
+/* gdb's frame base on x86-64 (`info frame`'s "Arglist at" and "Locals
+ * at"), from the prologue as gdb reads it: rbp once `push %rbp; mov
+ * %rsp,%rbp` begins the function and the pc is past the push, else rsp
+ * less 8 (0 after the push). -1 for an inlined call's frame (gdb:
+ * "unknown address"). */
+int frame_base_address(struct qz *q, const struct frame *f, uint64_t *base);
+/* Where frame f saved its caller's registers (from the CFI; an inlined
+ * call's frame saves none): 0, or -1 if unknown. */
+int frame_saved_regs(struct qz *q, const struct frame *f, struct di_regs *slots);
 
 /* "square (x=3) at tests/fixtures/basic.c:19", with "0x... in " first when
  * with_addr; libraries without debug info: "0x... in puts () from

@@ -155,9 +155,10 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 	if (!k && !loc_skip)   /* info line, list */
 		return qz_error(q, "Line number %d is out of range for \"%s\".", line,
 				frame_file_name(q, path));
+	if (!k && !file)   /* break N: gdb's words for the default file */
+		return qz_error(q, "No line %d in the current file.", line);
 	if (!k)
-		return qz_error(q, "No line %d in file \"%s\".", line,
-				file ? file : frame_file_name(q, path));
+		return qz_error(q, "No line %d in file \"%s\".", line, file);
 	return 0;
 }
 
@@ -206,12 +207,16 @@ static bool loc_library_function(struct qz *q, const char *name,
 static int loc_function(struct qz *q, const char *name, struct loc_addr **out, size_t *n)
 {
 	struct qz_module *m = &q->exe;
-	const struct di_func *f = m->di ? di_func_named(m->di, name) : NULL;
-	if (f) {
+	const struct di_func *fs[16];
+	size_t nf = m->di ? di_funcs_named(m->di, name, fs, 16) : 0;
+	for (size_t i = 0; i < nf; i++) {   /* a static one in each unit */
+		const struct di_func *f = fs[i];
 		loc_push(q, m, loc_skip ? loc_skip_prologue(q, m, f->lo, f->hi) : f->lo, out, n);
 		/* gdb stops in FUNC itself, not in a call inlined at its body's
 		 * first instruction (util_mix's inlined mix_step) */
 		(*out)[*n - 1].func = f->name;
+	}
+	if (nf) {
 		if (loc_skip)
 			loc_inlined(q, m, name, out, n);
 		return 0;

@@ -98,6 +98,10 @@ static void qz_map_add(struct qz *q, uint64_t lo, uint64_t hi, uint64_t off,
 	}
 	if (hi > m->hi)
 		m->hi = hi;
+	/* .bss lies past the file's last mapping, in anonymous memory */
+	uint64_t end = m->lo ? m->bias + img_end_vaddr(m->img) : 0;
+	if (end > m->hi)
+		m->hi = end;
 }
 
 /* Give a module the name the dynamic linker uses for it. */
@@ -186,14 +190,23 @@ const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
 	struct qz_module *m = qz_module_at(q, addr);
 	if (!m || !m->img)
 		return NULL;
-	uint64_t off;
-	const struct img_sym *s = img_sym_at(m->img, addr - m->bias, &off);
-	if (!s)
+	uint64_t off, link = addr - m->bias;
+	const struct img_sym *s = img_sym_at(m->img, link, &off);
+	const char *name = s ? s->name : NULL;
+	/* gdb's build_address_symbolic: the function of the debug info
+	 * (func_5, not its clone's symbol func_5.constprop.0) unless the
+	 * symbol starts later in it (func_5.cold) or exactly here. */
+	const struct di_func *f = m->di ? di_func_at(m->di, link) : NULL;
+	if (f && f->name && link >= f->lo && (!s || (link - off <= f->lo && !(off == 0 && f->lo != link)))) {
+		name = f->name;
+		off = link - f->lo;
+	}
+	if (!name)
 		return NULL;
 	if (off)
-		snprintf(buf, len, "%s+%llu", s->name, (unsigned long long)off);
+		snprintf(buf, len, "%s+%llu", name, (unsigned long long)off);
 	else
-		snprintf(buf, len, "%s", s->name);
+		snprintf(buf, len, "%s", name);
 	return buf;
 }
 

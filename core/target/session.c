@@ -26,6 +26,7 @@ struct qz *qz_new(struct qz_sink sink)
 	q->pin_cpu = true;
 	q->print_elements = 200;
 	q->listsize = 10;
+	q->from_tty = true;
 	q->next_display = 1;
 	q->bp_pending = -1;
 	q->debug_dir = xstrdup("/usr/lib/debug");

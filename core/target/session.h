@@ -91,6 +91,14 @@ struct qz {
 	int print_elements;
 	int listsize;
 	bool confirm_batch;
+	/* A signal in a function called from the debugger ends the call and
+	 * puts the registers back (gdb's unwindonsignal); off: the program
+	 * stays where the signal came. */
+	bool unwind_on_signal;
+	/* Commands come from a terminal (gdb's from_tty): false in batch
+	 * mode, where gdb -batch leaves out "Run till exit from ...", a new
+	 * display's first showing and "(More stack frames follow...)". */
+	bool from_tty;
 
 	/* x's defaults: the next `x` continues after the last one */
 	uint64_t x_next;
@@ -106,6 +114,12 @@ struct qz {
 	const char *list_file;
 	int list_line;
 	int list_first, list_last;
+	/* gdb's last_line_listed after an `info line`: the line after the
+	 * one it showed, the next bare `info line`'s, while list_file,
+	 * list_line and list_first are still info_line_at's. */
+	int info_line_next;
+	int info_line_at[2];
+	const char *info_line_file;
 
 	/* A page in the debuggee holding out-of-line copies of instructions
 	 * replaced by breakpoints, so a hit resumes without a single-step. */

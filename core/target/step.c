@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/user.h>
 
+#include "abi.h"
+#include "infcall.h"
 #include "dinfo/disasm.h"
 #include "frame.h"
 #include "loc.h"
@@ -257,10 +259,18 @@ static enum run_ev step_new_pc(struct qz *q, struct step_state *s, bool returned
 		enum run_ev ev = step_return_to(q, ra, sp + 8);
 		return ev == RUN_TARGET ? step_new_pc(q, s, true) : ev;
 	}
+	/* gdb's process_event_stop_test: the start of another line stops
+	 * if it is a statement; if not, in the same frame the line stepped
+	 * from stays, in another frame (a return, an inlined call left) the
+	 * line becomes none, so that any line after it stops. Elsewhere the
+	 * range and line are those of the row reached. */
 	bool at_start = r->addr + m->bias == pc;
-	if (at_start && (r->line != s->line || r->file != s->file) && r->is_stmt)
+	bool other = r->line != s->line || r->file != s->file;
+	if (at_start && other && r->is_stmt)
 		return RUN_TARGET;
-	step_set_range(s, m, r, r->is_stmt || returned);
+	step_set_range(s, m, r, !(at_start && other) || returned);
+	if (at_start && other && returned)
+		s->line = 0;
 	return RUN_STEPPED;
 }
 
@@ -321,7 +331,8 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 {
 	const struct frame *f = frame_get(q, 0);
 	if (f && !f->func && !f->sym) {
-		qz_error(q, "Cannot find bounds of current function");
+		qz_error(q, s->kind == STEP_UNTIL ? "Execution is not within a known function." :
+			 "Cannot find bounds of current function");
 		return RUN_ERROR;
 	}
 	const struct frame *c = frame_get(q, 1);
@@ -338,7 +349,28 @@ static enum run_ev step_out_of_unknown(struct qz *q, struct step_state *s)
 	return step_new_pc(q, s, true);
 }
 
-static int step_line_once(struct qz *q, enum step_kind kind)
+/* until's range: from the function's start (no stop going back in a
+ * loop) to the end of the line, past rows of the same line that are not
+ * statements (gdb 13's until_next_command). */
+static void step_until_range(struct qz *q, struct step_state *s, struct qz_module *m,
+			     const struct lines_row *r)
+{
+	uint64_t pc = proc_pc(q->proc);
+	const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	if (f)
+		s->lo = f->lo + m->bias;
+	for (int i = 0; i < 10000; i++) {
+		const struct lines_row *n = lines_at(m->lines, s->hi - m->bias);
+		if (!n || n->addr + m->bias != s->hi || n->is_stmt || n->line != r->line ||
+		    n->file != r->file)
+			break;
+		s->hi = n->end + m->bias;
+	}
+}
+
+/* quiet: an intermediate step of `step N`, which gdb does not report
+ * (only the last stop is printed, against the frame of the last step). */
+static int step_line_once(struct qz *q, enum step_kind kind, bool quiet)
 {
 	struct step_state s = {.kind = kind, .line = -1};
 	step_start(q, &s);
@@ -347,10 +379,13 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 	const char *cf;
 	s.depth = frame_inline_state(q, pc, &skipped, &cl, &cf);
 	if (skipped && kind == STEP_INTO) {
-		/* At an inlined call's site: step goes down into it, as gdb. */
+		/* At an inlined call's site: step goes down into it, as gdb,
+		 * without running: frame 0 is selected as after any step. */
 		q->inline_unskip++;
+		q->sel_frame = 0;
 		frame_invalidate(q);
-		step_report(q, &s);
+		if (!quiet)
+			step_report(q, &s);
 		return 0;
 	}
 	struct qz_module *m;
@@ -360,19 +395,16 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 		step_set_range(&s, m, r, true);
 		if (skipped) {   /* shown at the call site: that is our line */
 			s.line = cl;
-			s.file = r->file;
+			s.file = cf;
 		}
-		if (kind == STEP_UNTIL) {
-			const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
-			if (f)
-				s.lo = f->lo + m->bias;
-		}
+		if (kind == STEP_UNTIL)
+			step_until_range(q, &s, m, r);
 	} else {
 		ev = step_out_of_unknown(q, &s);
 	}
 	while (ev == RUN_STEPPED)
 		ev = step_one(q, &s);
-	if (ev == RUN_TARGET)
+	if (ev == RUN_TARGET && !quiet)
 		step_report(q, &s);
 	return ev == RUN_ERROR ? -1 : (ev == RUN_TARGET ? 0 : 1);
 }
@@ -380,7 +412,7 @@ static int step_line_once(struct qz *q, enum step_kind kind)
 int step_line(struct qz *q, enum step_kind kind, int count)
 {
 	for (int i = 0; i < count; i++) {
-		int r = step_line_once(q, kind);
+		int r = step_line_once(q, kind, i + 1 < count);
 		if (r != 0 || !qz_running(q))
 			return r < 0 ? -1 : 0;
 	}
@@ -410,26 +442,51 @@ int step_insn(struct qz *q, bool over, int count)
 	return 0;
 }
 
+/* The value a function of return type t left in the registers (or, for
+ * a large aggregate, in memory at rax), as the SysV ABI puts it; 0 or -1
+ * when there is none or it cannot be had. */
+int step_return_value(struct qz *q, const struct di_type *t, struct val *out)
+{
+	enum abi_class cls[2];
+	struct user_regs_struct *u = proc_regs(q->proc);
+	const struct di_type *s = di_type_strip(t);
+	switch (abi_classify(t, cls)) {
+	case ABI_REGS: {
+		struct user_fpregs_struct fp;
+		uint64_t ints[2] = {u->rax, u->rdx}, sses[2] = {0, 0};
+		uint8_t bytes[16];
+		if ((cls[0] == ABI_SSE || cls[1] == ABI_SSE) && proc_fpregs(q->proc, &fp) < 0)
+			return -1;
+		if (cls[0] == ABI_SSE || cls[1] == ABI_SSE) {
+			memcpy(&sses[0], (const uint8_t *)fp.xmm_space, 8);
+			memcpy(&sses[1], (const uint8_t *)fp.xmm_space + 16, 8);
+		}
+		abi_gather(cls, ints, sses, bytes);
+		*out = val_from_bytes(t, bytes, s->size);
+		return 0;
+	}
+	case ABI_MEMORY: {
+		uint8_t *buf = xmalloc(s->size);
+		if (qz_read(q, u->rax, buf, s->size) < 0) {
+			free(buf);
+			return -1;
+		}
+		*out = val_from_bytes(t, buf, s->size);
+		out->where = VAL_MEM;
+		out->addr = u->rax;
+		free(buf);
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 static void step_print_value(struct qz *q, const struct di_func *fn)
 {
-	const struct di_type *t = di_type_strip(fn->ret);
-	if (!t || t->kind == DI_VOID)
-		return;
-	struct user_regs_struct *u = proc_regs(q->proc);
 	struct val v;
-	if (t->kind == DI_BASE && t->encoding == 0x04 /* DW_ATE_float */) {
-		struct user_fpregs_struct fp;
-		if (proc_fpregs(q->proc, &fp) < 0 || t->size > 8)
-			return;
-		v = val_from_bytes(fn->ret, fp.xmm_space, t->size);
-	} else if (t->size <= 16 && t->kind != DI_ARRAY) {
-		uint64_t two[2] = {u->rax, u->rdx};
-		if (t->kind == DI_STRUCT || t->kind == DI_UNION)
-			return;   /* classification of aggregates: later */
-		v = val_from_bytes(fn->ret, two, t->size);
-	} else {
+	if (!fn->ret || step_return_value(q, fn->ret, &v) < 0)
 		return;
-	}
 	struct val_print vp = {
 		.top = true, .max_elements = q->print_elements,
 		.read_mem = qz_read_cb, .symbolize = qz_symbolize_cb, .arg = q,
@@ -446,11 +503,23 @@ static void step_print_value(struct qz *q, const struct di_func *fn)
 static int step_finish_inline(struct qz *q, const struct frame *f)
 {
 	struct step_state s = {.kind = STEP_OVER, .line = 0};
-	s.lo = s.hi = proc_pc(q->proc);
 	s.depth = f->set_real - f->level - 1;
-	/* gdb compares the function stepped from (the inlined one), so the
-	 * stop shows the caller's frame line. */
+	if (f->set_first > 0) {
+		/* a selected frame up the stack: first back into its machine
+		 * frame, as gdb's next over the calls below it does */
+		const struct frame *g = frame_get(q, f->set_first - 1);
+		uint64_t ra, cfa;
+		if (!g || frame_return(q, g, &ra, &cfa) < 0)
+			return qz_error(q, "Cannot find the caller of the selected frame.");
+		enum run_ev ev = step_return_to(q, ra, cfa);
+		if (ev != RUN_TARGET)
+			return ev == RUN_ERROR ? -1 : 0;
+	}
+	s.lo = s.hi = proc_pc(q->proc);
 	step_start(q, &s);
+	/* gdb's finish sets no function stepped from (step_start_function),
+	 * so the stop always shows the caller's frame line */
+	s.start_fn = 0;
 	enum run_ev ev = RUN_STEPPED;
 	while (ev == RUN_STEPPED)
 		ev = step_one(q, &s);
@@ -459,23 +528,54 @@ static int step_finish_inline(struct qz *q, const struct frame *f)
 	return ev == RUN_ERROR ? -1 : 0;
 }
 
+/* "Run till exit from #0 ...", which gdb prints only for commands from a
+ * terminal. */
+static void step_run_till(struct qz *q, const struct frame *f)
+{
+	if (!q->from_tty)
+		return;
+	struct sbuf b = {0};
+	frame_describe(q, f, frame_shows_addr(f), &b);
+	qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
+	sbuf_free(&b);
+}
+
+/* finish out of a function called from the debugger that stopped early:
+ * its value, then the registers of before the call, as gdb. */
+static int step_finish_call(struct qz *q, const struct frame *f,
+			    const struct infcall_dummy *d)
+{
+	const struct di_func *fn = f->func;
+	step_run_till(q, f);
+	infcall_hold(q, d, true);
+	enum run_ev ev = step_return_to(q, d->ret, d->sp);
+	if (qz_running(q))
+		infcall_hold(q, d, false);
+	if (ev != RUN_TARGET)
+		return ev == RUN_ERROR ? -1 : 0;
+	if (fn)
+		step_print_value(q, fn);
+	infcall_pop_here(q);
+	const struct frame *now = frame_get(q, 0);
+	if (now)
+		frame_print_stop(q, now, true);
+	q->stop = QZ_STOP_LOCATION;
+	return 0;
+}
+
 int step_finish(struct qz *q)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
 	if (f && f->inl) {
-		struct sbuf b = {0};
-		frame_describe(q, f, frame_shows_addr(f), &b);
-		qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
-		sbuf_free(&b);
+		step_run_till(q, f);
 		return step_finish_inline(q, f);
 	}
 	const struct frame *c = frame_get(q, q->sel_frame + 1);
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
-	struct sbuf b = {0};
-	frame_describe(q, f, frame_shows_addr(f), &b);
-	qz_printf(q, "Run till exit from #%d  %s\n", f->level, b.s);
-	sbuf_free(&b);
+	if (c->dummy)
+		return step_finish_call(q, f, c->dummy);
+	step_run_till(q, f);
 	const struct di_func *fn = f->func;
 	enum run_ev ev = step_return_to(q, c->pc, f->cfa);
 	if (ev != RUN_TARGET)
@@ -506,12 +606,17 @@ int step_to(struct qz *q, const char *spec, bool until_mode)
 		t.addr[t.n] = ra;
 		t.min_sp[t.n++] = cfa;
 	}
-	free(locs);
 	for (int i = 0; i < t.n; i++)
 		bp_site_add(&q->bps, q->proc, t.addr[i]);
 	enum run_ev ev = run_until_target(q, &t);
 	for (int i = 0; qz_running(q) && i < t.n; i++)
 		bp_site_del(&q->bps, q->proc, t.addr[i]);
+	/* at one of the places asked for, gdb shows the inlined calls
+	 * starting there down to the place's function, as for a breakpoint */
+	for (size_t i = 0; ev == RUN_TARGET && i < n; i++)
+		if (locs[i].addr == proc_pc(q->proc))
+			frame_unskip_for(q, locs[i].addr, locs[i].absolute ? NULL : locs[i].func);
+	free(locs);
 	if (ev == RUN_TARGET) {
 		const struct frame *now = frame_get(q, 0);
 		if (now)

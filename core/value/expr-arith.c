@@ -349,19 +349,30 @@ const char *expr_op_text(int op)
 	return one;
 }
 
-int expr_binop(struct expr_ev *ev, int op, struct val *a, struct val *b,
-	       struct val *out)
+/* Operands that are neither numbers nor pointers (nor arrays, which
+ * decay): gdb rejects them by type before it reads them. */
+static int binop_types(struct expr_ev *ev, int op, const struct val *a, const struct val *b)
 {
-	if (expr_unavailable(ev, a) || expr_unavailable(ev, b) || expr_decay(ev, a) || expr_decay(ev, b))
-		return -1;
-	if (val_is_pointer(a) || val_is_pointer(b))
-		return ptr_binop(ev, op, a, b, out);
+	if (val_is_pointer(a) || val_is_pointer(b) || expr_is_kind(a, DI_ARRAY) ||
+	    expr_is_kind(b, DI_ARRAY) || expr_is_kind(a, DI_FUNC) || expr_is_kind(b, DI_FUNC))
+		return 0;
 	if (expr_is_kind(a, DI_STRUCT))
 		return expr_no_operator(ev, expr_op_text(op));
 	if (expr_is_kind(b, DI_STRUCT))
 		return expr_fail(ev, "Can't do that binary op on that type");
 	if (!expr_is_number(a) || !expr_is_number(b))
 		return expr_not_a_number(ev);
+	return 0;
+}
+
+int expr_binop(struct expr_ev *ev, int op, struct val *a, struct val *b,
+	       struct val *out)
+{
+	if (binop_types(ev, op, a, b) || expr_unavailable(ev, a) || expr_unavailable(ev, b) ||
+	    expr_decay(ev, a) || expr_decay(ev, b) || binop_types(ev, op, a, b))
+		return -1;
+	if (val_is_pointer(a) || val_is_pointer(b))
+		return ptr_binop(ev, op, a, b, out);
 	if (val_is_float(a) || val_is_float(b))
 		return float_binop(ev, op, a, b, out);
 	return int_binop(ev, op, a, b, out);

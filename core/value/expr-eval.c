@@ -498,6 +498,16 @@ static int cast(struct expr_ev *ev, const struct di_type *to, struct val *v,
 	return 0;
 }
 
+int expr_cast(struct expr_ev *ev, const struct di_type *to, struct val *v, struct val *out)
+{
+	return cast(ev, to, v, out);
+}
+
+int expr_eval_node(struct expr_ev *ev, const struct expr_node *n, struct val *out)
+{
+	return eval(ev, n, out);
+}
+
 static int eval_cast(struct expr_ev *ev, const struct expr_node *n, struct val *out)
 {
 	const struct di_type *to;
@@ -699,7 +709,7 @@ static int eval(struct expr_ev *ev, const struct expr_node *n, struct val *out)
 	case EN_INDEX:
 		return eval_index(ev, n, out);
 	case EN_CALL:
-		return expr_fail(ev, "Function calls are not supported");
+		return expr_eval_call(ev, n, out);
 	case EN_MEMBER:
 	case EN_ARROW:
 		return eval_member(ev, n, out);

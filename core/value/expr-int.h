@@ -67,6 +67,13 @@ bool expr_is_kind(const struct val *v, enum di_kind kind);
 /* gdb looks for C++ operators on structs (not unions) and words its
  * errors that way, in C too. */
 int expr_no_operator(struct expr_ev *ev, const char *op);
+/* Evaluate a node of the tree; a value converted to type to as a cast. */
+int expr_eval_node(struct expr_ev *ev, const struct expr_node *n, struct val *out);
+int expr_cast(struct expr_ev *ev, const struct di_type *to, struct val *v, struct val *out);
+
+/* expr-call.c */
+/* f(args): arguments converted as gdb does, then the environment's call. */
+int expr_eval_call(struct expr_ev *ev, const struct expr_node *n, struct val *out);
 
 /* expr-arith.c */
 bool expr_is_number(const struct val *v);

@@ -40,6 +40,12 @@ struct expr_env {
 	/* A warning printed before the value, as gdb's "warning: left shift
 	 * count >= width of type" (msg without "warning: "). May be NULL. */
 	void (*warn)(void *arg, const char *msg);
+	/* Call the function at addr, of type ftype (DI_FUNC), with args
+	 * converted to its parameters' types; the result (void if none) in
+	 * out. 0, or -1 with err. May be NULL: calls are then an error. */
+	int (*call)(void *arg, uint64_t addr, const struct di_type *ftype,
+		    const struct val *args, size_t nargs, struct val *out,
+		    char *err, size_t errlen);
 };
 
 struct expr;

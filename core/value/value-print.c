@@ -521,7 +521,7 @@ static void pr_any(struct pr *c, const struct val *v)
 	bool aggregate = t && (t->kind == DI_STRUCT || t->kind == DI_UNION ||
 			       t->kind == DI_ARRAY);
 	if (v->optimized_out || (!aggregate && val_unavailable(v))) {
-		sbuf_add(c->out, "<optimized out>");
+		sbuf_add(c->out, v->synthetic ? "<synthetic pointer>" : "<optimized out>");
 		return;
 	}
 	switch (t ? t->kind : DI_VOID) {
@@ -574,7 +574,7 @@ void val_print(struct sbuf *out, const struct val *v, const struct val_print *p)
 		return;
 	}
 	if (val_entirely_unavailable(v)) {
-		sbuf_add(out, "<optimized out>");
+		sbuf_add(out, v->synthetic ? "<synthetic pointer>" : "<optimized out>");
 		return;
 	}
 	if (p->top && !p->frame_arg && (c.fmt == 0 || c.fmt == 's') && t &&

@@ -303,6 +303,7 @@ int val_from_var(const struct di_var *v, const struct di_ctx *ctx,
 		return -1;
 	}
 	r.optimized_out = rc == 1;
+	r.synthetic = rc == 1 && di_var_synthetic(v, ctx->pc - ctx->bias);
 	if (rc == 1 || !count_unavail(&r, 0, 8 * (uint64_t)size)) {
 		free(r.unavail);
 		r.unavail = NULL;

@@ -20,6 +20,9 @@ struct val {
 	uint64_t addr;                /* VAL_MEM: where it lives */
 	int reg;                      /* VAL_REG: DWARF register number */
 	bool optimized_out;
+	/* optimized out as a pointer that exists only in the debug info
+	 * (DW_OP_implicit_pointer): printed "<synthetic pointer>" as gdb */
+	bool synthetic;
 	/* One bit per bit of bytes, set where the value is optimized out (a
 	 * variable in pieces, some without a location); NULL: none is. */
 	uint8_t *unavail;

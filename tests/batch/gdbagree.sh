@@ -6,8 +6,6 @@
 #     not from terminal]" and qzdb's hint "(Use "set breakpoint pending on"
 #     ...)" in its place are removed, as is qzdb's "error: " prefix;
 #   - gdb's libthread_db chatter is removed, process ids become PID;
-#   - "Run till exit from ..." lines are removed: gdb prints them only on a
-#     terminal, qzdb always (issue 25, cause 11);
 #   - hex numbers at or above 0x7ff000000000 (stack, libc) become 0xSTACK:
 #     gdb starts the program with a slightly different environment.
 # Fixture: tests/fixtures/gdbagree/ (main.c, util.c and mix.h, whose inline
@@ -21,20 +19,6 @@ if ! command -v "$GDB" >/dev/null 2>&1; then
 	skip gdbagree "gdb (the oracle) is not installed"
 	exit 0
 fi
-
-# agree_norm <RAW >NORM
-agree_norm() {
-	awk '
-	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
-	/^Make breakpoint pending on future shared library load\?/ { next }
-	/^Run till exit from / { next }
-	/^\(Use "set breakpoint pending on" to make it pending/ { next }
-	{
-		sub(/\r$/, ""); sub(/^error: /, "")
-		gsub(/process [0-9]+/, "process PID")
-		print
-	}' | stack_addrs
-}
 
 # agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
 # with "- " is run but not compared: set-up such as break/run) in both
@@ -270,7 +254,7 @@ for o in O0 O2; do
 done
 
 # The new commands are in the command table with their help.
-for c in "info symbol" "info address" "info scope" "output"; do
+for c in "info symbol" "info address" "info scope" "output" "call" "set unwindonsignal"; do
 	qz -ex "help $c" $B/gdbagree-O0
 	expect "gdbagree-help-$(echo "$c" | tr ' ' -)" "^$c -- [A-Z]"
 done
@@ -315,25 +299,26 @@ fi
 # frame is inside their block (not in other functions, not after its loop
 # for a loop variable, not in callers after finish), with "(cannot be
 # evaluated in the current context)" in info display; up/down show none;
-# finish prints "Value returned" after the displays. (gdb -batch does not
-# show a new display at once, qzdb does, cause 11: "- display" lines are
-# run but not compared.)
+# finish prints "Value returned" after the displays. Cause 11: in batch
+# mode a new display is not shown at once, finish prints no "Run till
+# exit from", bt N no "(More stack frames follow...)", as gdb -batch.
 for o in O0 O2; do
 	agree "gdbagree-display-$o" $B/gdbagree-$o <<-'E'
 	- break step_all
 	- break util_mix
 	- break main.c:25
 	run
-	- display n
-	- display total
-	- display/x ticks
+	display n
+	display total
+	display/x ticks
 	continue
-	- display i
-	- display acc + i
+	display i
+	display acc + i
 	next
 	next
 	up
 	down
+	bt 1
 	info display
 	- delete 3
 	- tbreak main.c:28
@@ -373,24 +358,199 @@ done
 # Cause 1 on random programs: csmith's (Debian csmith) with the seeds where
 # qzdb put breakpoints in safe_math.h's lines or credited csmith.h's rows
 # to the program (DWARF 5 file 1); every line of the program.
-inc=""
-for d in /usr/include/csmith /usr/include/csmith-*; do
-	[ -f "$d/csmith.h" ] && inc=$d && break
-done
-if ! command -v csmith >/dev/null 2>&1 || [ -z "$inc" ]; then
+if ! csmith_found; then
 	skip gdbagree-csmith "csmith or its headers (Debian csmith) not installed"
 else
 	CS=$B/csmith-agree
 	mkdir -p $CS
 	for seed in 6 8; do
 		c=$CS/s$seed.c
-		[ -s $c ] || csmith -s $seed --no-packed-struct --max-funcs 4 --max-block-depth 3 \
-			--max-expr-complexity 5 --no-volatiles --no-bitfields -o $c >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		[ -s $c ] || csmith -s $seed $CSMITH_OPTS -o $c >/dev/null 2>&1
 		for o in O0 O2; do
 			bin=$CS/s$seed-$o
-			[ "$bin" -nt "$c" ] || gcc -g -$o -w -I$inc -o $bin $c
+			[ "$bin" -nt "$c" ] || gcc -g -$o -w -I$CSMITH_INC -o $bin $c
 			seq 1 "$(wc -l <$c)" | sed "s/.*/break s$seed.c:&/" |
 				agree "gdbagree-break-csmith-s$seed-$o" $bin
 		done
 	done
 fi
+
+# Cause 5: info frame as gdb prints it: the registers the frame saved (from
+# the CFI), "called by ..., caller of ..." on one line, Arglist/Locals at
+# gdb's frame base (rbp after push %rbp; mov %rsp,%rbp, else rsp - 8 or
+# rsp), an inlined call's frame ("inlined into frame N", unknown address),
+# at a function's first instruction, after its push and in a caller.
+for o in O0 O2; do
+	agree "gdbagree-info-frame-$o" $B/gdbagree-$o <<-'E'
+	- break *util_mix
+	- break *util_mix+1
+	- break mix.h:11
+	- break util_hash
+	run
+	info frame
+	continue
+	info frame
+	continue
+	info frame
+	up
+	info frame
+	up
+	info frame
+	continue
+	info frame
+	finish
+	info frame
+	E
+done
+
+# Cause 10: a bare `info line` shows gdb's last_line_listed (the stop's
+# line, the first of a listing, the line after the last info line); a bare
+# LINE that is not in the current file is "No line N in the current
+# file."; several locations of a bare LINE are named by the file's path.
+for o in O0 O2; do
+	agree "gdbagree-lines-$o" $B/gdbagree-$o <<-'E'
+	- break util_mix
+	- run
+	info line
+	info line
+	list
+	info line
+	info line
+	up
+	info line
+	info line 20
+	info line
+	break 99
+	tbreak 99
+	advance 99
+	until 99
+	- break mix_step
+	- continue
+	break 12
+	frame
+	info line
+	E
+done
+
+# finish prints the value a function returned in every class of the SysV
+# ABI: structs in rax/rdx, in xmm0/xmm1 or both, large ones in memory,
+# unions, floats, chars, _Bool (tests/fixtures/retvals.c).
+{
+	for f in make_ints make_doubles make_mixed make_floats make_big make_chars \
+		make_num half scale first low_byte neg16 is_even sum8 mix_args label; do
+		echo "- break $f"
+	done
+	echo "- run"
+	for i in $(seq 16); do echo finish; echo "- continue"; done
+} | agree "gdbagree-finish-values-O0" $B/retvals-O0
+
+# Calls from expressions (issue 25, cause 10): print f(args) and call f(args)
+# with integer, pointer, double, float, struct and union arguments and
+# results in every SysV class, more than six integer arguments, string
+# literals, nested calls, void results; errors as gdb words them; a
+# breakpoint or a signal inside the called function (the program stays
+# there, bt shows the dummy frame, finish and continue end the call); set
+# unwindonsignal on (tests/fixtures/retvals.c).
+for o in O0 O2; do
+	agree "gdbagree-calls-$o" $B/retvals-$o <<-'E'
+	print half(3.0)
+	- break main
+	- run
+	print half(3.0)
+	print half(3)
+	call bump(1)
+	print bump(1)
+	print calls
+	print sum6(1,2,3,4,5,6)
+	print sum8(1,2,3,4,5,6,7,8)
+	print mix_args(1, 2.5, 3, 0.25)
+	print make_ints(1,2)
+	print make_doubles(1,2)
+	print make_mixed(3, 1.5)
+	print make_floats(1, 2, 3)
+	print make_big(5)
+	print make_chars(65)
+	print make_num(66)
+	print scale(1.5, 2)
+	print first("hello")
+	print low_byte(0x1ff)
+	print neg16(5)
+	print is_even(4)
+	print label()
+	print *label()
+	print length(label())
+	print twice(make_ints(1,2))
+	print half(1) + half(2)
+	whatis half(1)
+	print sizeof(make_big(1))
+	print calls
+	print half()
+	print half(1,2)
+	print nosuch(1)
+	call calls
+	call half(8)
+	info frame
+	- break stop_here
+	print stop_here(4)
+	bt
+	print calls
+	finish
+	bt
+	info frame
+	next
+	print stop_here(1)
+	up
+	down
+	continue
+	bt
+	next
+	print half(2) + stop_here(2)
+	- delete
+	print stop_here(7)
+	print crash(0)
+	bt
+	print calls
+	finish
+	E
+	agree "gdbagree-calls-unwind-$o" $B/retvals-$o <<-'E'
+	- break main
+	- run
+	show unwindonsignal
+	set unwindonsignal on
+	show unwindonsignal
+	print crash(0)
+	bt
+	print crash(0) + 1
+	print calls
+	next
+	E
+done
+
+# Cause 2: next and step at -O0 and -O2: a breakpoint in a callee stops the
+# next there (reported as a breakpoint hit), next N and step N print only
+# their last stop, step into and out of inlined calls, until and advance
+# into inlined code, finish out of an inlined frame up the stack.
+for o in O0 O2; do
+	agree "gdbagree-stepping-$o" $B/gdbagree-$o <<-'E'
+	- break main
+	- run
+	next 2
+	step 3
+	bt
+	- break util_mix
+	next 4
+	bt
+	next
+	step 2
+	info frame
+	until
+	advance 28
+	bt
+	up
+	finish
+	next 3
+	step 4
+	next
+	E
+done

@@ -44,6 +44,15 @@
 
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+# gdb puts LINES and COLUMNS (its screen size: 24x80 in batch mode) into the
+# program's environment; with both in every debugger's environment the
+# program's stack starts at the same address under gdb and qzdb, so that
+# uninitialised locals hold the same bytes in both.
+# gdb also starts the program through /bin/sh, which reorders the
+# environment; without the shell, gdb hands it over as qzdb does.
+LINES=24 COLUMNS=80
+export LINES COLUMNS
+GDB_NOSHELL='set startup-with-shell off'
 GDB=${GDB:-gdb}
 DIFFDIR=$B/diff
 mkdir -p "$DIFFDIR/cache"
@@ -106,10 +115,10 @@ dbg_run() {
 	if [ $_side = qz ]; then
 		timeout 60 $QZDB --batch "$@" >"$_out" 2>&1 </dev/null
 	elif [ -n "$QZ_DIFF_LIBC_DEBUG" ]; then
-		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' -iex "$GDB_NOSHELL" \
 			"$@" >"$_out" 2>&1 </dev/null
 	else
-		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' \
+		timeout 60 "$GDB" -nx -batch -iex 'set debuginfod enabled off' -iex "$GDB_NOSHELL" \
 			-iex "set debug-file-directory $DIFFDIR/no-debug-files" \
 			"$@" >"$_out" 2>&1 </dev/null
 	fi
@@ -117,11 +126,13 @@ dbg_run() {
 }
 
 # gdb_run_cached CMDFILE OUTFILE BIN [ARGS...]: dbg_run gdb, reusing an earlier
-# output for the same binary (content), arguments, commands and settings.
+# output for the same binary (content), arguments, commands and settings, and
+# an environment of the same size (it moves the program's stack, and with it
+# what uninitialised locals hold).
 gdb_run_cached() {
 	_cmds=$1 _out=$2
 	shift 2
-	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG"; cat "$_cmds"; } | md5sum | cut -c1-32)
+	_key=$( { md5sum <"$1"; printf '%s\n' "$@" "$QZ_DIFF_LIBC_DEBUG" "$(env | wc -c)"; cat "$_cmds"; } | md5sum | cut -c1-32)
 	if [ -z "$QZ_DIFF_NOCACHE" ] && [ -s "$DIFFDIR/cache/$_key" ]; then
 		cp "$DIFFDIR/cache/$_key" "$_out"
 		DBG_RC=0
@@ -293,6 +304,37 @@ stack_addrs() {
 		}
 		print r s
 	}'
+}
+
+# agree_norm <RAW >NORM: the normalisations of gdbagree.sh and sessions.sh
+# (gdb's batch-mode query and qzdb's hint in its place, qzdb's "error: "
+# prefix, libthread_db chatter, process ids, stack addresses); where gdb
+# names itself in the messages of a call from the debugger, qzdb does.
+agree_norm() {
+	awk '
+	/^\[Thread debugging using libthread_db/ || /^Using host libthread_db/ { next }
+	/^Make breakpoint pending on future shared library load\?/ { next }
+	/^\(Use "set breakpoint pending on" to make it pending/ { next }
+	{
+		sub(/\r$/, ""); sub(/^error: /, "")
+		gsub(/process [0-9]+/, "process PID")
+		if ($0 ~ /function called from|^GDB (remains|has restored)|GDB will silently stop/) {
+			gsub(/GDB/, "qzdb"); sub(/from gdb>/, "from qzdb>")
+		}
+		print
+	}' | stack_addrs
+}
+
+# csmith_found: true if csmith and its headers are installed; sets
+# CSMITH_INC (the headers' directory) and CSMITH_OPTS (small programs).
+csmith_found() {
+	CSMITH_OPTS="--no-packed-struct --max-funcs 4 --max-block-depth 3
+--max-expr-complexity 5 --no-volatiles --no-bitfields"
+	CSMITH_INC=""
+	for _d in /usr/include/csmith /usr/include/csmith-*; do
+		[ -f "$_d/csmith.h" ] && CSMITH_INC=$_d && break
+	done
+	command -v csmith >/dev/null 2>&1 && [ -n "$CSMITH_INC" ]
 }
 
 # split_sections NORMFILE DIR: DIR/N holds the output of the N-th command.

@@ -32,14 +32,8 @@ SEED0=${CSMITH_SEED0:-1}
 STEPS=${CSMITH_STEPS:-1000}
 CS=$B/csmith
 mkdir -p "$CS"
-CSMITH_OPTS="--no-packed-struct --max-funcs 4 --max-block-depth 3
---max-expr-complexity 5 --no-volatiles --no-bitfields"
 
-inc=""
-for d in /usr/include/csmith /usr/include/csmith-*; do
-	[ -f "$d/csmith.h" ] && inc=$d && break
-done
-if ! command -v csmith >/dev/null 2>&1 || [ -z "$inc" ]; then
+if ! csmith_found; then
 	fail csmith-setup "csmith or its headers (Debian csmith, libcsmith-dev) not installed"
 	exit 0
 fi
@@ -292,7 +286,7 @@ while [ $taken -lt "$N" ] && [ $tries -lt $((N * 4 + 4)) ]; do
 	ok=1
 	for o in O0 O2; do
 		if [ ! "$p-$o" -nt "$p.c" ]; then
-			gcc -g -w -$o -I"$inc" -o "$p-$o" "$p.c" >>"$p.log" 2>&1 || ok=0
+			gcc -g -w -$o -I"$CSMITH_INC" -o "$p-$o" "$p.c" >>"$p.log" 2>&1 || ok=0
 		fi
 		[ $ok = 1 ] || break
 		# must terminate well under a second

@@ -18,7 +18,9 @@
 #     does not shift every later one;
 #   - process ids;
 #   - "Run till exit from ..." lines, which gdb prints only on a terminal;
-#   - gdb's <synthetic pointer> (DW_OP_implicit_pointer) as <optimized out>.
+#   - gdb's <synthetic pointer> (DW_OP_implicit_pointer) as <optimized out>:
+#     qzdb names a whole variable so (sessions.sh checks it), not yet a
+#     member of a struct in pieces.
 # Where gdb shows <optimized out>, qzdb may too; otherwise the texts must be
 # the same (a value qzdb shows where gdb has none is a FAIL).
 . "$(dirname "$0")/common.sh"
@@ -31,8 +33,8 @@ norm() {
 	# gdb prints this line only on a terminal; qzdb always does.
 	/^Run till exit from / { next }
 	{
-		# qzdb does not follow DW_OP_implicit_pointer yet: such a
-		# pointer is optimized out to it (a gap, not a wrong value).
+		# qzdb does not follow DW_OP_implicit_pointer in pieces yet:
+		# such a member is optimized out to it (a gap, not a wrong value).
 		gsub(/<synthetic pointer>/, "<optimized out>")
 		sub(/\r$/, ""); sub(/^error: /, "")
 		gsub(/[ \t]+/, " "); sub(/^ /, ""); sub(/ $/, "")
