@@ -223,8 +223,9 @@ void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c);
  * else what was let write); pages of the maps that cannot be go to shadow. */
 void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
 		     struct ckpt_addrs *shadow);
-/* Lift every protection and stop saving (a rollback writes). */
-void ckpt_undo_release(struct ckpt_undo *u);
+/* Lift the protection of pages (sorted) and stop saving (a rollback
+ * writes them); the next epoch protects them again. */
+void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
 /* Pages dropped without being saved first (with clear: reset). */
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
 void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages);

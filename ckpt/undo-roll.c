@@ -381,7 +381,14 @@ int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 	ckpt_live_needed(q, s, c, n > 1, &w, &need, &keep, &extra);
 	ckpt_live_read(q, &need, &live);
 	ckpt_live_read(q, &keep, &kept);
-	ckpt_undo_release(s->undo);
+	struct ckpt_addrs rel = {0};
+	for (size_t i = 0; i < w.n; i++)
+		ckpt_addrs_add(&rel, w.a[i]);
+	for (size_t i = 0; i < keep.n; i++)
+		ckpt_addrs_add(&rel, keep.a[i]);
+	ckpt_addrs_sort(&rel);
+	ckpt_undo_release(s->undo, &rel);
+	ckpt_addrs_free(&rel);
 	int rc = ckpt_restore_os(q, s, c, &remap);
 	if (rc == 0)
 		rc = ckpt_undo_write(q, s, c, path, n, &w, &kept, &live);
@@ -390,7 +397,7 @@ int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 	uint64_t lost = ckpt_undo_lost(s->undo, true);
 	struct ckpt_os now;
 	if (ckpt_os_read(q, &now, CKPT_OS_MAPS) == 0) {
-		ckpt_undo_begin(q, s, &now, true);
+		ckpt_undo_begin(q, s, &now, false);
 		ckpt_os_free(&now);
 	}
 	ckpt_undo_lost(s->undo, true);   /* the rollback's own unmapping */

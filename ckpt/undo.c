@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,8 @@ static void undo_fault_locked(struct ckpt_undo *u, uint64_t a)
 	u->faults++;
 	if (!u->capture || !sp || undo_saved(u, a)) {
 		undo_wp(u, a, a + CKPT_PAGE, false);   /* releases the thread */
+		if (sp)
+			undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, a, a + CKPT_PAGE);
 		return;
 	}
 	bool up = a == u->run_hi, down = a + CKPT_PAGE == u->run_lo;
@@ -337,12 +340,19 @@ void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
 	pthread_mutex_unlock(&u->mu);
 }
 
-void ckpt_undo_release(struct ckpt_undo *u)
+void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 {
 	pthread_mutex_lock(&u->mu);
 	u->capture = false;
-	for (size_t i = 0; i < u->nregd; i++)
-		undo_wp(u, u->regd[i].lo, u->regd[i].hi, false);
+	for (size_t i = 0; i < pages->n;) {
+		size_t j = i + 1;
+		while (j < pages->n && pages->a[j] == pages->a[j - 1] + CKPT_PAGE)
+			j++;
+		uint64_t lo = pages->a[i], hi = pages->a[j - 1] + CKPT_PAGE;
+		undo_wp(u, lo, hi, false);   /* (the parts not registered refuse) */
+		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
+		i = j;
+	}
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -367,9 +377,28 @@ void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages)
 /* A userfaultfd made in the program (by an injected call), one that also
  * takes the kernel's own writes (read() into a buffer): not user-mode-only,
  * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE). */
+/* Does the program run under a seccomp filter (a replay's sandbox)? It
+ * may refuse or punish the call: not tried there. */
+static bool undo_filtered(pid_t pid)
+{
+	char path[64], line[256];
+	int mode = 0;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode != 0;
+}
+
 static int undo_open_fd(struct qz *q)
 {
 	int64_t fd, r;
+	if (undo_filtered(proc_pid(q->proc)))
+		return -1;
 	if (ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
 		return -1;
 	int pidfd = (int)syscall(SYS_pidfd_open, proc_pid(q->proc), 0);
