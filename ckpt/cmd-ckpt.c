@@ -166,7 +166,7 @@ static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	if (strcmp(a, "on") && strcmp(a, "off"))
-		return qz_error(q, "Usage: maint set checkpoint-undo on|off.");
+		return qz_error(q, "Usage: set checkpoint-undo on|off.");
 	if (s->n)
 		return qz_error(q, "Delete the checkpoints first: the method is chosen "
 			       "with the first checkpoint.");
@@ -324,7 +324,7 @@ const struct cmd_def ckpt_cmds[] = {
 	 "the last checkpoint are copied at the next (asynchronous write-protect and\n"
 	 "PAGEMAP_SCAN, Linux 6.7). hash: every page compared. auto: the first of\n"
 	 "these that works here; `info checkpoints` says which."},
-	{"maint set checkpoint-undo", NULL, "maint set checkpoint-undo on|off", CMD_HIDDEN | Y,
+	{"set checkpoint-undo", NULL, "set checkpoint-undo on|off", CMD_HIDDEN | Y,
 	 cmd_maint_set_checkpoint_undo,
 	 "off: auto does not use the undo method, as where the kernel refuses it.", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,

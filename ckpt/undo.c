@@ -59,6 +59,8 @@ struct ckpt_undo {
 	size_t nunprot, unprotcap;
 	struct undo_span *changed;    /* unmapped/removed by the program (events) */
 	size_t nchanged, changedcap;
+	struct undo_span *retry;      /* releases to try again (EAGAIN) */
+	size_t nretry, retrycap;
 	struct undo_span *regd;       /* registered maps, sorted */
 	size_t nregd;
 	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
@@ -89,10 +91,33 @@ static bool undo_saved(const struct ckpt_undo *u, uint64_t a)
 	return hmap_get(&u->saved, a) != NULL;
 }
 
+/* Protect or release [lo, hi). The kernel refuses (EAGAIN) while an unmap
+ * event is unread: the fault thread reads events outside the lock, so
+ * from qzdb's thread a retry soon succeeds; on the fault thread itself
+ * the release waits in retry (a faulting thread waits until it comes). */
 static void undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
 {
 	struct uffdio_writeprotect wp = {{lo, hi - lo}, on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
-	ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp);
+	bool fault_thread = u->thr_on && pthread_equal(pthread_self(), u->thr);
+	for (int tries = 0; ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp) < 0 && errno == EAGAIN; tries++) {
+		if (fault_thread || tries > 20000) {
+			undo_span_add(&u->retry, &u->nretry, &u->retrycap, lo, hi);
+			return;
+		}
+		usleep(50);
+	}
+}
+
+/* The releases the kernel refused (fault thread, lock held). */
+static void undo_retry_locked(struct ckpt_undo *u)
+{
+	size_t n = u->nretry;
+	struct undo_span *v = u->retry;
+	u->retry = NULL;
+	u->nretry = u->retrycap = 0;
+	for (size_t i = 0; i < n; i++)
+		undo_wp(u, v[i].lo, v[i].hi, false);
+	free(v);
 }
 
 /* Save [lo, hi) (pages not saved yet, all of them registered) and let it
@@ -183,7 +208,7 @@ static void *undo_thread(void *arg)
 	struct uffd_msg msgs[16];
 	for (;;) {
 		struct pollfd pf[2] = {{u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		if (poll(pf, 2, u->nretry ? 1 : -1) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)
 			break;
@@ -192,6 +217,10 @@ static void *undo_thread(void *arg)
 			undo_msg(u, &msgs[i]);
 		if (got < 0 && errno != EAGAIN && errno != EINTR)
 			break;
+		pthread_mutex_lock(&u->mu);
+		if (u->nretry)
+			undo_retry_locked(u);
+		pthread_mutex_unlock(&u->mu);
 	}
 	return NULL;
 }
@@ -459,6 +488,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->log);
 	free(u->unprot);
 	free(u->changed);
+	free(u->retry);
 	free(u->regd);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
