@@ -228,7 +228,7 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
 /* Pages dropped without being saved first (with clear: reset). */
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
-void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages);
+void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, uint64_t *ns);
 
 /* undo-roll.c: checkpoints and rollback with the undo engine. */
 /* Link c (a snapshot with no pages) as the new base; a new epoch. */

@@ -150,14 +150,14 @@ static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
 	const struct ckpt_state *s = ckpt_state(q);
-	uint64_t faults = 0, pages = 0;
+	uint64_t faults = 0, pages = 0, ns = 0;
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
 	if (s->undo) {
-		ckpt_undo_counts(s->undo, &faults, &pages);
-		qz_printf(q, "undo log: %llu write faults, %llu pages saved\n",
-			  (unsigned long long)faults, (unsigned long long)pages);
+		ckpt_undo_counts(s->undo, &faults, &pages, &ns);
+		qz_printf(q, "undo log: %llu write faults, %llu pages saved in %.1f ms\n",
+			  (unsigned long long)faults, (unsigned long long)pages, (double)ns / 1e6);
 	}
 	return 0;
 }
