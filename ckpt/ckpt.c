@@ -690,8 +690,8 @@ static void ckpt_fini(struct qz *q)
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
 	struct ckpt_state *s = ckpt_state(q);
-	if (ckpt_cut_hit(q, s, pc))
-		return RUN_AGAIN;
+	ckpt_cut_hit(q, s, pc);   /* saved; the program goes on (or stops at
+				     the user's breakpoint there) */
 	if (!s->exit_site || pc != s->exit_site)
 		return RUN_TARGET;
 	run_report_exit(q, (int)(proc_regs(q->proc)->rdi & 0xff));

@@ -96,6 +96,14 @@ qz -ex 'break mark' -ex run -ex c -ex c -ex c -ex c -ex checkpoint -ex delete -e
 expect "raw munmap: said" '^warning: [0-9]+ pages were dropped by a system call qzdb did not stop at'
 expect "raw munmap: rollback still done" '^#0  mark \(round=4\)'
 
+# The user's own breakpoint on munmap still stops the program there (the
+# engine stops at it too, to save what it drops).
+qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex 'break munmap' -ex c -ex bt -ex delete -ex c \
+   -ex 'rollback 1' -ex "maint dump-state $D/r1" $B/ckpt_undo-O0
+expect "user breakpoint on munmap" '^Thread 1 "ckpt_undo-O0" hit Breakpoint 2, 0x[0-9a-f]+ in munmap \(\)'
+expect "called from the program" '^#1  0x[0-9a-f]+ in step \(round=2'
+expect "and runs on to its end" '^done$'
+
 # The property test's program under the undo engine.
 BIN=$B/ckpt_prop-O0
 rm -f $D/*
