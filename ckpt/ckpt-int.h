@@ -247,6 +247,7 @@ void ckpt_shadow_free(struct ckpt_shadow *sh);
 
 /* ckpt.c */
 void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out);
+void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated);
 void ckpt_blob_unref(struct ckpt_blob *b);
 struct ckpt *ckpt_find(struct ckpt_state *s, int id);
 const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr);

@@ -131,7 +131,7 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	uint64_t t0 = ckpt_now_ns();
 	size_t n = (size_t)((hi - lo) / CKPT_PAGE);
 	struct ckpt_blob **b = xmalloc(n * sizeof *b);
-	ckpt_blobs_alloc(n, b);
+	ckpt_blobs_alloc_as(n, b, true);
 	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
 	bool one_slab = n == 1 || b[0]->slab;
 	ssize_t got = one_slab ? process_vm_readv(u->pid, &loc, 1, &rem, 1, 0) : -1;
@@ -236,9 +236,16 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 	struct ckpt_undo *u = ctx;
 	uint64_t lo = addr & ~(CKPT_PAGE - 1), hi = (addr + len + CKPT_PAGE - 1) & ~(CKPT_PAGE - 1);
 	pthread_mutex_lock(&u->mu);
-	for (uint64_t a = lo; u->capture && a < hi; a += CKPT_PAGE)
-		if (undo_regd_at(u, a) && !undo_saved(u, a))
+	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
+		if (!undo_regd_at(u, a) || undo_saved(u, a))
+			continue;
+		if (u->capture) {
 			undo_save_locked(u, a, a + CKPT_PAGE, NULL);
+		} else {   /* a rollback's own write (a system call's code): let it */
+			undo_wp(u, a, a + CKPT_PAGE, false);
+			undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, a, a + CKPT_PAGE);
+		}
+	}
 	pthread_mutex_unlock(&u->mu);
 }
 
