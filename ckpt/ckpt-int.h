@@ -30,6 +30,8 @@ struct ckpt_slab {
 	void *mem;
 	size_t len;
 	struct ckpt_blob *blobs;
+	bool populated;               /* the undo log's: reused once free */
+	struct ckpt_slab *next;       /* in the pool of free ones */
 };
 
 struct ckpt_page {
@@ -245,10 +247,15 @@ void ckpt_cut_remove(struct qz *q, struct ckpt_state *s);
 bool ckpt_cut_hit(struct qz *q, struct ckpt_state *s, uint64_t pc);
 void ckpt_shadow_free(struct ckpt_shadow *sh);
 
-/* ckpt.c */
+/* blob.c */
 void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out);
+/* populated: the undo log's, from the pool of free slabs when one fits */
 void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated);
 void ckpt_blob_unref(struct ckpt_blob *b);
+/* Unmap the free slabs kept for reuse (no checkpoint left). */
+void ckpt_pool_drain(void);
+
+/* ckpt.c */
 struct ckpt *ckpt_find(struct ckpt_state *s, int id);
 const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr);
 uint64_t ckpt_bytes(const struct ckpt *c);

@@ -64,74 +64,10 @@ const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr)
 	return NULL;
 }
 
-#define CKPT_HUGE (2ull << 20)
-
 /* What a checkpoint holds of its own: its pages and their index. */
 uint64_t ckpt_bytes(const struct ckpt *c)
 {
 	return c->ndata * CKPT_PAGE + c->npages * sizeof(struct ckpt_page);
-}
-
-void ckpt_blob_unref(struct ckpt_blob *b)
-{
-	if (!b || --b->refs)
-		return;
-	if (!b->slab) {
-		free(b->data);
-		free(b);
-	} else if (--b->slab->live == 0) {
-		struct ckpt_slab *sl = b->slab;   /* b lives in the slab */
-		munmap(sl->mem, sl->len);
-		free(sl->blobs);
-		free(sl);
-	}
-}
-
-/* n blobs with one reference each into out[]. */
-void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out)
-{
-	ckpt_blobs_alloc_as(n, out, false);
-}
-
-/* populated: small pages allocated at once (MAP_POPULATE) rather than huge
- * pages on first touch: with the machine busy a huge page's allocation may
- * wait for compaction (measured for 512 MiB in 16 MiB runs: 300-400 ms
- * populated, 900-1800 ms with MADV_HUGEPAGE); the undo log's copies. */
-void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated)
-{
-	enum { SLAB_MIN = 32 };
-	if (n < SLAB_MIN) {
-		for (size_t i = 0; i < n; i++) {
-			out[i] = xmalloc(sizeof **out);
-			out[i]->refs = 1;
-			out[i]->slab = NULL;
-			out[i]->data = xmalloc(CKPT_PAGE);
-		}
-		return;
-	}
-	struct ckpt_slab *sl = xmalloc(sizeof *sl);
-	sl->len = n * CKPT_PAGE + CKPT_HUGE;
-	sl->live = n;
-	sl->blobs = xmalloc(n * sizeof *sl->blobs);
-	if (populated)
-		sl->len = n * CKPT_PAGE;
-	sl->mem = mmap(NULL, sl->len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | (populated ? MAP_POPULATE : 0), -1, 0);
-	if (sl->mem == MAP_FAILED)
-		abort();   /* out of memory: as xmalloc would */
-	/* Huge pages: a fault per 2 MiB instead of per page (faults are
-	 * what costs on a virtual machine). Not populated here: the copy
-	 * that fills it faults it in, in one pass over the memory instead
-	 * of two (measured: 1.5-3 ms less for 64 MiB). */
-	uintptr_t at = (uintptr_t)sl->mem;
-	if (!populated) {
-		at = (at + CKPT_HUGE - 1) & ~(uintptr_t)(CKPT_HUGE - 1);
-		madvise((void *)at, n * CKPT_PAGE, MADV_HUGEPAGE);
-	}
-	for (size_t i = 0; i < n; i++) {
-		sl->blobs[i] = (struct ckpt_blob){1, sl, (uint8_t *)at + i * CKPT_PAGE};
-		out[i] = &sl->blobs[i];
-	}
 }
 
 static void ckpt_free_one(struct qz *q, struct ckpt *c)
@@ -475,6 +411,7 @@ static void ckpt_clear(struct qz *q, struct ckpt_state *s, bool alive)
 	ckpt_undo_free(s->undo, q);
 	s->undo = NULL;
 	ckpt_shadow_free(&s->shadow);
+	ckpt_pool_drain();
 	s->base = NULL;
 	if (alive && s->exit_site)
 		bp_site_del(&q->bps, q->proc, s->exit_site);

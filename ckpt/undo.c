@@ -278,7 +278,11 @@ static int undo_page_cmp(const void *a, const void *b)
 void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c)
 {
 	pthread_mutex_lock(&u->mu);
-	qsort(u->log, u->nlog, sizeof *u->log, undo_page_cmp);
+	size_t k = 1;
+	while (k < u->nlog && u->log[k - 1].addr < u->log[k].addr)
+		k++;
+	if (k < u->nlog)   /* (a forward sweep logs in order) */
+		qsort(u->log, u->nlog, sizeof *u->log, undo_page_cmp);
 	struct ckpt_page *m = xmalloc((c->npages + u->nlog + 1) * sizeof *m);
 	size_t i = 0, j = 0, n = 0;
 	while (i < c->npages || j < u->nlog)
@@ -409,8 +413,13 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 	pthread_mutex_lock(&u->mu);
 	u->capture = false;
 	for (size_t i = 0; i < pages->n;) {
+		if (undo_saved(u, pages->a[i])) {   /* writable already */
+			i++;
+			continue;
+		}
 		size_t j = i + 1;
-		while (j < pages->n && pages->a[j] == pages->a[j - 1] + CKPT_PAGE)
+		while (j < pages->n && pages->a[j] == pages->a[j - 1] + CKPT_PAGE &&
+		       !undo_saved(u, pages->a[j]))
 			j++;
 		uint64_t lo = pages->a[i], hi = pages->a[j - 1] + CKPT_PAGE;
 		undo_wp(u, lo, hi, false);   /* (the parts not registered refuse) */

@@ -30,6 +30,11 @@
 #       written since (`maint checkpoint-stats`, median of RUNS); goal
 #       under 5 ms; gdb: wall time of its `checkpoint` (fork) there,
 #       against the same without it.
+#   checkpoint-fault  the price of one write fault after a checkpoint:
+#       64 MiB, every other page written once (8192 pages, none adjacent,
+#       so every one faults alone), (that continue after `checkpoint` -
+#       the same without) / 8192; gdb: its copy-on-write per page after
+#       `checkpoint` the same way.
 # QUICK=1: 3 runs a figure, 256 MiB for the 512m figures (BIGMB).
 # Wall times: the median of RUNS, pinned (tests/bench/lib.sh).
 cd "$(dirname "$0")/../.." || exit 1
@@ -157,3 +162,12 @@ echo "$first|$second|$g_ck|$g_no" | awk -F'|' -v big="$BIGMB" '{ split($1, a, " 
 	g = ($3 != "" && $4 != "") ? sprintf("%.2f ms", ($3 - $4) / 1e6) : "n/a";
 	printf "checkpoint-%sm-clean: qzdb first %.2f ms (%.2f-%.2f, every page write-protected), again with nothing dirty %.2f ms (%.2f-%.2f), %s; gdb checkpoint (fork) %s\n",
 		big, a[2], a[1], a[3], b[2], b[1], b[3], (b[2] < 5) ? "under 5 ms" : "OVER 5 ms", g }'
+
+# 6. one write fault: 8192 pages written after the checkpoint, none adjacent
+qf() { qzx -ex 'break mark' -ex run -ex checkpoint -ex continue -ex 'maint checkpoint-stats' $BIN 64 2; }
+qb() { qzx -ex 'break mark' -ex run -ex continue $BIN 64 2; }
+gf() { gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue --args $BIN 64 2; }
+gb() { gdbx -ex 'break mark' -ex run -ex continue --args $BIN 64 2; }
+FMUST='mark \(round=1\)' FNOT='^error|Couldn|Cannot' BMUST='mark \(round=1\)' BNOT='' FLOOR_CMD='' \
+	figure checkpoint-fault us 8192
+grep -h '^undo log' $LOG/checkpoint-fault-qf.out | sed 's/^/checkpoint-fault-own: /'
