@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -211,6 +212,9 @@ static void *undo_thread(void *arg)
 {
 	struct ckpt_undo *u = arg;
 	struct uffd_msg msgs[16];
+	sigset_t all;
+	sigfillset(&all);   /* qzdb's signals are the main thread's (its waits) */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
 		struct pollfd pf[2] = {{u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
 		if (poll(pf, 2, u->nretry ? 1 : -1) < 0 && errno != EINTR)

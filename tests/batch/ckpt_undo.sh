@@ -146,10 +146,10 @@ done
 
 # Never a program left waiting on a fault: attached, checkpoint, then
 # qzdb detaches (quit) or is killed; the program keeps writing.
-progress() {   # PID: running, never found waiting on a fault, in 6 looks over 1.5 s
+progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1 s
 	_ok=1
-	for i in 1 2 3 4 5 6; do
-		sleep 0.25
+	for i in 1 2 3 4 5; do
+		sleep 0.2
 		st=$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)
 		grep -q handle_userfault /proc/$1/wchan 2>/dev/null && _ok=0
 		[ "$st" = R ] || _ok=0
@@ -165,7 +165,7 @@ for how in quit kill; do
 	else
 		(echo checkpoint; echo continue; sleep 5) | $QZDB -p $P > $D/att.out 2>&1 &
 		Q=$!   # qzdb itself (the last of the pipeline)
-		sleep 1.5
+		sleep 0.8
 		kill -9 $Q 2>/dev/null
 		wait $Q 2>/dev/null
 	fi
