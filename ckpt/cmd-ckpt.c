@@ -311,7 +311,11 @@ const struct cmd_def ckpt_cmds[] = {
 	 "(it is held while checkpoints exist)."},
 	{"cdelete", NULL, "cdelete N", Y, cmd_cdelete, "Delete checkpoint N.", NULL},
 	{"info checkpoints", NULL, NULL, Y, cmd_info_checkpoints,
-	 "List checkpoints: id, time since start, pages and bytes held, method, place.", NULL},
+	 "List checkpoints: id, time since start, pages and bytes held, method, place.",
+	 "* marks the one the program's memory comes from. With the undo method a\n"
+	 "checkpoint holds the old content of the pages written after it (the\n"
+	 "newest holds nothing until the program writes); with pagemap and hash,\n"
+	 "the pages written before it since the previous one."},
 	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
 	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
 	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,
