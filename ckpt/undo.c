@@ -191,11 +191,12 @@ static void undo_fault_locked(struct ckpt_undo *u, uint64_t a)
 static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 {
 	undo_span_add(&u->changed, &u->nchanged, &u->changedcap, lo, hi);
-	if (!u->capture)
-		return;
-	for (uint64_t a = lo; a < hi; a += CKPT_PAGE)
-		if (undo_regd_at(u, a) && !undo_saved(u, a))
-			u->lost++;
+	for (size_t i = 0; u->capture && i < u->nregd; i++) {
+		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
+		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
+		for (; a < e; a += CKPT_PAGE)
+			u->lost += !undo_saved(u, a);
+	}
 }
 
 static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
@@ -253,21 +254,33 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 	pthread_mutex_unlock(&u->mu);
 }
 
-int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+/* Save the unsaved pages of one registered span's part [lo, hi). */
+static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask)
 {
-	lo &= ~(CKPT_PAGE - 1);
-	pthread_mutex_lock(&u->mu);
-	for (uint64_t a = lo; u->capture && a < hi;) {
-		const struct undo_span *sp = undo_regd_at(u, a);
-		if (!sp || undo_saved(u, a)) {
+	for (uint64_t a = lo; a < hi;) {
+		if (undo_saved(u, a)) {
 			a += CKPT_PAGE;
 			continue;
 		}
 		uint64_t e = a + CKPT_PAGE;
-		while (e < hi && e < sp->hi && !undo_saved(u, e) && e - a < UNDO_RUN_MAX * CKPT_PAGE)
+		while (e < hi && !undo_saved(u, e) && e - a < UNDO_RUN_MAX * CKPT_PAGE)
 			e += CKPT_PAGE;
 		undo_save_locked(u, a, e, mask);
 		a = e;
+	}
+}
+
+int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+{
+	lo &= ~(CKPT_PAGE - 1);
+	pthread_mutex_lock(&u->mu);
+	/* by the registered spans, so that a wild length costs nothing */
+	for (size_t i = 0; u->capture && i < u->nregd; i++) {
+		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
+		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
+		if (a < e)
+			undo_save_span_locked(u, a, e, mask);
 	}
 	pthread_mutex_unlock(&u->mu);
 	return 0;
