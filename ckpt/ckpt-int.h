@@ -30,6 +30,8 @@ struct ckpt_slab {
 	void *mem;
 	size_t len;
 	struct ckpt_blob *blobs;
+	bool populated;               /* the undo log's: reused once free */
+	struct ckpt_slab *next;       /* in the pool of free ones */
 };
 
 struct ckpt_page {
@@ -72,12 +74,34 @@ struct ckpt_addrs {
 	size_t n, cap;
 };
 
-enum ckpt_method { CKPT_AUTO, CKPT_PAGEMAP, CKPT_HASH, CKPT_BOTH };
+enum ckpt_method { CKPT_AUTO, CKPT_PAGEMAP, CKPT_HASH, CKPT_BOTH, CKPT_UNDO };
+
+/* The undo engine's copy of the pages it cannot write-protect (private
+ * file mappings: .data), as of the epoch's start; compared at its end. */
+struct ckpt_shadow {
+	struct ckpt_page *p;          /* sorted */
+	bool *logged;                 /* its pre-image is in the log already */
+	size_t n;
+};
+
+/* libc's calls that drop memory, stopped at (an int3) while the undo
+ * engine runs, so that what they drop is saved first. */
+enum { CKPT_CUT_MUNMAP, CKPT_CUT_MREMAP, CKPT_CUT_MADVISE, CKPT_CUT_MMAP, CKPT_CUT_BRK,
+       CKPT_NCUT, CKPT_CUT_SITES = 32 };
+
+struct ckpt_cut {
+	uint64_t addr;
+	int kind;                     /* CKPT_CUT_* */
+};
 
 /* One checkpoint. Its pages are the delta against its parent (the state
  * the process was in when the dirty tracking was last reset: the previous
  * checkpoint or the target of the last rollback); a page found in no
- * delta up the chain was zero (never written) at the checkpoint. */
+ * delta up the chain was zero (never written) at the checkpoint.
+ * With the undo engine the tree is rooted at the base instead: parent is
+ * the next newer state, pages are pre-images (this checkpoint's content
+ * where the parent's differs), the base's are those logged since it, and
+ * a page in no delta up the chain is as in the live memory. */
 struct ckpt {
 	int id;
 	bool dead;                    /* deleted, kept while others need it */
@@ -118,6 +142,12 @@ struct ckpt_state {
 	struct ckpt *base;            /* memory = base + pages dirtied since */
 	enum ckpt_method want;
 	struct ckpt_dirty *dirty;
+	struct ckpt_undo *undo;       /* the undo engine, instead of dirty */
+	struct ckpt_shadow shadow;
+	bool undo_off;                /* maint set checkpoint-undo off */
+	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
+	int ncut;
+	bool cut_planted;
 	uint64_t start_ns;            /* when the process started */
 	uint64_t argpage;             /* rw page in the debuggee for injected
 	                                 system call arguments, never saved */
@@ -180,6 +210,51 @@ void ckpt_dirty_free(struct ckpt_dirty *d, struct qz *q);
 /* With CKPT_BOTH: how the two methods compared at the last scan. */
 const char *ckpt_dirty_verdict(const struct ckpt_dirty *d);
 
+/* undo.c: the undo engine's userfaultfd, fault thread and log. */
+struct ckpt_undo;
+struct bp_table;
+/* NULL where the kernel or the program's context refuses it. */
+struct ckpt_undo *ckpt_undo_new(struct qz *q);
+void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
+/* Save the pages of [lo, hi) not saved this epoch and let them be written. */
+int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
+void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b);
+/* Move the pre-images logged into c's pages. */
+void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c);
+/* A new epoch: maps registered, write-protected (all of them when full,
+ * else what was let write); pages of the maps that cannot be go to shadow. */
+void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
+		     struct ckpt_addrs *shadow);
+/* Lift the protection of pages (sorted) and stop saving (a rollback
+ * writes them); the next epoch protects them again. */
+void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
+/* Pages dropped without being saved first (with clear: reset). */
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
+void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, uint64_t *ns);
+
+/* undo-roll.c: checkpoints and rollback with the undo engine. */
+/* Link c (a snapshot with no pages) as the new base; a new epoch. */
+int ckpt_undo_take(struct qz *q, struct ckpt_state *s, struct ckpt *c);
+/* Memory back to c (the maps and descriptors with restore.c's help). */
+int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c);
+/* Everything logged so far into the base's pages. */
+void ckpt_undo_sync(struct qz *q, struct ckpt_state *s);
+/* Page a of checkpoint c into buf (live memory where no delta has it). */
+int ckpt_undo_page(struct qz *q, const struct ckpt *c, uint64_t a, uint8_t *buf);
+/* libc's memory-dropping calls: plant, remove, and act at a hit. */
+void ckpt_cut_plant(struct qz *q, struct ckpt_state *s);
+void ckpt_cut_remove(struct qz *q, struct ckpt_state *s);
+bool ckpt_cut_hit(struct qz *q, struct ckpt_state *s, uint64_t pc);
+void ckpt_shadow_free(struct ckpt_shadow *sh);
+
+/* blob.c */
+void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out);
+/* populated: the undo log's, from the pool of free slabs when one fits */
+void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated);
+void ckpt_blob_unref(struct ckpt_blob *b);
+/* Unmap the free slabs kept for reuse (no checkpoint left). */
+void ckpt_pool_drain(void);
+
 /* ckpt.c */
 struct ckpt *ckpt_find(struct ckpt_state *s, int id);
 const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr);
@@ -204,6 +279,13 @@ int ckpt_threads_end_new(struct qz *q, const struct ckpt *c);
 
 /* restore.c */
 int ckpt_rollback(struct qz *q, struct ckpt *c);
+/* Break, map and descriptors as at c; pages of remapped memory to d. */
+int ckpt_restore_os(struct qz *q, struct ckpt_state *s, const struct ckpt *c, struct ckpt_addrs *d);
+/* Pages of c's maps that the rollback maps again (not in now as they were). */
+void ckpt_remapped(const struct qz *q, const struct ckpt_state *s, const struct ckpt *c,
+		   const struct ckpt_os *now, struct ckpt_addrs *out);
+bool ckpt_page_tracked(const struct ckpt_state *s, const struct ckpt *c, uint64_t a);
+void ckpt_replant(struct qz *q, const struct ckpt_addrs *d, uint8_t *const *bufs);
 void ckpt_regs_apply(struct qz *q, const struct ckpt *c);
 bool ckpt_process_check(struct qz *q);
 

@@ -64,59 +64,10 @@ const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr)
 	return NULL;
 }
 
-#define CKPT_HUGE (2ull << 20)
-
 /* What a checkpoint holds of its own: its pages and their index. */
 uint64_t ckpt_bytes(const struct ckpt *c)
 {
 	return c->ndata * CKPT_PAGE + c->npages * sizeof(struct ckpt_page);
-}
-
-static void ckpt_blob_unref(struct ckpt_blob *b)
-{
-	if (!b || --b->refs)
-		return;
-	if (!b->slab) {
-		free(b->data);
-		free(b);
-	} else if (--b->slab->live == 0) {
-		struct ckpt_slab *sl = b->slab;   /* b lives in the slab */
-		munmap(sl->mem, sl->len);
-		free(sl->blobs);
-		free(sl);
-	}
-}
-
-/* n blobs with one reference each into out[]. */
-static void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out)
-{
-	enum { SLAB_MIN = 32 };
-	if (n < SLAB_MIN) {
-		for (size_t i = 0; i < n; i++) {
-			out[i] = xmalloc(sizeof **out);
-			out[i]->refs = 1;
-			out[i]->slab = NULL;
-			out[i]->data = xmalloc(CKPT_PAGE);
-		}
-		return;
-	}
-	struct ckpt_slab *sl = xmalloc(sizeof *sl);
-	sl->len = n * CKPT_PAGE + CKPT_HUGE;
-	sl->live = n;
-	sl->blobs = xmalloc(n * sizeof *sl->blobs);
-	sl->mem = mmap(NULL, sl->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sl->mem == MAP_FAILED)
-		abort();   /* out of memory: as xmalloc would */
-	/* Huge pages: a fault per 2 MiB instead of per page (faults are
-	 * what costs on a virtual machine). Not populated here: the copy
-	 * that fills it faults it in, in one pass over the memory instead
-	 * of two (measured: 1.5-3 ms less for 64 MiB). */
-	uintptr_t at = ((uintptr_t)sl->mem + CKPT_HUGE - 1) & ~(uintptr_t)(CKPT_HUGE - 1);
-	madvise((void *)at, n * CKPT_PAGE, MADV_HUGEPAGE);
-	for (size_t i = 0; i < n; i++) {
-		sl->blobs[i] = (struct ckpt_blob){1, sl, (uint8_t *)at + i * CKPT_PAGE};
-		out[i] = &sl->blobs[i];
-	}
 }
 
 static void ckpt_free_one(struct qz *q, struct ckpt *c)
@@ -230,8 +181,17 @@ static void ckpt_append(struct ckpt_state *s, struct ckpt *c)
 
 static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 {
-	if (s->dirty)
+	if (s->dirty || s->undo)
 		return 0;
+	/* (never where the userfaultfd would stay in the program: a fault
+	 * with qzdb gone would wait for ever) */
+	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
+		s->undo = ckpt_undo_new(q);
+	if (s->undo)
+		return 0;
+	if (s->want == CKPT_UNDO)
+		return qz_error(q, "The undo method is not available here (a synchronous userfaultfd "
+			       "that qzdb alone holds: privilege, vm.unprivileged_userfaultfd, Linux 6.4).");
 	s->dirty = ckpt_dirty_new(q, s, s->want);
 	if (!s->dirty)
 		return qz_error(q, "The pagemap method is not available here "
@@ -245,6 +205,11 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 	struct ckpt *c = xcalloc(1, sizeof *c);
 	struct ckpt_addrs d = {0}, z = {0};
 	int r = ckpt_os_read(q, &c->os, CKPT_OS_ALL);
+	if (r == 0 && s->undo) {   /* copies nothing: undo-roll.c protects */
+		ckpt_regs_save(q, c);
+		c->method = "undo";
+		return c;
+	}
 	if (r == 0)
 		r = ckpt_dirty_scan(s->dirty, q, s, &c->os, &d, true);
 	if (r == 0)
@@ -351,6 +316,8 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 	 * PROT_WRITE to a watch would be neither saved nor tracked) */
 	pw_protect(q, false);
 	struct ckpt *c = ckpt_snapshot(q, s);
+	if (c && s->undo)
+		ckpt_undo_take(q, s, c);
 	pw_protect(q, true);
 	if (!c)
 		return -1;
@@ -361,7 +328,8 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 	c->automatic = automatic;
 	c->where = ckpt_where(q);
 	c->at_ns = ckpt_now_ns() - s->start_ns;
-	ckpt_append(s, c);
+	if (!s->undo)
+		ckpt_append(s, c);
 	ckpt_plant_exit(q, s);
 	s->took_ckpt_ns = ckpt_now_ns() - t0;
 	if (automatic) {
@@ -436,6 +404,14 @@ static void ckpt_clear(struct qz *q, struct ckpt_state *s, bool alive)
 		ckpt_remove(q, s, s->n - 1);
 	ckpt_dirty_free(s->dirty, alive ? q : NULL);
 	s->dirty = NULL;
+	if (alive)
+		ckpt_cut_remove(q, s);
+	s->ncut = 0;
+	s->cut_planted = false;
+	ckpt_undo_free(s->undo, q);
+	s->undo = NULL;
+	ckpt_shadow_free(&s->shadow);
+	ckpt_pool_drain();
 	s->base = NULL;
 	if (alive && s->exit_site)
 		bp_site_del(&q->bps, q->proc, s->exit_site);
@@ -666,6 +642,8 @@ static void ckpt_fini(struct qz *q)
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
 	struct ckpt_state *s = ckpt_state(q);
+	ckpt_cut_hit(q, s, pc);   /* saved; the program goes on (or stops at
+				     the user's breakpoint there) */
 	if (!s->exit_site || pc != s->exit_site)
 		return RUN_TARGET;
 	run_report_exit(q, (int)(proc_regs(q->proc)->rdi & 0xff));

@@ -83,6 +83,8 @@ static int cmd_info_checkpoints(struct qz *q, const char *a)
 	if (!all && *str_skip_space(a))
 		return qz_error(q, "Usage: info checkpoints [all].");
 	size_t shown = 0;
+	if (q->proc && proc_alive(q->proc))
+		ckpt_undo_sync(q, s);   /* the base's pre-images so far */
 	const struct ckpt *cur = s->base;   /* a replay's hidden ones are not shown */
 	while (cur && cur->hidden)
 		cur = cur->parent;
@@ -135,7 +137,7 @@ static int cmd_set_checkpoint_budget(struct qz *q, const char *a)
 
 static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 {
-	static const char *const names[] = {"auto", "pagemap", "hash", "both", NULL};
+	static const char *const names[] = {"auto", "pagemap", "hash", "both", "undo", NULL};
 	struct ckpt_state *s = ckpt_state(q);
 	for (int i = 0; names[i]; i++) {
 		if (strcmp(a, names[i]))
@@ -146,15 +148,33 @@ static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 		s->want = (enum ckpt_method)i;
 		return 0;
 	}
-	return qz_error(q, "Usage: set checkpoint-method auto|pagemap|hash.");
+	return qz_error(q, "Usage: set checkpoint-method auto|undo|pagemap|hash.");
 }
 
 static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
 	const struct ckpt_state *s = ckpt_state(q);
+	uint64_t faults = 0, pages = 0, ns = 0;
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
+	if (s->undo) {
+		ckpt_undo_counts(s->undo, &faults, &pages, &ns);
+		qz_printf(q, "undo log: %llu write faults, %llu pages saved in %.1f ms\n",
+			  (unsigned long long)faults, (unsigned long long)pages, (double)ns / 1e6);
+	}
+	return 0;
+}
+
+static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
+{
+	struct ckpt_state *s = ckpt_state(q);
+	if (strcmp(a, "on") && strcmp(a, "off"))
+		return qz_error(q, "Usage: set checkpoint-undo on|off.");
+	if (s->n)
+		return qz_error(q, "Delete the checkpoints first: the method is chosen "
+			       "with the first checkpoint.");
+	s->undo_off = !strcmp(a, "off");
 	return 0;
 }
 
@@ -186,7 +206,10 @@ static int ckpt_dump_range(struct qz *q, const struct ckpt *c, FILE *f, uint64_t
 	static uint8_t page[CKPT_PAGE];
 	fprintf(f, "map %llx-%llx %d\n", (unsigned long long)lo, (unsigned long long)hi, prot);
 	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
-		if (c) {
+		if (c && ckpt_state(q)->undo) {
+			if (ckpt_undo_page(q, c, a, page) < 0)
+				return -1;
+		} else if (c) {
 			const struct ckpt_blob *b = ckpt_lookup(c, a);
 			if (b)
 				memcpy(page, b->data, CKPT_PAGE);
@@ -269,6 +292,7 @@ static int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 		return qz_error(q, "No checkpoint number %d.", id);
 	if (!(f = qzs_open_write(q, sp ? str_skip_space(sp) : "")))
 		return -1;
+	ckpt_undo_sync(q, ckpt_state(q));
 	ckpt_dump_regs(f, &c->regs, c->xstate, c->xlen);
 	r = ckpt_dump_maps(q, c, &c->os, f);
 	fclose(f);
@@ -281,8 +305,9 @@ static int cmd_maint_dump_checkpoint(struct qz *q, const char *a)
 const struct cmd_def ckpt_cmds[] = {
 	{"checkpoint", NULL, "checkpoint", P | Y, cmd_checkpoint,
 	 "Save the program's state; prints Checkpoint N at FILE:LINE (P pages, K KiB).",
-	 "No fork: registers, memory map, the writable pages changed since the\n"
-	 "previous checkpoint, brk and file offsets are kept by qzdb. Output already\n"
+	 "No fork: registers, memory map, brk and file offsets are kept by qzdb, and\n"
+	 "memory by the method in use (set checkpoint-method): with undo, the old\n"
+	 "content of each page written after the checkpoint. Output already\n"
 	 "written, shared mappings, sockets, children and threads are not undone."},
 	{"rollback", NULL, "rollback N", Y, cmd_rollback,
 	 "Put the program back in the state of checkpoint N.",
@@ -291,13 +316,26 @@ const struct cmd_def ckpt_cmds[] = {
 	{"cdelete", NULL, "cdelete N", Y, cmd_cdelete, "Delete checkpoint N.", NULL},
 	{"info checkpoints", NULL, "info checkpoints [all]", Y, cmd_info_checkpoints,
 	 "List checkpoints: id, time since start, pages and bytes held, method, place.",
-	 "With all, also a walkthrough's own (taken before each of its steps)."},
+	 "* marks the one the program's memory comes from. With the undo method a\n"
+	 "checkpoint holds the old content of the pages written after it (the\n"
+	 "newest holds nothing until the program writes); with pagemap and hash,\n"
+	 "the pages written before it since the previous one. With all, also a\n"
+	 "walkthrough's own (taken before each of its steps)."},
 	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
 	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
 	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,
 	 cmd_set_checkpoint_budget, "Delete the oldest checkpoints beyond MIB MiB.", NULL},
-	{"set checkpoint-method", NULL, "set checkpoint-method auto|pagemap|hash", Y,
-	 cmd_set_checkpoint_method, "How checkpoints find changed pages.", NULL},
+	{"set checkpoint-method", NULL, "set checkpoint-method auto|undo|pagemap|hash", Y,
+	 cmd_set_checkpoint_method, "How checkpoints find changed pages.",
+	 "undo: a checkpoint write-protects memory and copies nothing; the first\n"
+	 "write to a page after it saves the page's old content (a synchronous\n"
+	 "userfaultfd, Linux 6.4, privileged). pagemap: the pages written since\n"
+	 "the last checkpoint are copied at the next (asynchronous write-protect and\n"
+	 "PAGEMAP_SCAN, Linux 6.7). hash: every page compared. auto: the first of\n"
+	 "these that works here; `info checkpoints` says which."},
+	{"set checkpoint-undo", NULL, "set checkpoint-undo on|off", CMD_HIDDEN | Y,
+	 cmd_maint_set_checkpoint_undo,
+	 "off: auto does not use the undo method, as where the kernel refuses it.", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,

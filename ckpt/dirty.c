@@ -376,7 +376,7 @@ static int ckpt_dirty_compare(struct ckpt_dirty *d, struct qz *q, struct ckpt_st
 
 const char *ckpt_dirty_verdict(const struct ckpt_dirty *d)
 {
-	return d->verdict;
+	return d ? d->verdict : NULL;
 }
 
 /* ---- the interface ---- */

@@ -158,6 +158,20 @@ static int ckpt_restore_maps(struct qz *q, struct ckpt_state *s, const struct ck
 	return rc;
 }
 
+void ckpt_remapped(const struct qz *q, const struct ckpt_state *s, const struct ckpt *c,
+		   const struct ckpt_os *now, struct ckpt_addrs *out)
+{
+	struct ckpt_span *sp = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < c->os.nmaps; i++)
+		if (!ckpt_map_fixed(q, s, &c->os.maps[i]) && ckpt_map_tracked(s, &c->os.maps[i]))
+			ckpt_uncovered(&c->os.maps[i], now, &sp, &n, &cap);
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t a = sp[i].lo; a < sp[i].hi; a += CKPT_PAGE)
+			ckpt_addrs_add(out, a);
+	free(sp);
+}
+
 static const struct ckpt_fd *ckpt_fd_in(const struct ckpt_os *os, int fd)
 {
 	for (size_t i = 0; i < os->nfds; i++)
@@ -234,7 +248,7 @@ static void ckpt_path_pages(const struct ckpt *from, const struct ckpt *to, stru
 	}
 }
 
-static bool ckpt_page_tracked(const struct ckpt_state *s, const struct ckpt *c, uint64_t a)
+bool ckpt_page_tracked(const struct ckpt_state *s, const struct ckpt *c, uint64_t a)
 {
 	size_t lo = SORTED_UPTO(c->os.maps, c->os.nmaps, hi, a);
 	return lo < c->os.nmaps && c->os.maps[lo].lo <= a && ckpt_map_tracked(s, &c->os.maps[lo]);
@@ -242,7 +256,7 @@ static bool ckpt_page_tracked(const struct ckpt_state *s, const struct ckpt *c, 
 
 /* Planted int3 bytes in pages just written: the written byte becomes the
  * site's original and the int3 goes back. */
-static void ckpt_replant(struct qz *q, const struct ckpt_addrs *d, uint8_t *const *bufs)
+void ckpt_replant(struct qz *q, const struct ckpt_addrs *d, uint8_t *const *bufs)
 {
 	for (size_t i = 0; i < q->bps.nsites; i++) {
 		struct bp_site *site = &q->bps.sites[i];
@@ -305,8 +319,7 @@ static void ckpt_report(struct qz *q)
 }
 
 /* Break, map and descriptors, in that order (brk may unmap heap). */
-static int ckpt_restore_os(struct qz *q, struct ckpt_state *s, const struct ckpt *c,
-			   struct ckpt_addrs *d)
+int ckpt_restore_os(struct qz *q, struct ckpt_state *s, const struct ckpt *c, struct ckpt_addrs *d)
 {
 	struct ckpt_os now;
 	int64_t r;
@@ -387,7 +400,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	 * pages a watch protected are tracked, compared and written too */
 	if (rc == 0)
 		pw_protect(q, false);
-	if (rc == 0 && ckpt_restore(q, s, c) < 0)
+	if (rc == 0 && (s->undo ? ckpt_undo_restore(q, s, c) : ckpt_restore(q, s, c)) < 0)
 		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			      "not be restored.", c->id);
 	if (rc < 0) {

@@ -231,9 +231,9 @@ static void plat_kernel(struct platform *pf)
 }
 
 /* A userfaultfd with these features, API handshake done; -1 if refused. */
-static int plat_uffd_open(uint64_t features)
+static int plat_uffd_open(uint64_t features, int mode)
 {
-	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | KABI_UFFD_USER_MODE_ONLY);
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | mode);
 	if (fd < 0)
 		return -1;
 	struct kabi_uffd_api api = {KABI_UFFD_API, features, 0};
@@ -280,11 +280,18 @@ static void plat_uffd(struct platform *pf)
 	void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return;
-	int fd = plat_uffd_open(KABI_UFFD_FEATURE_PAGEFAULT_FLAG_WP);
+	int fd = plat_uffd_open(KABI_UFFD_FEATURE_PAGEFAULT_FLAG_WP, KABI_UFFD_USER_MODE_ONLY);
 	pf->uffd_wp = plat_yes(fd >= 0 && plat_uffd_wp_works(fd, page));
 	if (fd >= 0)
 		close(fd);
-	fd = plat_uffd_open(KABI_UFFD_FEATURE_WP_ASYNC | KABI_UFFD_FEATURE_WP_UNPOPULATED);
+	/* the checkpoints' undo log: every write, the kernel's too (read()
+	 * into a buffer), so not user-mode-only: privileged */
+	fd = plat_uffd_open(KABI_UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED, 0);
+	pf->uffd_wp_sync = plat_yes(fd >= 0 && plat_uffd_wp_works(fd, page));
+	if (fd >= 0)
+		close(fd);
+	fd = plat_uffd_open(KABI_UFFD_FEATURE_WP_ASYNC | KABI_UFFD_FEATURE_WP_UNPOPULATED,
+			    KABI_UFFD_USER_MODE_ONLY);
 	pf->uffd_wp_async = plat_yes(fd >= 0 && plat_uffd_wp_works(fd, page));
 	if (fd >= 0)
 		close(fd);
@@ -524,6 +531,9 @@ static void plat_describe_xsave(struct sbuf *out, const struct platform *pf)
 static void plat_describe_kernel(struct sbuf *out, const struct platform *pf)
 {
 	plat_row(out, "userfaultfd write-protect:", plat_tri_word(pf->uffd_wp), NULL);
+	plat_row(out, "userfaultfd sync write-protect:", plat_tri_word(pf->uffd_wp_sync),
+		 pf->uffd_wp_sync == PLAT_YES ? "checkpoints: undo log, a copy of what is written"
+		 : "checkpoints: pagemap or hash, a copy at each checkpoint");
 	plat_row(out, "userfaultfd async write-protect:", plat_tri_word(pf->uffd_wp_async), NULL);
 	plat_row(out, "PAGEMAP_SCAN:", plat_tri_word(pf->pagemap_scan),
 		 pf->pagemap_scan == PLAT_YES && pf->uffd_wp_async == PLAT_YES ? NULL

@@ -38,8 +38,9 @@ struct platform {
 	 * exactly at the next instruction */
 	bool insn_present[PLAT_NINSN];
 	enum plat_tri step_exact[PLAT_NINSN];
-	/* userfaultfd write-protect, its async mode, and PAGEMAP_SCAN */
-	enum plat_tri uffd_wp, uffd_wp_async, pagemap_scan;
+	/* userfaultfd write-protect (user mode only), with the kernel's
+	 * faults too (synchronous, privileged), its async mode, PAGEMAP_SCAN */
+	enum plat_tri uffd_wp, uffd_wp_sync, uffd_wp_async, pagemap_scan;
 	/* XSAVE: enabled components (XCR0) and the area size they need */
 	uint64_t xcr0;
 	uint32_t xsave_size;

@@ -60,6 +60,8 @@ struct proc {
 	uint8_t over_orig;            /* the byte it replaced */
 	const struct sandbox *sandbox;   /* judges its seccomp stops, or NULL */
 	bool sys_stops;               /* proc_cont stops at system calls too */
+	void (*write_hook)(void *ctx, uint64_t addr, size_t len);
+	void *write_ctx;              /* proc_set_write_hook's */
 };
 
 /* proc.c */

@@ -91,10 +91,19 @@ int proc_read(struct proc *p, uint64_t addr, void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, size_t len),
+			 void *ctx)
+{
+	p->write_hook = fn;
+	p->write_ctx = ctx;
+}
+
 int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len)
 {
 	if (!p->alive)
 		return -1;
+	if (p->write_hook && len)
+		p->write_hook(p->write_ctx, addr, len);
 	ssize_t n = pwrite(p->memfd, buf, len, (off_t)addr);
 	return n == (ssize_t)len ? 0 : -1;
 }

@@ -155,6 +155,11 @@ struct proc_notify {
 	void (*vfork)(void *ctx, struct proc *p, pid_t child, bool done);
 };
 void proc_set_notify(struct proc *p, const struct proc_notify *n);
+/* Called before every proc_write with the range about to be written (the
+ * checkpoint module's undo log saves what is there first and lets the
+ * write through its write-protection); NULL for none. */
+void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, size_t len),
+			 void *ctx);
 /* Write to the memory of another (stopped, traced) process. */
 int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
 

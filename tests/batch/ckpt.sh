@@ -38,7 +38,7 @@ expect "info checkpoints header" '^  Id +Time +Pages +Held +Found by +Where$'
 expect "what rollback cannot undo" '^warning: a rollback does not undo: output already written to a terminal or pipe \(fd [0-9, ]+\) stays written\.$'
 n=$(printf '%s\n' "$OUT" | grep -c '^warning: a rollback does not undo')
 [ "$n" = 1 ] && pass "said once" || fail "said once" "$n times"
-expect "info checkpoints row" '^\* 1 +[0-9.]+ s +[0-9]+ +[0-9]+ KiB +(pagemap|hash) +ckpt_prop\.c:[0-9]+$'
+expect "info checkpoints row" '^\* 1 +[0-9.]+ s +[0-9]+ +[0-9]+ KiB +(undo|pagemap|hash) +ckpt_prop\.c:[0-9]+$'
 expect "value before rollback" '^\$1 = 3$'
 expect "rollback reports the frame" '^#0  mark \(round=1\) at tests/fixtures/ckpt_prop\.c:[0-9]+$'
 expect "rollback shows the source line" '^30	'
@@ -115,8 +115,9 @@ expect "loop ends again" '^Breakpoint 2, main .*loop\.c:20$'
 qz -ex 'set checkpoint-interval x' $BIN
 expect "bad interval" '^error: Usage: set checkpoint-interval MS\|off\.$'
 
+# (2 MiB written between the two: over the budget with any method.)
 qz -ex 'set checkpoint-budget 1' -ex 'break mark' -ex run -ex checkpoint -ex c -ex checkpoint \
-   -ex 'info checkpoints' -ex 'rollback 2' $BIN
+   -ex 'info checkpoints' -ex 'rollback 2' $B/ckpt_bench-O0 2
 expect "budget thins the oldest" '^Checkpoint 1 deleted: checkpoint-budget of 1 MiB exceeded\.$'
 expect "newest kept" '^\* 2 '
 expect_not "oldest gone" '^.? 1 +[0-9.]+ s'
@@ -125,7 +126,7 @@ qz -ex 'set checkpoint-budget lots' $BIN
 expect "bad budget" '^error: Usage: set checkpoint-budget MIB\|unlimited\.$'
 
 qz -ex 'set checkpoint-method sometimes' $BIN
-expect "bad method" '^error: Usage: set checkpoint-method auto\|pagemap\|hash\.$'
+expect "bad method" '^error: Usage: set checkpoint-method auto\|undo\|pagemap\|hash\.$'
 qz -ex 'break mark' -ex run -ex checkpoint -ex 'set checkpoint-method hash' $BIN
 expect "method fixed while checkpoints exist" '^error: Delete the checkpoints first'
 qz -ex 'set checkpoint-method hash' -ex 'break mark' -ex run -ex checkpoint -ex 'info checkpoints' $BIN

@@ -20,11 +20,28 @@
 #   checkpoint-space  bytes held by a checkpoint (`info checkpoints`: its
 #       pages and their index) after 64 MiB (16384 pages) were dirtied,
 #       against 16384 x 4 KiB; target within 10%.
+#   checkpoint-rollback-512m  as -64m with 512 MiB dirtied, qzdb and
+#       gdb (`checkpoint` / `restart 1`) interleaved round by round, the
+#       bare-fork floor (fork_ckpt 512) measured in each round; goal: at
+#       least as fast as gdb, within 1.5x of the floor. -own: qzdb's own
+#       checkpoint and rollback times and its write faults.
+#   checkpoint-512m-clean  `checkpoint` of a program holding 512 MiB: the
+#       first (every page write-protected) and a second with nothing
+#       written since (`maint checkpoint-stats`, median of RUNS); goal
+#       under 5 ms; gdb: wall time of its `checkpoint` (fork) there,
+#       against the same without it.
+#   checkpoint-fault  the price of one write fault after a checkpoint:
+#       64 MiB, every other page written once (8192 pages, none adjacent,
+#       so every one faults alone), (that continue after `checkpoint` -
+#       the same without) / 8192; gdb: its copy-on-write per page after
+#       `checkpoint` the same way.
+# QUICK=1: 3 runs a figure, 256 MiB for the 512m figures (BIGMB).
 # Wall times: the median of RUNS, pinned (tests/bench/lib.sh).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench/lib.sh
 BIN=$B/ckpt_bench-O0
+if [ "${QUICK:-0}" = 1 ]; then BIGMB=${BIGMB:-256}; else BIGMB=${BIGMB:-512}; fi
 fixtures_build || { echo "ckpt bench: fixture build failed"; exit 1; }
 gcc -O2 -o $B/fork_ckpt tests/bench/fork_ckpt.c || exit 1
 
@@ -85,7 +102,7 @@ timeout 300 $QZDB --batch -x $S $BIN 64 1 > $LOG/qz-ck1.out 2>&1
 med() { sort -n | awk '{ a[NR] = $1 } END { if (NR) printf "%.0f", a[int((NR + 1) / 2)]; else print "" }'; }
 ck=$(grep '^last checkpoint' $LOG/qz-ck1.out | head -40 | awk '{ print $3 }' | med)
 rb=$(grep '^last checkpoint' $LOG/qz-ck1.out | tail -40 | awk '{ print $7 }' | med)
-pages=$(grep '^Checkpoint 20 at' $LOG/qz-ck1.out | sed 's/.*(\([0-9]*\) pages, \([0-9]*\) KiB)/\1 pages, \2 KiB/')
+pages=$(grep '^. 20 ' $LOG/qz-ck1.out | awk '{ print $4 " pages, " $5 " KiB, " $7 }')
 if [ -n "$ck" ] && [ -n "$rb" ]; then
 	ok=$(awk -v c="$ck" -v r="$rb" 'BEGIN { print (c < 1000 && r < 1000) ? "ok" : "OVER 1 ms" }')
 	echo "checkpoint-rollback-1page: checkpoint $ck us, rollback $rb us (median of 40; checkpoint 20 held $pages), $ok"
@@ -93,10 +110,13 @@ else
 	echo "checkpoint-rollback-1page: qzdb failed (see $LOG/qz-ck1.out)"
 fi
 
-# 3. space: a checkpoint taken after the 64 MiB were written again
+# 3. space: checkpoints around the 64 MiB written again. The copies of
+# those pages are held by checkpoint 2 (pagemap, hash: what they hold
+# then) or by checkpoint 1 (undo: what they held before): the row with
+# more.
 $QZDB --batch -ex 'break mark' -ex run -ex checkpoint -ex continue -ex checkpoint \
 	-ex 'info checkpoints' $BIN 64 > $LOG/qz-space.out 2>&1
-line=$(grep '^. 2 ' $LOG/qz-space.out | cut -c3-)
+line=$(grep '^. [12] ' $LOG/qz-space.out | cut -c3- | sort -k4,4n | tail -1)
 p=$(echo "$line" | awk '{ print $4 }')
 k=$(echo "$line" | awk '{ print $5 }')
 if [ -n "$k" ]; then
@@ -106,3 +126,48 @@ if [ -n "$k" ]; then
 else
 	echo "checkpoint-space: qzdb failed (see $LOG/qz-space.out)"
 fi
+
+# 4. 512 MiB dirtied between checkpoint and rollback, against gdb and the floor
+qf() { qzx -ex 'break mark' -ex run -ex checkpoint -ex continue -ex 'rollback 1' \
+	-ex 'maint checkpoint-stats' $BIN $BIGMB; }
+qb() { qzx -ex 'break mark' -ex run -ex continue $BIN $BIGMB; }
+gf() { gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue -ex 'restart 1' --args $BIN $BIGMB; }
+gb() { gdbx -ex 'break mark' -ex run -ex continue --args $BIN $BIGMB; }
+fork_ms() { $B/fork_ckpt $BIGMB | awk '{ printf "%.3f\n", $1 / 1000 }'; }
+FMUST='mark \(round=0\)' FNOT='^error|Couldn|Cannot' BMUST='mark \(round=1\)' BNOT='' \
+	FLOOR_CMD=fork_ms FLOOR_WHAT='bare fork + copy-on-write' \
+	figure checkpoint-rollback-${BIGMB}m ms 1000 | tee $LOG/ck512.line
+own=$(grep -h '^last checkpoint\|^undo log' $LOG/checkpoint-rollback-${BIGMB}m-qf.out | tr '\n' ';')
+echo "checkpoint-rollback-${BIGMB}m-own: ${own:-n/a}"
+awk -v big="$BIGMB" '/qzdb/ { split($0, a, "qzdb "); split(a[2], q, " "); split($0, b, "gdb "); split(b[2], g, " ");
+	split($0, c, "floor "); split(c[2], f, " ");
+	printf "checkpoint-rollback-%sm-goals: qzdb <= gdb %s, qzdb/floor %.2f (goal 1.5) %s\n", big,
+		(q[1] <= g[1]) ? "ok" : "MISSED", q[1] / f[1], (q[1] / f[1] <= 1.5) ? "ok" : "MISSED" }' $LOG/ck512.line
+
+# 5. checkpoint of a 512 MiB program, nothing dirty
+: > $LOG/ckclean.first
+: > $LOG/ckclean.second
+r=0
+while [ $r -lt "$RUNS" ]; do
+	qzx -ex 'break mark' -ex run -ex checkpoint -ex 'maint checkpoint-stats' -ex checkpoint \
+		-ex 'maint checkpoint-stats' $BIN $BIGMB > $LOG/ckclean.out 2>&1
+	grep '^last checkpoint' $LOG/ckclean.out | sed -n 1p | awk '{ print $3 / 1000 }' >> $LOG/ckclean.first
+	grep '^last checkpoint' $LOG/ckclean.out | sed -n 2p | awk '{ print $3 / 1000 }' >> $LOG/ckclean.second
+	r=$((r + 1))
+done
+g_ck=$(best gdb-ckclean 'mark \(round=0\)' '' gdbx -ex 'break mark' -ex run -ex checkpoint --args $BIN $BIGMB)
+g_no=$(best gdb-ckclean-base 'mark \(round=0\)' '' gdbx -ex 'break mark' -ex run --args $BIN $BIGMB)
+first=$(stats < $LOG/ckclean.first) second=$(stats < $LOG/ckclean.second)
+echo "$first|$second|$g_ck|$g_no" | awk -F'|' -v big="$BIGMB" '{ split($1, a, " "); split($2, b, " ");
+	g = ($3 != "" && $4 != "") ? sprintf("%.2f ms", ($3 - $4) / 1e6) : "n/a";
+	printf "checkpoint-%sm-clean: qzdb first %.2f ms (%.2f-%.2f, every page write-protected), again with nothing dirty %.2f ms (%.2f-%.2f), %s; gdb checkpoint (fork) %s\n",
+		big, a[2], a[1], a[3], b[2], b[1], b[3], (b[2] < 5) ? "under 5 ms" : "OVER 5 ms", g }'
+
+# 6. one write fault: 8192 pages written after the checkpoint, none adjacent
+qf() { qzx -ex 'break mark' -ex run -ex checkpoint -ex continue -ex 'maint checkpoint-stats' $BIN 64 2; }
+qb() { qzx -ex 'break mark' -ex run -ex continue $BIN 64 2; }
+gf() { gdbx -ex 'break mark' -ex run -ex checkpoint -ex continue --args $BIN 64 2; }
+gb() { gdbx -ex 'break mark' -ex run -ex continue --args $BIN 64 2; }
+FMUST='mark \(round=1\)' FNOT='^error|Couldn|Cannot' BMUST='mark \(round=1\)' BNOT='' FLOOR_CMD='' \
+	figure checkpoint-fault us 8192
+grep -h '^undo log' $LOG/checkpoint-fault-qf.out | sed 's/^/checkpoint-fault-own: /'

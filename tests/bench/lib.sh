@@ -108,7 +108,7 @@ report_stats() {
 			name, $2, unit, $1, $3, $5, unit, $4, $6, s
 		if (floor != "") {
 			split(floor, f, " ")
-			printf ", floor %.2f %s (%s), qzdb/floor %.1fx", f[1], unit, f[2], $2 / f[1]
+			printf ", floor %.2f %s (%s), qzdb/floor %.2fx", f[1], unit, substr(floor, length(f[1]) + 2), $2 / f[1]
 		}
 		printf "\n" }'
 }

@@ -1,0 +1,557 @@
+/* undo: the undo-log engine's memory side. A checkpoint write-protects
+ * the program's writable private memory with a userfaultfd in synchronous
+ * mode and copies nothing; the first write to a page after it stops the
+ * writing thread in the kernel until qzdb's fault thread (here) has saved
+ * the page's old content (its pre-image) and lifted the protection. A
+ * rollback writes the pre-images back (undo-roll.c). Memory held is the
+ * pre-images of the pages written since, and a checkpoint costs what
+ * changed since the last one, not what exists.
+ *
+ * Why a thread: a faulting thread waits for qzdb while qzdb may be in
+ * waitpid for another, and qzdb's own writes (set var, int3s) go through
+ * the same protection (made to save first, by proc_set_write_hook).
+ * Sequential writers fault once per run, not per page: the run saved on a
+ * fault grows fourfold while faults follow on from the last run, up to
+ * 16 MiB (a memset of 512 MiB costs about 40 faults instead of 131072;
+ * a round trip is about 30 us on an idle machine, and far more on a busy
+ * one, where the fault thread waits for its turn on the CPU).
+ *
+ * Never a hang: qzdb holds the only descriptor (taken with pidfd_getfd;
+ * where that is refused the engine is not used), so qzdb gone means the
+ * protection gone with it; a page that cannot be read is still released. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ckpt-int.h"
+#include "util/hmap.h"
+#include "util/kabi.h"
+#include "util/sorted.h"
+
+#define UNDO_RUN_MAX 4096             /* pages: 16 MiB */
+#define UNDO_RUN_GROW 4
+
+struct undo_span {
+	uint64_t lo, hi;
+};
+
+struct ckpt_undo {
+	int ufd;                      /* qzdb's (the only) userfaultfd */
+	pid_t pid;
+	int evfd;                     /* wakes the thread to end it */
+	pthread_t thr;
+	bool thr_on;
+	pthread_mutex_t mu;           /* everything below */
+	bool capture;                 /* off while a rollback writes */
+	struct hmap saved;            /* pages saved (and writable) this epoch */
+	struct ckpt_page *log;        /* their pre-images, in fault order */
+	size_t nlog, logcap;
+	struct undo_span *unprot;     /* runs let write this epoch */
+	size_t nunprot, unprotcap;
+	struct undo_span *changed;    /* unmapped/removed by the program (events) */
+	size_t nchanged, changedcap;
+	struct undo_span *retry;      /* releases to try again (EAGAIN) */
+	size_t nretry, retrycap;
+	struct undo_span *regd;       /* registered maps, sorted */
+	size_t nregd;
+	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
+	size_t run_len;
+	uint64_t lost;                /* pages dropped without being saved first */
+	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
+	uint64_t save_ns;             /* time spent saving (copies, protection) */
+};
+
+static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
+{
+	if (*n && (*v)[*n - 1].hi == lo) {
+		(*v)[*n - 1].hi = hi;
+		return;
+	}
+	XGROW(*v, *cap, *n + 1);
+	(*v)[(*n)++] = (struct undo_span){lo, hi};
+}
+
+/* The registered span holding a, or NULL. */
+static const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t a)
+{
+	size_t i = SORTED_UPTO(u->regd, u->nregd, hi, a);
+	return i < u->nregd && u->regd[i].lo <= a ? &u->regd[i] : NULL;
+}
+
+static bool undo_saved(const struct ckpt_undo *u, uint64_t a)
+{
+	return hmap_get(&u->saved, a) != NULL;
+}
+
+/* Protect or release [lo, hi). The kernel refuses (EAGAIN) while an unmap
+ * event is unread: the fault thread reads events outside the lock, so
+ * from qzdb's thread a retry soon succeeds; on the fault thread itself
+ * the release waits in retry (a faulting thread waits until it comes). */
+static void undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
+{
+	struct uffdio_writeprotect wp = {{lo, hi - lo}, on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
+	bool fault_thread = u->thr_on && pthread_equal(pthread_self(), u->thr);
+	for (int tries = 0; ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp) < 0 && errno == EAGAIN; tries++) {
+		if (fault_thread || tries > 20000) {
+			undo_span_add(&u->retry, &u->nretry, &u->retrycap, lo, hi);
+			return;
+		}
+		usleep(50);
+	}
+}
+
+/* The releases the kernel refused (fault thread, lock held). */
+static void undo_retry_locked(struct ckpt_undo *u)
+{
+	size_t n = u->nretry;
+	struct undo_span *v = u->retry;
+	u->retry = NULL;
+	u->nretry = u->retrycap = 0;
+	for (size_t i = 0; i < n; i++)
+		undo_wp(u, v[i].lo, v[i].hi, false);
+	free(v);
+}
+
+/* Save [lo, hi) (pages not saved yet, all of them registered) and let it
+ * be written; mask hides int3s in the copies (NULL: none can be there). */
+static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+			     const struct bp_table *mask)
+{
+	uint64_t t0 = ckpt_now_ns();
+	size_t n = (size_t)((hi - lo) / CKPT_PAGE);
+	struct ckpt_blob **b = xmalloc(n * sizeof *b);
+	ckpt_blobs_alloc_as(n, b, true);
+	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	bool one_slab = n == 1 || b[0]->slab;
+	ssize_t got = one_slab ? process_vm_readv(u->pid, &loc, 1, &rem, 1, 0) : -1;
+	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
+		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE)
+			u->lost++;   /* unreadable: still released below */
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = lo + i * CKPT_PAGE;
+		if (mask)
+			bp_mask(mask, a, b[i]->data, CKPT_PAGE);
+		XGROW(u->log, u->logcap, u->nlog + 1);
+		u->log[u->nlog++] = (struct ckpt_page){a, b[i]};
+		hmap_put(&u->saved, a, (void *)1);
+	}
+	free(b);
+	u->pages += n;
+	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
+	undo_wp(u, lo, hi, false);
+	u->save_ns += ckpt_now_ns() - t0;
+}
+
+/* The run to save for a fault at page a: four times the last while
+ * faults follow on from it (up or down), one page otherwise. */
+static void undo_fault_locked(struct ckpt_undo *u, uint64_t a)
+{
+	const struct undo_span *sp = undo_regd_at(u, a);
+	u->faults++;
+	if (!u->capture || !sp || undo_saved(u, a)) {
+		undo_wp(u, a, a + CKPT_PAGE, false);   /* releases the thread */
+		if (sp)
+			undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, a, a + CKPT_PAGE);
+		return;
+	}
+	bool up = a == u->run_hi, down = a + CKPT_PAGE == u->run_lo;
+	size_t want = up || down ? u->run_len * UNDO_RUN_GROW : 1;
+	want = want < UNDO_RUN_MAX ? want : UNDO_RUN_MAX;
+	uint64_t lo = a, hi = a + CKPT_PAGE;
+	for (size_t k = 1; k < want; k++) {
+		if (!down && hi < sp->hi && !undo_saved(u, hi))
+			hi += CKPT_PAGE;
+		else if (down && lo > sp->lo && !undo_saved(u, lo - CKPT_PAGE))
+			lo -= CKPT_PAGE;
+		else
+			break;
+	}
+	u->run_lo = lo;
+	u->run_hi = hi;
+	u->run_len = (size_t)((hi - lo) / CKPT_PAGE);
+	undo_save_locked(u, lo, hi, NULL);
+}
+
+/* The program unmapped or dropped [lo, hi): pages of it not saved first
+ * (a system call qzdb did not see coming) are lost to the checkpoints. */
+static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
+{
+	undo_span_add(&u->changed, &u->nchanged, &u->changedcap, lo, hi);
+	for (size_t i = 0; u->capture && i < u->nregd; i++) {
+		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
+		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
+		for (; a < e; a += CKPT_PAGE)
+			u->lost += !undo_saved(u, a);
+	}
+}
+
+static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
+{
+	pthread_mutex_lock(&u->mu);
+	if (m->event == UFFD_EVENT_PAGEFAULT)
+		undo_fault_locked(u, m->arg.pagefault.address & ~(CKPT_PAGE - 1));
+	else if (m->event == UFFD_EVENT_UNMAP || m->event == UFFD_EVENT_REMOVE)
+		undo_gone_locked(u, m->arg.remove.start, m->arg.remove.end);
+	pthread_mutex_unlock(&u->mu);
+}
+
+static void *undo_thread(void *arg)
+{
+	struct ckpt_undo *u = arg;
+	struct uffd_msg msgs[16];
+	sigset_t all;
+	sigfillset(&all);   /* qzdb's signals are the main thread's (its waits) */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd pf[2] = {{u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
+		if (poll(pf, 2, u->nretry ? 1 : -1) < 0 && errno != EINTR)
+			break;
+		if (pf[1].revents)
+			break;
+		ssize_t got = read(u->ufd, msgs, sizeof msgs);
+		for (ssize_t i = 0; i < got / (ssize_t)sizeof *msgs; i++)
+			undo_msg(u, &msgs[i]);
+		if (got < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		pthread_mutex_lock(&u->mu);
+		if (u->nretry)
+			undo_retry_locked(u);
+		pthread_mutex_unlock(&u->mu);
+	}
+	return NULL;
+}
+
+/* qzdb writes the program's memory (proc_write): save first. */
+static void undo_before_write(void *ctx, uint64_t addr, size_t len)
+{
+	struct ckpt_undo *u = ctx;
+	uint64_t lo = addr & ~(CKPT_PAGE - 1), hi = (addr + len + CKPT_PAGE - 1) & ~(CKPT_PAGE - 1);
+	pthread_mutex_lock(&u->mu);
+	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
+		if (!undo_regd_at(u, a) || undo_saved(u, a))
+			continue;
+		if (u->capture) {
+			undo_save_locked(u, a, a + CKPT_PAGE, NULL);
+		} else {   /* a rollback's own write (a system call's code): let it */
+			undo_wp(u, a, a + CKPT_PAGE, false);
+			undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, a, a + CKPT_PAGE);
+		}
+	}
+	pthread_mutex_unlock(&u->mu);
+}
+
+/* Save the unsaved pages of one registered span's part [lo, hi). */
+static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask)
+{
+	for (uint64_t a = lo; a < hi;) {
+		if (undo_saved(u, a)) {
+			a += CKPT_PAGE;
+			continue;
+		}
+		uint64_t e = a + CKPT_PAGE;
+		while (e < hi && !undo_saved(u, e) && e - a < UNDO_RUN_MAX * CKPT_PAGE)
+			e += CKPT_PAGE;
+		undo_save_locked(u, a, e, mask);
+		a = e;
+	}
+}
+
+int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+{
+	lo &= ~(CKPT_PAGE - 1);
+	pthread_mutex_lock(&u->mu);
+	/* by the registered spans, so that a wild length costs nothing */
+	for (size_t i = 0; u->capture && i < u->nregd; i++) {
+		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
+		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
+		if (a < e)
+			undo_save_span_locked(u, a, e, mask);
+	}
+	pthread_mutex_unlock(&u->mu);
+	return 0;
+}
+
+static int undo_page_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ckpt_page *)a)->addr, y = ((const struct ckpt_page *)b)->addr;
+	return x < y ? -1 : x > y;
+}
+
+void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c)
+{
+	pthread_mutex_lock(&u->mu);
+	size_t k = 1;
+	while (k < u->nlog && u->log[k - 1].addr < u->log[k].addr)
+		k++;
+	if (k < u->nlog)   /* (a forward sweep logs in order) */
+		qsort(u->log, u->nlog, sizeof *u->log, undo_page_cmp);
+	struct ckpt_page *m = xmalloc((c->npages + u->nlog + 1) * sizeof *m);
+	size_t i = 0, j = 0, n = 0;
+	while (i < c->npages || j < u->nlog)
+		m[n++] = j >= u->nlog || (i < c->npages && c->pages[i].addr < u->log[j].addr)
+				 ? c->pages[i++] : u->log[j++];
+	free(c->pages);
+	c->pages = m;
+	c->npages = n;
+	c->ndata += u->nlog;
+	u->nlog = 0;
+	pthread_mutex_unlock(&u->mu);
+}
+
+static bool undo_span_in(const struct undo_span *v, size_t n, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].lo == lo && v[i].hi == hi)
+			return true;
+	return false;
+}
+
+static bool undo_span_meets(const struct undo_span *v, size_t n, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].lo < hi && lo < v[i].hi)
+			return true;
+	return false;
+}
+
+static int undo_span_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct undo_span *)a)->lo, y = ((const struct undo_span *)b)->lo;
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and join overlapping or touching spans (each protected once). */
+static size_t undo_spans_merge(struct undo_span *v, size_t n)
+{
+	size_t w = 0;
+	qsort(v, n, sizeof *v, undo_span_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (w && v[i].lo <= v[w - 1].hi) {
+			if (v[i].hi > v[w - 1].hi)
+				v[w - 1].hi = v[i].hi;
+		} else {
+			v[w++] = v[i];
+		}
+	}
+	return w;
+}
+
+static int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
+{
+	struct uffdio_register reg = {{lo, hi - lo}, UFFDIO_REGISTER_MODE_WP, 0};
+	return ioctl(u->ufd, UFFDIO_REGISTER, &reg) == 0 ? 0 : -1;
+}
+
+/* Anonymous memory only: the kernel's synchronous write-protect takes
+ * no private file mapping (a program's and its libraries' .data). */
+static bool undo_map_anon(const struct ckpt_map *m)
+{
+	return !m->path || m->path[0] == '[';
+}
+
+/* Register the maps not registered as they are; they are protected
+ * whole (into prot), the others keep their protection. The maps that
+ * cannot be registered go to shadow (ckpt_shadow_take). */
+static void undo_maps_locked(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os,
+			     bool full, struct undo_span **prot, size_t *np, size_t *pcap,
+			     struct ckpt_addrs *shadow)
+{
+	struct undo_span *nr = NULL;
+	size_t nn = 0, cap = 0;
+	for (size_t i = 0; i < os->nmaps; i++) {
+		const struct ckpt_map *m = &os->maps[i];
+		if (!ckpt_map_tracked(s, m))
+			continue;
+		bool known = undo_span_in(u->regd, u->nregd, m->lo, m->hi) &&
+			     !undo_span_meets(u->changed, u->nchanged, m->lo, m->hi);
+		if (!undo_map_anon(m) || (!known && undo_register(u, m->lo, m->hi) < 0)) {
+			for (uint64_t a = m->lo; a < m->hi; a += CKPT_PAGE)
+				ckpt_addrs_add(shadow, a);
+			continue;
+		}
+		if (!known || full)
+			undo_span_add(prot, np, pcap, m->lo, m->hi);
+		XGROW(nr, cap, nn + 1);
+		nr[nn++] = (struct undo_span){m->lo, m->hi};
+	}
+	free(u->regd);
+	u->regd = nr;
+	u->nregd = nn;
+}
+
+void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
+		     struct ckpt_addrs *shadow)
+{
+	struct undo_span *prot = NULL;
+	size_t np = 0, pcap = 0;
+	pthread_mutex_lock(&u->mu);
+	undo_maps_locked(u, s, os, full, &prot, &np, &pcap, shadow);
+	for (size_t i = 0; !full && i < u->nunprot; i++)
+		if (undo_regd_at(u, u->unprot[i].lo))
+			undo_span_add(&prot, &np, &pcap, u->unprot[i].lo, u->unprot[i].hi);
+	np = undo_spans_merge(prot, np);
+	for (size_t i = 0; i < np; i++)
+		undo_wp(u, prot[i].lo, prot[i].hi, true);
+	hmap_free(&u->saved);
+	memset(&u->saved, 0, sizeof u->saved);
+	u->nunprot = u->nchanged = 0;
+	u->run_lo = u->run_hi = 0;
+	u->capture = true;
+	pthread_mutex_unlock(&u->mu);
+	free(prot);
+}
+
+/* Pre-images found by other means (the shadow's), into the log. */
+void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
+{
+	pthread_mutex_lock(&u->mu);
+	XGROW(u->log, u->logcap, u->nlog + 1);
+	u->log[u->nlog++] = (struct ckpt_page){addr, b};
+	pthread_mutex_unlock(&u->mu);
+}
+
+void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
+{
+	pthread_mutex_lock(&u->mu);
+	u->capture = false;
+	for (size_t i = 0; i < pages->n;) {
+		if (undo_saved(u, pages->a[i])) {   /* writable already */
+			i++;
+			continue;
+		}
+		size_t j = i + 1;
+		while (j < pages->n && pages->a[j] == pages->a[j - 1] + CKPT_PAGE &&
+		       !undo_saved(u, pages->a[j]))
+			j++;
+		uint64_t lo = pages->a[i], hi = pages->a[j - 1] + CKPT_PAGE;
+		undo_wp(u, lo, hi, false);   /* (the parts not registered refuse) */
+		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
+		i = j;
+	}
+	pthread_mutex_unlock(&u->mu);
+}
+
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear)
+{
+	pthread_mutex_lock(&u->mu);
+	uint64_t n = u->lost;
+	if (clear)
+		u->lost = 0;
+	pthread_mutex_unlock(&u->mu);
+	return n;
+}
+
+void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, uint64_t *ns)
+{
+	pthread_mutex_lock(&u->mu);
+	*faults = u->faults;
+	*pages = u->pages;
+	*ns = u->save_ns;
+	pthread_mutex_unlock(&u->mu);
+}
+
+/* A userfaultfd made in the program (by an injected call), one that also
+ * takes the kernel's own writes (read() into a buffer): not user-mode-only,
+ * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE). */
+/* Does the program run under a seccomp filter (a replay's sandbox)? It
+ * may refuse or punish the call: not tried there. */
+static bool undo_filtered(pid_t pid)
+{
+	char path[64], line[256];
+	int mode = 0;
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	fclose(f);
+	return mode != 0;
+}
+
+static int undo_open_fd(struct qz *q)
+{
+	int64_t fd, r;
+	if (undo_filtered(proc_pid(q->proc)))
+		return -1;
+	if (ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
+		return -1;
+	int pidfd = (int)syscall(SYS_pidfd_open, proc_pid(q->proc), 0);
+	int mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	if (pidfd >= 0)
+		close(pidfd);
+	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
+	if (mine < 0)
+		return -1;
+	struct uffdio_api api = {UFFD_API, UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED |
+				 UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE, 0};
+	if (ioctl(mine, UFFDIO_API, &api) != 0) {
+		close(mine);
+		return -1;
+	}
+	return mine;
+}
+
+struct ckpt_undo *ckpt_undo_new(struct qz *q)
+{
+	int fd = undo_open_fd(q);
+	if (fd < 0)
+		return NULL;
+	struct ckpt_undo *u = xcalloc(1, sizeof *u);
+	u->ufd = fd;
+	u->pid = proc_pid(q->proc);
+	u->evfd = eventfd(0, EFD_CLOEXEC);
+	pthread_mutex_init(&u->mu, NULL);
+	if (u->evfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
+		ckpt_undo_free(u, NULL);
+		return NULL;
+	}
+	u->thr_on = true;
+	proc_set_write_hook(q->proc, undo_before_write, u);
+	return u;
+}
+
+/* Closing qzdb's descriptor ends the protection: the kernel lifts it
+ * and wakes any thread still waiting. */
+void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
+{
+	if (!u)
+		return;
+	if (q && q->proc)
+		proc_set_write_hook(q->proc, NULL, NULL);
+	if (u->thr_on) {
+		uint64_t one = 1;
+		if (write(u->evfd, &one, sizeof one) < 0)
+			pthread_cancel(u->thr);
+		pthread_join(u->thr, NULL);
+	}
+	close(u->ufd);
+	if (u->evfd >= 0)
+		close(u->evfd);
+	for (size_t i = 0; i < u->nlog; i++)
+		ckpt_blob_unref(u->log[i].blob);
+	hmap_free(&u->saved);
+	free(u->log);
+	free(u->unprot);
+	free(u->changed);
+	free(u->retry);
+	free(u->regd);
+	pthread_mutex_destroy(&u->mu);
+	free(u);
+}

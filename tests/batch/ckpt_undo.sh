@@ -1,0 +1,181 @@
+#!/bin/sh
+# The undo-log checkpoint engine (ckpt/undo.c, ckpt/undo-roll.c) on
+# tests/fixtures/ckpt_undo.c and ckpt_prop.c: after every rollback the
+# dump of registers and writable memory equals, byte for byte, the dump
+# taken at the checkpoint and the checkpoint's own image, with nested
+# checkpoints sharing pre-images, after deleting one (its pre-images
+# merged), across munmap/mremap of written regions, dropped pages, a
+# trimmed heap, mprotect, threads and a fork child; a drop qzdb cannot
+# see coming is said; 64 MiB dirtied (512 MiB with SLOW=1) costs a few
+# hundred faults, not one a page; a detached or killed qzdb leaves no
+# program waiting on a fault; the fallback, forced, still works.
+. tests/lib.sh
+D=$B/ckpt-undo
+mkdir -p $D
+
+if ! $QZDB --batch -ex 'set checkpoint-method undo' -ex 'break mark' -ex run -ex checkpoint \
+	$B/ckpt_prop-O0 2>&1 | grep -q '^Checkpoint 1 at'; then
+	skip "undo engine" "no synchronous userfaultfd qzdb can hold here (privilege, Linux 6.4)"
+	exit 0
+fi
+
+# same NAME FILE1 FILE2: byte-identical and not trivially small.
+same() {
+	if [ ! -s "$2" ] || [ ! -s "$3" ]; then
+		fail "$1" "missing dump"
+	elif cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "$(cmp "$2" "$3" | head -1)"
+	fi
+}
+
+# lines MARK: the program's lines after "=== MARK" up to the next marker.
+lines() {
+	printf '%s\n' "$OUT" | awk -v m="=== $1" '$0 == m { on = 1; next } /^=== / { on = 0 }
+		on && (/^round / || /^done$/)'
+}
+
+for opt in O0 O2; do
+	BIN=$B/ckpt_undo-$opt
+	t="undo $opt"
+	rm -f $D/*
+	# Nested: checkpoints at rounds 1, 2 and 4; the pages written after
+	# all three are saved once (in 3), rollbacks in any order.
+	qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+	   -ex c -ex checkpoint -ex "maint dump-state $D/s2" -ex c -ex c -ex checkpoint \
+	   -ex "maint dump-state $D/s3" -ex 'info checkpoints' -ex delete -ex 'echo === first\n' -ex c \
+	   -ex 'echo === r2\n' -ex 'rollback 2' -ex "maint dump-state $D/r2" -ex c \
+	   -ex 'echo === r1\n' -ex 'rollback 1' -ex "maint dump-state $D/r1" \
+	   -ex "maint dump-checkpoint 3 $D/c3" -ex c \
+	   -ex 'echo === r3\n' -ex 'rollback 3' -ex "maint dump-state $D/r3" \
+	   -ex "maint dump-checkpoint 1 $D/c1" -ex "maint dump-checkpoint 2 $D/c2" -ex c \
+	   -ex 'echo === end\n' $BIN
+	expect "$t: engine named" '^\* 3 +[0-9.]+ s +0 +0 KiB +undo +ckpt_undo\.c:[0-9]+$'
+	expect "$t: a checkpoint copies nothing" '^Checkpoint 3 at ckpt_undo\.c:[0-9]+ \(0 pages, 0 KiB\)$'
+	expect_not "$t: no errors" '^error:|^warning: (cannot|descriptor|[0-9]+ pages were dropped)'
+	same "$t: rollback 2 (munmap, mremap, dropped pages since)" $D/s2 $D/r2
+	same "$t: rollback 1 after rollback 2" $D/s1 $D/r1
+	same "$t: rollback 3 after rollback 1" $D/s3 $D/r3
+	same "$t: checkpoint 3 image from 1" $D/s3 $D/c3
+	same "$t: checkpoint 1 image from 3" $D/s1 $D/c1
+	same "$t: checkpoint 2 image from 3" $D/s2 $D/c2
+	# (its output goes to a pipe, buffered: each run to the end prints
+	# everything from round 1 at its exit, the buffer rolled back too)
+	lines first > $D/all
+	for r in r2 r1 r3; do
+		lines $r > $D/got
+		if [ "$(wc -l < $D/all)" = 8 ] && cmp -s $D/all $D/got; then
+			pass "$t: output after $r as the first time"
+		else
+			fail "$t: output after $r as the first time" "$(diff $D/all $D/got | head -5)"
+		fi
+	done
+	no_leftover "$t: no leftover" $BIN
+
+	# Deleting the middle checkpoint merges its pre-images into the
+	# older one; deleting the newest (the base) keeps it until the next.
+	rm -f $D/*
+	qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+	   -ex c -ex checkpoint -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s3" -ex delete \
+	   -ex c -ex 'cdelete 2' -ex 'info checkpoints' -ex 'rollback 1' -ex "maint dump-state $D/r1" \
+	   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex 'cdelete 3' -ex c -ex 'rollback 1' \
+	   -ex "maint dump-state $D/r1b" -ex 'rollback 2' $BIN
+	expect_not "$t: deleted one gone" '^.? 2 +[0-9.]+ s'
+	same "$t: rollback 1 after deleting 2" $D/s1 $D/r1
+	same "$t: rollback 3 after deleting 2" $D/s3 $D/r3
+	same "$t: rollback 1 after deleting 2 and 3" $D/s1 $D/r1b
+	expect "$t: deleted checkpoint refused" '^error: No checkpoint number 2\.$'
+	no_leftover "$t: deletion: no leftover" $BIN
+done
+
+# A page unmapped by a raw system call (not through libc) after the
+# checkpoint: qzdb could not save it first, and says so at the rollback.
+qz -ex 'break mark' -ex run -ex c -ex c -ex c -ex c -ex checkpoint -ex delete -ex c \
+   -ex 'rollback 1' $B/ckpt_undo-O0 raw
+expect "raw munmap: said" '^warning: [0-9]+ pages were dropped by a system call qzdb did not stop at'
+expect "raw munmap: rollback still done" '^#0  mark \(round=4\)'
+
+# The user's own breakpoint on munmap still stops the program there (the
+# engine stops at it too, to save what it drops).
+qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex 'break munmap' -ex c -ex bt -ex delete -ex c \
+   -ex 'rollback 1' -ex "maint dump-state $D/r1" $B/ckpt_undo-O0
+expect "user breakpoint on munmap" '^Thread 1 "ckpt_undo-O0" hit Breakpoint 2, 0x[0-9a-f]+ in munmap \(\)'
+expect "called from the program" '^#1  0x[0-9a-f]+ in step \(round=2'
+expect "and runs on to its end" '^done$'
+
+# The property test's program under the undo engine.
+BIN=$B/ckpt_prop-O0
+rm -f $D/*
+qz -ex 'set checkpoint-method undo' -ex 'break mark' -ex run -ex c -ex checkpoint \
+   -ex "maint dump-state $D/s1" -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s2" -ex c \
+   -ex checkpoint -ex "maint dump-state $D/s3" -ex delete -ex c -ex 'rollback 2' \
+   -ex "maint dump-state $D/r2" -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex c \
+   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex 'rollback 1' -ex 'rollback 1' \
+   -ex "maint dump-state $D/r1b" $BIN
+for i in 1 2 3; do same "prop: rollback $i" $D/s$i $D/r$i; done
+same "prop: rollback 1 twice" $D/s1 $D/r1b
+
+# Forced fallback: with the undo engine off, auto takes the next one and
+# the same rollbacks hold.
+rm -f $D/*
+qz -ex 'set checkpoint-undo off' -ex 'break mark' -ex run -ex c -ex checkpoint \
+   -ex "maint dump-state $D/s1" -ex 'info checkpoints' -ex c -ex c -ex 'rollback 1' \
+   -ex "maint dump-state $D/r1" $B/ckpt_undo-O0
+expect "fallback: another method" '^\* 1 +[0-9.]+ s +[0-9]+ +[0-9]+ KiB +(pagemap|hash) +ckpt_undo\.c'
+same "fallback: rollback" $D/s1 $D/r1
+qz -ex 'break mark' -ex run -ex checkpoint -ex 'set checkpoint-undo off' $BIN
+expect "fallback: fixed while checkpoints exist" '^error: Delete the checkpoints first'
+
+# Dirtying a large heap: a few hundred faults (runs doubled), every page
+# saved, the memory back byte for byte.
+for mb in 64 ${SLOW:+512}; do
+	rm -f $D/*
+	qz -ex 'break mark' -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex continue \
+	   -ex 'maint checkpoint-stats' -ex 'rollback 1' -ex "maint dump-state $D/r1" $B/ckpt_bench-O0 $mb
+	same "$mb MiB: memory back" $D/s1 $D/r1
+	f=$(printf '%s\n' "$OUT" | sed -n 's/^undo log: \([0-9]*\) write faults, \([0-9]*\) pages saved in [0-9.]* ms$/\1 \2/p')
+	pages=$((mb * 256))
+	if [ -n "$f" ] && [ "${f% *}" -lt 1000 ] && [ "${f#* }" -ge $pages ]; then
+		pass "$mb MiB: runs, not a fault a page ($f)"
+	else
+		fail "$mb MiB: runs, not a fault a page" "faults, pages: ${f:-none} (want < 1000, >= $pages)"
+	fi
+	no_leftover "$mb MiB: no leftover" $B/ckpt_bench-O0
+done
+
+# Never a program left waiting on a fault: attached, checkpoint, then
+# qzdb detaches (quit) or is killed; the program keeps writing.
+progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1 s
+	_ok=1
+	for i in 1 2 3 4 5; do
+		sleep 0.2
+		st=$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)
+		grep -q handle_userfault /proc/$1/wchan 2>/dev/null && _ok=0
+		[ "$st" = R ] || _ok=0
+	done
+	[ $_ok = 1 ]
+}
+for how in quit kill; do
+	$B/ckpt_bench-O0 8 > /dev/null 2>&1 &
+	P=$!
+	sleep 0.3
+	if [ $how = quit ]; then
+		timeout 60 $QZDB --batch -p $P -ex checkpoint -ex 'info checkpoints' -ex detach > $D/att.out 2>&1
+	else
+		(echo checkpoint; echo continue; sleep 5) | $QZDB -p $P > $D/att.out 2>&1 &
+		Q=$!   # qzdb itself (the last of the pipeline)
+		sleep 0.8
+		kill -9 $Q 2>/dev/null
+		wait $Q 2>/dev/null
+	fi
+	if grep -q 'Checkpoint 1 at' $D/att.out && progress $P; then
+		pass "$how while attached: the program runs on"
+	else
+		fail "$how while attached: the program runs on" "$(grep -v '^$' $D/att.out | tail -3)
+$(awk '{ print $3 }' /proc/$P/stat) $(cat /proc/$P/wchan)"
+	fi
+	kill -9 $P 2>/dev/null
+	wait $P 2>/dev/null
+done
+exit 0   # (the status of the last wait is the killed program's)
