@@ -391,7 +391,9 @@ static int run_replay(const struct opts *o)
 		return EXIT_CMD_FAILED;
 	}
 	struct qz *q = main_session();
-	q->from_tty = false;   /* commands from a file, as gdb's `source` */
+	/* a session recorded interactively replays with the terminal's output
+	 * shapes, one recorded with --batch with gdb -batch's */
+	q->from_tty = !f->batch;
 	qzs_replay_allow_unsafe(q, o->allow_unsafe);
 	int rc = EXIT_CMD_FAILED;
 	if (main_sandbox(q, o) < 0) {
@@ -476,7 +478,7 @@ int main(int argc, char **argv)
 		rc = EXIT_CMD_FAILED;
 		if (!o.batch)
 			rc = run_interactive(q, &o) == EXIT_OK ? EXIT_CMD_FAILED : rc;
-	} else if (o.record_session && qzs_record_to(q, o.record_session) < 0) {
+	} else if (o.record_session && (q->from_tty = !o.batch, qzs_record_to(q, o.record_session)) < 0) {
 		fprintf(stderr, "error: %s\n", q->err.s);
 		rc = EXIT_CMD_FAILED;
 	} else if (o.bench) {

@@ -74,6 +74,10 @@ static int qzs_header(struct qzs_parser *p, const char *line)
 		if (str_num_all(v, 0, INT64_MAX, &size) != STR_NUM_OK)
 			return qzs_fail(p, "bad program size \"%s\"", v);
 		f->size = size;
+	} else if (qzs_key(line, klen, "tty")) {
+		if (strcmp(v, "0") && strcmp(v, "1"))
+			return qzs_fail(p, "tty is 0 or 1, not \"%s\"", v);
+		f->batch = v[0] == '0';
 	} else if (qzs_key(line, klen, "stdin")) {
 		/* informational: the transcript's own `run <FILE` commands redirect */
 	} else if (qzs_key(line, klen, "end")) {

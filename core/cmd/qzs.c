@@ -194,6 +194,8 @@ static void qzs_write_header(struct qz *q, struct sbuf *f, const char *path)
 		sbuf_printf(f, "#@ arg %s\n", q->args[i]);
 	if (q->stdin_path)
 		sbuf_printf(f, "#@ stdin %s\n", q->stdin_path);
+	if (!q->from_tty)   /* batch shapes (gdb -batch's): the replay prints the same */
+		sbuf_add(f, "#@ tty 0\n");
 }
 
 static void qzs_rec_close(struct qzs_log *l)

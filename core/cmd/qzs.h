@@ -51,6 +51,8 @@ struct qzs_file {
 	char **args;
 	size_t nargs;
 	char *build_id;      /* NULL if the header has none */
+	bool batch;          /* "#@ tty 0": recorded with gdb -batch's output shapes
+	                        (no "Run till exit from ..."), replayed with them */
 	long long size;      /* -1 if the header has none */
 	struct qzs_entry *entries;
 	size_t n;
