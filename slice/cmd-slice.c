@@ -81,12 +81,24 @@ static const char *cs_sys_name(long nr)
 	return buf;
 }
 
+static void cs_info_engine(struct qz *q, const struct rec *r)
+{
+	if (r->engine_note[0])
+		qz_printf(q, "Not emulating: %s.\n", r->engine_note);
+	uint64_t em, nat;
+	rec_emu_counts(r->emu, &em, &nat);
+	if (em || nat)
+		qz_printf(q, "Emulated %llu instructions, ran %llu natively.\n",
+			  (unsigned long long)em, (unsigned long long)nat);
+}
+
 static int cmd_info_record(struct qz *q, const char *a)
 {
 	(void)a;
 	struct rec *r = slice_rec(q);
 	const struct trace *t = &r->tr;
 	qz_printf(q, "Recording: %s (engine: %s).\n", r->on ? "on" : "off", r->engine->name);
+	cs_info_engine(q, r);
 	size_t bytes = trace_bytes(t);
 	qz_printf(q, "Recorded %llu instructions, %zu statement instances, %zu bytes held "
 		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
@@ -551,15 +563,56 @@ static int cmd_sbreak(struct qz *q, const char *a)
 	return 0;
 }
 
+/* set record engine emulate|step: takes effect at the next region. */
+static int cs_set_engine(struct qz *q, const char *v)
+{
+	struct rec *r = slice_rec(q);
+	if (strcmp(v, "step") == 0 || strcmp(v, "single-step") == 0)
+		r->want_step = true;
+	else if (strcmp(v, "emulate") == 0)
+		r->want_step = false;
+	else
+		return qz_error(q, "Usage: set record engine emulate|step");
+	return 0;
+}
+
+static int cs_set_progress(struct qz *q, const char *v)
+{
+	int *m = &slice_rec(q)->progress_mode;
+	if (strcmp(v, "on") == 0)
+		*m = 1;
+	else if (strcmp(v, "off") == 0)
+		*m = -1;
+	else if (strcmp(v, "auto") == 0)
+		*m = 0;
+	else
+		return qz_error(q, "Usage: set record progress on|off|auto");
+	return 0;
+}
+
+static int cmd_maint_emulator(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		return qz_error(q, "Usage: maint set emulator on|off");
+	rec_emu_force_off(strcmp(v, "off") == 0);
+	return 0;
+}
+
 static int cmd_set_record(struct qz *q, const char *a)
 {
 	char *s = str_trim(a ? a : "");
 	uint64_t n = 0;
 	int rc = 0;
-	if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
+	if (str_starts(s, "engine"))
+		rc = cs_set_engine(q, str_skip_space(s + 6));
+	else if (str_starts(s, "progress"))
+		rc = cs_set_progress(q, str_skip_space(s + 8));
+	else if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else
-		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096)");
+		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096) | set record engine "
+			      "emulate|step | set record progress on|off|auto");
 	free(s);
 	return rc;
 }
@@ -627,8 +680,16 @@ const struct cmd_def slice_cmds[] = {
 	 "the statement, and your call site if it stopped inside a library).\n"
 	 "explain slice ID: the chain from the slice's criterion back to its roots.\n"
 	 "explain ID FILE:LINE[#N]: what that statement instance used and why it ran."},
-	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
-	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
+	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto",
+	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines.",
+	 "spill BYTES: keep at most BYTES of recording in memory; the rest goes to a\n"
+	 "temporary file. engine emulate (the default): run the program's instructions\n"
+	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
+	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
+	 "Both record the same trace. progress: a line on stderr once a second while\n"
+	 "a region runs longer than half a second (auto: when stderr is a terminal)."},
+	{"maint set emulator", NULL, "maint set emulator on|off", Y, cmd_maint_emulator,
+	 "off: act as if the recorder's emulator could not be used (tests the fallback).", NULL},
 
 	CMD_END,
 };
