@@ -594,8 +594,23 @@ static int cmd_maint_emulator(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
 	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-		return qz_error(q, "Usage: maint set emulator on|off");
+		return qz_error(q, "Usage: maint emulator on|off");
 	rec_emu_force_off(strcmp(v, "off") == 0);
+	return 0;
+}
+
+/* maint print-record [FROM [COUNT]] */
+static int cmd_maint_print_record(struct qz *q, const char *a)
+{
+	uint64_t from = 0, count = UINT64_MAX;
+	char *s = str_trim(a ? a : ""), *sp = strchr(s, ' ');
+	if (sp)
+		*sp++ = 0;
+	bool ok = (!*s || str_to_u64(s, &from)) && (!sp || str_to_u64(str_skip_space(sp), &count));
+	free(s);
+	if (!ok)
+		return qz_error(q, "Usage: maint print-record [FROM [COUNT]]");
+	rec_dump(q, slice_rec(q), from, count);
 	return 0;
 }
 
@@ -688,7 +703,9 @@ const struct cmd_def slice_cmds[] = {
 	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
 	 "Both record the same trace. progress: a line on stderr once a second while\n"
 	 "a region runs longer than half a second (auto: when stderr is a terminal)."},
-	{"maint set emulator", NULL, "maint set emulator on|off", Y, cmd_maint_emulator,
+	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
+	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
+	{"maint emulator", NULL, "maint emulator on|off", Y, cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).", NULL},
 
 	CMD_END,

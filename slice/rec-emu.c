@@ -411,7 +411,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 		if (x->m)
 			emu_set_hook(x->m, re_hook, re_mask, x);
 	}
-	const char *why = re_forced_off ? "the emulator is turned off (maint set emulator off)" :
+	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :
 			  !x->m ? x->why : re_blocker(q);
 	if (why) {
 		snprintf(r->engine_note, sizeof r->engine_note, "%s", why);

@@ -97,6 +97,9 @@ const char *rec_stmt_name(const struct rec *r, int32_t s, char *buf, size_t len)
 /* The identity of a file a read read (struct trace_sys's file). */
 uint64_t rec_file_id(uint64_t dev, uint64_t ino);
 
+/* `maint print-record`: count records from from, one a line. */
+void rec_dump(struct qz *q, const struct rec *r, uint64_t from, uint64_t count);
+
 /* Every few instructions an engine runs: keep r->prog and print it. */
 void rec_tick(struct rec *r, uint32_t n);
 
@@ -106,7 +109,7 @@ extern const struct rec_engine rec_emu_engine;
  * single-stepping, Unicorn is unusable, or something only single-stepping
  * sees is armed (watchpoints); the reason goes into r->engine_note. */
 void rec_emu_pick(struct qz *q, struct rec *r);
-/* `maint set emulator off`: behave as if Unicorn could not be used. */
+/* `maint emulator off`: behave as if Unicorn could not be used. */
 void rec_emu_force_off(bool off);
 void rec_emu_free(struct rec_emu *x);
 /* Instructions the emulator ran, and those it left to the CPU. */
