@@ -599,6 +599,19 @@ static int cmd_maint_emulator(struct qz *q, const char *a)
 	return 0;
 }
 
+/* set record-libc baseline|vector: for the next run (not in a replay: it
+ * changes qzdb's environment, which every program it starts inherits). */
+static int cmd_set_record_libc(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "baseline") != 0 && strcmp(v, "vector") != 0)
+		return qz_error(q, "Usage: set record-libc baseline|vector");
+	rec_emu_libc_baseline(strcmp(v, "baseline") == 0);
+	qz_printf(q, "Programs started from now on use glibc's %s string functions.\n",
+		  rec_emu_libc_is_baseline() ? "SSE2 (emulated)" : "vector (AVX2/EVEX: run natively)");
+	return 0;
+}
+
 /* maint print-record [FROM [COUNT]] */
 static int cmd_maint_print_record(struct qz *q, const char *a)
 {
@@ -703,6 +716,14 @@ const struct cmd_def slice_cmds[] = {
 	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
 	 "Both record the same trace. progress: a line on stderr once a second while\n"
 	 "a region runs longer than half a second (auto: when stderr is a terminal)."},
+	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
+	 "Whether programs started from now on use glibc's SSE2 string functions.",
+	 "baseline: the next run gets GLIBC_TUNABLES hwcaps masks so that glibc picks its\n"
+	 "SSE2 string functions, which the recorder emulates (about 100 times faster than\n"
+	 "single-stepping); vector (the default): glibc picks the AVX2/EVEX ones, whose\n"
+	 "every instruction runs natively while recording. Dependences are the same\n"
+	 "either way at the level of your statements (library code is squashed into\n"
+	 "the calling statement)."},
 	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
 	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
 	{"maint emulator", NULL, "maint emulator on|off", Y, cmd_maint_emulator,

@@ -112,6 +112,11 @@ void rec_emu_pick(struct qz *q, struct rec *r);
 /* `maint emulator off`: behave as if Unicorn could not be used. */
 void rec_emu_force_off(bool off);
 void rec_emu_free(struct rec_emu *x);
+/* `set record-libc baseline|vector`: whether programs launched from now on
+ * get glibc's SSE2 string functions (emulated) instead of its AVX2/EVEX ones
+ * (run natively, instruction by instruction). */
+void rec_emu_libc_baseline(bool on);
+bool rec_emu_libc_is_baseline(void);
 /* Instructions the emulator ran, and those it left to the CPU. */
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native);
 
