@@ -104,8 +104,13 @@ static int cmd_info_record(struct qz *q, const char *a)
 		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
 		  t->nsegs ? (size_t)t->ninsts : 0, bytes,
 		  t->n ? (double)bytes / (double)t->n : 0.0);
-	if (t->spilled)
-		qz_printf(q, "%zu bytes of records spilled to a temporary file.\n", t->spilled);
+	if (t->spilled) {
+		char path[256];
+		qz_printf(q, "%zu bytes of records spilled to a temporary file, zstd-compressed to %llu "
+			  "bytes (%.2f bytes per instruction) in %zu frames: %s.\n", t->spilled,
+			  (unsigned long long)t->file_bytes, (double)t->file_bytes / (double)t->n,
+			  t->nframes, trace_file_name(t, path, sizeof path));
+	}
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
 	if (t->n)
 		qz_printf(q, "Instance numbers are %s.\n", r->exact ?
