@@ -17,6 +17,7 @@
 #include "emu.h"
 #include "proc/proc.h"
 #include "rec-int.h"
+#include "slice.h"
 #include "target/bp.h"
 #include "target/frame.h"
 #include "target/run.h"
@@ -40,6 +41,7 @@ struct rec_emu {
 	struct user_fpregs_struct fp;
 	bool fp_valid;              /* fp is the process's */
 	bool signal_waits;          /* the next step must be native */
+	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
 	uint32_t ticks;
 	uint64_t emulated, native;
 };
@@ -235,7 +237,7 @@ static void re_hook(void *ctx, uint64_t pc)
 	if (id < 0 || r->tr.insns[id].in.native || (r->on && r->tr.n >= TRACE_MAX))
 		return re_halt(x, RE_NATIVE);
 	const struct trace_insn *e = &r->tr.insns[id];
-	if (!first && rec_pre_may_stop(x->q, r, e))
+	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, sp))
 		return re_halt(x, RE_NATIVE);
@@ -350,6 +352,7 @@ static int re_step(struct qz *q, struct rec *r)
 	if (proc_nthreads(q->proc) > 1)
 		proc_stop_all(q->proc);   /* no other thread runs while we emulate */
 	re_load(x, q);
+	x->sbreaks = slice_state(q)->nsb || slice_state(q)->snext;
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;
