@@ -683,12 +683,14 @@ static int cmd_snext(struct qz *q, const char *a)
 const struct cmd_def slice_cmds[] = {
 	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
 	 "Record every instruction the program executes (for slicing).",
-	 "While recording is on, continue/next/step/finish execute one instruction\n"
-	 "at a time and log each with its statement instance, the registers and\n"
-	 "memory it read and wrote. `record FILE:LINE on|off` starts or stops\n"
-	 "recording when execution reaches that line."},
+	 "While recording is on, continue/next/step/finish log every instruction with\n"
+	 "its statement instance, the registers and memory it read and wrote. The\n"
+	 "instructions run in an emulator (system calls, AVX, cpuid natively); see\n"
+	 "`help set record` for the single-step engine. `record FILE:LINE on|off`\n"
+	 "starts or stops recording when execution reaches that line."},
 	{"info record", "rec", NULL, Y, cmd_info_record,
-	 "Recording status: instructions, instances, bytes per instruction.", NULL},
+	 "Recording status: engine, instructions, instances, bytes per instruction, file.",
+	 NULL},
 	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
 	 "Backward dynamic slice from a statement instance of the recording.",
 	 "The criterion defaults to the last statement executed (the crash point\n"

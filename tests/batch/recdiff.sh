@@ -92,3 +92,33 @@ expect "watchpoint fallback" '^Not emulating: watchpoints are set'
 expect "watchpoint still fires" '^(Hardware )?[Ww]atchpoint [0-9]+: sink2'
 qz -ex 'set record engine fast' $B/sl_accum-O0
 expect "bad engine" '^error: Usage: set record engine emulate\|step'
+
+# glibc's SSE2 string functions (set record-libc baseline) are emulated:
+# far fewer native steps, and again the same records with both engines.
+same "rec_libc-baseline" $B/rec_libc-O2 -ex 'set record-libc baseline' -ex 'break work' -ex run \
+	-ex 'record on' -ex finish
+n=$(printf '%s\n' "$OUT" | sed -n 's/^Emulated [0-9]* instructions, ran \([0-9]*\) natively\.$/\1/p')
+if [ -n "$n" ] && [ "$n" -lt 100 ]; then pass "baseline libc mostly emulated ($n native)"
+else fail "baseline libc mostly emulated" "ran ${n:-?} natively"; fi
+qz -ex 'set record-libc fast' $B/sl_accum-O0
+expect "bad record-libc" '^error: Usage: set record-libc baseline\|vector'
+
+# Progress: a region over half a second prints on stderr once a second.
+qz -ex 'set record progress on' -ex 'break main' -ex run -ex 'set var n = 850000' -ex 'record on' \
+	-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0
+expect "progress line" '^recording: [0-9]+ instructions, [0-9]+ per second, trace [0-9.]+ MiB$'
+expect "long recording" '^Recorded 10[0-9]{6} instructions'
+
+# A signal sent while the emulator runs (the process is stopped meanwhile)
+# stops it, as Ctrl-C would: what was recorded stays.
+$QZDB --batch -ex 'break main' -ex run -ex 'set var n = 85000000' -ex 'record on' \
+	-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0 > $B/recdiff-int.txt 2>&1 &
+qpid=$!
+sleep 1.5
+for p in $(ours sl_long-O0); do kill -INT "$p"; done
+_i=0
+while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
+kill $qpid 2>/dev/null
+OUT=$(cat $B/recdiff-int.txt)
+expect "interrupt stops the emulator" '^Program received signal SIGINT, Interrupt\.$'
+expect "interrupt keeps the recording" '^Recorded [1-9][0-9]+ instructions'
