@@ -368,8 +368,11 @@ void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
 	uint64_t end = addr + (len ? len : 1);
 	for (uint64_t p = addr & ~(EMU_PAGE - 1); p < end; p += EMU_PAGE) {
 		struct emu_chunk *c = emu_chunk_at(m, p);
-		if (c && !emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
+		if (!c)
+			continue;
+		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
 			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
+		uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);   /* code read() into it */
 	}
 }
 
