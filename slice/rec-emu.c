@@ -360,6 +360,10 @@ static int re_step(struct qz *q, struct rec *r)
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
+	} else if (x->end == RE_NONE && x->prev_id >= 0) {   /* it reached pc 0 */
+		rec_post(q, r, &r->tr.insns[x->prev_id], x->prev_rec, emu_reg(x->m, INSN_R_RSP),
+			 emu_pc(x->m));
+		x->prev_id = -1;
 	}
 	re_store(x, q);
 	switch (x->end) {
