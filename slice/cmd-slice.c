@@ -107,8 +107,9 @@ static int cmd_info_record(struct qz *q, const char *a)
 	if (t->spilled) {
 		char path[256];
 		qz_printf(q, "%zu bytes of records spilled to a temporary file, zstd-compressed to %llu "
-			  "bytes (%.2f bytes per instruction) in %zu frames: %s.\n", t->spilled,
-			  (unsigned long long)t->file_bytes, (double)t->file_bytes / (double)t->n,
+			  "bytes (%.3f bytes per instruction) in %zu frames: %s.\n", t->spilled,
+			  (unsigned long long)t->file_bytes,
+			  (double)t->file_bytes / (double)trace_spilled_records(t),
 			  t->nframes, trace_file_name(t, path, sizeof path));
 	}
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);

@@ -151,6 +151,12 @@ static const uint8_t *trace_get_frame(const struct trace *t, size_t f)
 	return ok ? zc->buf : NULL;
 }
 
+uint64_t trace_spilled_records(const struct trace *t)
+{
+	uint64_t n = (uint64_t)trace_unframed(t) * TRACE_BLK;
+	return n < t->n ? n : t->n;
+}
+
 const char *trace_file_name(const struct trace *t, char *buf, size_t len)
 {
 	char link[64];

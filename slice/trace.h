@@ -113,6 +113,8 @@ int64_t trace_cd_at(const struct trace *t, uint64_t i);
 size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n);
 void trace_mark(const struct trace *t, struct trace_mark *m);
 void trace_truncate(struct trace *t, const struct trace_mark *m);
+/* How many records the file holds (the first ones). */
+uint64_t trace_spilled_records(const struct trace *t);
 /* The spill file's path ("" if none) for `info record`. */
 const char *trace_file_name(const struct trace *t, char *buf, size_t len);
 /* Bytes held in memory by the trace (records, blocks, side tables). */

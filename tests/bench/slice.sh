@@ -89,10 +89,16 @@ awk '/^Slice [0-9]+ from .* in [0-9.]+ s$/ { t = $(NF - 1); n++; s += t; if (t >
 	END { if (n) printf "slice-time: %d slices, best %.3f s, mean %.3f s, worst %.3f s (goal: under 1 s each)\n", n, min, s / n, max;
 	      else print "slice-time: n/a (see tests/build/bench/qz-slice.out)" }' "$LOG/qz-slice.out"
 
-# The trace file: everything spilled, compressed.
-RUNS=1 best qz-file '' '' qzx -ex 'set record spill 4096' -ex 'break main' -ex run -ex 'record on' \
-	-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0 >/dev/null
-sed -n 's/.*zstd-compressed to \([0-9]*\) bytes (\([0-9.]*\) bytes per instruction).*/trace-bytes: \2 bytes\/insn on disk (\1 bytes, zstd), sl_long-O0 (goal: <= 4)/p' "$LOG/qz-file.out"
+# The trace file: frames of 1 MiB (spill beyond 4 MiB), over a loop and over
+# libc-heavy code.
+RUNS=1 best qz-file '' '' qzx -ex 'set record spill 4194304' -ex 'break main' -ex run \
+	-ex 'set var n = 850000' -ex 'record on' -ex 'break sl_long.c:38' -ex continue -ex 'info record' \
+	$B/sl_long-O0 >/dev/null
+RUNS=1 best qz-file-libc '' '' qzx -ex 'set record spill 4194304' -ex 'break work' -ex run \
+	-ex 'record on' -ex "break $LSTOP" -ex continue -ex 'info record' $LB 2000 >/dev/null
+for f in qz-file qz-file-libc; do
+	sed -n 's/.*zstd-compressed to \([0-9]*\) bytes (\([0-9.]*\) bytes per instruction).*/trace-bytes: \2 bytes\/insn on disk (\1 bytes, zstd), '"$f"' (goal: <= 4)/p' "$LOG/$f.out"
+done
 
 # One slice over 10 million instructions.
 set -- -ex 'break main' -ex run -ex 'set var n = 850000' -ex 'record on' -ex 'break sl_long.c:38' \
