@@ -521,7 +521,7 @@ static double rec_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void rec_progress_begin(struct rec *r)
+void rec_progress_start(struct rec *r)
 {
 	struct rec_progress *p = &r->prog;
 	p->active = false;
@@ -531,27 +531,58 @@ static void rec_progress_begin(struct rec *r)
 	p->tick = 0;
 }
 
+/* Once a second, from half a second on: true when a report is due. */
+static bool rec_progress_due(struct rec *r)
+{
+	struct rec_progress *p = &r->prog;
+	double now = rec_now();
+	p->secs = now - p->start;
+	if (now - p->last_print < 1.0)
+		return false;
+	p->last_print = now;
+	p->active = true;
+	return true;
+}
+
+/* To the front end's hook, else to stderr in plain mode. */
+static void rec_progress_show(struct rec *r, const char *line)
+{
+	if (r->on_progress)
+		r->on_progress(r->progress_ctx, &r->prog);
+	else if (r->progress_mode > 0 || (r->progress_mode == 0 && isatty(2)))
+		fputs(line, stderr);
+}
+
 void rec_tick(struct rec *r, uint32_t n)
 {
 	struct rec_progress *p = &r->prog;
 	if ((p->tick += n) < 4096)
 		return;
 	p->tick = 0;
-	double now = rec_now();
-	p->secs = now - p->start;
-	if (now - p->last_print < 1.0)
+	if (!rec_progress_due(r))
 		return;
-	p->last_print = now;
 	p->insns = r->insns_seen - p->base;
 	p->rate = p->secs > 0 ? (double)p->insns / p->secs : 0;
 	p->bytes = r->tr.len;
-	p->active = true;
-	if (r->on_progress)
-		r->on_progress(r->progress_ctx, p);
-	else if (r->progress_mode > 0 || (r->progress_mode == 0 && isatty(2)))
-		fprintf(stderr, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
-			r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
-			(double)p->bytes / (1 << 20));
+	char line[160];
+	snprintf(line, sizeof line, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
+		 r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
+		 (double)p->bytes / (1 << 20));
+	rec_progress_show(r, line);
+}
+
+void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
+{
+	struct rec_progress *p = &r->prog;
+	if (!rec_progress_due(r))
+		return;
+	p->insns = done;
+	p->rate = p->secs > 0 ? (double)done / p->secs : 0;
+	char line[160];
+	snprintf(line, sizeof line, "slicing: %llu of %llu instructions (%.0f%%), %.0f per second\n",
+		 (unsigned long long)done, (unsigned long long)total,
+		 100.0 * (double)done / (double)(total ? total : 1), p->rate);
+	rec_progress_show(r, line);
 }
 
 static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target *t, bool one)
@@ -577,7 +608,7 @@ int rec_region(struct qz *q, const struct run_target *t, bool one)
 	struct rec *r = slice_rec(q);
 	rec_emu_pick(q, r);
 	r->target = t;
-	rec_progress_begin(r);
+	rec_progress_start(r);
 	const struct rec_engine *eng = r->engine;
 	int ev = rec_region_loop(q, r, t, one);
 	if (eng->end)

@@ -102,6 +102,10 @@ void rec_dump(struct qz *q, const struct rec *r, uint64_t from, uint64_t count);
 
 /* Every few instructions an engine runs: keep r->prog and print it. */
 void rec_tick(struct rec *r, uint32_t n);
+/* A region or a slice begins: progress counts from now. */
+void rec_progress_start(struct rec *r);
+/* A slice walked done of total records (backwards): progress as above. */
+void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total);
 
 extern const struct rec_engine rec_step_engine;
 extern const struct rec_engine rec_emu_engine;

@@ -122,3 +122,8 @@ kill $qpid 2>/dev/null
 OUT=$(cat $B/recdiff-int.txt)
 expect "interrupt stops the emulator" '^Program received signal SIGINT, Interrupt\.$'
 expect "interrupt keeps the recording" '^Recorded [1-9][0-9]+ instructions'
+
+# Slicing the long recording reports its progress too.
+qz -ex 'set record progress on' -ex 'break main' -ex run -ex 'set var n = 850000' -ex 'record on' \
+	-ex 'break sl_long.c:38' -ex continue -ex 'slice sl_long.c:37' $B/sl_long-O0
+expect "slice progress line" '^slicing: [0-9]+ of 10[0-9]{6} instructions \([0-9]+%\), [0-9]+ per second$'
