@@ -103,11 +103,13 @@ else fail "baseline libc mostly emulated" "ran ${n:-?} natively"; fi
 qz -ex 'set record-libc fast' $B/sl_accum-O0
 expect "bad record-libc" '^error: Usage: set record-libc baseline\|vector'
 
-# Progress: a region over half a second prints on stderr once a second.
+# Progress: a region or a slice over half a second prints on stderr once
+# a second.
 qz -ex 'set record progress on' -ex 'break main' -ex run -ex 'set var n = 850000' -ex 'record on' \
-	-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0
+	-ex 'break sl_long.c:38' -ex continue -ex 'info record' -ex 'slice sl_long.c:37' $B/sl_long-O0
 expect "progress line" '^recording: [0-9]+ instructions, [0-9]+ per second, trace [0-9.]+ MiB$'
 expect "long recording" '^Recorded 10[0-9]{6} instructions'
+expect "slice progress line" '^slicing: [0-9]+ of 10[0-9]{6} instructions \([0-9]+%\), [0-9]+ per second$'
 
 # A signal sent while the emulator runs (the process is stopped meanwhile)
 # stops it, as Ctrl-C would: what was recorded stays.
@@ -122,8 +124,3 @@ kill $qpid 2>/dev/null
 OUT=$(cat $B/recdiff-int.txt)
 expect "interrupt stops the emulator" '^Program received signal SIGINT, Interrupt\.$'
 expect "interrupt keeps the recording" '^Recorded [1-9][0-9]+ instructions'
-
-# Slicing the long recording reports its progress too.
-qz -ex 'set record progress on' -ex 'break main' -ex run -ex 'set var n = 850000' -ex 'record on' \
-	-ex 'break sl_long.c:38' -ex continue -ex 'slice sl_long.c:37' $B/sl_long-O0
-expect "slice progress line" '^slicing: [0-9]+ of 10[0-9]{6} instructions \([0-9]+%\), [0-9]+ per second$'
