@@ -25,6 +25,7 @@ struct emu_chunk {
 	uint64_t lo, hi;
 	uint8_t *buf;
 	uint8_t *dirty;          /* per page: in m->dirty already */
+	uint32_t prot;           /* UC_PROT_*: without write, never written */
 };
 
 struct emu_vma { uint64_t lo, hi; uint32_t prot; };
@@ -301,7 +302,7 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr)
 	}
 	XGROW(m->chunks, m->chunks_cap, m->nchunks + 1);
 	memmove(&m->chunks[i + 1], &m->chunks[i], (m->nchunks - i) * sizeof *m->chunks);
-	m->chunks[i] = (struct emu_chunk){ lo, hi, buf, xcalloc((hi - lo) / EMU_PAGE, 1) };
+	m->chunks[i] = (struct emu_chunk){ lo, hi, buf, xcalloc((hi - lo) / EMU_PAGE, 1), v->prot };
 	m->nchunks++;
 	m->last = i;
 	return true;
@@ -315,6 +316,11 @@ static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 	(void)size;
 	(void)value;
 	return emu_map_chunk(data, addr);
+}
+
+int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len)
+{
+	return uc_mem_read(m->uc, addr, buf, len) == UC_ERR_OK ? 0 : -1;
 }
 
 uint64_t emu_read_u64(struct emu *m, uint64_t addr)
@@ -332,7 +338,8 @@ void emu_dirty(struct emu *m, uint64_t addr, uint64_t len)
 		struct emu_chunk *c = emu_chunk_at(m, p);
 		if (!c && emu_map_chunk(m, p))   /* written before ever read */
 			c = emu_chunk_at(m, p);
-		if (!c || c->dirty[(p - c->lo) / EMU_PAGE])
+		/* A write to a read-only chunk faults: it never happens here. */
+		if (!c || c->dirty[(p - c->lo) / EMU_PAGE] || !(c->prot & UC_PROT_WRITE))
 			continue;
 		c->dirty[(p - c->lo) / EMU_PAGE] = 1;
 		XGROW(m->dirty, m->dirty_cap, m->ndirty + 1);

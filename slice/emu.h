@@ -46,6 +46,8 @@ enum emu_end emu_run(struct emu *m, uint64_t pc);
 void emu_stop(struct emu *m);
 uint64_t emu_pc(struct emu *m);
 
+/* len bytes of the machine's memory (mapped already); 0 or -1. */
+int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len);
 /* 8 bytes of the machine's memory at addr (0 if unreadable). */
 uint64_t emu_read_u64(struct emu *m, uint64_t addr);
 /* The emulation wrote [addr, addr+len). */

@@ -213,6 +213,13 @@ static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_
 	return (uint64_t)((int64_t)(to << 16) >> 16) != to;
 }
 
+/* Code as the machine has it (the program may have just written it). */
+static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
+{
+	struct rec_emu *x = ctx;
+	return emu_read(x->m, pc, buf, len) == 0 ? 0 : qz_read(x->q, pc, buf, len);
+}
+
 static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
@@ -356,7 +363,10 @@ static int re_step(struct qz *q, struct rec *r)
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;
+	r->read_code = re_read_code;
+	r->read_code_ctx = x;
 	enum emu_end how = emu_run(x->m, proc_pc(q->proc));
+	r->read_code = NULL;
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;

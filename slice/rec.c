@@ -126,7 +126,8 @@ int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)
 	}
 	uint8_t bytes[16];
 	int n = 16;
-	while (n > 0 && qz_read(q, pc, bytes, (size_t)n) < 0)
+	while (n > 0 && (r->read_code ? r->read_code(r->read_code_ctx, pc, bytes, (size_t)n) :
+			 qz_read(q, pc, bytes, (size_t)n)) < 0)
 		n--;
 	struct trace *t = &r->tr;
 	XGROW(t->insns, t->insns_cap, t->ninsns + 1);

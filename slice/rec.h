@@ -73,6 +73,10 @@ struct rec {
 	bool want_step;            /* set record engine step */
 	char engine_note[160];     /* why the engine is not the one asked for */
 	struct rec_emu *emu;       /* the emulate engine (rec-emu.c), made lazily */
+	/* Where rec_insn_id reads code while an engine holds memory the
+	 * process has not seen yet (code the emulator wrote); NULL: qz_read. */
+	int (*read_code)(void *ctx, uint64_t pc, void *buf, size_t len);
+	void *read_code_ctx;
 	struct rec_progress prog;
 	/* A front end that shows progress itself (NULL: stderr in plain mode). */
 	void (*on_progress)(void *ctx, const struct rec_progress *p);

@@ -54,6 +54,11 @@ for O in O0 O2; do
 		-ex 'info registers' -ex continue
 done
 
+# Code the program writes and then runs (the decoder must read it from the
+# emulator's memory), and a SIGSEGV handler that unprotects the page.
+whole ckpt_jit-O0 $B/ckpt_jit-O0
+whole pwsegv-O0 $B/pwsegv-O0
+
 # Static builds: no PLT, no ld.so, glibc's IFUNCs resolved by the program.
 static() {
 	[ $B/$1-static -nt tests/fixtures/$1.c ] ||
