@@ -279,6 +279,7 @@ void rec_start(struct qz *q, struct rec *r)
 	trace_reset(&r->tr);
 	r->exact = rec_exact_here(q, r);
 	r->on = true;
+	rec_emu_pick(q, r);   /* for info record; each region picks again */
 	q->driver = &slice_mod;
 }
 
