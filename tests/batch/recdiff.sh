@@ -58,6 +58,14 @@ for O in O0 O2; do
 		-ex 'info registers' -ex continue
 done
 
+# Switches and suppressions fire from their sites while the emulator runs.
+same "switch-O0" $B/bug_heap-O0 -ex 'switch bug_heap.c:13 all' -ex 'break main' -ex run \
+	-ex 'record on' -ex continue
+expect "switch fired" '^Switched bug_heap\.c:13 #2: true -> false$'
+same "suppress-O0" $B/bug_stack-O0 -ex 'suppress bug_stack.c:18 all' -ex 'break main' -ex run \
+	-ex 'record on' -ex continue
+expect "suppress fired" '^Suppressed bug_stack\.c:18 #2$'
+
 # Code the program writes and then runs (the decoder must read it from the
 # emulator's memory), and a SIGSEGV handler that unprotects the page.
 whole ckpt_jit-O0 $B/ckpt_jit-O0
