@@ -108,10 +108,18 @@ awk -v n="$(insns_of qz-10m-slice)" '/^Slice 1 from .* in [0-9.]+ s$/ {
 	printf "slice-10M: %.2f s for one slice over %d instructions (goal: <= 2 s)\n", $(NF - 1), n; found = 1 }
 	END { if (!found) print "slice-10M: n/a (see tests/build/bench/qz-10m-slice.out)" }' "$LOG/qz-10m-slice.out"
 
-# Peak memory recording 100 million instructions (about 15 s): SLOW=1.
+# Peak memory recording 100 million instructions (about 15 s each): SLOW=1.
+# rss100 TAG ARGS...: one recording, its peak RSS.
+rss100() {
+	_t=$1
+	shift
+	/usr/bin/time -f 'rss %M' -o "$LOG/$_t.rss" timeout 600 "$QZDB" --batch "$@" \
+		>"$LOG/$_t.out" 2>&1 </dev/null
+	awk -v n="$(insns_of $_t)" -v t="$_t" '/^rss/ { printf "rss-100M: %.0f MiB peak recording %d instructions, %s (goal: < 256)\n", $2 / 1024, n, t }' "$LOG/$_t.rss"
+}
 if [ "${SLOW:-0}" = 1 ]; then
-	/usr/bin/time -f 'rss %M' -o "$LOG/qz-100m.rss" timeout 600 "$QZDB" --batch -ex 'break main' -ex run \
-		-ex 'set var n = 8500000' -ex 'record on' -ex 'break sl_long.c:38' -ex continue -ex 'info record' \
-		$B/sl_long-O0 >"$LOG/qz-100m.out" 2>&1 </dev/null
-	awk -v n="$(insns_of qz-100m)" '/^rss/ { printf "rss-100M: %.0f MiB peak recording %d instructions (goal: < 256)\n", $2 / 1024, n }' "$LOG/qz-100m.rss"
+	rss100 libc-baseline -ex 'set record-libc baseline' -ex 'break work' -ex run -ex 'record on' \
+		-ex "break $LSTOP" -ex continue -ex 'info record' $LB 92000
+	rss100 sl_long-O0 -ex 'break main' -ex run -ex 'set var n = 8500000' -ex 'record on' \
+		-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0
 fi
