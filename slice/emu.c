@@ -379,7 +379,8 @@ void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
 			continue;
 		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
 			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
-		uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);   /* code read() into it */
+		if (c->prot & UC_PROT_EXEC)   /* code read() into it */
+			uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);
 	}
 }
 

@@ -312,14 +312,20 @@ static bool re_maps_change(long nr)
 static void re_after_native(struct rec_emu *x, struct qz *q, int64_t id,
 			    const struct user_regs_struct *pre, int ev)
 {
-	x->fp_valid = false;
 	x->native++;
-	if (ev != RUN_STEPPED || !q->proc || !proc_alive(q->proc) || id < 0)
+	if (ev != RUN_STEPPED || !q->proc || !proc_alive(q->proc) || id < 0) {
+		x->fp_valid = false;
 		return emu_forget(x->m);
+	}
 	const struct insn *in = &x->r->tr.insns[id].in;
+	/* xmm0-15 and mxcsr as the machine has them only if the CPU left them */
+	if (in->def & ((0xffffull << INSN_R_VEC0) | (1ull << INSN_R_MXCSR) | (1ull << INSN_R_X87)))
+		x->fp_valid = false;
 	const struct user_regs_struct *now = proc_regs(q->proc);
-	if (now->rip != pre->rip + in->len)   /* a signal, a jump: anything */
+	if (now->rip != pre->rip + in->len) {   /* a signal, a jump: anything */
+		x->fp_valid = false;
 		return emu_forget(x->m);
+	}
 	if (in->kind == INSN_SYSCALL) {
 		uint64_t a, l;
 		x->signal_waits = re_signal_waits(q);
