@@ -9,7 +9,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra $(EXTRA_CFLAGS)
 CPPFLAGS += -I. -Icore -I/usr/include/libdwarf $(shell pkg-config --cflags $(PKGS))
 # Debian ships libdwarf 20210528 as a static library without a .pc file.
 # libseccomp builds the sandbox's system-call filter (core/proc/sandbox.c).
-LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp
+LIBS    := -ldwarf $(shell pkg-config --libs $(PKGS)) -lZydis -lz -lseccomp -lunicorn -lzstd
 TUILIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 CORE_SRC   := $(wildcard core/*/*.c)

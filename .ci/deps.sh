@@ -3,7 +3,7 @@
 # Runs apt-get as root, through sudo otherwise.
 PKGS="gcc make pkg-config libdwarf-dev libelf-dev zlib1g-dev libcapstone-dev
 libzydis-dev libncurses-dev gdb tmux libc6-dbg clang libclang-rt-14-dev
-csmith libcsmith-dev libseccomp-dev valgrind libjansson-dev"
+csmith libcsmith-dev libseccomp-dev valgrind libjansson-dev libunicorn-dev libzstd-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -86,19 +86,37 @@ static const char *cs_sys_name(long nr)
 	return buf;
 }
 
+static void cs_info_engine(struct qz *q, const struct rec *r)
+{
+	if (r->engine_note[0])
+		qz_printf(q, "Not emulating: %s.\n", r->engine_note);
+	uint64_t em, nat;
+	rec_emu_counts(r->emu, &em, &nat);
+	if (em || nat)
+		qz_printf(q, "Emulated %llu instructions, ran %llu natively.\n",
+			  (unsigned long long)em, (unsigned long long)nat);
+}
+
 static int cmd_info_record(struct qz *q, const char *a)
 {
 	(void)a;
 	struct rec *r = slice_rec(q);
 	const struct trace *t = &r->tr;
 	qz_printf(q, "Recording: %s (engine: %s).\n", r->on ? "on" : "off", r->engine->name);
+	cs_info_engine(q, r);
 	size_t bytes = trace_bytes(t);
 	qz_printf(q, "Recorded %llu instructions, %zu statement instances, %zu bytes held "
 		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
 		  t->nsegs ? (size_t)t->ninsts : 0, bytes,
 		  t->n ? (double)bytes / (double)t->n : 0.0);
-	if (t->spilled)
-		qz_printf(q, "%zu bytes of records spilled to a temporary file.\n", t->spilled);
+	if (t->spilled) {
+		char path[256];
+		qz_printf(q, "%zu bytes of records spilled to a temporary file, zstd-compressed to %llu "
+			  "bytes (%.3f bytes per instruction) in %zu frames: %s.\n", t->spilled,
+			  (unsigned long long)t->file_bytes,
+			  (double)t->file_bytes / (double)trace_spilled_records(t),
+			  t->nframes, trace_file_name(t, path, sizeof path));
+	}
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
 	if (t->n)
 		qz_printf(q, "Instance numbers are %s.\n", r->exact ?
@@ -586,15 +604,84 @@ static int cmd_info_overflows(struct qz *q, const char *a)
 	return ww_overflows(q, &slice_state(q)->names);
 }
 
+/* set record engine emulate|step: takes effect at the next region. */
+static int cs_set_engine(struct qz *q, const char *v)
+{
+	struct rec *r = slice_rec(q);
+	if (strcmp(v, "step") == 0 || strcmp(v, "single-step") == 0)
+		r->want_step = true;
+	else if (strcmp(v, "emulate") == 0)
+		r->want_step = false;
+	else
+		return qz_error(q, "Usage: set record engine emulate|step");
+	return 0;
+}
+
+static int cs_set_progress(struct qz *q, const char *v)
+{
+	int *m = &slice_rec(q)->progress_mode;
+	if (strcmp(v, "on") == 0)
+		*m = 1;
+	else if (strcmp(v, "off") == 0)
+		*m = -1;
+	else if (strcmp(v, "auto") == 0)
+		*m = 0;
+	else
+		return qz_error(q, "Usage: set record progress on|off|auto");
+	return 0;
+}
+
+static int cmd_maint_emulator(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		return qz_error(q, "Usage: maint emulator on|off");
+	rec_emu_force_off(strcmp(v, "off") == 0);
+	return 0;
+}
+
+/* set record-libc baseline|vector: for the next run (not in a replay: it
+ * changes qzdb's environment, which every program it starts inherits). */
+static int cmd_set_record_libc(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "baseline") != 0 && strcmp(v, "vector") != 0)
+		return qz_error(q, "Usage: set record-libc baseline|vector");
+	rec_emu_libc_baseline(strcmp(v, "baseline") == 0);
+	qz_printf(q, "Programs started from now on use glibc's %s string functions.\n",
+		  rec_emu_libc_is_baseline() ? "SSE2 (emulated)" : "vector (AVX2/EVEX: run natively)");
+	return 0;
+}
+
+/* maint print-record [FROM [COUNT]] */
+static int cmd_maint_print_record(struct qz *q, const char *a)
+{
+	uint64_t from = 0, count = UINT64_MAX;
+	char *s = str_trim(a ? a : ""), *sp = strchr(s, ' ');
+	if (sp)
+		*sp++ = 0;
+	bool ok = (!*s || str_to_u64(s, &from)) && (!sp || str_to_u64(str_skip_space(sp), &count));
+	free(s);
+	if (!ok)
+		return qz_error(q, "Usage: maint print-record [FROM [COUNT]]");
+	rec_dump(q, slice_rec(q), from, count);
+	return 0;
+}
+
 static int cmd_set_record(struct qz *q, const char *a)
 {
 	char *s = str_trim(a ? a : "");
 	uint64_t n = 0;
 	int rc = 0;
-	if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
+	if (str_starts(s, "engine"))
+		rc = cs_set_engine(q, str_skip_space(s + 6));
+	else if (str_starts(s, "progress"))
+		rc = cs_set_progress(q, str_skip_space(s + 8));
+	else if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else
-		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096)");
+		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096) | set record engine "
+			      "emulate|step | set record progress on|off|auto");
 	free(s);
 	return rc;
 }
@@ -632,12 +719,14 @@ static int cmd_snext(struct qz *q, const char *a)
 const struct cmd_def slice_cmds[] = {
 	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
 	 "Record every instruction the program executes (for slicing).",
-	 "While recording is on, continue/next/step/finish execute one instruction\n"
-	 "at a time and log each with its statement instance, the registers and\n"
-	 "memory it read and wrote. `record FILE:LINE on|off` starts or stops\n"
-	 "recording when execution reaches that line."},
+	 "While recording is on, continue/next/step/finish log every instruction with\n"
+	 "its statement instance, the registers and memory it read and wrote. The\n"
+	 "instructions run in an emulator (system calls, AVX, cpuid natively); see\n"
+	 "`help set record` for the single-step engine. `record FILE:LINE on|off`\n"
+	 "starts or stops recording when execution reaches that line."},
 	{"info record", "rec", NULL, Y, cmd_info_record,
-	 "Recording status: instructions, instances, bytes per instruction.", NULL},
+	 "Recording status: engine, instructions, instances, bytes per instruction, file.",
+	 NULL},
 	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
 	 "Backward dynamic slice from a statement instance of the recording.",
 	 "The criterion defaults to the last statement executed (the crash point\n"
@@ -688,8 +777,26 @@ const struct cmd_def slice_cmds[] = {
 	 "recorded frame and ends past it is shown with its size and what it ran\n"
 	 "over. Malloc blocks are measured from glibc's heap as it is now (their\n"
 	 "usable size, which malloc may round up from the size asked for)."},
-	{"set record", NULL, "set record spill BYTES", Y, cmd_set_record,
-	 "Keep at most BYTES of recording in memory; the rest goes to a temporary file.", NULL},
+	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto",
+	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines.",
+	 "spill BYTES: keep at most BYTES of recording in memory; the rest goes to a\n"
+	 "temporary file. engine emulate (the default): run the program's instructions\n"
+	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
+	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
+	 "Both record the same trace. progress: a line on stderr once a second while\n"
+	 "a region runs longer than half a second (auto: when stderr is a terminal)."},
+	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
+	 "Whether programs started from now on use glibc's SSE2 string functions.",
+	 "baseline: the next run gets GLIBC_TUNABLES hwcaps masks so that glibc picks its\n"
+	 "SSE2 string functions, which the recorder emulates (about 100 times faster than\n"
+	 "single-stepping); vector (the default): glibc picks the AVX2/EVEX ones, whose\n"
+	 "every instruction runs natively while recording. Dependences are the same\n"
+	 "either way at the level of your statements (library code is squashed into\n"
+	 "the calling statement)."},
+	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
+	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
+	{"maint emulator", NULL, "maint emulator on|off", Y, cmd_maint_emulator,
+	 "off: act as if the recorder's emulator could not be used (tests the fallback).", NULL},
 
 	CMD_END,
 };

@@ -249,6 +249,39 @@ static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
 		in->mem[i].size = fx ? 512 : 576;
 }
 
+/* What an in-process emulator (Unicorn: no AVX, its own cpuid and clock)
+ * must leave to the CPU: vector encodings, instructions that ask the
+ * machine or the kernel, x87/MMX state (kept in the process only), and
+ * the state saves and transactions that depend on what the CPU enables. */
+static bool insn_native(const ZydisDecodedInstruction *d)
+{
+	if (d->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return true;   /* VEX, EVEX, XOP, 3DNow!, MVEX */
+	switch (d->meta.category) {
+	case ZYDIS_CATEGORY_X87_ALU: case ZYDIS_CATEGORY_FCMOV: case ZYDIS_CATEGORY_MMX:
+	case ZYDIS_CATEGORY_SYSCALL: case ZYDIS_CATEGORY_SYSTEM: case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_XSAVE: case ZYDIS_CATEGORY_XSAVEOPT: case ZYDIS_CATEGORY_RDRAND:
+	case ZYDIS_CATEGORY_RDSEED: case ZYDIS_CATEGORY_RDPID: case ZYDIS_CATEGORY_RDWRFSGS:
+		return true;
+	default:
+		break;
+	}
+	switch (d->mnemonic) {
+	case ZYDIS_MNEMONIC_CPUID: case ZYDIS_MNEMONIC_RDTSC: case ZYDIS_MNEMONIC_RDTSCP:
+	case ZYDIS_MNEMONIC_XGETBV: case ZYDIS_MNEMONIC_RDPMC: case ZYDIS_MNEMONIC_RDPKRU:
+	case ZYDIS_MNEMONIC_WRPKRU: case ZYDIS_MNEMONIC_FXSAVE: case ZYDIS_MNEMONIC_FXSAVE64:
+	case ZYDIS_MNEMONIC_FXRSTOR: case ZYDIS_MNEMONIC_FXRSTOR64: case ZYDIS_MNEMONIC_XBEGIN:
+	case ZYDIS_MNEMONIC_XEND: case ZYDIS_MNEMONIC_XABORT: case ZYDIS_MNEMONIC_XTEST:
+	case ZYDIS_MNEMONIC_HLT: case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2: case ZYDIS_MNEMONIC_SYSCALL: case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1: case ZYDIS_MNEMONIC_INT3:
+	case ZYDIS_MNEMONIC_INTO: case ZYDIS_MNEMONIC_EMMS: case ZYDIS_MNEMONIC_FEMMS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 		      const ZydisDecodedOperand *ops, uint64_t pc)
 {
@@ -258,6 +291,7 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 				    ZYDIS_ATTRIB_HAS_REPNE)) != 0;
 	in->zero_idiom = insn_zero_idiom(d, ops);
 	in->save_restore = insn_save_restore(d, ops);
+	in->native = insn_native(d);
 	for (int i = 0; i < d->operand_count; i++) {
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER)
 			insn_add_reg_op(in, &ops[i], d);

@@ -45,6 +45,7 @@ struct insn {
 	bool save_restore;       /* push/pop of a callee-saved register or
 	                            mov rbp,rsp: bypassed by slicing */
 	bool zero_idiom;
+	bool native;             /* an emulator must not run it: see insn_native */
 	uint64_t use, def;       /* register masks (1 << INSN_R_...) */
 	uint64_t cond_def;       /* defs that may not happen (cmov): no kill */
 	uint64_t target;         /* direct branch/call target, runtime */

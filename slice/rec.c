@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/user.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cfg.h"
 #include "dinfo/image.h"
@@ -19,6 +21,7 @@
 #include "target/loc.h"
 #include "target/run.h"
 #include "target/session.h"
+#include "rec-int.h"
 #include "slice.h"
 
 void rec_init(struct rec *r)
@@ -40,6 +43,7 @@ void rec_fini(struct rec *r)
 	free(r->calls);
 	free(r->cds);
 	free(r->unknown);
+	rec_emu_free(r->emu);
 	cfg_free(r->cfg);
 	memset(r, 0, sizeof *r);
 }
@@ -122,7 +126,8 @@ int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)
 	}
 	uint8_t bytes[16];
 	int n = 16;
-	while (n > 0 && qz_read(q, pc, bytes, (size_t)n) < 0)
+	while (n > 0 && (r->read_code ? r->read_code(r->read_code_ctx, pc, bytes, (size_t)n) :
+			 qz_read(q, pc, bytes, (size_t)n)) < 0)
 		n--;
 	struct trace *t = &r->tr;
 	XGROW(t->insns, t->insns_cap, t->ninsns + 1);
@@ -164,9 +169,18 @@ static void rec_cd_reach(struct rec *r, uint64_t pc, uint64_t sp)
 		r->ncds--;
 }
 
+bool rec_pre_may_stop(struct qz *q, const struct rec *r, const struct trace_insn *e)
+{
+	if (!e->user || e->stmt < 0 || (!slice_state(q)->nsb && !slice_state(q)->snext))
+		return false;
+	if (r->cur >= 0 && r->tr.insts[r->cur].stmt == (uint32_t)e->stmt)
+		return false;
+	return e->row_start || r->latest[e->stmt] < 0;
+}
+
 /* Before an instruction runs: its statement instance and control parent.
  * true if an sbreak stops here, before the instance's first instruction. */
-static bool rec_pre(struct qz *q, struct rec *r, const struct trace_insn *e, uint64_t sp)
+bool rec_pre(struct qz *q, struct rec *r, const struct trace_insn *e, uint64_t sp)
 {
 	bool fresh = false;
 	if (e->user) {
@@ -223,19 +237,19 @@ static void rec_call_ret(struct rec *r, const struct trace_insn *e, uint64_t sp)
 		r->ncds--;
 }
 
-static void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t recno)
+void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t recno,
+	      uint64_t sp, uint64_t pc)
 {
-	const struct user_regs_struct *regs = proc_regs(q->proc);
 	switch (e->in.kind) {
 	case INSN_JCC:
 	case INSN_JMP_IND:
 		if (e->user && e->stmt >= 0 && recno >= 0)
-			rec_branch(q, r, e, regs->rsp, regs->rip, recno);
+			rec_branch(q, r, e, sp, pc, recno);
 		break;
 	case INSN_CALL:
 	case INSN_CALL_IND:
 	case INSN_RET:
-		rec_call_ret(r, e, regs->rsp);
+		rec_call_ret(r, e, sp);
 		break;
 	default:
 		break;
@@ -265,6 +279,7 @@ void rec_start(struct qz *q, struct rec *r)
 	trace_reset(&r->tr);
 	r->exact = rec_exact_here(q, r);
 	r->on = true;
+	rec_emu_pick(q, r);   /* for info record; each region picks again */
 	q->driver = &slice_mod;
 }
 
@@ -277,7 +292,7 @@ void rec_stop(struct qz *q, struct rec *r)
 
 /* What a system call writes into the program's memory, from its number,
  * arguments and result. false: unknown effects. */
-static bool rec_sys_writes(const struct user_regs_struct *a, long ret,
+bool rec_sys_writes(const struct user_regs_struct *a, long ret,
 			   uint64_t *addr, uint64_t *len)
 {
 	uint64_t rdi = a->rdi, rsi = a->rsi, rdx = a->rdx, r10 = a->r10;
@@ -447,7 +462,7 @@ static void rec_check_smash(struct qz *q, struct rec *r, int64_t id)
 	rec_report_smash(q, r, pc);
 }
 
-static int rec_step_one(struct qz *q, struct rec *r)
+int rec_step_one(struct qz *q, struct rec *r)
 {
 	struct user_regs_struct *regs = proc_regs(q->proc), pre;
 	uint64_t pc = regs->rip;
@@ -484,6 +499,7 @@ static int rec_step_one(struct qz *q, struct rec *r)
 		trace_add(&r->tr, (uint32_t)id, addr, e->in.rep && regs->rcx == 0);
 	}
 	r->insns_seen++;
+	rec_tick(r, 1);
 	enum run_ev ev = run_step_raw(q);
 	if (ev != RUN_STEPPED) {
 		if (ev == RUN_STOPPED)
@@ -494,21 +510,91 @@ static int rec_step_one(struct qz *q, struct rec *r)
 	r->last_sp = pre.rsp;
 	if (e->in.kind == INSN_SYSCALL && r->on)
 		rec_syscall(q, r, &pre);
-	rec_post(q, r, e, recno);
+	rec_post(q, r, e, recno, proc_regs(q->proc)->rsp, proc_regs(q->proc)->rip);
 	return RUN_STEPPED;
 }
 
-const struct rec_engine rec_step_engine = { "single-step", rec_step_one };
+const struct rec_engine rec_step_engine = { "single-step", rec_step_one, NULL };
 
-int rec_region(struct qz *q, const struct run_target *t, bool one)
+static double rec_now(void)
 {
-	struct rec *r = slice_rec(q);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void rec_progress_start(struct rec *r)
+{
+	struct rec_progress *p = &r->prog;
+	p->active = false;
+	p->start = rec_now();
+	p->last_print = p->start - 0.5;   /* the first line after half a second */
+	p->base = r->insns_seen;
+	p->tick = 0;
+}
+
+/* Once a second, from half a second on: true when a report is due. */
+static bool rec_progress_due(struct rec *r)
+{
+	struct rec_progress *p = &r->prog;
+	double now = rec_now();
+	p->secs = now - p->start;
+	if (now - p->last_print < 1.0)
+		return false;
+	p->last_print = now;
+	p->active = true;
+	return true;
+}
+
+/* To the front end's hook, else to stderr in plain mode. */
+static void rec_progress_show(struct rec *r, const char *line)
+{
+	if (r->on_progress)
+		r->on_progress(r->progress_ctx, &r->prog);
+	else if (r->progress_mode > 0 || (r->progress_mode == 0 && isatty(2)))
+		fputs(line, stderr);
+}
+
+void rec_tick(struct rec *r, uint32_t n)
+{
+	struct rec_progress *p = &r->prog;
+	if ((p->tick += n) < 4096)
+		return;
+	p->tick = 0;
+	if (!rec_progress_due(r))
+		return;
+	p->insns = r->insns_seen - p->base;
+	p->rate = p->secs > 0 ? (double)p->insns / p->secs : 0;
+	p->bytes = r->tr.len;
+	char line[160];
+	snprintf(line, sizeof line, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
+		 r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
+		 (double)p->bytes / (1 << 20));
+	rec_progress_show(r, line);
+}
+
+void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
+{
+	struct rec_progress *p = &r->prog;
+	if (!rec_progress_due(r))
+		return;
+	p->insns = done;
+	p->rate = p->secs > 0 ? (double)done / p->secs : 0;
+	char line[160];
+	snprintf(line, sizeof line, "slicing: %llu of %llu instructions (%.0f%%), %.0f per second\n",
+		 (unsigned long long)done, (unsigned long long)total,
+		 100.0 * (double)done / (double)(total ? total : 1), p->rate);
+	rec_progress_show(r, line);
+}
+
+static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target *t, bool one)
+{
 	for (;;) {
 		if (!r->on && !r->counting) {
 			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);
 		}
-		int ev = r->engine->step_one(q, r);
+		int ev = (one ? rec_step_engine.step_one : r->engine->step_one)(q, r);
 		if (ev != RUN_STEPPED)
 			return ev;
 		if (one)
@@ -517,4 +603,19 @@ int rec_region(struct qz *q, const struct run_target *t, bool one)
 		if (ev != RUN_STEPPED && ev != RUN_AGAIN)
 			return ev;
 	}
+}
+
+int rec_region(struct qz *q, const struct run_target *t, bool one)
+{
+	struct rec *r = slice_rec(q);
+	rec_emu_pick(q, r);
+	r->target = t;
+	rec_progress_start(r);
+	const struct rec_engine *eng = r->engine;
+	int ev = rec_region_loop(q, r, t, one);
+	if (eng->end)
+		eng->end(q, r);
+	r->target = NULL;
+	r->prog.active = false;
+	return ev;
 }

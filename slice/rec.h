@@ -15,15 +15,31 @@ struct qz;
 struct run_target;
 struct rec;
 
-/* How the program is run while recorded: a faster engine (e.g. one that
- * runs blocks natively and logs them) replaces step_one and must produce
- * the same trace. */
+/* How the program is run while recorded: a faster engine (rec-emu.c
+ * emulates) replaces step_one and must produce the same trace. */
 struct rec_engine {
 	const char *name;
-	/* Execute one instruction, appending its record; an enum run_ev:
-	 * RUN_STEPPED, or RUN_STOPPED when the program stopped for the user
-	 * (a signal, an exit) after the record was appended. */
+	/* Execute one instruction or more, appending their records; an enum
+	 * run_ev: RUN_STEPPED, or RUN_STOPPED when the program stopped for
+	 * the user (a signal, an exit, an sbreak). An engine that runs more
+	 * than one stops before any pc where rec_region must look (a planted
+	 * site, one of r->target's stops): the process is then in exactly
+	 * the state native execution would have left. */
 	int (*step_one)(struct qz *q, struct rec *r);
+	/* The region ends: forget what may go stale while the user looks. */
+	void (*end)(struct qz *q, struct rec *r);
+};
+
+/* A long recording's progress, for a front end's status bar: filled while
+ * a region runs (plain mode prints it on stderr once a second instead). */
+struct rec_progress {
+	bool active;              /* a region has run for over half a second */
+	uint64_t insns;           /* instructions executed in the region */
+	double secs, rate;        /* seconds so far, instructions per second */
+	uint64_t bytes;           /* trace bytes */
+	double start, last_print; /* internal: monotonic seconds */
+	uint64_t base;            /* internal: insns_seen at the start */
+	uint32_t tick;            /* internal: calls since the clock was read */
 };
 
 struct rec_call { uint64_t sp; int32_t inst; };
@@ -53,6 +69,19 @@ struct rec {
 	uint64_t insns_seen;       /* stepped, recorded or not */
 	int64_t last_id;           /* the instruction stepped last, -1 */
 	uint64_t last_sp;          /* and rsp before it */
+	const struct run_target *target;   /* the region's internal stops */
+	bool want_step;            /* set record engine step */
+	char engine_note[160];     /* why the engine is not the one asked for */
+	struct rec_emu *emu;       /* the emulate engine (rec-emu.c), made lazily */
+	/* Where rec_insn_id reads code while an engine holds memory the
+	 * process has not seen yet (code the emulator wrote); NULL: qz_read. */
+	int (*read_code)(void *ctx, uint64_t pc, void *buf, size_t len);
+	void *read_code_ctx;
+	struct rec_progress prog;
+	/* A front end that shows progress itself (NULL: stderr in plain mode). */
+	void (*on_progress)(void *ctx, const struct rec_progress *p);
+	void *progress_ctx;
+	int progress_mode;         /* 0 auto (stderr if a tty), 1 always, -1 never */
 };
 
 void rec_init(struct rec *r);
@@ -72,6 +101,31 @@ const char *rec_stmt_name(const struct rec *r, int32_t s, char *buf, size_t len)
 /* The identity of a file a read read (struct trace_sys's file). */
 uint64_t rec_file_id(uint64_t dev, uint64_t ino);
 
+/* `maint print-record`: count records from from, one a line. */
+void rec_dump(struct qz *q, const struct rec *r, uint64_t from, uint64_t count);
+
+/* Every few instructions an engine runs: keep r->prog and print it. */
+void rec_tick(struct rec *r, uint32_t n);
+/* A region or a slice begins: progress counts from now. */
+void rec_progress_start(struct rec *r);
+/* A slice walked done of total records (backwards): progress as above. */
+void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total);
+
 extern const struct rec_engine rec_step_engine;
+extern const struct rec_engine rec_emu_engine;
+/* Choose the engine for a region: emulate unless the user asked for
+ * single-stepping, Unicorn is unusable, or something only single-stepping
+ * sees is armed (watchpoints); the reason goes into r->engine_note. */
+void rec_emu_pick(struct qz *q, struct rec *r);
+/* `maint emulator off`: behave as if Unicorn could not be used. */
+void rec_emu_force_off(bool off);
+void rec_emu_free(struct rec_emu *x);
+/* `set record-libc baseline|vector`: whether programs launched from now on
+ * get glibc's SSE2 string functions (emulated) instead of its AVX2/EVEX ones
+ * (run natively, instruction by instruction). */
+void rec_emu_libc_baseline(bool on);
+bool rec_emu_libc_is_baseline(void);
+/* Instructions the emulator ran, and those it left to the CPU. */
+void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native);
 
 #endif

@@ -512,8 +512,11 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 {
 	const struct trace *t = c->t;
 	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
-	size_t si = t->nsegs, ci = t->ncds;
-	for (size_t b = (size_t)(end / TRACE_BLK) + 1; b-- > 0;) {
+	size_t si = t->nsegs, ci = t->ncds, nb = (size_t)(end / TRACE_BLK) + 1;
+	rec_progress_start(slice_rec(c->q));
+	for (size_t b = nb; b-- > 0;) {
+		if ((b & 1023) == 0)
+			rec_slice_tick(slice_rec(c->q), (uint64_t)(nb - b) * TRACE_BLK, end + 1);
 		if (b * TRACE_BLK + TRACE_BLK - 1 <= end && sl_skip(c, b))
 			continue;
 		size_t n = trace_block(t, b, recs);
@@ -530,6 +533,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 			sl_record(c, i, &recs[k], inst, cdp);
 		}
 	}
+	slice_rec(c->q)->prog.active = false;
 	free(recs);
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "util/util.h"
 #include "util/sorted.h"
 
@@ -21,6 +23,10 @@ void trace_free(struct trace *t)
 	free(t->segs);
 	free(t->cds);
 	free(t->sys);
+	free(t->frames);
+	if (t->zc)
+		free(t->zc->buf);
+	free(t->zc);
 	memset(t, 0, sizeof *t);
 }
 
@@ -29,6 +35,10 @@ void trace_reset(struct trace *t)
 {
 	t->len = 0;
 	t->spilled = 0;
+	t->nframes = 0;
+	t->file_bytes = 0;
+	if (t->zc)
+		t->zc->frame = -1;
 	if (t->spill && ftruncate(fileno(t->spill), 0) < 0)
 		clearerr(t->spill);   /* a stale tail is never read anyway */
 	t->n = 0;
@@ -52,16 +62,111 @@ static void trace_put_u(struct trace *t, uint64_t v)
 	trace_put_byte(t, (uint8_t)v);
 }
 
-/* Move the finished blocks' bytes to the temporary file. */
+static size_t trace_blk_end(const struct trace *t, size_t b)
+{
+	return b + 1 < t->nblks ? t->blks[b + 1].off : t->len;
+}
+
+/* Compress blocks [b0, b1) (finished, in memory) into a frame at the end
+ * of the file. false if the file cannot take it. */
+static bool trace_put_frame(struct trace *t, size_t b0, size_t b1)
+{
+	size_t lo = t->blks[b0].off, hi = trace_blk_end(t, b1 - 1);
+	size_t bound = ZSTD_compressBound(hi - lo);
+	uint8_t *z = xmalloc(bound);
+	size_t c = ZSTD_compress(z, bound, t->buf + (lo - t->spilled), hi - lo, 1);
+	bool ok = !ZSTD_isError(c) &&
+		  pwrite(fileno(t->spill), z, c, (off_t)t->file_bytes) == (ssize_t)c;
+	free(z);
+	if (!ok)
+		return false;
+	XGROW(t->frames, t->frames_cap, t->nframes + 1);
+	t->frames[t->nframes++] = (struct trace_frame){ t->file_bytes, (uint32_t)c,
+							(uint32_t)(hi - lo), b0 };
+	t->file_bytes += c;
+	return true;
+}
+
+/* The first block not in a frame yet. */
+static size_t trace_unframed(const struct trace *t)
+{
+	if (!t->nframes)
+		return 0;
+	const struct trace_frame *f = &t->frames[t->nframes - 1];
+	size_t b = f->blk0;
+	while (b < t->nblks && t->blks[b].off < t->blks[f->blk0].off + f->size)
+		b++;
+	return b;
+}
+
+/* Move the finished blocks' bytes to the temporary file, compressed in
+ * frames of about TRACE_FRAME_BYTES (less when the spill limit is lower). */
 static void trace_spill(struct trace *t)
 {
-	size_t keep_from = t->len, n = keep_from - t->spilled;
 	if (!t->spill && !(t->spill = tmpfile()))
 		return;   /* no file: everything stays in memory */
 	fcntl(fileno(t->spill), F_SETFD, FD_CLOEXEC);   /* tmpfile has no "e" */
-	if (pwrite(fileno(t->spill), t->buf, n, (off_t)t->spilled) != (ssize_t)n)
+	if (!t->zc) {
+		t->zc = xcalloc(1, sizeof *t->zc);
+		t->zc->frame = -1;
+	}
+	size_t want = t->spill_at && t->spill_at / 4 < TRACE_FRAME_BYTES ? t->spill_at / 4 :
+		      TRACE_FRAME_BYTES;
+	size_t b0 = trace_unframed(t), b1 = b0;
+	while (b1 < t->nblks) {
+		b1++;
+		if (trace_blk_end(t, b1 - 1) - t->blks[b0].off < want && b1 < t->nblks)
+			continue;
+		if (!trace_put_frame(t, b0, b1))
+			break;
+		b0 = b1;
+	}
+	size_t keep_from = b0 < t->nblks ? t->blks[b0].off : t->len;
+	if (keep_from <= t->spilled)
 		return;
+	memmove(t->buf, t->buf + (keep_from - t->spilled), t->len - keep_from);
 	t->spilled = keep_from;
+}
+
+/* The frame holding block b. */
+static size_t trace_frame_of(const struct trace *t, size_t b)
+{
+	size_t lo = SORTED_UPTO(t->frames, t->nframes, blk0, (uint64_t)b);
+	return lo ? lo - 1 : 0;
+}
+
+/* Frame f decompressed (the cache holds one); NULL if unreadable. */
+static const uint8_t *trace_get_frame(const struct trace *t, size_t f)
+{
+	struct trace_zcache *zc = t->zc;
+	const struct trace_frame *fr = &t->frames[f];
+	if (zc->frame == (int64_t)f)
+		return zc->buf;
+	uint8_t *z = xmalloc(fr->csize);
+	XGROW(zc->buf, zc->cap, (size_t)fr->size + 16);
+	bool ok = pread(fileno(t->spill), z, fr->csize, (off_t)fr->file_off) == (ssize_t)fr->csize &&
+		  ZSTD_decompress(zc->buf, zc->cap, z, fr->csize) == fr->size;
+	free(z);
+	zc->frame = ok ? (int64_t)f : -1;
+	return ok ? zc->buf : NULL;
+}
+
+uint64_t trace_spilled_records(const struct trace *t)
+{
+	uint64_t n = (uint64_t)trace_unframed(t) * TRACE_BLK;
+	return n < t->n ? n : t->n;
+}
+
+const char *trace_file_name(const struct trace *t, char *buf, size_t len)
+{
+	char link[64];
+	buf[0] = 0;
+	if (!t->spill)
+		return buf;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fileno(t->spill));
+	ssize_t n = readlink(link, buf, len - 1);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
 }
 
 static uint64_t trace_get_u(const uint8_t *b, size_t *pos)
@@ -172,18 +277,19 @@ void trace_set_cd(struct trace *t, int64_t parent)
 	t->cds[t->ncds++] = (struct trace_cd){ (uint32_t)t->n, (int32_t)parent };
 }
 
-/* The bytes of block b: in memory, or read back from the file into
- * *tmp (freed by the caller). */
+/* The bytes of block b: in memory, or in its frame decompressed (*tmp
+ * then holds zeroes if the file failed; freed by the caller). */
 static const uint8_t *trace_block_bytes(const struct trace *t, size_t b, uint8_t **tmp)
 {
 	const struct trace_blk *blk = &t->blks[b];
 	*tmp = NULL;
 	if (blk->off >= t->spilled)
 		return t->buf + (blk->off - t->spilled);
-	size_t end = b + 1 < t->nblks ? t->blks[b + 1].off : t->len;
-	*tmp = xcalloc(end - blk->off + 16, 1);
-	if (pread(fileno(t->spill), *tmp, end - blk->off, (off_t)blk->off) < 0)
-		memset(*tmp, 0, end - blk->off);
+	size_t f = trace_frame_of(t, b);
+	const uint8_t *fr = trace_get_frame(t, f);
+	if (fr)
+		return fr + (blk->off - t->blks[t->frames[f].blk0].off);
+	*tmp = xcalloc(trace_blk_end(t, b) - blk->off + 16, 1);
 	return *tmp;
 }
 
@@ -245,12 +351,19 @@ void trace_truncate(struct trace *t, const struct trace_mark *m)
 {
 	if (m->n > t->n)
 		return;
-	if (m->len < t->spilled) {   /* bring the mark's block back */
-		size_t from = m->nblks ? t->blks[m->nblks - 1].off : 0;
+	if (m->len < t->spilled) {   /* bring the mark's frame back */
+		size_t f = trace_frame_of(t, m->nblks ? m->nblks - 1 : 0);
+		size_t from = t->blks[t->frames[f].blk0].off;
+		const uint8_t *fr = trace_get_frame(t, f);
 		XGROW(t->buf, t->cap, m->len - from + 1);
-		if (pread(fileno(t->spill), t->buf, m->len - from, (off_t)from) < 0)
+		if (fr)
+			memcpy(t->buf, fr, m->len - from);
+		else
 			memset(t->buf, 0, m->len - from);
 		t->spilled = from;
+		t->nframes = f;
+		t->file_bytes = t->frames[f].file_off;
+		t->zc->frame = -1;
 	}
 	t->n = m->n;
 	t->len = m->len;

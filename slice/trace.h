@@ -53,15 +53,26 @@ struct trace_rec {
 	uint64_t addr[INSN_MAX_MEM];
 };
 
-/* Records beyond this many bytes in memory go to a temporary file (the
- * block in progress always stays in memory). */
-#define TRACE_SPILL_DEFAULT ((size_t)256 << 20)
+/* Records beyond this many bytes in memory go to a temporary file,
+ * compressed (zstd) a frame of whole blocks at a time, with an index
+ * of frames; the frame in progress always stays in memory. */
+#define TRACE_SPILL_DEFAULT ((size_t)64 << 20)
+#define TRACE_FRAME_BYTES ((size_t)1 << 20)
+
+/* A compressed frame in the file: blocks blk0 up to the next frame's. */
+struct trace_frame { uint64_t file_off; uint32_t csize, size; uint64_t blk0; };
+/* The frame last decompressed, for reading blocks backwards. */
+struct trace_zcache { int64_t frame; uint8_t *buf; size_t cap; };
 
 struct trace {
 	uint8_t *buf;             /* record bytes [spilled, len) */
 	size_t len, cap;          /* len: logical, counting spilled bytes */
-	FILE *spill;              /* bytes [0, spilled) live here */
+	FILE *spill;              /* bytes [0, spilled) live here, in frames */
 	size_t spilled;
+	struct trace_frame *frames;
+	size_t nframes, frames_cap;
+	uint64_t file_bytes;      /* compressed bytes in the file */
+	struct trace_zcache *zc;
 	size_t spill_at;          /* 0: TRACE_SPILL_DEFAULT */
 	uint64_t n;              /* records */
 	uint64_t last_addr;
@@ -102,6 +113,10 @@ int64_t trace_cd_at(const struct trace *t, uint64_t i);
 size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n);
 void trace_mark(const struct trace *t, struct trace_mark *m);
 void trace_truncate(struct trace *t, const struct trace_mark *m);
+/* How many records the file holds (the first ones). */
+uint64_t trace_spilled_records(const struct trace *t);
+/* The spill file's path ("" if none) for `info record`. */
+const char *trace_file_name(const struct trace *t, char *buf, size_t len);
 /* Bytes held in memory by the trace (records, blocks, side tables). */
 size_t trace_bytes(const struct trace *t);
 

@@ -1,0 +1,407 @@
+/* emu: the Unicorn machine and its lazily copied memory; see emu.h.
+ * Memory comes in chunks of up to EMU_CHUNK bytes (aligned, inside one
+ * mapping of the process, with its permissions) read with
+ * process_vm_readv into buffers the machine uses directly, so refreshing
+ * a page is a read into the buffer. [vvar] is never copied: the kernel
+ * changes it behind the program's back (clocks), so instructions that
+ * read it fault here and run natively. */
+#define _GNU_SOURCE   /* process_vm_readv */
+#include "emu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <unicorn/unicorn.h>
+
+#include "insn.h"
+#include "util/util.h"
+
+#define EMU_PAGE 4096ull
+#define EMU_CHUNK (64ull << 10)
+
+struct emu_chunk {
+	uint64_t lo, hi;
+	uint8_t *buf;
+	uint8_t *dirty;          /* per page: in m->dirty already */
+	uint32_t prot;           /* UC_PROT_*: without write, never written */
+};
+
+struct emu_vma { uint64_t lo, hi; uint32_t prot; };
+
+struct emu {
+	uc_engine *uc;
+	uc_hook code_hook, fault_hook;
+	emu_hook_fn hook;
+	emu_mask_fn mask;
+	void *ctx;
+	pid_t pid;
+	struct emu_chunk *chunks;   /* sorted by lo */
+	size_t nchunks, chunks_cap;
+	size_t last;                /* chunk of the last lookup */
+	uint64_t *dirty;            /* page addresses to write back */
+	size_t ndirty, dirty_cap;
+	struct emu_vma *vmas;       /* /proc/PID/maps, read on demand */
+	size_t nvmas, vmas_cap;
+	bool vmas_fresh;            /* read since the last emu_forget */
+	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
+	uint32_t mxcsr;
+	uint64_t nread, nwritten;
+};
+
+static const int emu_gpr[16] = {
+	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
+	UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
+	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+};
+
+static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	(void)uc;
+	(void)size;
+	struct emu *m = data;
+	m->hook(m->ctx, pc);
+}
+
+static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+		      int64_t value, void *data);
+
+struct emu *emu_new(char *why, size_t whylen)
+{
+	uc_engine *uc;
+	uc_err e = uc_open(UC_ARCH_X86, UC_MODE_64, &uc);
+	if (e != UC_ERR_OK) {
+		snprintf(why, whylen, "Unicorn cannot open an x86-64 machine: %s", uc_strerror(e));
+		return NULL;
+	}
+	/* A recent model: the SSE4.2, POPCNT and BMI encodings glibc and -O2
+	 * code use mean the same as on the real CPU (tzcnt is not bsf). */
+	if ((e = uc_ctl_set_cpu_model(uc, UC_CPU_X86_EPYC)) != UC_ERR_OK) {
+		snprintf(why, whylen, "Unicorn has no EPYC CPU model: %s", uc_strerror(e));
+		uc_close(uc);
+		return NULL;
+	}
+	struct emu *m = xcalloc(1, sizeof *m);
+	m->uc = uc;
+	uc_hook_add(uc, &m->code_hook, UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
+	return m;
+}
+
+void emu_free(struct emu *m)
+{
+	if (!m)
+		return;
+	emu_forget(m);
+	uc_close(m->uc);
+	free(m->chunks);
+	free(m->dirty);
+	free(m->vmas);
+	free(m);
+}
+
+void emu_set_hook(struct emu *m, emu_hook_fn hook, emu_mask_fn mask, void *ctx)
+{
+	m->hook = hook;
+	m->mask = mask;
+	m->ctx = ctx;
+}
+
+void emu_attach(struct emu *m, pid_t pid)
+{
+	if (m->pid != pid)
+		emu_forget(m);
+	m->pid = pid;
+}
+
+/* ---- registers ---- */
+
+void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
+		   const struct user_fpregs_struct *fp)
+{
+	const unsigned long long *v[16] = {
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
+		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
+	};
+	for (int i = 0; i < 16; i++)
+		uc_reg_write(m->uc, emu_gpr[i], v[i]);
+	uint64_t fl = r->eflags & ~0x100ull;   /* never the trap flag */
+	uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &fl);
+	uc_reg_write(m->uc, UC_X86_REG_FS_BASE, &r->fs_base);
+	uc_reg_write(m->uc, UC_X86_REG_GS_BASE, &r->gs_base);
+	uc_reg_write(m->uc, UC_X86_REG_RIP, &r->rip);
+	memcpy(m->xmm, fp->xmm_space, sizeof m->xmm);
+	m->mxcsr = fp->mxcsr;
+	for (int i = 0; i < 16; i++)
+		uc_reg_write(m->uc, UC_X86_REG_XMM0 + i, m->xmm[i]);
+	uc_reg_write(m->uc, UC_X86_REG_MXCSR, &m->mxcsr);
+}
+
+/* The status flags and DF come from the machine; the rest (IF, TF,
+ * reserved bits) stays as the kernel has it. */
+#define EMU_FLAGS 0xcd5ull
+
+bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs_struct *fp)
+{
+	unsigned long long *v[16] = {
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
+		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
+	};
+	for (int i = 0; i < 16; i++)
+		uc_reg_read(m->uc, emu_gpr[i], v[i]);
+	uint64_t fl = 0;
+	uc_reg_read(m->uc, UC_X86_REG_RFLAGS, &fl);
+	r->eflags = (r->eflags & ~EMU_FLAGS) | (fl & EMU_FLAGS);
+	uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &r->fs_base);
+	uc_reg_read(m->uc, UC_X86_REG_GS_BASE, &r->gs_base);
+	uc_reg_read(m->uc, UC_X86_REG_RIP, &r->rip);
+	uint8_t xmm[16][16];
+	uint32_t mxcsr = 0;
+	for (int i = 0; i < 16; i++)
+		uc_reg_read(m->uc, UC_X86_REG_XMM0 + i, xmm[i]);
+	uc_reg_read(m->uc, UC_X86_REG_MXCSR, &mxcsr);
+	if (memcmp(xmm, m->xmm, sizeof xmm) == 0 && mxcsr == m->mxcsr)
+		return false;
+	memcpy(fp->xmm_space, xmm, sizeof xmm);
+	fp->mxcsr = mxcsr;
+	return true;
+}
+
+uint64_t emu_reg(struct emu *m, int reg)
+{
+	uint64_t v = 0;
+	if (reg >= 0 && reg < 16)
+		uc_reg_read(m->uc, emu_gpr[reg], &v);
+	else if (reg == INSN_R_FSBASE)
+		uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &v);
+	else if (reg == INSN_R_GSBASE)
+		uc_reg_read(m->uc, UC_X86_REG_GS_BASE, &v);
+	return v;
+}
+
+uint64_t emu_pc(struct emu *m)
+{
+	uint64_t v = 0;
+	uc_reg_read(m->uc, UC_X86_REG_RIP, &v);
+	return v;
+}
+
+/* ---- running ---- */
+
+enum emu_end emu_run(struct emu *m, uint64_t pc)
+{
+	uc_err e = uc_emu_start(m->uc, pc, 0, 0, 0);
+	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
+}
+
+void emu_stop(struct emu *m)
+{
+	uc_emu_stop(m->uc);
+}
+
+/* ---- memory ---- */
+
+static void emu_read_vmas(struct emu *m)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)m->pid);
+	m->nvmas = 0;
+	m->vmas_fresh = true;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r')
+			continue;
+		if (strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
+			continue;
+		uint32_t prot = UC_PROT_READ | (perms[1] == 'w' ? UC_PROT_WRITE : 0) |
+				(perms[2] == 'x' ? UC_PROT_EXEC : 0);
+		XGROW(m->vmas, m->vmas_cap, m->nvmas + 1);
+		m->vmas[m->nvmas++] = (struct emu_vma){ lo, hi, prot };
+	}
+	fclose(f);
+}
+
+static const struct emu_vma *emu_vma_at(struct emu *m, uint64_t addr)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->nvmas; i++)
+			if (addr >= m->vmas[i].lo && addr < m->vmas[i].hi)
+				return &m->vmas[i];
+		if (m->vmas_fresh)
+			return NULL;
+		emu_read_vmas(m);   /* the stack may have grown natively */
+	}
+	return NULL;
+}
+
+/* The index of the first chunk with hi > addr. */
+static size_t emu_chunk_pos(const struct emu *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nchunks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->chunks[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr)
+{
+	if (m->last < m->nchunks && addr >= m->chunks[m->last].lo && addr < m->chunks[m->last].hi)
+		return &m->chunks[m->last];
+	size_t i = emu_chunk_pos(m, addr);
+	if (i == m->nchunks || addr < m->chunks[i].lo)
+		return NULL;
+	m->last = i;
+	return &m->chunks[i];
+}
+
+static bool emu_read_into(struct emu *m, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)addr, len };
+	if (process_vm_readv(m->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+		return false;
+	if (m->mask)
+		m->mask(m->ctx, addr, buf, len, false);
+	m->nread += len;
+	return true;
+}
+
+/* Copy the chunk around addr from the process and map it. */
+static bool emu_map_chunk(struct emu *m, uint64_t addr)
+{
+	const struct emu_vma *v = emu_vma_at(m, addr);
+	if (!v)
+		return false;
+	uint64_t lo = addr & ~(EMU_CHUNK - 1), hi = lo + EMU_CHUNK;
+	if (lo < v->lo)
+		lo = v->lo;
+	if (hi > v->hi)
+		hi = v->hi;
+	size_t i = emu_chunk_pos(m, lo);   /* never overlap a chunk mapped already */
+	if (i > 0 && m->chunks[i - 1].hi > lo)
+		lo = m->chunks[i - 1].hi;
+	if (i < m->nchunks && m->chunks[i].lo < hi)
+		hi = m->chunks[i].lo;
+	if (addr < lo || addr >= hi)
+		return false;
+	uint8_t *buf = aligned_alloc(EMU_PAGE, hi - lo);
+	if (!buf || !emu_read_into(m, lo, buf, hi - lo) ||
+	    uc_mem_map_ptr(m->uc, lo, hi - lo, v->prot, buf) != UC_ERR_OK) {
+		free(buf);
+		return false;
+	}
+	XGROW(m->chunks, m->chunks_cap, m->nchunks + 1);
+	memmove(&m->chunks[i + 1], &m->chunks[i], (m->nchunks - i) * sizeof *m->chunks);
+	m->chunks[i] = (struct emu_chunk){ lo, hi, buf, xcalloc((hi - lo) / EMU_PAGE, 1), v->prot };
+	m->nchunks++;
+	m->last = i;
+	return true;
+}
+
+static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+		      int64_t value, void *data)
+{
+	(void)uc;
+	(void)type;
+	(void)size;
+	(void)value;
+	return emu_map_chunk(data, addr);
+}
+
+int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len)
+{
+	return uc_mem_read(m->uc, addr, buf, len) == UC_ERR_OK ? 0 : -1;
+}
+
+uint64_t emu_read_u64(struct emu *m, uint64_t addr)
+{
+	uint64_t v = 0;
+	if (uc_mem_read(m->uc, addr, &v, sizeof v) != UC_ERR_OK)
+		return 0;
+	return v;
+}
+
+void emu_dirty(struct emu *m, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + (len ? len : 1);
+	for (uint64_t p = addr & ~(EMU_PAGE - 1); p < end; p += EMU_PAGE) {
+		struct emu_chunk *c = emu_chunk_at(m, p);
+		if (!c && emu_map_chunk(m, p))   /* written before ever read */
+			c = emu_chunk_at(m, p);
+		/* A write to a read-only chunk faults: it never happens here. */
+		if (!c || c->dirty[(p - c->lo) / EMU_PAGE] || !(c->prot & UC_PROT_WRITE))
+			continue;
+		c->dirty[(p - c->lo) / EMU_PAGE] = 1;
+		XGROW(m->dirty, m->dirty_cap, m->ndirty + 1);
+		m->dirty[m->ndirty++] = p;
+	}
+}
+
+int emu_write_back(struct emu *m)
+{
+	int rc = 0;
+	for (size_t i = 0; i < m->ndirty; i++) {
+		uint64_t p = m->dirty[i];
+		struct emu_chunk *c = emu_chunk_at(m, p);
+		if (!c)
+			continue;
+		uint8_t *b = c->buf + (p - c->lo);
+		c->dirty[(p - c->lo) / EMU_PAGE] = 0;
+		if (m->mask)
+			m->mask(m->ctx, p, b, EMU_PAGE, true);
+		struct iovec l = { b, EMU_PAGE }, r = { (void *)p, EMU_PAGE };
+		if (process_vm_writev(m->pid, &l, 1, &r, 1, 0) != (ssize_t)EMU_PAGE)
+			rc = -1;
+		if (m->mask)
+			m->mask(m->ctx, p, b, EMU_PAGE, false);
+		m->nwritten += EMU_PAGE;
+	}
+	m->ndirty = 0;
+	return rc;
+}
+
+void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
+{
+	uint64_t end = addr + (len ? len : 1);
+	for (uint64_t p = addr & ~(EMU_PAGE - 1); p < end; p += EMU_PAGE) {
+		struct emu_chunk *c = emu_chunk_at(m, p);
+		if (!c)
+			continue;
+		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
+			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
+		if (c->prot & UC_PROT_EXEC)   /* code read() into it */
+			uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);
+	}
+}
+
+void emu_forget(struct emu *m)
+{
+	for (size_t i = 0; i < m->nchunks; i++) {
+		struct emu_chunk *c = &m->chunks[i];
+		uc_ctl_remove_cache(m->uc, c->lo, c->hi);
+		uc_mem_unmap(m->uc, c->lo, c->hi - c->lo);
+		free(c->buf);
+		free(c->dirty);
+	}
+	m->nchunks = 0;
+	m->ndirty = 0;
+	m->last = 0;
+	m->vmas_fresh = false;
+	m->nvmas = 0;
+}
+
+void emu_stats(const struct emu *m, uint64_t *bytes_in, uint64_t *bytes_out)
+{
+	*bytes_in = m->nread;
+	*bytes_out = m->nwritten;
+}

@@ -1,0 +1,64 @@
+/* emu: an x86-64 user-space machine (Unicorn) over a lazily copied image
+ * of a stopped process: registers loaded from it, memory read from it a
+ * chunk at a time on first touch, the pages the emulation wrote kept so
+ * they can be written back before the process runs natively again. Knows
+ * nothing of recording: rec-emu.c drives it. */
+#ifndef QZ_SLICE_EMU_H
+#define QZ_SLICE_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct emu;
+
+/* Called before each instruction the machine executes. */
+typedef void (*emu_hook_fn)(void *ctx, uint64_t pc);
+/* Put back (insert false) or take out (insert true) what the debugger
+ * planted in [addr, addr+len) of buf: the machine sees the program's own
+ * bytes, the process keeps its int3s. */
+typedef void (*emu_mask_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t len, bool insert);
+
+/* A machine, or NULL with the reason in why (no Unicorn, no x86-64). */
+struct emu *emu_new(char *why, size_t whylen);
+void emu_free(struct emu *m);
+void emu_set_hook(struct emu *m, emu_hook_fn hook, emu_mask_fn mask, void *ctx);
+
+/* The process whose memory the machine mirrors; forgets a different one's. */
+void emu_attach(struct emu *m, pid_t pid);
+/* Registers in: general, fs/gs base, flags, xmm0-15 and mxcsr (x87 and
+ * the upper vector halves stay in the process: the recorder runs the
+ * instructions that use them natively). */
+void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
+		   const struct user_fpregs_struct *fp);
+/* Registers out into r and fp; true if fp changed since emu_load_regs. */
+bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs_struct *fp);
+/* A general register by the recorder's number (insn.h), fs/gs base. */
+uint64_t emu_reg(struct emu *m, int reg);
+
+enum emu_end { EMU_STOPPED, EMU_FAULT };
+/* Run from pc until the hook calls emu_stop (the instruction it was
+ * called for not executed) or an instruction faults or is unknown to the
+ * machine (EMU_FAULT: the pc is that instruction's). */
+enum emu_end emu_run(struct emu *m, uint64_t pc);
+void emu_stop(struct emu *m);
+uint64_t emu_pc(struct emu *m);
+
+/* len bytes of the machine's memory (mapped already); 0 or -1. */
+int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len);
+/* 8 bytes of the machine's memory at addr (0 if unreadable). */
+uint64_t emu_read_u64(struct emu *m, uint64_t addr);
+/* The emulation wrote [addr, addr+len). */
+void emu_dirty(struct emu *m, uint64_t addr, uint64_t len);
+/* Write the written pages back into the process; -1 if one failed. */
+int emu_write_back(struct emu *m);
+/* The process changed [addr, addr+len) itself: read it again. */
+void emu_refresh(struct emu *m, uint64_t addr, uint64_t len);
+/* Forget every page (the process's mappings changed). */
+void emu_forget(struct emu *m);
+/* Bytes copied from the process and written back to it so far. */
+void emu_stats(const struct emu *m, uint64_t *bytes_in, uint64_t *bytes_out);
+
+#endif

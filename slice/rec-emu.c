@@ -1,0 +1,481 @@
+/* rec-emu: the emulate engine. The program's instructions run in Unicorn
+ * (emu.c) while the real process stays stopped; each instruction gets the
+ * same bookkeeping and record as under single-stepping (rec_pre, the
+ * record with effective addresses from the emulated registers, rec_post).
+ * What the emulator must not run (system calls, cpuid, rdtsc, AVX, x87,
+ * faults) runs natively through the single-step engine after the written
+ * pages and registers are written back; the pages the CPU or kernel may
+ * have changed are then read again. */
+#include "rec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+
+#include "emu.h"
+#include "proc/proc.h"
+#include "rec-int.h"
+#include "slice.h"
+#include "target/bp.h"
+#include "target/frame.h"
+#include "target/run.h"
+#include "target/session.h"
+
+enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK };
+
+struct rec_emu {
+	struct emu *m;
+	bool tried;                 /* emu_new was called */
+	char why[160];              /* why there is no machine */
+	struct qz *q;
+	struct rec *r;
+	uint64_t *sites;            /* planted sites' addresses, sorted */
+	size_t nsites, sites_cap;
+	bool first;                 /* the next hook is the run's first instruction */
+	int64_t prev_id;            /* the instruction the last hook let run, -1 */
+	int64_t prev_rec;           /* and its record, -1 */
+	enum re_end end;
+	struct trace_mark mark;     /* the trace before prev's record */
+	struct user_fpregs_struct fp;
+	bool fp_valid;              /* fp is the process's */
+	bool signal_waits;          /* the next step must be native */
+	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
+	uint32_t ticks;
+	uint64_t emulated, native;
+};
+
+static bool re_forced_off;
+
+void rec_emu_force_off(bool off)
+{
+	re_forced_off = off;
+}
+
+void rec_emu_free(struct rec_emu *x)
+{
+	if (!x)
+		return;
+	emu_free(x->m);
+	free(x->sites);
+	free(x);
+}
+
+void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native)
+{
+	*emulated = x ? x->emulated : 0;
+	*native = x ? x->native : 0;
+}
+
+/* ---- what the machine sees of the debugger's int3s ---- */
+
+static void re_mask(void *ctx, uint64_t addr, uint8_t *buf, size_t len, bool insert)
+{
+	struct rec_emu *x = ctx;
+	const struct bp_table *t = &x->q->bps;
+	if (!insert) {
+		bp_mask(t, addr, buf, len);
+		return;
+	}
+	for (size_t i = 0; i < t->nsites && !t->out; i++)
+		if (t->sites[i].inserted && t->sites[i].addr >= addr && t->sites[i].addr < addr + len)
+			buf[t->sites[i].addr - addr] = 0xcc;
+}
+
+static int re_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void re_collect_sites(struct rec_emu *x)
+{
+	const struct bp_table *t = &x->q->bps;
+	x->nsites = 0;
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].inserted) {
+			XGROW(x->sites, x->sites_cap, x->nsites + 1);
+			x->sites[x->nsites++] = t->sites[i].addr;
+		}
+	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
+}
+
+/* Would rec_region look at pc (a planted site, an internal stop)? */
+static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+{
+	if (x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
+	    bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64))
+		return true;
+	const struct run_target *t = x->r->target;
+	for (int i = 0; t && i < t->n; i++)
+		if (t->addr[i] == pc && sp >= t->min_sp[i])
+			return true;
+	return false;
+}
+
+/* A signal waits for the thread, not blocked (Ctrl-C, a timer, raise):
+ * the CPU delivers it at the next native step, so that step must come
+ * now, as under single-stepping. Peeking costs a few µs, /proc tens. */
+static bool re_signal_waits(struct qz *q)
+{
+	pid_t tid = proc_cur_tid(q->proc);
+	uint64_t blk = 0;
+	siginfo_t si[8];
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof blk, &blk) < 0)
+		blk = 0;
+	for (int shared = 0; shared < 2; shared++) {
+		struct __ptrace_peeksiginfo_args a = { 0, shared ? PTRACE_PEEKSIGINFO_SHARED : 0, 8 };
+		long n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
+		for (long i = 0; i < n; i++)
+			if (si[i].si_signo > 0 && !(blk & (1ull << (si[i].si_signo - 1))))
+				return true;
+	}
+	return false;
+}
+
+/* ---- the hook: one instruction ---- */
+
+static void re_halt(struct rec_emu *x, enum re_end why)
+{
+	x->end = why;
+	emu_stop(x->m);
+}
+
+static uint64_t re_addr(struct rec_emu *x, const struct insn *in, const struct insn_mem *m,
+			uint64_t pc)
+{
+	uint64_t a = (uint64_t)m->disp;
+	if (m->base == INSN_R_RIP)
+		a += pc + in->len;
+	else if (m->base != INSN_R_NONE)
+		a += emu_reg(x->m, m->base);
+	if (m->index != INSN_R_NONE && m->index != INSN_R_RIP)
+		a += emu_reg(x->m, m->index) * m->scale;
+	if (m->seg)
+		a += emu_reg(x->m, m->seg);
+	return a;
+}
+
+/* Every 4096 instructions: progress, and whether qzdb must quit; every
+ * 65536 whether a signal waits (reading /proc costs tens of µs). */
+static bool re_periodic(struct rec_emu *x)
+{
+	if (++x->ticks & 4095)
+		return false;
+	rec_tick(x->r, 4096);
+	if (proc_quit_pending())
+		return true;
+	return (x->ticks & 0xffff) == 0 && re_signal_waits(x->q);
+}
+
+/* Record the instruction at pc, about to run in the machine. */
+static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
+		      uint64_t sp)
+{
+	struct rec *r = x->r;
+	uint64_t addr[INSN_MAX_MEM];
+	bool skipped = e->in.rep && emu_reg(x->m, 1) == 0;
+	for (int i = 0; i < e->in.nmem; i++) {
+		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
+		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped)
+			emu_dirty(x->m, addr[i], e->in.mem[i].size);
+	}
+	x->prev_rec = -1;
+	if (r->on) {
+		trace_mark(&r->tr, &x->mark);
+		x->prev_rec = (int64_t)r->tr.n;
+		trace_add(&r->tr, (uint32_t)id, addr, skipped);
+	}
+	r->insns_seen++;
+	r->last_id = id;
+	r->last_sp = sp;
+	x->prev_id = id;
+	x->emulated++;
+}
+
+/* A ret or indirect jump or call to a non-canonical address faults on the
+ * CPU (the pc stays on it); the machine would jump. */
+static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t sp)
+{
+	const struct insn *in = &e->in;
+	uint64_t to = 0;
+	if (in->kind != INSN_RET && in->kind != INSN_JMP_IND && in->kind != INSN_CALL_IND)
+		return false;
+	if (in->kind == INSN_RET)
+		to = emu_read_u64(x->m, sp);
+	else if (in->nmem)
+		to = emu_read_u64(x->m, re_addr(x, in, &in->mem[0], e->pc));
+	else
+		for (int g = 0; g < 16; g++)
+			if (in->use & (1ull << g))
+				to = emu_reg(x->m, g);
+	return (uint64_t)((int64_t)(to << 16) >> 16) != to;
+}
+
+/* Code as the machine has it (the program may have just written it). */
+static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
+{
+	struct rec_emu *x = ctx;
+	return emu_read(x->m, pc, buf, len) == 0 ? 0 : qz_read(x->q, pc, buf, len);
+}
+
+static void re_hook(void *ctx, uint64_t pc)
+{
+	struct rec_emu *x = ctx;
+	struct rec *r = x->r;
+	uint64_t sp = emu_reg(x->m, INSN_R_RSP);
+	if (x->prev_id >= 0) {
+		const struct trace_insn *p = &r->tr.insns[x->prev_id];
+		/* After a rep's last iteration the machine looks at it once
+		 * more (count 0) before moving on; the CPU does not. */
+		if (p->in.rep && p->pc == pc && emu_reg(x->m, 1) == 0)
+			return;
+		rec_post(x->q, r, p, x->prev_rec, sp, pc);
+		x->prev_id = -1;
+	}
+	bool first = x->first;
+	x->first = false;
+	if (!first && re_must_look(x, pc, sp))
+		return re_halt(x, RE_STOP);
+	if (!first && re_periodic(x))
+		return re_halt(x, RE_NATIVE);
+	int64_t id = rec_insn_id(x->q, r, pc);
+	if (id < 0 || r->tr.insns[id].in.native || (r->on && r->tr.n >= TRACE_MAX))
+		return re_halt(x, RE_NATIVE);
+	const struct trace_insn *e = &r->tr.insns[id];
+	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
+		return re_halt(x, RE_STOP);
+	if (re_bad_target(x, e, sp))
+		return re_halt(x, RE_NATIVE);
+	if (rec_pre(x->q, r, e, sp))
+		return re_halt(x, RE_SBREAK);
+	re_record(x, e, id, pc, sp);
+}
+
+/* ---- around a run: state in and out of the process ---- */
+
+static void re_load(struct rec_emu *x, struct qz *q)
+{
+	emu_attach(x->m, proc_pid(q->proc));
+	if (!x->fp_valid && proc_fpregs(q->proc, &x->fp) == 0)
+		x->fp_valid = true;
+	emu_load_regs(x->m, proc_regs(q->proc), &x->fp);
+	re_collect_sites(x);
+}
+
+static void re_store(struct rec_emu *x, struct qz *q)
+{
+	if (emu_save_regs(x->m, proc_regs(q->proc), &x->fp))
+		ptrace(PTRACE_SETFPREGS, proc_cur_tid(q->proc), 0, &x->fp);
+	proc_regs_dirty(q->proc);
+	frame_invalidate(q);   /* as after a stop: the registers moved on */
+	q->sel_frame = 0;
+	q->inline_unskip = 0;
+	if (emu_write_back(x->m) < 0)
+		qz_warn(q, "the recorder could not write emulated memory back to the program");
+}
+
+/* A fault stopped the machine at pc: the instruction there (if the hook
+ * let it run) gets no record of its own now, the CPU will run it. */
+static void re_after_fault(struct rec_emu *x, uint64_t pc)
+{
+	struct rec *r = x->r;
+	if (x->prev_id < 0)
+		return;
+	const struct trace_insn *p = &r->tr.insns[x->prev_id];
+	if (p->pc == pc) {
+		if (x->prev_rec >= 0)
+			trace_truncate(&r->tr, &x->mark);
+		r->insns_seen--;
+		x->emulated--;
+	} else {
+		rec_post(x->q, r, p, x->prev_rec, emu_reg(x->m, INSN_R_RSP), pc);
+	}
+	x->prev_id = -1;
+}
+
+static bool re_maps_change(long nr)
+{
+	switch (nr) {
+	case 9: case 10: case 11: case 12: case 15: case 25: case 28: case 56: case 57:
+	case 58: case 59: case 322: case 329: case 435:
+		return true;   /* mmap mprotect munmap brk rt_sigreturn mremap madvise clone
+				  fork vfork execve execveat pkey_mprotect clone3 */
+	default:
+		return false;
+	}
+}
+
+/* After the CPU ran instruction id (pre: registers before): read again what
+ * it or the kernel may have changed. */
+static void re_after_native(struct rec_emu *x, struct qz *q, int64_t id,
+			    const struct user_regs_struct *pre, int ev)
+{
+	x->native++;
+	if (ev != RUN_STEPPED || !q->proc || !proc_alive(q->proc) || id < 0) {
+		x->fp_valid = false;
+		return emu_forget(x->m);
+	}
+	const struct insn *in = &x->r->tr.insns[id].in;
+	/* xmm0-15 and mxcsr as the machine has them only if the CPU left them */
+	if (in->def & ((0xffffull << INSN_R_VEC0) | (1ull << INSN_R_MXCSR) | (1ull << INSN_R_X87)))
+		x->fp_valid = false;
+	const struct user_regs_struct *now = proc_regs(q->proc);
+	if (now->rip != pre->rip + in->len) {   /* a signal, a jump: anything */
+		x->fp_valid = false;
+		return emu_forget(x->m);
+	}
+	if (in->kind == INSN_SYSCALL) {
+		uint64_t a, l;
+		x->signal_waits = re_signal_waits(q);
+		if (re_maps_change((long)pre->rax) || !rec_sys_writes(pre, (long)now->rax, &a, &l))
+			return emu_forget(x->m);
+		if (l && (long)now->rax >= 0)
+			emu_refresh(x->m, a, l);
+		return;
+	}
+	for (int i = 0; i < in->nmem; i++)
+		if (in->mem[i].rw & INSN_MEM_W)
+			emu_refresh(x->m, insn_mem_addr(in, &in->mem[i], pre, pre->rip),
+				    in->mem[i].size);
+}
+
+static int re_native(struct rec_emu *x, struct qz *q, struct rec *r)
+{
+	struct user_regs_struct pre = *proc_regs(q->proc);
+	int64_t id = rec_insn_id(q, r, pre.rip);
+	x->signal_waits = false;
+	int ev = rec_step_one(q, r);
+	re_after_native(x, q, id, &pre, ev);
+	return ev;
+}
+
+static int re_step(struct qz *q, struct rec *r)
+{
+	struct rec_emu *x = r->emu;
+	int64_t id = rec_insn_id(q, r, proc_pc(q->proc));
+	/* A signal to deliver, another thread to step off its breakpoint: the
+	 * native step's resume does those. */
+	if (id < 0 || r->tr.insns[id].in.native || q->stop_sig || x->signal_waits ||
+	    (proc_nthreads(q->proc) > 1 && proc_event_tid(q->proc) != proc_cur_tid(q->proc)))
+		return re_native(x, q, r);
+	if (q->bps.out)   /* as a resume would: the sites are where we stop */
+		bp_put_back(&q->bps, q->proc);
+	if (proc_nthreads(q->proc) > 1)
+		proc_stop_all(q->proc);   /* no other thread runs while we emulate */
+	re_load(x, q);
+	x->sbreaks = slice_state(q)->nsb || slice_state(q)->snext;
+	x->first = true;
+	x->prev_id = -1;
+	x->end = RE_NONE;
+	r->read_code = re_read_code;
+	r->read_code_ctx = x;
+	enum emu_end how = emu_run(x->m, proc_pc(q->proc));
+	r->read_code = NULL;
+	if (how == EMU_FAULT) {
+		re_after_fault(x, emu_pc(x->m));
+		x->end = RE_NATIVE;
+	} else if (x->end == RE_NONE && x->prev_id >= 0) {   /* it reached pc 0 */
+		rec_post(q, r, &r->tr.insns[x->prev_id], x->prev_rec, emu_reg(x->m, INSN_R_RSP),
+			 emu_pc(x->m));
+		x->prev_id = -1;
+	}
+	re_store(x, q);
+	switch (x->end) {
+	case RE_SBREAK:
+		return RUN_STOPPED;
+	case RE_NATIVE:
+		return re_native(x, q, r);
+	default:
+		return RUN_STEPPED;
+	}
+}
+
+static void re_end(struct qz *q, struct rec *r)
+{
+	(void)q;
+	if (r->emu && r->emu->m)
+		emu_forget(r->emu->m);
+	if (r->emu)
+		r->emu->fp_valid = false;
+}
+
+const struct rec_engine rec_emu_engine = { "emulate", re_step, re_end };
+
+/* ---- glibc's string functions ---- */
+
+/* glibc picks AVX2/EVEX string functions on CPUs that have them, and every
+ * instruction of those runs natively (about 40 µs each, against 0.1 µs
+ * emulated). These hwcaps masks make a program launched from now on pick
+ * the SSE2 versions, which the emulator runs (a tunable, merged into any
+ * GLIBC_TUNABLES the user set). */
+#define RE_BASELINE "glibc.cpu.hwcaps=-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX_Fast_Unaligned_Load"
+
+void rec_emu_libc_baseline(bool on)
+{
+	const char *old = getenv("GLIBC_TUNABLES");
+	char *keep = xstrdup(old ? old : ""), *p = strstr(keep, RE_BASELINE);
+	if (p)   /* take ours out, with its separator */
+		memmove(p, p + strlen(RE_BASELINE), strlen(p + strlen(RE_BASELINE)) + 1);
+	size_t n = strlen(keep);
+	while (n && keep[n - 1] == ':')
+		keep[--n] = 0;
+	while (keep[0] == ':')
+		memmove(keep, keep + 1, n--);
+	char *v = xasprintf("%s%s%s", keep, *keep && on ? ":" : "", on ? RE_BASELINE : "");
+	if (*v)
+		setenv("GLIBC_TUNABLES", v, 1);
+	else
+		unsetenv("GLIBC_TUNABLES");
+	free(v);
+	free(keep);
+}
+
+bool rec_emu_libc_is_baseline(void)
+{
+	const char *v = getenv("GLIBC_TUNABLES");
+	return v && strstr(v, RE_BASELINE);
+}
+
+/* ---- choosing ---- */
+
+/* What only single-stepping sees: watchpoints (debug registers or value
+ * compares after each instruction) and page-protection watches. */
+static const char *re_blocker(struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const struct bp *b = &q->bps.bps[i];
+		if (b->enabled && b->kind >= BP_KIND_WATCH && b->kind <= BP_KIND_SWATCH)
+			return "watchpoints are set: single-stepping checks them";
+	}
+	if (q->dr_held_by_calls)
+		return "a call breakpoint watches memory: single-stepping checks it";
+	return NULL;
+}
+
+void rec_emu_pick(struct qz *q, struct rec *r)
+{
+	r->engine_note[0] = 0;
+	r->engine = &rec_step_engine;
+	if (r->want_step)
+		return;
+	if (!r->emu)
+		r->emu = xcalloc(1, sizeof *r->emu);
+	struct rec_emu *x = r->emu;
+	if (!x->tried) {
+		x->tried = true;
+		x->m = emu_new(x->why, sizeof x->why);
+		if (x->m)
+			emu_set_hook(x->m, re_hook, re_mask, x);
+	}
+	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :
+			  !x->m ? x->why : re_blocker(q);
+	if (why) {
+		snprintf(r->engine_note, sizeof r->engine_note, "%s", why);
+		return;
+	}
+	x->q = q;
+	x->r = r;
+	r->engine = &rec_emu_engine;
+}

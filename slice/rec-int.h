@@ -1,0 +1,29 @@
+/* rec-int: what the recording engines share with rec.c: the per-
+ * instruction bookkeeping before and after an instruction runs, the
+ * single-step engine's one step (the fallback of faster engines), and the
+ * memory effects of a system call. Private to slice/. */
+#ifndef QZ_SLICE_REC_INT_H
+#define QZ_SLICE_REC_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "rec.h"
+
+/* Before e runs with stack pointer sp: statement instance, control
+ * parent; true if an sbreak stops the program here. */
+bool rec_pre(struct qz *q, struct rec *r, const struct trace_insn *e, uint64_t sp);
+/* Could rec_pre stop at e (a new instance while sbreaks are set)? Its
+ * report reads the process, which must then be in e's state. */
+bool rec_pre_may_stop(struct qz *q, const struct rec *r, const struct trace_insn *e);
+/* After e ran (record recno, -1 if none): sp and pc are the new ones. */
+void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t recno,
+	      uint64_t sp, uint64_t pc);
+/* The single-step engine's step: one instruction, natively. */
+int rec_step_one(struct qz *q, struct rec *r);
+/* What system call a->rax writes into memory given its result; false:
+ * unknown. */
+bool rec_sys_writes(const struct user_regs_struct *a, long ret, uint64_t *addr, uint64_t *len);
+
+#endif
