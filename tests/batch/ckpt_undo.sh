@@ -156,8 +156,11 @@ progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1
 	done
 	[ $_ok = 1 ]
 }
+# (64 MiB: a run of about 50 s, so that it is still in its loop when looked
+# at: at its end it would meet the int3s a SIGKILLed qzdb leaves, a known
+# limit written in ckpt/README.md)
 for how in quit kill; do
-	$B/ckpt_bench-O0 8 > /dev/null 2>&1 &
+	$B/ckpt_bench-O0 64 > /dev/null 2>&1 &
 	P=$!
 	sleep 0.3
 	if [ $how = quit ]; then
