@@ -104,3 +104,4 @@ sh tests/bench/slice.sh
 sh tests/bench/tui.sh
 sh tests/bench/qzs.sh     # qzs-parse: session files (absolute, no gdb)
 sh tests/bench/detect.sh  # detect-all-*: the detectors against valgrind memcheck
+sh tests/bench/reduce.sh  # reduce-real: plain vs guided reduction on a real program
