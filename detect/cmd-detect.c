@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "detect-int.h"
+#include "dinfo/source.h"
+#include "cmd/cmd.h"
 #include "target/session.h"
 
 /* The events the engine delivers (heap calls, start, exit). */
@@ -149,17 +151,62 @@ static int cmd_info_detect(struct qz *q, const char *args)
 	return 0;
 }
 
+/* info vpc links: the chain a link a line, numbered for `vpc N` (the
+ * UI's chain pane lists these). */
+static int vpc_links(struct qz *q, struct detect_state *st)
+{
+	if (!st->nlinks)
+		return qz_error(q, "No value propagation chain (the region was not recorded).");
+	for (size_t i = 0; i < st->nlinks; i++)
+		qz_printf(q, "%2zu  %s\n", i + 1, st->links[i].text);
+	return 0;
+}
+
 static int cmd_info_vpc(struct qz *q, const char *args)
 {
-	(void)args;
 	struct detect_state *st = det_state(q);
 	if (!st->last_report)
 		return qz_error(q, "No detector has fired.");
+	if (args && !strcmp(str_skip_space(args), "links"))
+		return vpc_links(q, st);
+	if (args && *str_skip_space(args))
+		return qz_error(q, "Usage: info vpc [links]");
 	qz_puts(q, st->last_report);
 	if (st->last_chain)
 		qz_puts(q, st->last_chain);
 	else
 		qz_puts(q, "No value propagation chain (the region was not recorded).\n");
+	return 0;
+}
+
+/* vpc N: link N of the last chain: its line, and in the UI the source
+ * pane shows it. */
+static int cmd_vpc(struct qz *q, const char *args)
+{
+	struct detect_state *st = det_state(q);
+	int64_t n;
+	if (str_num_all(str_skip_space(args ? args : ""), 1, INT32_MAX, &n) != STR_NUM_OK)
+		return qz_error(q, "Usage: vpc N (a link of info vpc links)");
+	if (!st->nlinks)
+		return qz_error(q, "No value propagation chain (the region was not recorded).");
+	if ((size_t)n > st->nlinks)
+		return qz_error(q, "The chain has %zu links.", st->nlinks);
+	const struct det_link *k = &st->links[n - 1];
+	if (!k->file)
+		return qz_error(q, "Link %lld is before the recording began: no line.", (long long)n);
+	const char *why = NULL, *text = src_line(k->file, k->line, &why);
+	struct sbuf b = {0};
+	sbuf_printf(&b, "%s:%d\t", str_basename(k->file), k->line);
+	if (text)
+		str_sanitize(&b, text, strlen(text));
+	sbuf_addc(&b, '\n');
+	qz_puts(q, b.s);
+	sbuf_free(&b);
+	if (q->ui) {   /* the source pane follows */
+		char *go = xasprintf("tui goto %s:%d", k->file, k->line);
+		cmd_run(q, go);
+		free(go);
+	}
 	return 0;
 }
 
@@ -193,7 +240,11 @@ const struct cmd_def detect_cmds[] = {
 	 "(single-stepped: slower), so a report can show how the bad value got\n"
 	 "there. Without it, chains are shown when a region was recorded (record\n"
 	 "on) up to the report."},
-	{"info vpc", NULL, "info vpc", Y, cmd_info_vpc,
-	 "Show the last detector report and its value propagation chain.", NULL},
+	{"info vpc", NULL, "info vpc [links]", Y, cmd_info_vpc,
+	 "Show the last detector report and its value propagation chain.",
+	 "links: the chain a link a line, numbered for `vpc N`."},
+	{"vpc", NULL, "vpc N", Y, cmd_vpc,
+	 "Show link N of the last value propagation chain (its line; the UI's source pane).",
+	 NULL},
 	CMD_END,
 };

@@ -75,8 +75,11 @@ struct detect_state {
 	unsigned long traps;
 	double seconds;              /* spent in the detector's traps */
 
-	/* the last report, for info vpc */
+	/* the last report, for info vpc, and its chain's links one by one
+	 * (info vpc links, vpc N) */
 	char *last_report;
+	struct det_link { char *text; const char *file; int line; } *links;
+	size_t nlinks;
 	uint64_t report_stop;        /* q->nstops when it was made */
 	bool report_made_stop;       /* it stopped the program (not a signal) */
 	char *last_chain;
@@ -148,6 +151,7 @@ int det_on_signal(struct qz *q, int sig);
  * from the recording (st->last_chain; NULL without a recording). faulted:
  * the pc of an instruction that faulted (its record is not a def), or 0. */
 void det_vpc(struct qz *q, const char *what, int reg, uint64_t value, uint64_t faulted);
+void det_links_free(struct detect_state *st);
 /* det_vpc for a value in memory: the 8 bytes at addr. */
 void det_vpc_mem(struct qz *q, const char *what, uint64_t addr, uint64_t value);
 /* stack.c: the canary event at the program's call of __stack_chk_fail

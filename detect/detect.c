@@ -115,6 +115,7 @@ static void det_fini(struct qz *q)
 	free(st->classes);
 	free(st->last_report);
 	free(st->last_chain);
+	det_links_free(st);
 	free(st);
 }
 

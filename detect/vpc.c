@@ -206,12 +206,33 @@ static bool brace_only(const struct vlink *k)
 	return (*src == '{' || *src == '}') && !*str_skip_space(src + 1);
 }
 
+void det_links_free(struct detect_state *st)
+{
+	for (size_t i = 0; i < st->nlinks; i++)
+		free(st->links[i].text);
+	free(st->links);
+	st->links = NULL;
+	st->nlinks = 0;
+}
+
+/* A shown link, kept for `info vpc links` and `vpc N` (its text made
+ * safe to print: source lines are a file's bytes). */
+static void keep_link(struct detect_state *st, const char *text, const struct vlink *k)
+{
+	struct sbuf safe = {0};
+	str_sanitize(&safe, text, strlen(text));
+	st->links = xrealloc(st->links, (st->nlinks + 1) * sizeof *st->links);
+	st->links[st->nlinks++] = (struct det_link){ sbuf_take(&safe),
+						     k->kind == L_START ? NULL : k->file, k->line };
+}
+
 static void vpc_from(struct qz *q, const char *what, struct vloc start, uint64_t value,
 		     uint64_t faulted)
 {
 	struct detect_state *st = det_state(q);
 	free(st->last_chain);
 	st->last_chain = NULL;
+	det_links_free(st);
 	uint64_t end = slice_view_count(q);
 	if (!end || (!start.mem && start.reg < 0))
 		return;
@@ -227,10 +248,12 @@ static void vpc_from(struct qz *q, const char *what, struct vloc start, uint64_t
 	for (size_t i = 0; i < n; i++) {
 		if (links[i].kind == L_COPY && brace_only(&links[i]))
 			continue;   /* a function's entry storing its parameter */
+		size_t at = out.len;
 		if (links[i].kind == L_START)
 			sbuf_add(&out, " ← (before the recording began)");
 		else
 			link_text(&links[i], &out);
+		keep_link(st, out.s + at + strlen(" ← "), &links[i]);
 	}
 	sbuf_addc(&out, '\n');
 	struct sbuf safe = {0};   /* source lines are a file's bytes */

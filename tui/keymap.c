@@ -92,6 +92,7 @@ static const char *const default_bindings[][3] = {
 	{"ckpts", "Delete", "tui delete-item"},
 	{"slices", "Enter", "tui select"},
 	{"slices", "Delete", "tui delete-item"},
+	{"chain", "Enter", "tui select"},
 	{"walk", "Space", "tui walk-next"},
 	{"walk", "F5", "tui walk-next"},
 	{"walk", "Backspace", "tui walk-back"},

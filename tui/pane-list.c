@@ -1,8 +1,9 @@
 /* pane-list: side panes that list numbered things with a selected row,
  * from the output of the command the table says they show: checkpoints
- * (Enter rolls back to the selected one, d deletes it) and slices (Enter
- * makes the selected one the current slice, d deletes it). What Enter
- * and d do goes back to the loop as a command to run. */
+ * (Enter rolls back to the selected one, d deletes it), slices (Enter
+ * makes the selected one the current slice, d deletes it) and the links of
+ * a detector's value propagation chain (Enter shows the link's line). What
+ * Enter and d do goes back to the loop as a command to run. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,8 @@ static int list_run(struct tui_pane *p, const struct tui_view *v, const char *fm
 		    struct tui_req *req)
 {
 	int id = list_id(p, ((struct listp *)p->st)->sel);
+	if (!fmt)
+		return qz_error(v->q, "Nothing to delete here.");
 	if (id < 0)
 		return qz_error(v->q, "Nothing selected.");
 	*req = (struct tui_req){.kind = TUI_REQ_RUN, .text = xasprintf(fmt, id)};
@@ -137,3 +140,4 @@ static void list_fini(struct tui_pane *p)
 
 LIST_PANE(tui_ckpts_pane, "%*[ *]%d", "rollback %d", "cdelete %d")
 LIST_PANE(tui_slices_pane, "Slice %d", "tui slice-select %d", "sdelete %d")
+LIST_PANE(tui_chain_pane, "%d", "vpc %d", NULL)

@@ -28,7 +28,9 @@
 	X(CKPTS, "ckpts", tui_ckpts_pane, TUI_SIDE, 0, \
 	  " checkpoints (Enter: rollback, d: delete)", "info checkpoints") \
 	X(SLICES, "slices", tui_slices_pane, TUI_SIDE, 0, \
-	  " slices (Enter: make current, d: delete)", "info slices")
+	  " slices (Enter: make current, d: delete)", "info slices") \
+	X(CHAIN, "chain", tui_chain_pane, TUI_SIDE, 0, \
+	  " value propagation chain (Enter: its line)", "info vpc links")
 
 enum tui_pane_id {
 #define TUI_PANE_ID(id, name, ops, where, rows, title, shows) TP_##id,

@@ -293,7 +293,8 @@ const struct cmd_def core_cmds[] = {
 	 "`tui` alone lists them, and F1 shows them with their keys."},
 	{"pane", NULL, "pane show|hide|toggle|size NAME [N]", Y | CMD_UNRECORDED, cmd_ui_pane,
 	 "Show, hide or resize a pane of the full-screen UI.",
-	 "Side panes: locals, stack, regs, bps, disasm; size also takes cmd and\n"
+	 "Side panes: locals, stack, regs, bps, disasm, deps, ckpts, slices, chain (a\n"
+	 "detector's value propagation chain); size also takes cmd and\n"
 	 "output (rows) and side (columns)."},
 	{"theme", NULL, "theme NAME", CMD_UNRECORDED, cmd_ui_theme,
 	 "Load the colour theme themes/NAME.theme.", NULL},

@@ -34,6 +34,12 @@ double_free() {
 		expect "dfree-$1 chain" "^free addr ← free\(r->name\) \(bug_dfree.c:$_f\) ← .*← \*c = \*r \(bug_dfree.c:$_c(, copy)?\) ← r->name = strdup\(name\) \(bug_dfree.c:$_a\) ← strdup \(bug_dfree.c:$_a\)$"
 	fi
 	expect_count "dfree-$1 info vpc reprints the chain" 2 "^free addr ← "
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex 'info vpc links' -ex 'vpc 2' \
+	   -ex 'vpc 9' -ex 'info vpc x' $_b
+	expect "dfree-$1 links: one a line" "^ [2-4]  \*c = \*r \(bug_dfree.c:$_c(, copy)?\)$"
+	expect "dfree-$1 vpc N prints its line" "^bug_dfree.c:[0-9]+	"
+	expect "dfree-$1 vpc past the end" '^error: The chain has [0-9]+ links\.$'
+	expect "dfree-$1 info vpc usage" '^error: Usage: info vpc \[links\]$' 
 	# explain speaks of the detector's stop, not of "a breakpoint you set"
 	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex explain -ex 'break main' -ex run -ex explain $_b
 	expect "dfree-$1 explain names the detector" "^A bug detector \(detect on\) found here: Double free of $hex "
