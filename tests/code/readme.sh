@@ -12,7 +12,7 @@ outside=$(grep -nE '\]\((https?:|/|\.\./)|https?://|\.\./' README.md)
 	fail "README links nothing outside the repository" "$outside"
 
 not_cmds=" make qzdb gcc apt-get sudo ulimit sh tmux send-keys capture-pane
- locals stack regs bps disasm deps ckpts slices main control returned changed
+ locals stack regs bps disasm deps ckpts slices chain main control returned changed
  breakpoint error: if all once x=x@entry=5 system() func::var arr@N
  examples tests themes man gdb p->next printed regcomp
  dst dst.x genstr heap malloc's name ret thread-local ov_ret.c:9 "
