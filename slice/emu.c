@@ -178,6 +178,10 @@ uint64_t emu_reg(struct emu *m, int reg)
 		uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &v);
 	else if (reg == INSN_R_GSBASE)
 		uc_reg_read(m->uc, UC_X86_REG_GS_BASE, &v);
+	else if (reg == INSN_R_FLAGS)
+		uc_reg_read(m->uc, UC_X86_REG_EFLAGS, &v);
+	else if (reg == INSN_R_RIP)
+		uc_reg_read(m->uc, UC_X86_REG_RIP, &v);
 	return v;
 }
 

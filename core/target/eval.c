@@ -143,7 +143,8 @@ static int eval_write_mem(void *arg, uint64_t addr, const void *buf, size_t len)
 static int eval_write_reg(void *arg, int reg, const void *buf, size_t len)
 {
 	struct qz *q = arg;
-	if (!qz_running(q) || reg < 0 || reg >= DI_NREGS || len > 8 || q->sel_frame != 0)
+	if (!qz_running(q) || qz_present(q) < 0 || reg < 0 || reg >= DI_NREGS || len > 8 ||
+	    q->sel_frame != 0)
 		return -1;
 	uint64_t v = 0;
 	memcpy(&v, buf, len);
