@@ -7,6 +7,7 @@
  * right both ways. */
 #include "rev.h"
 
+#include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
@@ -130,6 +131,21 @@ static void rl_end(struct rev_log *l)
 	l->off[l->noff] = l->len;
 }
 
+/* What a memory operand writes. The xsave family writes the whole
+ * register-state area of the features enabled (cpuid 0xd: the ymm and zmm
+ * halves too), more than its operand's size says; saving too much is
+ * harmless (bytes the instruction left alone are restored to themselves). */
+static uint64_t rl_write_size(const struct trace_insn *e, const struct insn_mem *m)
+{
+	static unsigned area;
+	if (strncmp(e->in.text, "xsave", 5) != 0)
+		return m->size;
+	unsigned a, b = 0, c, d;
+	if (!area)
+		area = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b ? b : 4096;
+	return area > m->size ? area : m->size;
+}
+
 void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct trace_insn *e,
 		   const uint64_t *addr, bool skipped, const struct rev_src *src)
 {
@@ -148,7 +164,7 @@ void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct
 			rl_put_reg(l, other[i], src->reg(src->ctx, other[i]));
 	for (int i = 0; i < e->in.nmem && !skipped; i++)
 		if (e->in.mem[i].rw & (INSN_MEM_W | INSN_MEM_CW))
-			rl_put_mem(l, addr[i], e->in.mem[i].size, src);
+			rl_put_mem(l, addr[i], rl_write_size(e, &e->in.mem[i]), src);
 	rl_end(l);
 	rl_bound(q, l);
 }

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/user.h>
 
 #include "dinfo/dinfo.h"
 #include "dinfo/lines.h"
@@ -67,7 +68,11 @@ static bool rv_back1(struct qz *q, struct rev_log *l)
 {
 	if (l->pos <= l->first)
 		return false;
+	struct user_regs_struct *regs = proc_regs(q->proc);
+	if (l->pos == rv_end(q))
+		l->live_orig_rax = regs->orig_rax;
 	rev_apply(q, l, --l->pos, true);
+	regs->orig_rax = (uint64_t)-1;   /* between instructions, as a native stop */
 	return true;
 }
 
@@ -81,6 +86,8 @@ static bool rv_fwd1(struct qz *q, struct rev_log *l)
 	if (l->pos >= rv_end(q))
 		return false;
 	rev_apply(q, l, l->pos++, false);
+	if (l->pos == rv_end(q))
+		proc_regs(q->proc)->orig_rax = l->live_orig_rax;
 	return true;
 }
 
@@ -157,6 +164,10 @@ int rev_stepi(struct qz *q, int n, bool over)
 			else if (e && e->in.kind == INSN_RET)
 				depth++;
 		} while (over && depth > 0);
+		if (rv_at_first(l)) {
+			rv_no_more(q);
+			return 0;
+		}
 		if (run_check_bp_here(q) && i + 1 < n) {
 			rv_stopped(q);
 			return 0;
@@ -187,15 +198,15 @@ int rev_forward(struct qz *q, const struct run_target *t, bool one)
 		rv_publish(q);
 		if (one)
 			return RUN_STEPPED;
+		if (l->pos >= rv_end(q)) {   /* gdb: the end of the log comes first */
+			rv_no_more(q);
+			return RUN_STOPPED;
+		}
 		if (rv_target_hit(q, t))
 			return RUN_TARGET;
 		if (run_check_bp_here(q)) {
 			rv_stopped(q);
 			q->stop = QZ_STOP_BREAKPOINT;
-			return RUN_STOPPED;
-		}
-		if (l->pos >= rv_end(q)) {
-			rv_no_more(q);
 			return RUN_STOPPED;
 		}
 		rv_fwd1(q, l);

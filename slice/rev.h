@@ -35,6 +35,7 @@ struct rev_log {
 	bool warned;             /* the limit dropped entries (said once) */
 	bool disabled;           /* set record undo off */
 	uint64_t dropped;        /* entries dropped by the limit */
+	uint64_t live_orig_rax;  /* orig_rax at the end, while in the past */
 	double apply_secs;       /* time spent applying entries */
 	uint64_t applied;
 };
