@@ -131,3 +131,13 @@ step
 continue
 continue
 CMDS
+
+# the undo log's bound: the oldest entries go, with a warning, and history
+# ends where the log now begins
+qz -ex 'set record undo-limit 1000000' -ex 'break 14' -ex 'run 2000' -ex 'break 20' \
+	-ex 'record on' -ex 'continue' -ex 'delete' -ex 'reverse-continue' -ex 'info record' \
+	-ex 'print i' $B/loop-O0
+expect reverse-limit-warn 'warning: the undo log reached its limit'
+expect reverse-limit-end '^No more reverse-execution history\.$'
+expect reverse-limit-dropped '[1-9][0-9]* oldest dropped'
+expect reverse-limit-past '^\$1 = [1-9][0-9]*$'
