@@ -53,7 +53,8 @@ static int cmd_record(struct qz *q, const char *a)
 		*sp = 0;
 		rc = cs_record_at(q, s, strcmp(sp + 1, "on") == 0);
 	} else {
-		rc = qz_error(q, "Usage: record on | record off | record FILE:LINE on|off");
+		rc = qz_error(q, "Usage: record on | record off | record FILE:LINE on|off | "
+			      "record goto begin|end|N");
 	}
 	free(s);
 	return rc;
@@ -726,21 +727,20 @@ static int cmd_snext(struct qz *q, const char *a)
 
 /* The module's commands (core assembles its table from every module's). */
 const struct cmd_def slice_cmds[] = {
-	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
+	{"record", "rec", "record on|off | record FILE:LINE on|off | record goto begin|end|N", Y,
+	 cmd_record,
 	 "Record every instruction the program executes (for slicing).",
 	 "While recording is on, continue/next/step/finish log every instruction with\n"
 	 "its statement instance, the registers and memory it read and wrote. The\n"
 	 "instructions run in an emulator (system calls, AVX, cpuid natively); see\n"
 	 "`help set record` for the single-step engine. `record FILE:LINE on|off`\n"
-	 "starts or stops recording when execution reaches that line."},
+	 "starts or stops recording when execution reaches that line.\n"
+	 "record goto begin|end|N moves to an instruction of the recording (N counts\n"
+	 "those run since recording began, as gdb; end is the live process again):\n"
+	 "in between the process shows the past (see reverse-stepi)."},
 	{"info record", "rec", NULL, Y, cmd_info_record,
 	 "Recording status: engine, instructions, instances, bytes per instruction, file.",
 	 NULL},
-	{"record goto", NULL, "record goto begin|end|N", P | Y, cmd_record_goto,
-	 "Move to an instruction of the recording (N as info record numbers them).",
-	 "begin: the first recorded instruction; end: where the recording is now (the\n"
-	 "live process again). Between the two the process shows the past: every\n"
-	 "command that reads state works, those that would change it are refused."},
 	{"reverse-stepi", "rsi", "reverse-stepi [N]", P | Y, cmd_reverse_stepi,
 	 "Step back one instruction (N times) in the recording.",
 	 "The process is taken back to the state before the instruction: registers\n"

@@ -196,12 +196,13 @@ int rev_forward(struct qz *q, const struct run_target *t, bool one)
 		return RUN_ERROR;
 	for (;;) {
 		rv_publish(q);
-		if (one)
-			return RUN_STEPPED;
-		if (l->pos >= rv_end(q)) {   /* gdb: the end of the log comes first */
+		/* gdb: arriving at the end of the log ends any command, first */
+		if (l->pos >= rv_end(q)) {
 			rv_no_more(q);
 			return RUN_STOPPED;
 		}
+		if (one)
+			return RUN_STEPPED;
 		if (rv_target_hit(q, t))
 			return RUN_TARGET;
 		if (run_check_bp_here(q)) {

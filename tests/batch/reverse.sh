@@ -141,3 +141,63 @@ expect reverse-limit-warn 'warning: the undo log reached its limit'
 expect reverse-limit-end '^No more reverse-execution history\.$'
 expect reverse-limit-dropped '[1-9][0-9]* oldest dropped'
 expect reverse-limit-past '^\$1 = [1-9][0-9]*$'
+
+# more sequences: counts, conditions, finishing from a callee, nexti
+agree reverse-counts $BIN <<'CMDS'
+- break 32
+- run
+- record full
+- break 33
+- continue
+reverse-next 3
+reverse-step 2
+reverse-nexti 4
+reverse-stepi 3
+reverse-finish
+reverse-next
+next 2
+step 3
+reverse-step 3
+CMDS
+agree reverse-cond $BIN <<'CMDS'
+- break 32
+- run
+- record full
+- break 33
+- continue
+break 22 if i == 3
+reverse-continue
+print i
+print table
+reverse-continue
+print i
+delete 2
+break 23 if i == 6
+continue
+print i
+print sum
+continue
+CMDS
+agree reverse-finish-nested $BIN <<'CMDS'
+- break square
+- run
+- record full
+- delete
+- next
+- next
+- next
+- next
+- next
+- next
+- next
+- next
+reverse-finish
+reverse-step
+reverse-step
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-continue
+CMDS
