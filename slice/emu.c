@@ -185,6 +185,11 @@ uint64_t emu_reg(struct emu *m, int reg)
 	return v;
 }
 
+void emu_xmm(struct emu *m, int n, void *out)
+{
+	uc_reg_read(m->uc, UC_X86_REG_XMM0 + n, out);
+}
+
 uint64_t emu_pc(struct emu *m)
 {
 	uint64_t v = 0;

@@ -176,6 +176,11 @@ static uint64_t re_undo_reg(void *ctx, int reg)
 	return emu_reg(((struct rec_emu *)ctx)->m, reg);
 }
 
+static void re_undo_xmm(void *ctx, int n, void *out)
+{
+	emu_xmm(((struct rec_emu *)ctx)->m, n, out);
+}
+
 static int re_undo_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct rec_emu *x = ctx;
@@ -199,7 +204,7 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 		trace_mark(&r->tr, &x->mark);
 		x->prev_rec = (int64_t)r->tr.n;
 		trace_add(&r->tr, (uint32_t)id, addr, skipped);
-		struct rev_src src = { re_undo_reg, re_undo_mem, x };
+		struct rev_src src = { re_undo_reg, re_undo_mem, re_undo_xmm, x };
 		rev_note_insn(x->q, &r->undo, (uint64_t)x->prev_rec, e, addr, skipped, &src);
 	}
 	r->insns_seen++;

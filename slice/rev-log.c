@@ -1,6 +1,7 @@
 /* rev-log: the undo log; see rev.h. An entry is items back to back:
- * 'R' num(1) value(8) for a register (insn.h's number), 'M' addr(8)
- * len(4) bytes for memory. Applying swaps each saved value with the
+ * 'R' num(1) value(8) for a register (insn.h's number), 'V' n(1) 16
+ * bytes for xmm register n (the low half of ymm/zmm), 'M' addr(8) len(4)
+ * bytes for memory. Applying swaps each saved value with the
  * process's, so undo and redo are the same operation; within an entry the
  * items go in one order back and the other forward, so that overlapping
  * items (a system call's buffer and nothing else, in practice) come out
@@ -14,11 +15,11 @@
 #include <time.h>
 
 #include "proc/proc.h"
+#include "target/regs.h"
 #include "target/session.h"
 #include "rec-int.h"
 #include "trace.h"
 
-#define RL_MAX_ITEMS 40
 
 void rev_log_free(struct rev_log *l)
 {
@@ -162,6 +163,12 @@ void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct
 	for (size_t i = 0; i < sizeof other / sizeof *other; i++)
 		if (def & (1ull << other[i]))
 			rl_put_reg(l, other[i], src->reg(src->ctx, other[i]));
+	for (int v = 0; v < 16; v++)
+		if (def & (1ull << (INSN_R_VEC0 + v))) {
+			uint8_t b[18] = { 'V', (uint8_t)v };
+			src->xmm(src->ctx, v, b + 2);
+			rl_put(l, b, sizeof b);
+		}
 	for (int i = 0; i < e->in.nmem && !skipped; i++)
 		if (e->in.mem[i].rw & (INSN_MEM_W | INSN_MEM_CW))
 			rl_put_mem(l, addr[i], rl_write_size(e, &e->in.mem[i]), src);
@@ -181,7 +188,12 @@ static long rl_sys_bound(const struct user_regs_struct *a)
 	}
 }
 
-struct rl_proc { struct qz *q; const struct user_regs_struct *regs; };
+struct rl_proc {
+	struct qz *q;
+	const struct user_regs_struct *regs;
+	struct user_fpregs_struct fp;
+	bool have_fp;            /* fp was read (once an instruction) */
+};
 
 static uint64_t rl_proc_reg(void *ctx, int reg)
 {
@@ -189,6 +201,15 @@ static uint64_t rl_proc_reg(void *ctx, int reg)
 	if (reg == INSN_R_FLAGS)
 		return p->regs->eflags;
 	return insn_reg_value(p->regs, reg);
+}
+
+static void rl_proc_xmm(void *ctx, int n, void *out)
+{
+	struct rl_proc *p = ctx;
+	if (!p->have_fp && proc_fpregs(p->q->proc, &p->fp) < 0)
+		memset(&p->fp, 0, sizeof p->fp);
+	p->have_fp = true;
+	memcpy(out, (const uint8_t *)p->fp.xmm_space + 16 * n, 16);
 }
 
 static int rl_proc_mem(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -201,8 +222,8 @@ void rev_note_insn_proc(struct qz *q, struct rev_log *l, uint64_t recno,
 			const struct trace_insn *e, const uint64_t *addr, bool skipped,
 			const struct user_regs_struct *regs)
 {
-	struct rl_proc p = { q, regs };
-	struct rev_src s = { rl_proc_reg, rl_proc_mem, &p };
+	struct rl_proc p = { .q = q, .regs = regs };
+	struct rev_src s = { rl_proc_reg, rl_proc_mem, rl_proc_xmm, &p };
 	rev_note_insn(q, l, recno, e, addr, skipped, &s);
 }
 
@@ -216,8 +237,8 @@ void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
 		return;
 	if (len > ((uint64_t)64 << 20))
 		len = (uint64_t)64 << 20;
-	struct rl_proc p = { q, regs };
-	struct rev_src s = { rl_proc_reg, rl_proc_mem, &p };
+	struct rl_proc p = { .q = q, .regs = regs };
+	struct rev_src s = { rl_proc_reg, rl_proc_mem, rl_proc_xmm, &p };
 	rl_put_mem(l, addr, len, &s);
 	rl_end(l);
 	rl_bound(q, l);
@@ -242,9 +263,17 @@ static uint64_t *rl_reg_ptr(struct user_regs_struct *r, int num)
 	}
 }
 
-/* Swap one item with the process; the item's length. */
-static size_t rl_swap(struct qz *q, struct user_regs_struct *regs, uint8_t *p)
+/* Swap one item with the process (xs: its XSAVE area, read by the caller
+ * when the entry has an xmm item); the item's length. */
+static size_t rl_swap(struct qz *q, struct user_regs_struct *regs, uint8_t *xs, uint8_t *p)
 {
+	if (p[0] == 'V') {
+		uint8_t tmp[16], *slot = xs + 160 + 16 * p[1];   /* the legacy area's xmm */
+		memcpy(tmp, slot, 16);
+		memcpy(slot, p + 2, 16);
+		memcpy(p + 2, tmp, 16);
+		return 18;
+	}
 	if (p[0] == 'R') {
 		uint64_t *slot = rl_reg_ptr(regs, p[1]), v;
 		memcpy(&v, p + 2, 8);
@@ -277,17 +306,33 @@ void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
 	if (i < l->first || i >= l->first + l->noff)
 		return;
 	double t0 = rl_now();
-	uint8_t *items[RL_MAX_ITEMS];
+	static uint8_t **items;   /* a read's buffer is an item a page */
+	static size_t cap;
 	size_t n = 0;
 	uint8_t *p = l->buf + l->off[i - l->first], *end = l->buf + l->off[i - l->first + 1];
-	while (p < end && n < RL_MAX_ITEMS) {
+	bool vec = false;
+	while (p < end) {
+		XGROW(items, cap, n + 1);
 		items[n++] = p;
-		p += p[0] == 'R' ? 10 : 13 + (size_t)(p[9] | p[10] << 8 | p[11] << 16 |
-						      (uint32_t)p[12] << 24);
+		vec |= p[0] == 'V';
+		p += p[0] == 'R' ? 10 : p[0] == 'V' ? 18 :
+		     13 + (size_t)(p[9] | p[10] << 8 | p[11] << 16 | (uint32_t)p[12] << 24);
 	}
 	struct user_regs_struct *regs = proc_regs(q->proc);
-	for (size_t k = 0; k < n; k++)
-		rl_swap(q, regs, items[back ? k : n - 1 - k]);
+	/* xmm through the XSAVE area, not SETFPREGS: that would mark the x87
+	 * state in use (XSTATE_BV), a change the program never made */
+	size_t xlen = 0;
+	uint8_t *xs = vec ? regs_xstate_read(proc_cur_tid(q->proc), &xlen) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		uint8_t *it = items[back ? k : n - 1 - k];
+		if (it[0] != 'V' || (xs && xlen >= 512 + 8))
+			rl_swap(q, regs, xs, it);
+	}
+	if (xs && xlen >= 512 + 8) {
+		xs[512] |= 2;   /* XSTATE_BV: the SSE state is the area's */
+		regs_xstate_write(proc_cur_tid(q->proc), xs, xlen);
+	}
+	free(xs);
 	proc_regs_dirty(q->proc);
 	l->apply_secs += rl_now() - t0;
 	l->applied++;

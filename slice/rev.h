@@ -41,10 +41,11 @@ struct rev_log {
 };
 
 /* Where an engine reads the state about to change: a register by insn.h's
- * number (INSN_R_FLAGS, INSN_R_RIP too) and memory. */
+ * number (INSN_R_FLAGS, INSN_R_RIP too), an xmm register, memory. */
 struct rev_src {
 	uint64_t (*reg)(void *ctx, int reg);
 	int (*mem)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void (*xmm)(void *ctx, int n, void *out16);   /* xmm register n */
 	void *ctx;
 };
 
