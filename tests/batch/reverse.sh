@@ -201,3 +201,28 @@ reverse-next
 reverse-next
 reverse-continue
 CMDS
+# forward in the past: finish, until and advance replay the log too
+agree reverse-forward $BIN <<'CMDS'
+- break 32
+- run
+- record full
+- break 35
+- continue
+reverse-next
+reverse-next
+reverse-step
+reverse-step
+bt
+info locals
+finish
+until
+advance 23
+print table[0]@8
+x/4dw table
+reverse-next 20
+reverse-next 20
+next
+step
+up
+info locals
+CMDS
