@@ -19,6 +19,7 @@
 #include "target/objects.h"
 #include "target/run.h"
 #include "target/session.h"
+#include "target/watch.h"
 #include "rec.h"
 #include "slice.h"
 
@@ -205,7 +206,7 @@ int rev_forward(struct qz *q, const struct run_target *t, bool one)
 			return RUN_STEPPED;
 		if (rv_target_hit(q, t))
 			return RUN_TARGET;
-		if (run_check_bp_here(q)) {
+		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
 			rv_stopped(q);
 			q->stop = QZ_STOP_BREAKPOINT;
 			return RUN_STOPPED;
@@ -265,7 +266,7 @@ int rev_continue(struct qz *q)
 			rv_no_more(q);
 			return 0;
 		}
-		if (run_check_bp_here(q)) {
+		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
 			rv_stopped(q);
 			q->stop = QZ_STOP_BREAKPOINT;
 			return 0;

@@ -226,3 +226,28 @@ step
 up
 info locals
 CMDS
+# watchpoints by value in both directions (gdb's hardware watchpoints do
+# not fire while it replays on every machine: both use software ones)
+agree reverse-watch $BIN <<'CMDS'
+- break 32
+- run
+- record full
+- break 35
+- continue
+- set can-use-hw-watchpoints 0
+watch table[5]
+reverse-continue
+print i
+bt
+reverse-continue
+continue
+print i
+continue
+CMDS
+# a double (SSE) watched backwards; gdb 13 shows x=0 at the first stop
+# here, a stale frame: square(7) is what ran (ratio 53.90625 / 2 + 49)
+qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'break 35' -ex 'continue' -ex 'watch ratio' -ex 'reverse-continue' -ex 'info locals' $BIN
+expect reverse-watch-double '^Old value = 75\.953125$'
+expect reverse-watch-double-new '^New value = 53\.90625$'
+expect reverse-watch-double-frame '^square \(x=7\) at'
+expect reverse-watch-double-locals '^y = 49$'
