@@ -758,8 +758,9 @@ const struct cmd_def slice_cmds[] = {
 	 "Go back to where the selected frame's function was called (the call).", NULL},
 	{"reverse-continue", "rc", "reverse-continue", P | Y, cmd_reverse_continue,
 	 "Run backwards to the latest breakpoint hit, or the start of the recording.",
-	 "Breakpoints stop where their line starts, with their conditions; at the\n"
-	 "first recorded instruction: \"No more reverse-execution history.\""},
+	 "Breakpoints stop where their line starts, with their conditions;\n"
+	 "watchpoints at the instruction that wrote the value (Old value is the later\n"
+	 "one); at the first recorded instruction: \"No more reverse-execution history.\""},
 	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
 	 "Backward dynamic slice from a statement instance of the recording.",
 	 "The criterion defaults to the last statement executed (the crash point\n"
