@@ -31,6 +31,8 @@ static int cmd_checkpoint(struct qz *q, const char *a)
 {
 	if (*a)
 		return qz_error(q, "checkpoint takes no argument.");
+	if (qz_present(q) < 0)
+		return -1;
 	return ckpt_take(q, false);
 }
 
@@ -38,7 +40,7 @@ static int cmd_rollback(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	int id;
-	if (ckpt_arg_id(q, a, &id) < 0)
+	if (ckpt_arg_id(q, a, &id) < 0 || qz_present(q) < 0)
 		return -1;
 	if (!q->proc || !ckpt_process_check(q)) {
 		if (s->lost)

@@ -15,6 +15,7 @@
 #include "target/loc.h"
 #include "target/session.h"
 #include "prune.h"
+#include "rev.h"
 #include "sbreak.h"
 #include "show.h"
 #include "slice.h"
@@ -39,16 +40,21 @@ static int cmd_record(struct qz *q, const char *a)
 	} else if (strcmp(s, "off") == 0 || strcmp(s, "stop") == 0) {
 		if (!r->on)
 			rc = qz_error(q, "Recording is not on.");
+		else if (qz_present(q) < 0)
+			rc = -1;
 		else {
 			rec_stop(q, r);
 			qz_printf(q, "Recording off: %llu instructions recorded.\n",
 				  (unsigned long long)r->tr.n);
 		}
+	} else if (str_starts(s, "goto") && (!s[4] || s[4] == ' ')) {
+		rc = cmd_record_goto(q, s + 4);
 	} else if (sp && (strcmp(sp + 1, "on") == 0 || strcmp(sp + 1, "off") == 0)) {
 		*sp = 0;
 		rc = cs_record_at(q, s, strcmp(sp + 1, "on") == 0);
 	} else {
-		rc = qz_error(q, "Usage: record on | record off | record FILE:LINE on|off");
+		rc = qz_error(q, "Usage: record on | record off | record FILE:LINE on|off | "
+			      "record goto begin|end|N");
 	}
 	free(s);
 	return rc;
@@ -118,6 +124,7 @@ static int cmd_info_record(struct qz *q, const char *a)
 			  t->nframes, trace_file_name(t, path, sizeof path));
 	}
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
+	rev_info(q);
 	if (t->n)
 		qz_printf(q, "Instance numbers are %s.\n", r->exact ?
 			  "exact (counted from the start of the run)" :
@@ -673,7 +680,9 @@ static int cmd_set_record(struct qz *q, const char *a)
 	char *s = str_trim(a ? a : "");
 	uint64_t n = 0;
 	int rc = 0;
-	if (str_starts(s, "engine"))
+	if (str_starts(s, "undo"))
+		rc = rev_set(q, s);
+	else if (str_starts(s, "engine"))
 		rc = cs_set_engine(q, str_skip_space(s + 6));
 	else if (str_starts(s, "progress"))
 		rc = cs_set_progress(q, str_skip_space(s + 8));
@@ -681,7 +690,8 @@ static int cmd_set_record(struct qz *q, const char *a)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else
 		rc = qz_error(q, "Usage: set record spill BYTES (at least 4096) | set record engine "
-			      "emulate|step | set record progress on|off|auto");
+			      "emulate|step | set record progress on|off|auto | set record undo-limit "
+			      "BYTES|unlimited | set record undo on|off");
 	free(s);
 	return rc;
 }
@@ -717,16 +727,40 @@ static int cmd_snext(struct qz *q, const char *a)
 
 /* The module's commands (core assembles its table from every module's). */
 const struct cmd_def slice_cmds[] = {
-	{"record", "rec", "record on|off | record FILE:LINE on|off", Y, cmd_record,
+	{"record", "rec", "record on|off | record FILE:LINE on|off | record goto begin|end|N", Y,
+	 cmd_record,
 	 "Record every instruction the program executes (for slicing).",
 	 "While recording is on, continue/next/step/finish log every instruction with\n"
 	 "its statement instance, the registers and memory it read and wrote. The\n"
 	 "instructions run in an emulator (system calls, AVX, cpuid natively); see\n"
 	 "`help set record` for the single-step engine. `record FILE:LINE on|off`\n"
-	 "starts or stops recording when execution reaches that line."},
+	 "starts or stops recording when execution reaches that line.\n"
+	 "record goto begin|end|N moves to an instruction of the recording (N counts\n"
+	 "those run since recording began, as gdb; end is the live process again):\n"
+	 "in between the process shows the past (see reverse-stepi)."},
 	{"info record", "rec", NULL, Y, cmd_info_record,
 	 "Recording status: engine, instructions, instances, bytes per instruction, file.",
 	 NULL},
+	{"reverse-stepi", "rsi", "reverse-stepi [N]", P | Y, cmd_reverse_stepi,
+	 "Step back one instruction (N times) in the recording.",
+	 "The process is taken back to the state before the instruction: registers\n"
+	 "and memory from the undo log. stepi, next, continue then replay the log\n"
+	 "forward (system calls are not run again) until the end of the recording."},
+	{"reverse-nexti", "rni", "reverse-nexti [N]", P | Y, cmd_reverse_nexti,
+	 "Step back one instruction, over a call that returned there.", NULL},
+	{"reverse-step", "rs", "reverse-step [N]", P | Y, cmd_reverse_step,
+	 "Step back to the start of the previous line executed, into calls.",
+	 "Going back over a call of a function with line info stops at the start of\n"
+	 "its last line, as gdb's record full does."},
+	{"reverse-next", "rn", "reverse-next [N]", P | Y, cmd_reverse_next,
+	 "Step back to the start of the previous line executed in this frame.", NULL},
+	{"reverse-finish", NULL, "reverse-finish", P | Y, cmd_reverse_finish,
+	 "Go back to where the selected frame's function was called (the call).", NULL},
+	{"reverse-continue", "rc", "reverse-continue", P | Y, cmd_reverse_continue,
+	 "Run backwards to the latest breakpoint hit, or the start of the recording.",
+	 "Breakpoints stop where their line starts, with their conditions;\n"
+	 "watchpoints at the instruction that wrote the value (Old value is the later\n"
+	 "one); at the first recorded instruction: \"No more reverse-execution history.\""},
 	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
 	 "Backward dynamic slice from a statement instance of the recording.",
 	 "The criterion defaults to the last statement executed (the crash point\n"
@@ -777,14 +811,18 @@ const struct cmd_def slice_cmds[] = {
 	 "recorded frame and ends past it is shown with its size and what it ran\n"
 	 "over. Malloc blocks are measured from glibc's heap as it is now (their\n"
 	 "usable size, which malloc may round up from the size asked for)."},
-	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto",
-	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines.",
+	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto | "
+	 "undo-limit BYTES|unlimited | undo on|off",
+	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines, undo log.",
 	 "spill BYTES: keep at most BYTES of recording in memory; the rest goes to a\n"
 	 "temporary file. engine emulate (the default): run the program's instructions\n"
 	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
 	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
 	 "Both record the same trace. progress: a line on stderr once a second while\n"
-	 "a region runs longer than half a second (auto: when stderr is a terminal)."},
+	 "a region runs longer than half a second (auto: when stderr is a terminal).\n"
+	 "undo-limit: the most the undo log of reverse execution keeps (256 MiB by\n"
+	 "default; beyond it the oldest instructions' entries go, with a warning);\n"
+	 "undo off: keep none (no reverse execution; recording is a little faster)."},
 	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
 	 "Whether programs started from now on use glibc's SSE2 string functions.",
 	 "baseline: the next run gets GLIBC_TUNABLES hwcaps masks so that glibc picks its\n"

@@ -178,7 +178,16 @@ uint64_t emu_reg(struct emu *m, int reg)
 		uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &v);
 	else if (reg == INSN_R_GSBASE)
 		uc_reg_read(m->uc, UC_X86_REG_GS_BASE, &v);
+	else if (reg == INSN_R_FLAGS)
+		uc_reg_read(m->uc, UC_X86_REG_EFLAGS, &v);
+	else if (reg == INSN_R_RIP)
+		uc_reg_read(m->uc, UC_X86_REG_RIP, &v);
 	return v;
+}
+
+void emu_xmm(struct emu *m, int n, void *out)
+{
+	uc_reg_read(m->uc, UC_X86_REG_XMM0 + n, out);
 }
 
 uint64_t emu_pc(struct emu *m)

@@ -37,6 +37,8 @@ void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
 bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs_struct *fp);
 /* A general register by the recorder's number (insn.h), fs/gs base. */
 uint64_t emu_reg(struct emu *m, int reg);
+/* xmm register n (0-15) into out (16 bytes). */
+void emu_xmm(struct emu *m, int n, void *out);
 
 enum emu_end { EMU_STOPPED, EMU_FAULT };
 /* Run from pc until the hook calls emu_stop (the instruction it was

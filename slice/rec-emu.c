@@ -169,6 +169,24 @@ static bool re_periodic(struct rec_emu *x)
 	return (x->ticks & 0xffff) == 0 && re_signal_waits(x->q);
 }
 
+/* The undo log reads the state about to change from the machine (memory
+ * it has not copied yet is still the process's). */
+static uint64_t re_undo_reg(void *ctx, int reg)
+{
+	return emu_reg(((struct rec_emu *)ctx)->m, reg);
+}
+
+static void re_undo_xmm(void *ctx, int n, void *out)
+{
+	emu_xmm(((struct rec_emu *)ctx)->m, n, out);
+}
+
+static int re_undo_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct rec_emu *x = ctx;
+	return emu_read(x->m, addr, buf, len) == 0 ? 0 : proc_read(x->q->proc, addr, buf, len);
+}
+
 /* Record the instruction at pc, about to run in the machine. */
 static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
 		      uint64_t sp)
@@ -186,6 +204,8 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 		trace_mark(&r->tr, &x->mark);
 		x->prev_rec = (int64_t)r->tr.n;
 		trace_add(&r->tr, (uint32_t)id, addr, skipped);
+		struct rev_src src = { re_undo_reg, re_undo_mem, re_undo_xmm, x };
+		rev_note_insn(x->q, &r->undo, (uint64_t)x->prev_rec, e, addr, skipped, &src);
 	}
 	r->insns_seen++;
 	r->last_id = id;

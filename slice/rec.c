@@ -44,6 +44,7 @@ void rec_fini(struct rec *r)
 	free(r->cds);
 	free(r->unknown);
 	rec_emu_free(r->emu);
+	rev_log_free(&r->undo);
 	cfg_free(r->cfg);
 	memset(r, 0, sizeof *r);
 }
@@ -497,6 +498,10 @@ int rec_step_one(struct qz *q, struct rec *r)
 			addr[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
 		recno = (int64_t)r->tr.n;
 		trace_add(&r->tr, (uint32_t)id, addr, e->in.rep && regs->rcx == 0);
+		rev_note_insn_proc(q, &r->undo, (uint64_t)recno, e, addr,
+				   e->in.rep && regs->rcx == 0, regs);
+		if (e->in.kind == INSN_SYSCALL)
+			rev_note_sys(q, &r->undo, (uint64_t)recno, regs);
 	}
 	r->insns_seen++;
 	rec_tick(r, 1);
@@ -608,6 +613,8 @@ static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target 
 int rec_region(struct qz *q, const struct run_target *t, bool one)
 {
 	struct rec *r = slice_rec(q);
+	if (rev_in_past(q))   /* forward in the past: the log, not the CPU */
+		return rev_forward(q, t, one);
 	rec_emu_pick(q, r);
 	r->target = t;
 	rec_progress_start(r);

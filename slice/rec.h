@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rev.h"
 #include "trace.h"
 
 struct qz;
@@ -77,6 +78,7 @@ struct rec {
 	 * process has not seen yet (code the emulator wrote); NULL: qz_read. */
 	int (*read_code)(void *ctx, uint64_t pc, void *buf, size_t len);
 	void *read_code_ctx;
+	struct rev_log undo;       /* reverse execution (rev.h) */
 	struct rec_progress prog;
 	/* A front end that shows progress itself (NULL: stderr in plain mode). */
 	void (*on_progress)(void *ctx, const struct rec_progress *p);

@@ -141,6 +141,7 @@ static void slice_on_start(struct qz *q)
 	struct slice_state *st = slice_state(q);
 	struct rec *r = &st->rec;
 	r->on = false;
+	rev_reset(q);
 	r->cur = -1;
 	r->ncalls = r->ncds = 0;
 	for (size_t i = 0; i < r->tr.nstmts; i++) {
@@ -165,6 +166,7 @@ static void slice_on_gone(struct qz *q)
 {
 	struct slice_state *st = slice_state(q);
 	st->rec.on = false;
+	rev_reset(q);
 	st->rec.counting = false;
 	st->snext = 0;
 	st->nff = 0;

@@ -140,10 +140,20 @@ static int eval_write_mem(void *arg, uint64_t addr, const void *buf, size_t len)
 	return qz_write(q, addr, buf, len);
 }
 
+/* In a recording's past nothing may change (qz_present). */
+static const char *eval_write_refused(void *arg)
+{
+	struct qz *q = arg;
+	if (qz_present(q) == 0)
+		return NULL;
+	return q->err.s ? q->err.s : "";
+}
+
 static int eval_write_reg(void *arg, int reg, const void *buf, size_t len)
 {
 	struct qz *q = arg;
-	if (!qz_running(q) || reg < 0 || reg >= DI_NREGS || len > 8 || q->sel_frame != 0)
+	if (!qz_running(q) || qz_present(q) < 0 || reg < 0 || reg >= DI_NREGS || len > 8 ||
+	    q->sel_frame != 0)
 		return -1;
 	uint64_t v = 0;
 	memcpy(&v, buf, len);
@@ -267,6 +277,7 @@ void eval_env(struct qz *q, struct expr_env *env)
 	env->warn = eval_warn;
 	env->write_mem = eval_write_mem;
 	env->write_reg = eval_write_reg;
+	env->write_refused = eval_write_refused;
 	env->call = eval_call;
 }
 

@@ -225,6 +225,10 @@ int infcall(struct qz *q, uint64_t addr, const struct di_type *ftype,
 		snprintf(err, errlen, "You can't do that without a process to debug.");
 		return -1;
 	}
+	if (qz_present(q) < 0) {
+		snprintf(err, errlen, "%s", q->err.s ? q->err.s : "");
+		return -1;
+	}
 	if (st->n >= INFCALL_MAX) {
 		snprintf(err, errlen, "Too many calls from the debugger in progress.");
 		return -1;

@@ -42,6 +42,12 @@ uint8_t *regs_xstate_read(pid_t tid, size_t *len)
 	return buf;
 }
 
+int regs_xstate_write(pid_t tid, uint8_t *buf, size_t len)
+{
+	struct iovec iov = {buf, len};
+	return ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0 ? -1 : 0;
+}
+
 static bool regs_read(struct qz *q, struct regs_xs *xs)
 {
 	free(xs->buf);

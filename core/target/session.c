@@ -174,9 +174,18 @@ int qz_read(struct qz *q, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+int qz_present(struct qz *q)
+{
+	if (!q->in_past)
+		return 0;
+	return qz_error(q, "The program is replaying its recorded past (instruction %llu of %llu): "
+			"its state cannot be changed there. Use \"record goto end\" first.",
+			(unsigned long long)q->replay_insn, (unsigned long long)q->replay_insns);
+}
+
 int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len)
 {
-	if (!qz_running(q) || proc_write(q->proc, addr, buf, len) < 0)
+	if (!qz_running(q) || qz_present(q) < 0 || proc_write(q->proc, addr, buf, len) < 0)
 		return -1;
 	const uint8_t *b = buf;
 	for (size_t i = 0; i < q->bps.nsites; i++) {

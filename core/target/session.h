@@ -156,6 +156,12 @@ struct qz {
 	int bp_pending;               /* set breakpoint pending: -1 auto, 0, 1 */
 	bool attached;                /* the process was attached to: quit
 	                                 detaches instead of killing */
+	/* Positioned in a recording's past (slice/rev.c): what the process
+	 * shows is the past; writes are refused (qz_present). replay_insn is
+	 * the position (instructions run since recording began, gdb's insn
+	 * number) of replay_insns recorded, for a status bar. */
+	bool in_past;
+	uint64_t replay_insn, replay_insns;
 	char *debug_dir;              /* set debug-file-directory: where
 	                                 .build-id/xx/rest.debug files are */
 	/* The program ended (exit or fatal signal) but the process is kept,
@@ -198,6 +204,9 @@ int qz_read_cb(void *q, uint64_t addr, void *buf, size_t len);
 /* Write the process's memory; a planted breakpoint in the range keeps its
  * int3 and remembers the new byte as the original. */
 int qz_write(struct qz *q, uint64_t addr, const void *buf, size_t len);
+/* 0, or -1 with the error set while replaying the past: the state is the
+ * recording's and changing it would make the log lie. */
+int qz_present(struct qz *q);
 
 /* Forget the process (it exited or was killed): breakpoints back to
  * unrelocated addresses, modules dropped. */

@@ -163,6 +163,20 @@ int watch_classify(struct qz *q, bool step)
 	return watch_finish(q, &out, stop, resync, watch_silent(q, step));
 }
 
+int watch_check_values(struct qz *q)
+{
+	if (!q->watch || !qz_running(q))
+		return RUN_STEPPED;
+	struct sbuf out = {0};
+	bool stop = false, resync = false;
+	for (size_t i = 0; i < q->bps.n; i++) {
+		struct bp *b = &q->bps.bps[i];
+		if (b->watch && b->enabled && (b->kind == BP_KIND_WATCH || b->kind == BP_KIND_SWATCH))
+			stop |= watch_check(q, b, &out, &resync);
+	}
+	return watch_finish(q, &out, stop, resync, RUN_STEPPED);
+}
+
 static bool watch_touched_by(const struct watch *w, const struct pw_access *a)
 {
 	for (size_t i = 0; i < w->nranges; i++)

@@ -47,6 +47,10 @@ void watch_sync(struct qz *q);
  * silently), RUN_TARGET (silently at an int3 site: handle it as a trap
  * there), RUN_STEPPED (single-step done, nothing to report). */
 int watch_classify(struct qz *q, bool step);
+/* Replaying a recording (slice/rev.c) no debug register fires: compare
+ * every enabled write watchpoint's value now, as a software one's after a
+ * step; RUN_STOPPED (reported, gdb's Old/New) or RUN_STEPPED. */
+int watch_check_values(struct qz *q);
 /* A software watchpoint is enabled: continuing must single-step. */
 bool watch_soft_active(struct qz *q);
 /* A hardware watchpoint fired during a single-step made to step off an

@@ -621,6 +621,9 @@ static int store(struct expr_ev *ev, const struct val *to, const struct val *v)
 	const struct expr_env *env = ev->env;
 	if (ev->noside)
 		return 0;
+	const char *why = env->write_refused ? env->write_refused(env->arg) : NULL;
+	if (why)
+		return expr_fail(ev, "%s", why);
 	if (to->where == VAL_MEM && env->write_mem) {
 		if (env->write_mem(env->arg, to->addr, v->bytes, v->size) != 0)
 			return expr_fail(ev, "Cannot access memory at address 0x%llx",

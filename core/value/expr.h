@@ -37,6 +37,9 @@ struct expr_env {
 			     struct val *out, char *err, size_t errlen);
 	int (*write_mem)(void *arg, uint64_t addr, const void *buf, size_t len);
 	int (*write_reg)(void *arg, int reg, const void *buf, size_t len);
+	/* Why no assignment may be made now (NULL: it may): the message of a
+	 * refused write. May be NULL. */
+	const char *(*write_refused)(void *arg);
 	/* A warning printed before the value, as gdb's "warning: left shift
 	 * count >= width of type" (msg without "warning: "). May be NULL. */
 	void (*warn)(void *arg, const char *msg);

@@ -405,3 +405,63 @@ diff_case() {
 	fi
 	compare "$_name" "$_p.gdb.seq" "$_p.qz.seq"
 }
+
+# agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
+# with "- " is run but not compared: set-up such as break/run) in both
+# debuggers and compare the output of each command. One PASS or FAIL line
+# for the case; a FAIL shows each differing command (- gdb, + qzdb).
+agree() {
+	_name=$1
+	shift
+	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return ;; esac
+	_p=$DIFFDIR/$_name
+	_n=0
+	: >"$_p.cmds"
+	: >"$_p.list"
+	while IFS= read -r _c; do
+		[ -z "$_c" ] && continue
+		_n=$((_n + 1))
+		printf '%s\n' "$_c" >>"$_p.list"
+		printf 'echo \\n@@@ %s\\n\n%s\n' $_n "${_c#- }" >>"$_p.cmds"
+	done
+	if [ ! -x "$1" ]; then
+		fail "$_name" "fixture $1 not built"
+		return
+	fi
+	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
+	if [ $DBG_RC -ge 124 ] || ! grep -q '^@@@ 1$' "$_p.gdb"; then
+		fail "$_name" "gdb side broken (rc $DBG_RC), see $_p.gdb"
+		return
+	fi
+	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
+	if [ $DBG_RC -eq 124 ] || [ $DBG_RC -gt 128 ]; then
+		fail "$_name" "qzdb timed out or died (exit status $DBG_RC)"
+		tail -5 "$_p.qz" | sed 's/^/    | /'
+		return
+	fi
+	agree_norm <"$_p.gdb" >"$_p.gdb.norm"
+	agree_norm <"$_p.qz" >"$_p.qz.norm"
+	split_sections "$_p.gdb.norm" "$_p.gdb.d"
+	split_sections "$_p.qz.norm" "$_p.qz.d"
+	_i=0 _bad=0 _cmp=0
+	: >"$_p.why"
+	while IFS= read -r _c; do
+		_i=$((_i + 1))
+		case "$_c" in "- "*) continue ;; esac
+		_cmp=$((_cmp + 1))
+		[ -f "$_p.qz.d/$_i" ] || : >"$_p.qz.d/$_i"
+		cmp -s "$_p.gdb.d/$_i" "$_p.qz.d/$_i" && continue
+		_bad=$((_bad + 1))
+		{
+			echo "    $_c"
+			diff "$_p.gdb.d/$_i" "$_p.qz.d/$_i" | grep '^[<>]' |
+				sed 's/^</      -/; s/^>/      +/' | head -12
+		} >>"$_p.why"
+	done <"$_p.list"
+	if [ $_bad = 0 ]; then
+		pass "$_name ($_cmp commands)"
+	else
+		fail "$_name" "$_bad of $_cmp commands differ from gdb:"
+		head -60 "$_p.why"
+	fi
+}

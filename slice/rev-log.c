@@ -1,0 +1,339 @@
+/* rev-log: the undo log; see rev.h. An entry is items back to back:
+ * 'R' num(1) value(8) for a register (insn.h's number), 'V' n(1) 16
+ * bytes for xmm register n (the low half of ymm/zmm), 'M' addr(8) len(4)
+ * bytes for memory. Applying swaps each saved value with the
+ * process's, so undo and redo are the same operation; within an entry the
+ * items go in one order back and the other forward, so that overlapping
+ * items (a system call's buffer and nothing else, in practice) come out
+ * right both ways. */
+#include "rev.h"
+
+#include <cpuid.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+#include <time.h>
+
+#include "proc/proc.h"
+#include "target/regs.h"
+#include "target/session.h"
+#include "rec-int.h"
+#include "trace.h"
+
+
+void rev_log_free(struct rev_log *l)
+{
+	free(l->buf);
+	free(l->off);
+	l->buf = NULL;
+	l->off = NULL;
+	l->len = l->cap = l->noff = l->off_cap = 0;
+}
+
+uint64_t rev_count(const struct rev_log *l)
+{
+	return l->noff;
+}
+
+size_t rev_bytes(const struct rev_log *l)
+{
+	return l->len + l->noff * sizeof *l->off;
+}
+
+void rev_sync(struct rev_log *l, uint64_t n)
+{
+	if (n <= l->first) {
+		l->noff = 0;
+		l->len = 0;
+	} else if (l->first + l->noff > n) {
+		l->noff = n - l->first;
+		l->len = l->off[l->noff];
+	}
+	if (l->pos > n)
+		l->pos = n;
+}
+
+static void rl_put(struct rev_log *l, const void *p, size_t n)
+{
+	XGROW(l->buf, l->cap, l->len + n);
+	memcpy(l->buf + l->len, p, n);
+	l->len += n;
+}
+
+static void rl_put_reg(struct rev_log *l, int num, uint64_t v)
+{
+	uint8_t b[10] = { 'R', (uint8_t)num };
+	memcpy(b + 2, &v, 8);
+	rl_put(l, b, sizeof b);
+}
+
+/* Memory [addr, addr+len) as it is now, page by page (what cannot be read
+ * is not there to restore). */
+static void rl_put_mem(struct rev_log *l, uint64_t addr, uint64_t len, const struct rev_src *s)
+{
+	while (len) {
+		uint64_t n = 4096 - (addr & 4095);
+		if (n > len)
+			n = len;
+		XGROW(l->buf, l->cap, l->len + 13 + n);
+		uint8_t *p = l->buf + l->len;
+		uint32_t n32 = (uint32_t)n;
+		if (s->mem(s->ctx, addr, p + 13, n) == 0) {
+			p[0] = 'M';
+			memcpy(p + 1, &addr, 8);
+			memcpy(p + 9, &n32, 4);
+			l->len += 13 + n;
+		}
+		addr += n;
+		len -= n;
+	}
+}
+
+/* Beyond the limit: drop the oldest entries down to three quarters of it. */
+static void rl_bound(struct qz *q, struct rev_log *l)
+{
+	size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
+	if (rev_bytes(l) <= limit || l->noff < 2)
+		return;
+	size_t keep = limit / 4 * 3, k = 0;
+	while (k + 1 < l->noff && l->len - l->off[k] + (l->noff - k) * 8 > keep)
+		k++;
+	uint64_t base = l->off[k];
+	memmove(l->buf, l->buf + base, l->len - base);
+	l->len -= base;
+	for (size_t i = k; i < l->noff; i++)
+		l->off[i - k] = l->off[i] - base;
+	l->noff -= k;
+	l->first += k;
+	l->dropped += k;
+	if (!l->warned)
+		qz_warn(q, "the undo log reached its limit (%zu bytes): reverse execution now "
+			"reaches back to instruction %llu only (set record undo-limit)", limit,
+			(unsigned long long)l->first + 1);
+	l->warned = true;
+}
+
+/* Start record recno's entry after the entries before it. */
+static void rl_begin(struct rev_log *l, uint64_t recno)
+{
+	rev_sync(l, recno);
+	if (l->noff && l->first + l->noff != recno)
+		l->noff = l->len = 0;   /* a gap: what came before is unreachable */
+	if (!l->noff)
+		l->first = recno;
+	XGROW(l->off, l->off_cap, l->noff + 2);
+	l->off[l->noff++] = l->len;
+	l->off[l->noff] = l->len;
+	l->pos = recno + 1;
+}
+
+static void rl_end(struct rev_log *l)
+{
+	l->off[l->noff] = l->len;
+}
+
+/* What a memory operand writes. The xsave family writes the whole
+ * register-state area of the features enabled (cpuid 0xd: the ymm and zmm
+ * halves too), more than its operand's size says; saving too much is
+ * harmless (bytes the instruction left alone are restored to themselves). */
+static uint64_t rl_write_size(const struct trace_insn *e, const struct insn_mem *m)
+{
+	static unsigned area;
+	if (strncmp(e->in.text, "xsave", 5) != 0)
+		return m->size;
+	unsigned a, b = 0, c, d;
+	if (!area)
+		area = __get_cpuid_count(0xd, 0, &a, &b, &c, &d) && b ? b : 4096;
+	return area > m->size ? area : m->size;
+}
+
+void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct trace_insn *e,
+		   const uint64_t *addr, bool skipped, const struct rev_src *src)
+{
+	if (l->disabled)
+		return;
+	rl_begin(l, recno);
+	rl_put_reg(l, INSN_R_RIP, e->pc);
+	rl_put_reg(l, INSN_R_RSP, src->reg(src->ctx, INSN_R_RSP));
+	uint64_t def = e->in.def | e->in.cond_def;
+	for (int r = 0; r < 16; r++)
+		if (r != INSN_R_RSP && (def & (1ull << r)))
+			rl_put_reg(l, r, src->reg(src->ctx, r));
+	static const int other[] = { INSN_R_FLAGS, INSN_R_FSBASE, INSN_R_GSBASE };
+	for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+		if (def & (1ull << other[i]))
+			rl_put_reg(l, other[i], src->reg(src->ctx, other[i]));
+	for (int v = 0; v < 16; v++)
+		if (def & (1ull << (INSN_R_VEC0 + v))) {
+			uint8_t b[18] = { 'V', (uint8_t)v };
+			src->xmm(src->ctx, v, b + 2);
+			rl_put(l, b, sizeof b);
+		}
+	for (int i = 0; i < e->in.nmem && !skipped; i++)
+		if (e->in.mem[i].rw & (INSN_MEM_W | INSN_MEM_CW))
+			rl_put_mem(l, addr[i], rl_write_size(e, &e->in.mem[i]), src);
+	rl_end(l);
+	rl_bound(q, l);
+}
+
+/* The most a system call may write: its result bounded by the count it
+ * was given (read-like calls), else rec_sys_writes' fixed sizes. */
+static long rl_sys_bound(const struct user_regs_struct *a)
+{
+	switch ((long)a->rax) {
+	case 0: case 17: case 45: case 217: case 89: return (long)a->rdx;
+	case 267: return (long)a->r10;
+	case 318: return (long)a->rsi;
+	default: return 0;
+	}
+}
+
+struct rl_proc {
+	struct qz *q;
+	const struct user_regs_struct *regs;
+	struct user_fpregs_struct fp;
+	bool have_fp;            /* fp was read (once an instruction) */
+};
+
+static uint64_t rl_proc_reg(void *ctx, int reg)
+{
+	const struct rl_proc *p = ctx;
+	if (reg == INSN_R_FLAGS)
+		return p->regs->eflags;
+	return insn_reg_value(p->regs, reg);
+}
+
+static void rl_proc_xmm(void *ctx, int n, void *out)
+{
+	struct rl_proc *p = ctx;
+	if (!p->have_fp && proc_fpregs(p->q->proc, &p->fp) < 0)
+		memset(&p->fp, 0, sizeof p->fp);
+	p->have_fp = true;
+	memcpy(out, (const uint8_t *)p->fp.xmm_space + 16 * n, 16);
+}
+
+static int rl_proc_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct rl_proc *p = ctx;
+	return proc_read(p->q->proc, addr, buf, len);
+}
+
+void rev_note_insn_proc(struct qz *q, struct rev_log *l, uint64_t recno,
+			const struct trace_insn *e, const uint64_t *addr, bool skipped,
+			const struct user_regs_struct *regs)
+{
+	struct rl_proc p = { .q = q, .regs = regs };
+	struct rev_src s = { rl_proc_reg, rl_proc_mem, rl_proc_xmm, &p };
+	rev_note_insn(q, l, recno, e, addr, skipped, &s);
+}
+
+void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
+		  const struct user_regs_struct *regs)
+{
+	uint64_t addr, len;
+	if (l->disabled || !l->noff || l->first + l->noff != recno + 1)
+		return;
+	if (!rec_sys_writes(regs, rl_sys_bound(regs), &addr, &len) || !len)
+		return;
+	if (len > ((uint64_t)64 << 20))
+		len = (uint64_t)64 << 20;
+	struct rl_proc p = { .q = q, .regs = regs };
+	struct rev_src s = { rl_proc_reg, rl_proc_mem, rl_proc_xmm, &p };
+	rl_put_mem(l, addr, len, &s);
+	rl_end(l);
+	rl_bound(q, l);
+}
+
+static uint64_t *rl_reg_ptr(struct user_regs_struct *r, int num)
+{
+	switch (num) {
+	case 0: return (uint64_t *)&r->rax;  case 1: return (uint64_t *)&r->rcx;
+	case 2: return (uint64_t *)&r->rdx;  case 3: return (uint64_t *)&r->rbx;
+	case 4: return (uint64_t *)&r->rsp;  case 5: return (uint64_t *)&r->rbp;
+	case 6: return (uint64_t *)&r->rsi;  case 7: return (uint64_t *)&r->rdi;
+	case 8: return (uint64_t *)&r->r8;   case 9: return (uint64_t *)&r->r9;
+	case 10: return (uint64_t *)&r->r10; case 11: return (uint64_t *)&r->r11;
+	case 12: return (uint64_t *)&r->r12; case 13: return (uint64_t *)&r->r13;
+	case 14: return (uint64_t *)&r->r14; case 15: return (uint64_t *)&r->r15;
+	case INSN_R_FLAGS: return (uint64_t *)&r->eflags;
+	case INSN_R_FSBASE: return (uint64_t *)&r->fs_base;
+	case INSN_R_GSBASE: return (uint64_t *)&r->gs_base;
+	case INSN_R_RIP: return (uint64_t *)&r->rip;
+	default: return NULL;
+	}
+}
+
+/* Swap one item with the process (xs: its XSAVE area, read by the caller
+ * when the entry has an xmm item); the item's length. */
+static size_t rl_swap(struct qz *q, struct user_regs_struct *regs, uint8_t *xs, uint8_t *p)
+{
+	if (p[0] == 'V') {
+		uint8_t tmp[16], *slot = xs + 160 + 16 * p[1];   /* the legacy area's xmm */
+		memcpy(tmp, slot, 16);
+		memcpy(slot, p + 2, 16);
+		memcpy(p + 2, tmp, 16);
+		return 18;
+	}
+	if (p[0] == 'R') {
+		uint64_t *slot = rl_reg_ptr(regs, p[1]), v;
+		memcpy(&v, p + 2, 8);
+		if (slot) {
+			memcpy(p + 2, slot, 8);
+			*slot = v;
+		}
+		return 10;
+	}
+	uint64_t addr;
+	uint32_t n;
+	memcpy(&addr, p + 1, 8);
+	memcpy(&n, p + 9, 4);
+	uint8_t tmp[4096];
+	if (n <= sizeof tmp && proc_read(q->proc, addr, tmp, n) == 0 &&
+	    proc_write(q->proc, addr, p + 13, n) == 0)
+		memcpy(p + 13, tmp, n);
+	return 13 + (size_t)n;
+}
+
+static double rl_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
+{
+	if (i < l->first || i >= l->first + l->noff)
+		return;
+	double t0 = rl_now();
+	static uint8_t **items;   /* a read's buffer is an item a page */
+	static size_t cap;
+	size_t n = 0;
+	uint8_t *p = l->buf + l->off[i - l->first], *end = l->buf + l->off[i - l->first + 1];
+	bool vec = false;
+	while (p < end) {
+		XGROW(items, cap, n + 1);
+		items[n++] = p;
+		vec |= p[0] == 'V';
+		p += p[0] == 'R' ? 10 : p[0] == 'V' ? 18 :
+		     13 + (size_t)(p[9] | p[10] << 8 | p[11] << 16 | (uint32_t)p[12] << 24);
+	}
+	struct user_regs_struct *regs = proc_regs(q->proc);
+	/* xmm through the XSAVE area, not SETFPREGS: that would mark the x87
+	 * state in use (XSTATE_BV), a change the program never made */
+	size_t xlen = 0;
+	uint8_t *xs = vec ? regs_xstate_read(proc_cur_tid(q->proc), &xlen) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		uint8_t *it = items[back ? k : n - 1 - k];
+		if (it[0] != 'V' || (xs && xlen >= 512 + 8))
+			rl_swap(q, regs, xs, it);
+	}
+	if (xs && xlen >= 512 + 8) {
+		xs[512] |= 2;   /* XSTATE_BV: the SSE state is the area's */
+		regs_xstate_write(proc_cur_tid(q->proc), xs, xlen);
+	}
+	free(xs);
+	proc_regs_dirty(q->proc);
+	l->apply_secs += rl_now() - t0;
+	l->applied++;
+}

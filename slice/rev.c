@@ -1,0 +1,410 @@
+/* rev: the position in the recording and moving it; see rev.h. Line
+ * steps backwards follow gdb's infrun in reverse: the step range is the
+ * line-table row the pc is in; going back out of it into the middle of
+ * another row makes that row the range, and the step ends at a range's
+ * first instruction (not a function's entry: from there it goes on back
+ * to the call) or on arriving at the start of an is_stmt row of another
+ * line. Calls are followed by their depth: going back over a ret enters
+ * a callee (depth + 1), over a call leaves to the caller (depth - 1). */
+#include "rev.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include "dinfo/dinfo.h"
+#include "dinfo/lines.h"
+#include "proc/proc.h"
+#include "target/frame.h"
+#include "target/objects.h"
+#include "target/run.h"
+#include "target/session.h"
+#include "target/watch.h"
+#include "rec.h"
+#include "slice.h"
+
+/* The log is usable when recording is on and its entries reach the end. */
+static struct rev_log *rv_log(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	rev_sync(&r->undo, r->tr.n);
+	if (!r->on || !qz_running(q) || !r->undo.noff ||
+	    r->undo.first + r->undo.noff != r->tr.n)
+		return NULL;
+	return &r->undo;
+}
+
+static uint64_t rv_end(struct qz *q)
+{
+	return slice_rec(q)->tr.n;
+}
+
+/* Tell core where the process is: the status bar and qz_present read it. */
+static void rv_publish(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	q->in_past = r->undo.noff && r->undo.pos < r->tr.n;
+	q->replay_insn = r->undo.pos;
+	q->replay_insns = r->tr.n;
+	frame_invalidate(q);
+}
+
+bool rev_in_past(struct qz *q)
+{
+	struct rev_log *l = rv_log(q);
+	return l && l->pos < rv_end(q);
+}
+
+void rev_reset(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	r->undo.noff = r->undo.len = 0;
+	r->undo.pos = r->undo.first = 0;
+	q->in_past = false;
+}
+
+/* One instruction back; false at the first one (gdb stops there with
+ * "No more reverse-execution history.", even at a breakpoint). */
+static bool rv_back1(struct qz *q, struct rev_log *l)
+{
+	if (l->pos <= l->first)
+		return false;
+	struct user_regs_struct *regs = proc_regs(q->proc);
+	if (l->pos == rv_end(q))
+		l->live_orig_rax = regs->orig_rax;
+	rev_apply(q, l, --l->pos, true);
+	regs->orig_rax = (uint64_t)-1;   /* between instructions, as a native stop */
+	return true;
+}
+
+static bool rv_at_first(const struct rev_log *l)
+{
+	return l->pos <= l->first;
+}
+
+static bool rv_fwd1(struct qz *q, struct rev_log *l)
+{
+	if (l->pos >= rv_end(q))
+		return false;
+	rev_apply(q, l, l->pos++, false);
+	if (l->pos == rv_end(q))
+		proc_regs(q->proc)->orig_rax = l->live_orig_rax;
+	return true;
+}
+
+/* A stop after moving: a new stop for the session (frames, selection). */
+static void rv_stopped(struct qz *q)
+{
+	rv_publish(q);
+	q->nstops++;
+	q->sel_frame = 0;
+	q->inline_unskip = 0;
+	q->stop = QZ_STOP_STEP;
+}
+
+/* The stop line; with the frame line when the frame is not the one the
+ * command started in (cfa0, fn0), as after stepping. */
+static void rv_report(struct qz *q, uint64_t cfa0, uint64_t fn0, bool force_frame)
+{
+	uint64_t cfa, fn;
+	rv_stopped(q);
+	run_frame_id(q, &cfa, &fn);
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_stop(q, f, force_frame || cfa != cfa0 || fn != fn0);
+}
+
+/* The end of the history in either direction, in gdb's words. */
+static void rv_no_more(struct qz *q)
+{
+	qz_puts(q, "\nNo more reverse-execution history.\n");
+	rv_report(q, 0, 0, true);
+}
+
+static int rv_need(struct qz *q, struct rev_log **l)
+{
+	*l = rv_log(q);
+	if (*l)
+		return 0;
+	struct rec *r = slice_rec(q);
+	if (!qz_running(q))
+		return qz_error(q, "The program is not being run.");
+	if (!r->on)
+		return qz_error(q, "Target native does not support this command "
+				"(reverse execution needs \"record on\" first).");
+	if (r->undo.disabled)
+		return qz_error(q, "The undo log is off (set record undo on, then record again).");
+	return qz_error(q, "No more reverse-execution history.");
+}
+
+/* The instruction now at the pc (the decode cache knows every recorded one). */
+static const struct trace_insn *rv_insn(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	int64_t id = rec_insn_id(q, r, proc_pc(q->proc));
+	return id < 0 ? NULL : &r->tr.insns[id];
+}
+
+int rev_stepi(struct qz *q, int n, bool over)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	uint64_t cfa0, fn0;
+	run_frame_id(q, &cfa0, &fn0);
+	for (int i = 0; i < n; i++) {
+		int depth = 0;
+		do {
+			if (!rv_back1(q, l)) {
+				rv_no_more(q);
+				return 0;
+			}
+			const struct trace_insn *e = rv_insn(q);
+			if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
+				depth--;
+			else if (e && e->in.kind == INSN_RET)
+				depth++;
+		} while (over && depth > 0);
+		if (rv_at_first(l)) {
+			rv_no_more(q);
+			return 0;
+		}
+		if (run_check_bp_here(q) && i + 1 < n) {
+			rv_stopped(q);
+			return 0;
+		}
+	}
+	q->inline_unskip = FRAME_INLINE_ALL;
+	rv_report(q, cfa0, fn0, false);
+	return 0;
+}
+
+/* ---- forward while in the past: replay ---- */
+
+static bool rv_target_hit(struct qz *q, const struct run_target *t)
+{
+	const struct user_regs_struct *regs = proc_regs(q->proc);
+	for (int i = 0; t && i < t->n; i++)
+		if (t->addr[i] == regs->rip && regs->rsp >= t->min_sp[i])
+			return true;
+	return false;
+}
+
+int rev_forward(struct qz *q, const struct run_target *t, bool one)
+{
+	struct rev_log *l = rv_log(q);
+	if (!l || !rv_fwd1(q, l))
+		return RUN_ERROR;
+	for (;;) {
+		rv_publish(q);
+		/* gdb: arriving at the end of the log ends any command, first */
+		if (l->pos >= rv_end(q)) {
+			rv_no_more(q);
+			return RUN_STOPPED;
+		}
+		if (one)
+			return RUN_STEPPED;
+		if (rv_target_hit(q, t))
+			return RUN_TARGET;
+		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
+			rv_stopped(q);
+			q->stop = QZ_STOP_BREAKPOINT;
+			return RUN_STOPPED;
+		}
+		rv_fwd1(q, l);
+	}
+}
+
+bool rev_goto_end(struct qz *q)
+{
+	struct rev_log *l = rv_log(q);
+	bool moved = false;
+	while (l && rv_fwd1(q, l))
+		moved = true;
+	rv_publish(q);
+	return moved;
+}
+
+int rev_goto(struct qz *q, uint64_t pos)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	if (pos < l->first || pos > rv_end(q))
+		return qz_error(q, "Target insn not found.");
+	if (pos == l->pos) {
+		qz_puts(q, "Already at target insn.\n");
+		return 0;
+	}
+	qz_printf(q, "Go %s to insn number %llu\n", pos < l->pos ? "backward" : "forward",
+		  (unsigned long long)pos);
+	while (l->pos > pos)
+		rv_back1(q, l);
+	while (l->pos < pos)
+		rv_fwd1(q, l);
+	rv_stopped(q);
+	const struct frame *f = frame_get(q, 0);
+	if (f)
+		frame_print_level(q, 0, f);
+	return 0;
+}
+
+/* ---- reverse-continue ---- */
+
+int rev_continue(struct qz *q)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	for (;;) {
+		if (!rv_back1(q, l)) {
+			rv_no_more(q);
+			return 0;
+		}
+		rv_publish(q);
+		if (rv_at_first(l)) {
+			rv_no_more(q);
+			return 0;
+		}
+		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
+			rv_stopped(q);
+			q->stop = QZ_STOP_BREAKPOINT;
+			return 0;
+		}
+	}
+}
+
+/* ---- reverse-step, reverse-next, reverse-finish ---- */
+
+/* The line-table row at pc and its function's entry (0 without). */
+struct rv_row { uint64_t lo, hi, fn; const char *file; int line; bool is_stmt, ok; };
+
+static struct rv_row rv_row_at(struct qz *q, uint64_t pc)
+{
+	struct rv_row w = {0};
+	struct qz_module *m = qz_module_at(q, pc);
+	const struct lines_row *r = m && m->lines ? lines_at(m->lines, pc - m->bias) : NULL;
+	if (!r || !r->line)
+		return w;
+	const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	w = (struct rv_row){ r->addr + m->bias, r->end + m->bias, f ? f->lo + m->bias : 0,
+			     r->file, r->line, r->is_stmt, true };
+	return w;
+}
+
+/* A backward line step: where it is, what it steps through. */
+struct rv_step {
+	bool over;               /* reverse-next: calls are stepped over */
+	int depth;               /* calls entered (going back) since the range's frame */
+	struct rv_row rng;       /* the step range */
+};
+
+/* After going back one instruction (the pc is the one undone): true to
+ * stop here. */
+static bool rv_step_here(struct qz *q, struct rv_step *s)
+{
+	const struct trace_insn *e = rv_insn(q);
+	uint64_t pc = proc_pc(q->proc);
+	struct rv_row w = rv_row_at(q, pc);
+	if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND)) {
+		if (--s->depth < 0) {   /* back out of the function, at its call */
+			s->depth = 0;
+			s->rng = w;
+			return false;
+		}
+	} else if (e && e->in.kind == INSN_RET) {
+		/* into a callee at its return: step stops in one with lines */
+		if (++s->depth == 1 && !s->over && w.ok) {
+			s->depth = 0;
+			s->rng = w;
+			return pc == w.lo;
+		}
+	}
+	if (s->depth > 0 || !w.ok)
+		return false;
+	if (pc >= s->rng.lo && pc < s->rng.hi && s->rng.ok)
+		return pc == s->rng.lo && pc != w.fn;
+	if (pc == w.lo && w.is_stmt && (w.line != s->rng.line || w.file != s->rng.file))
+		return true;
+	s->rng = w;   /* the middle of another row: go on to its start */
+	return false;
+}
+
+static int rev_line(struct qz *q, bool over, int n)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	uint64_t cfa0, fn0;
+	run_frame_id(q, &cfa0, &fn0);
+	for (int i = 0; i < n; i++) {
+		struct rv_step s = { over, 0, rv_row_at(q, proc_pc(q->proc)) };
+		do {
+			if (!rv_back1(q, l)) {
+				rv_no_more(q);
+				return 0;
+			}
+			rv_publish(q);
+			if (rv_at_first(l)) {
+				rv_no_more(q);
+				return 0;
+			}
+			if (run_check_bp_here(q)) {
+				rv_stopped(q);
+				q->stop = QZ_STOP_BREAKPOINT;
+				return 0;
+			}
+		} while (!rv_step_here(q, &s));
+	}
+	rv_report(q, cfa0, fn0, false);
+	return 0;
+}
+
+int rev_step(struct qz *q, int n)
+{
+	return rev_line(q, false, n);
+}
+
+int rev_next(struct qz *q, int n)
+{
+	return rev_line(q, true, n);
+}
+
+/* Back to the call of the selected frame's function: its call instruction. */
+int rev_finish(struct qz *q)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	const struct frame *f = frame_get(q, q->sel_frame);
+	if (!frame_get(q, q->sel_frame + 1))
+		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
+	if (f && q->from_tty) {
+		struct sbuf b = {0};
+		frame_describe(q, f, frame_shows_addr(f), &b);
+		qz_printf(q, "Run back to call of #%d  %s\n", f->level, b.s);
+		sbuf_free(&b);
+	}
+	int depth = q->sel_frame;
+	while (depth >= 0) {
+		if (!rv_back1(q, l)) {
+			rv_no_more(q);
+			return 0;
+		}
+		const struct trace_insn *e = rv_insn(q);
+		if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
+			depth--;
+		else if (e && e->in.kind == INSN_RET)
+			depth++;
+		if (depth == 0) {
+			rv_publish(q);
+			if (run_check_bp_here(q)) {
+				rv_stopped(q);
+				q->stop = QZ_STOP_BREAKPOINT;
+				return 0;
+			}
+		}
+	}
+	rv_report(q, 0, 0, true);
+	return 0;
+}

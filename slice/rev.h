@@ -1,0 +1,108 @@
+/* rev: reverse execution inside the recorded region. While a region is
+ * recorded, every record gets an undo entry (rev-log.c): the old values of
+ * the registers the instruction writes (and rip, rsp, flags) and of the
+ * memory bytes it writes, and for a system call the old bytes of what it
+ * may write. Applying an entry swaps the saved values with the process's
+ * current ones, so the same entry takes the process back one instruction
+ * and, applied again, forward one: the past is the real process, and every
+ * read command shows it. rev.c moves the position (reverse-stepi, -next,
+ * -step, -finish, -continue, record goto, and forward replay while in the
+ * past); core's q->in_past refuses writes while it is not the end. */
+#ifndef QZ_SLICE_REV_H
+#define QZ_SLICE_REV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct qz;
+struct rec;
+struct run_target;
+struct trace_insn;
+struct user_regs_struct;
+
+/* Default bound of the undo log: beyond it the oldest entries go. */
+#define REV_LIMIT_DEFAULT ((size_t)256 << 20)
+
+struct rev_log {
+	uint8_t *buf;            /* entries, back to back */
+	size_t len, cap;
+	uint64_t *off;           /* off[i]: offset of record first+i's entry */
+	size_t noff, off_cap;
+	uint64_t first;          /* the oldest record with an entry */
+	uint64_t pos;            /* the process is before record pos (end: live) */
+	size_t limit;            /* 0: REV_LIMIT_DEFAULT */
+	bool warned;             /* the limit dropped entries (said once) */
+	bool disabled;           /* set record undo off */
+	uint64_t dropped;        /* entries dropped by the limit */
+	uint64_t live_orig_rax;  /* orig_rax at the end, while in the past */
+	double apply_secs;       /* time spent applying entries */
+	uint64_t applied;
+};
+
+/* Where an engine reads the state about to change: a register by insn.h's
+ * number (INSN_R_FLAGS, INSN_R_RIP too), an xmm register, memory. */
+struct rev_src {
+	uint64_t (*reg)(void *ctx, int reg);
+	int (*mem)(void *ctx, uint64_t addr, void *buf, size_t len);
+	void (*xmm)(void *ctx, int n, void *out16);   /* xmm register n */
+	void *ctx;
+};
+
+void rev_log_free(struct rev_log *l);
+/* Record recno (just appended) is about to run: save what it writes. */
+void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct trace_insn *e,
+		   const uint64_t *addr, bool skipped, const struct rev_src *src);
+/* The system call of record recno is about to run natively with regs:
+ * save the old bytes of what it may write (read from the process). */
+void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
+		  const struct user_regs_struct *regs);
+/* Forget entries past the trace's n records (a rollback truncated it, an
+ * emulated record was dropped). */
+void rev_sync(struct rev_log *l, uint64_t n);
+/* Apply (swap) record i's entry: back is the direction (item order). */
+void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back);
+/* Entries held, bytes held. */
+uint64_t rev_count(const struct rev_log *l);
+size_t rev_bytes(const struct rev_log *l);
+/* rev_note_insn with the registers regs and the process's memory
+ * (single-stepping). */
+void rev_note_insn_proc(struct qz *q, struct rev_log *l, uint64_t recno,
+			const struct trace_insn *e, const uint64_t *addr, bool skipped,
+			const struct user_regs_struct *regs);
+
+/* ---- rev.c: positions ---- */
+/* Positioned before the end of the recording (the process shows the past). */
+bool rev_in_past(struct qz *q);
+/* Forward while in the past, for rec_region: replay the log (one
+ * instruction, or until a breakpoint, one of t's stops or the end). */
+int rev_forward(struct qz *q, const struct run_target *t, bool one);
+/* Back to the end (live): true if it moved. */
+bool rev_goto_end(struct qz *q);
+/* The process's state is not the recording's any more (a new recording,
+ * the process gone): forget the position. */
+void rev_reset(struct qz *q);
+
+/* The moves; 0, or -1 with the error set. n times; over: over calls. */
+int rev_stepi(struct qz *q, int n, bool over);
+int rev_step(struct qz *q, int n);
+int rev_next(struct qz *q, int n);
+int rev_finish(struct qz *q);
+int rev_continue(struct qz *q);
+/* To the state before record pos (the end: live again). */
+int rev_goto(struct qz *q, uint64_t pos);
+
+/* ---- cmd-rev.c ---- */
+int cmd_reverse_stepi(struct qz *q, const char *a);
+int cmd_reverse_nexti(struct qz *q, const char *a);
+int cmd_reverse_step(struct qz *q, const char *a);
+int cmd_reverse_next(struct qz *q, const char *a);
+int cmd_reverse_finish(struct qz *q, const char *a);
+int cmd_reverse_continue(struct qz *q, const char *a);
+int cmd_record_goto(struct qz *q, const char *a);
+/* `set record undo-limit BYTES|unlimited` and `set record undo on|off`. */
+int rev_set(struct qz *q, const char *a);
+/* info record's lines about the undo log and the position. */
+void rev_info(struct qz *q);
+
+#endif
