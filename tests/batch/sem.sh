@@ -32,3 +32,27 @@ for O in O0 O2; do
 	fi
 done
 
+
+# sl_sys: each use of bytes a system call wrote has the call in its slice
+# (getcwd's buffer had no writer before: the slice stopped at cwd[0] = 0).
+for O in O0 O2; do
+	qz -ex 'break main' -ex run -ex 'record on' -ex 'break sl_sys.c:37' -ex continue \
+	   -ex 'slice sl_sys.c:29' -ex 'slice sl_sys.c:30' -ex 'slice sl_sys.c:31' \
+	   -ex 'slice sl_sys.c:32' -ex 'slice sl_sys.c:33' -ex 'slice sl_sys.c:34' \
+	   -ex 'info slice 1' -ex 'info slice 2' -ex 'info slice 3' -ex 'info slice 4' \
+	   -ex 'info slice 5' -ex 'info slice 6' -ex 'info record' $B/sl_sys-$O
+	all=$OUT
+	n=1
+	for call in getcwd:23 fstat:24 pipe:25 clock_gettime:26 uname:27 readlink:28; do
+		OUT=$(printf '%s\n' "$all" | sed -n "/^Slice $n from/,/^Slice $((n + 1)) from/p" | sed '$d')
+		expect "sys-$O ${call%:*} reaches the call" "^  sl_sys\.c:${call#*:} #"
+		n=$((n + 1))
+	done
+	OUT=$(printf '%s\n' "$all" | sed -n '/^Slice 1 from/,/^Slice 2 from/p')
+	expect_not "sys-$O getcwd's write kills cwd[0] = 0" '^  sl_sys\.c:22 #'
+	OUT=$(printf '%s\n' "$all" | sed -n '/^Slice 3 from/,/^Slice 4 from/p')
+	expect_not "sys-$O pipe's write kills fds[1] = -1" '^  sl_sys\.c:21 #'
+	OUT=$all
+	expect "sys-$O unknown reported once with its count" \
+	       '^System calls whose memory effects are not modelled \(treated as writing nothing\): getcpu \(2 times\)\.$'
+done
