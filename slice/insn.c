@@ -22,6 +22,10 @@ static int insn_reg_num(ZydisRegister r)
 		return INSN_R_NONE;
 	if (r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_EIP)
 		return INSN_R_RIP;
+	if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_MASK)   /* no enclosing register */
+		return INSN_R_K0 + (r - ZYDIS_REGISTER_K0);
+	if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_FLAGS)
+		return INSN_R_FLAGS;
 	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 	switch (ZydisRegisterGetClass(big)) {
 	case ZYDIS_REGCLASS_GPR64:
@@ -63,8 +67,15 @@ static void insn_add_reg_op(struct insn *in, const ZydisDecodedOperand *op,
 {
 	int n = insn_reg_num(op->reg.value);
 	uint64_t b = insn_bit(n);
-	if (n == INSN_R_FLAGS)
-		return;   /* taken from cpu_flags, which know partial writes */
+	if (n == INSN_R_FLAGS) {   /* which: from cpu_flags, which know partial writes */
+		if (op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE) {   /* shl r,cl; rep cmps */
+			in->use |= b;
+			in->cond_def |= b;
+		}
+		return;
+	}
+	if (op->encoding == ZYDIS_OPERAND_ENCODING_MASK && op->reg.value == ZYDIS_REGISTER_K0)
+		return;   /* EVEX's k0 in the mask field means no mask, not k0 */
 	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
 		in->use |= b;
 	if (op->actions & ZYDIS_OPERAND_ACTION_WRITE) {
@@ -211,6 +222,31 @@ static enum insn_kind insn_kind_of(const ZydisDecodedInstruction *d,
 	return INSN_OTHER;
 }
 
+/* cmps and scas advance rsi/rdi, which Zydis does not list; under rep
+ * the count may stop them first. */
+static void insn_string_ptrs(struct insn *in, const ZydisDecodedInstruction *d)
+{
+	uint64_t p;
+	switch (d->mnemonic) {
+	case ZYDIS_MNEMONIC_CMPSB: case ZYDIS_MNEMONIC_CMPSW: case ZYDIS_MNEMONIC_CMPSD:
+	case ZYDIS_MNEMONIC_CMPSQ:
+		p = insn_bit(6) | insn_bit(7);
+		break;
+	case ZYDIS_MNEMONIC_SCASB: case ZYDIS_MNEMONIC_SCASW: case ZYDIS_MNEMONIC_SCASD:
+	case ZYDIS_MNEMONIC_SCASQ:
+		p = insn_bit(7);
+		break;
+	default:
+		return;
+	}
+	if (d->meta.category != ZYDIS_CATEGORY_STRINGOP)
+		return;   /* the SSE cmpsd */
+	in->use |= p;
+	in->def |= p;
+	if (in->rep)
+		in->cond_def |= p;
+}
+
 /* push/pop of rbx, rbp, r12-r15, leave and mov rbp,rsp: the frame's save and
  * restore, which only carry the caller's values through. */
 static bool insn_save_restore(const ZydisDecodedInstruction *d, const ZydisDecodedOperand *ops)
@@ -330,6 +366,7 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 			ZydisCalcAbsoluteAddress(d, &ops[i], pc, &in->target);
 	}
 	insn_add_flags(in, d);
+	insn_string_ptrs(in, d);
 	insn_xsave(in, d);
 	if (d->mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d->mnemonic == ZYDIS_MNEMONIC_VZEROALL) {
 		uint64_t v = 0xffffull << INSN_R_VEC0;   /* ymm0-15; Zydis lists none */
