@@ -21,6 +21,7 @@
 #include "slice.h"
 #include "json.h"
 #include "whowrote.h"
+#include "sys.h"
 
 static int cs_record_at(struct qz *q, const char *spec, bool on);
 
@@ -85,12 +86,6 @@ static int cs_record_at(struct qz *q, const char *spec, bool on)
 	return 0;
 }
 
-static const char *cs_sys_name(long nr)
-{
-	static char buf[32];
-	snprintf(buf, sizeof buf, "%ld", nr);
-	return buf;
-}
 
 static void cs_info_engine(struct qz *q, const struct rec *r)
 {
@@ -131,10 +126,15 @@ static int cmd_info_record(struct qz *q, const char *a)
 			  "counted from where recording began (not from the start of the run)");
 	if (!r->nunknown)
 		return 0;
-	qz_printf(q, "System calls with unknown memory effects (treated as writing none):");
-	for (size_t i = 0; i < r->nunknown; i++)
-		qz_printf(q, " %s (%lu)", cs_sys_name(r->unknown[i].nr), r->unknown[i].count);
-	qz_puts(q, "\n");
+	qz_printf(q, "System calls whose memory effects are not modelled (treated as writing "
+		  "nothing):");
+	for (size_t i = 0; i < r->nunknown; i++) {
+		char name[32];
+		unsigned long n = r->unknown[i].count;
+		qz_printf(q, "%s %s (%lu time%s)", i ? "," : "", sys_name(r->unknown[i].nr, name,
+			  sizeof name), n, n == 1 ? "" : "s");
+	}
+	qz_puts(q, ".\n");
 	return 0;
 }
 

@@ -22,6 +22,10 @@ static int insn_reg_num(ZydisRegister r)
 		return INSN_R_NONE;
 	if (r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_EIP)
 		return INSN_R_RIP;
+	if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_MASK)   /* no enclosing register */
+		return INSN_R_K0 + (r - ZYDIS_REGISTER_K0);
+	if (ZydisRegisterGetClass(r) == ZYDIS_REGCLASS_FLAGS)
+		return INSN_R_FLAGS;
 	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 	switch (ZydisRegisterGetClass(big)) {
 	case ZYDIS_REGCLASS_GPR64:
@@ -63,16 +67,26 @@ static void insn_add_reg_op(struct insn *in, const ZydisDecodedOperand *op,
 {
 	int n = insn_reg_num(op->reg.value);
 	uint64_t b = insn_bit(n);
-	if (n == INSN_R_FLAGS)
-		return;   /* taken from cpu_flags, which know partial writes */
+	if (n == INSN_R_FLAGS) {   /* which: from cpu_flags, which know partial writes */
+		if (op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE) {   /* shl r,cl; rep cmps */
+			in->use |= b;
+			in->cond_def |= b;
+		}
+		return;
+	}
+	if (op->encoding == ZYDIS_OPERAND_ENCODING_MASK && op->reg.value == ZYDIS_REGISTER_K0)
+		return;   /* EVEX's k0 in the mask field means no mask, not k0 */
 	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
 		in->use |= b;
 	if (op->actions & ZYDIS_OPERAND_ACTION_WRITE) {
 		in->def |= b;
-		/* VEX/EVEX writes zero the upper part; legacy SSE keeps it. */
+		/* VEX/EVEX writes zero the upper part. Legacy SSE keeps it, but
+		 * one that writes all 128 bits (movsd xmm,m64; movaps) is a full
+		 * definition: the upper lanes are not a unit of their own, and
+		 * compilers clear them (vzeroupper) before legacy SSE code. */
 		if (insn_partial_write(op->reg.value) ||
 		    (n >= INSN_R_VEC0 && n < INSN_R_K0 &&
-		     d->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY))
+		     d->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY && op->size < 128))
 			in->use |= b;
 	}
 	if (op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE) {
@@ -151,14 +165,24 @@ static bool insn_is_zero_mnemonic(ZydisMnemonic m)
 	case ZYDIS_MNEMONIC_VPXOR: case ZYDIS_MNEMONIC_VPXORD: case ZYDIS_MNEMONIC_VPXORQ:
 	case ZYDIS_MNEMONIC_XORPS: case ZYDIS_MNEMONIC_XORPD: case ZYDIS_MNEMONIC_VXORPS:
 	case ZYDIS_MNEMONIC_VXORPD: case ZYDIS_MNEMONIC_PSUBB: case ZYDIS_MNEMONIC_VPSUBB:
-	case ZYDIS_MNEMONIC_PCMPEQB: case ZYDIS_MNEMONIC_VPCMPEQB:
+	case ZYDIS_MNEMONIC_PSUBW: case ZYDIS_MNEMONIC_VPSUBW: case ZYDIS_MNEMONIC_PSUBD:
+	case ZYDIS_MNEMONIC_VPSUBD: case ZYDIS_MNEMONIC_PSUBQ: case ZYDIS_MNEMONIC_VPSUBQ:
+	case ZYDIS_MNEMONIC_PCMPEQB: case ZYDIS_MNEMONIC_VPCMPEQB: case ZYDIS_MNEMONIC_PCMPEQW:
+	case ZYDIS_MNEMONIC_VPCMPEQW: case ZYDIS_MNEMONIC_PCMPEQD: case ZYDIS_MNEMONIC_VPCMPEQD:
+	case ZYDIS_MNEMONIC_PCMPEQQ: case ZYDIS_MNEMONIC_VPCMPEQQ: case ZYDIS_MNEMONIC_PCMPGTB:
+	case ZYDIS_MNEMONIC_VPCMPGTB: case ZYDIS_MNEMONIC_PCMPGTD: case ZYDIS_MNEMONIC_VPCMPGTD:
+	case ZYDIS_MNEMONIC_PANDN: case ZYDIS_MNEMONIC_VPANDN: case ZYDIS_MNEMONIC_ANDNPS:
+	case ZYDIS_MNEMONIC_ANDNPD: case ZYDIS_MNEMONIC_VANDNPS: case ZYDIS_MNEMONIC_VANDNPD:
+	case ZYDIS_MNEMONIC_CMP:   /* cmp r,r: the flags are constants */
+	case ZYDIS_MNEMONIC_SBB:   /* sbb r,r: 0 or -1 from CF alone */
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* xor eax,eax and friends: every visible source is the destination. */
+/* xor eax,eax and friends (also all-ones: pcmpeqd x,x): every visible
+ * source is the destination, so the result is a constant. */
 static bool insn_zero_idiom(const ZydisDecodedInstruction *d, const ZydisDecodedOperand *ops)
 {
 	if (!insn_is_zero_mnemonic(d->mnemonic) || d->operand_count_visible < 2)
@@ -166,9 +190,12 @@ static bool insn_zero_idiom(const ZydisDecodedInstruction *d, const ZydisDecoded
 	ZydisRegister r0 = ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ? ops[0].reg.value : 0;
 	if (!r0)
 		return false;
-	for (int i = 1; i < d->operand_count_visible; i++)
+	for (int i = 1; i < d->operand_count_visible; i++) {
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && ops[i].reg.value == ZYDIS_REGISTER_K0)
+			continue;   /* EVEX without a mask; a real mask merges */
 		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER || ops[i].reg.value != r0)
 			return false;
+	}
 	return true;
 }
 
@@ -193,6 +220,31 @@ static enum insn_kind insn_kind_of(const ZydisDecodedInstruction *d,
 	if (d->mnemonic == ZYDIS_MNEMONIC_HLT || d->mnemonic == ZYDIS_MNEMONIC_UD2)
 		return INSN_HALT;
 	return INSN_OTHER;
+}
+
+/* cmps and scas advance rsi/rdi, which Zydis does not list; under rep
+ * the count may stop them first. */
+static void insn_string_ptrs(struct insn *in, const ZydisDecodedInstruction *d)
+{
+	uint64_t p;
+	switch (d->mnemonic) {
+	case ZYDIS_MNEMONIC_CMPSB: case ZYDIS_MNEMONIC_CMPSW: case ZYDIS_MNEMONIC_CMPSD:
+	case ZYDIS_MNEMONIC_CMPSQ:
+		p = insn_bit(6) | insn_bit(7);
+		break;
+	case ZYDIS_MNEMONIC_SCASB: case ZYDIS_MNEMONIC_SCASW: case ZYDIS_MNEMONIC_SCASD:
+	case ZYDIS_MNEMONIC_SCASQ:
+		p = insn_bit(7);
+		break;
+	default:
+		return;
+	}
+	if (d->meta.category != ZYDIS_CATEGORY_STRINGOP)
+		return;   /* the SSE cmpsd */
+	in->use |= p;
+	in->def |= p;
+	if (in->rep)
+		in->cond_def |= p;
 }
 
 /* push/pop of rbx, rbp, r12-r15, leave and mov rbp,rsp: the frame's save and
@@ -234,6 +286,7 @@ static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
 	default:
 		return;
 	}
+	in->xstate = save ? INSN_XSAVE : INSN_XRSTOR;
 	if (save)
 		in->use |= all;
 	else
@@ -248,6 +301,18 @@ static void insn_xsave(struct insn *in, const ZydisDecodedInstruction *d)
 	for (int i = 0; i < in->nmem; i++)
 		in->mem[i].size = fx ? 512 : 576;
 }
+
+const struct insn_slot insn_xstate_slots[INSN_NSLOTS] = {
+	{ INSN_R_MXCSR, 24, 4 }, { INSN_R_X87, 32, 128 },
+	{ INSN_R_VEC0 + 0, 160, 16 }, { INSN_R_VEC0 + 1, 176, 16 },
+	{ INSN_R_VEC0 + 2, 192, 16 }, { INSN_R_VEC0 + 3, 208, 16 },
+	{ INSN_R_VEC0 + 4, 224, 16 }, { INSN_R_VEC0 + 5, 240, 16 },
+	{ INSN_R_VEC0 + 6, 256, 16 }, { INSN_R_VEC0 + 7, 272, 16 },
+	{ INSN_R_VEC0 + 8, 288, 16 }, { INSN_R_VEC0 + 9, 304, 16 },
+	{ INSN_R_VEC0 + 10, 320, 16 }, { INSN_R_VEC0 + 11, 336, 16 },
+	{ INSN_R_VEC0 + 12, 352, 16 }, { INSN_R_VEC0 + 13, 368, 16 },
+	{ INSN_R_VEC0 + 14, 384, 16 }, { INSN_R_VEC0 + 15, 400, 16 },
+};
 
 /* What an in-process emulator (Unicorn: no AVX, its own cpuid and clock)
  * must leave to the CPU: vector encodings, instructions that ask the
@@ -301,6 +366,7 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 			ZydisCalcAbsoluteAddress(d, &ops[i], pc, &in->target);
 	}
 	insn_add_flags(in, d);
+	insn_string_ptrs(in, d);
 	insn_xsave(in, d);
 	if (d->mnemonic == ZYDIS_MNEMONIC_VZEROUPPER || d->mnemonic == ZYDIS_MNEMONIC_VZEROALL) {
 		uint64_t v = 0xffffull << INSN_R_VEC0;   /* ymm0-15; Zydis lists none */
@@ -313,8 +379,8 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 			   insn_bit(10) | insn_bit(8) | insn_bit(9);
 		in->def |= insn_bit(0) | insn_bit(1) | insn_bit(11);
 	}
-	if (in->zero_idiom)
-		in->use = 0;
+	if (in->zero_idiom)   /* sbb r,r still reads the carry */
+		in->use = d->mnemonic == ZYDIS_MNEMONIC_SBB ? insn_bit(INSN_R_FLAGS) : 0;
 	if (in->rep)   /* the count register decides whether anything happens */
 		in->use |= insn_bit(1);
 	snprintf(in->text, sizeof in->text, "%s", ZydisMnemonicGetString(d->mnemonic));

@@ -26,6 +26,7 @@ enum insn_kind {
 };
 
 enum { INSN_MEM_R = 1, INSN_MEM_W = 2, INSN_MEM_CW = 4 };
+enum { INSN_XSAVE = 1, INSN_XRSTOR = 2 };
 
 struct insn_mem {
 	uint8_t base, index, scale;
@@ -45,6 +46,7 @@ struct insn {
 	bool save_restore;       /* push/pop of a callee-saved register or
 	                            mov rbp,rsp: bypassed by slicing */
 	bool zero_idiom;
+	uint8_t xstate;          /* INSN_XSAVE / INSN_XRSTOR, else 0 */
 	bool native;             /* an emulator must not run it: see insn_native */
 	uint64_t use, def;       /* register masks (1 << INSN_R_...) */
 	uint64_t cond_def;       /* defs that may not happen (cmov): no kill */
@@ -57,6 +59,12 @@ struct insn {
 /* Decode the instruction at runtime address pc from bytes (up to 15, n of
  * them valid). false if the bytes are not an instruction. */
 bool insn_decode(const uint8_t *bytes, int n, uint64_t pc, struct insn *out);
+/* Where fxsave/xsave keep a register in their area (the legacy region,
+ * the same in every form): mxcsr, st0-7 as one unit, xmm0-15. A save and
+ * its restore carry each register through its own slot (slice.c). */
+struct insn_slot { uint8_t reg; uint16_t off, size; };
+#define INSN_NSLOTS 18
+extern const struct insn_slot insn_xstate_slots[INSN_NSLOTS];
 /* Name of register number r ("rax", "zmm3", "eflags"). */
 const char *insn_reg_name(int r);
 /* The register number of a name without '$' ("rax", "eax", "xmm1"), -1. */

@@ -347,12 +347,12 @@ static void re_after_native(struct rec_emu *x, struct qz *q, int64_t id,
 		return emu_forget(x->m);
 	}
 	if (in->kind == INSN_SYSCALL) {
-		uint64_t a, l;
+		struct sys_writes w;
 		x->signal_waits = re_signal_waits(q);
-		if (re_maps_change((long)pre->rax) || !rec_sys_writes(pre, (long)now->rax, &a, &l))
+		if (re_maps_change((long)pre->rax) || !rec_sys_writes(q, pre, (long)now->rax, &w))
 			return emu_forget(x->m);
-		if (l && (long)now->rax >= 0)
-			emu_refresh(x->m, a, l);
+		for (int k = 0; k < w.n; k++)
+			emu_refresh(x->m, w.v[k].addr, w.v[k].len);
 		return;
 	}
 	for (int i = 0; i < in->nmem; i++)

@@ -10,6 +10,7 @@
 #include <sys/user.h>
 
 #include "rec.h"
+#include "sys.h"
 
 /* Before e runs with stack pointer sp: statement instance, control
  * parent; true if an sbreak stops the program here. */
@@ -22,8 +23,9 @@ void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t r
 	      uint64_t sp, uint64_t pc);
 /* The single-step engine's step: one instruction, natively. */
 int rec_step_one(struct qz *q, struct rec *r);
-/* What system call a->rax writes into memory given its result; false:
- * unknown. */
-bool rec_sys_writes(const struct user_regs_struct *a, long ret, uint64_t *addr, uint64_t *len);
+/* What system call a->rax writes into memory given its result (sys.h,
+ * reading the stopped process); false: unknown. */
+bool rec_sys_writes(struct qz *q, const struct user_regs_struct *a, long ret,
+		    struct sys_writes *out);
 
 #endif

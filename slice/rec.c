@@ -291,46 +291,15 @@ void rec_stop(struct qz *q, struct rec *r)
 		q->driver = NULL;
 }
 
-/* What a system call writes into the program's memory, from its number,
- * arguments and result. false: unknown effects. */
-bool rec_sys_writes(const struct user_regs_struct *a, long ret,
-			   uint64_t *addr, uint64_t *len)
+static bool rec_peek(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	uint64_t rdi = a->rdi, rsi = a->rsi, rdx = a->rdx, r10 = a->r10;
-	uint64_t pos = ret > 0 ? (uint64_t)ret : 0;
-	*addr = 0;
-	*len = 0;
-	switch ((long)a->rax) {   /* before the call: rax is its number */
-	case 0: case 17: case 45: case 217:   /* read pread64 recvfrom getdents64 */
-		*addr = rsi; *len = pos; return true;
-	case 89: *addr = rsi; *len = pos; return true;           /* readlink */
-	case 267: *addr = rdx; *len = pos; return true;          /* readlinkat */
-	case 318: *addr = rdi; *len = pos; return true;          /* getrandom */
-	case 4: case 5: case 6:                                  /* stat fstat lstat */
-		*addr = rsi; *len = ret == 0 ? 144 : 0; return true;
-	case 262: *addr = rdx; *len = ret == 0 ? 144 : 0; return true;   /* newfstatat */
-	case 228: *addr = rsi; *len = ret == 0 ? 16 : 0; return true;    /* clock_gettime */
-	case 96: *addr = rdi; *len = ret == 0 && rdi ? 16 : 0; return true;
-	case 63: *addr = rdi; *len = ret == 0 ? 390 : 0; return true;    /* uname */
-	case 99: *addr = rdi; *len = ret == 0 ? 112 : 0; return true;    /* sysinfo */
-	case 22: case 293: *addr = rdi; *len = ret == 0 ? 8 : 0; return true;
-	case 61: *addr = rsi; *len = rsi ? 4 : 0; return true;           /* wait4 */
-	case 13: *addr = r10; *len = r10 ? 32 : 0; return true;          /* rt_sigaction */
-	case 14: *addr = rdx; *len = rdx ? 8 : 0; return true;           /* rt_sigprocmask */
-	case 302: *addr = r10; *len = r10 ? 16 : 0; return true;         /* prlimit64 */
-	case 16:                                                         /* ioctl */
-		if (rsi != 0x5401)   /* TCGETS */
-			return false;
-		*addr = rdx; *len = ret == 0 ? 60 : 0; return true;
-	case 1: case 2: case 3: case 8: case 9: case 10: case 11: case 12: case 15:
-	case 20: case 21: case 24: case 25: case 28: case 39: case 60: case 62:
-	case 72: case 102: case 104: case 107: case 108: case 110: case 158:
-	case 186: case 202: case 218: case 231: case 234: case 257: case 273:
-	case 334: case 56: case 435:
-		return true;          /* write nothing the program reads back */
-	default:
-		return false;
-	}
+	return proc_read(ctx, addr, buf, len) == 0;
+}
+
+bool rec_sys_writes(struct qz *q, const struct user_regs_struct *a, long ret,
+		    struct sys_writes *out)
+{
+	return sys_writes(a, ret, rec_peek, q->proc, out);
 }
 
 static void rec_unknown_sys(struct rec *r, long nr)
@@ -378,15 +347,16 @@ uint64_t rec_file_id(uint64_t dev, uint64_t ino)
 static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_struct *pre)
 {
 	long ret = (long)proc_regs(q->proc)->rax;
-	uint64_t addr, len;
-	if (!rec_sys_writes(pre, ret, &addr, &len)) {
+	struct sys_writes w;
+	if (!rec_sys_writes(q, pre, ret, &w)) {
 		rec_unknown_sys(r, (long)pre->rax);
-	} else if (len && ret >= 0) {
-		size_t had = r->tr.nsys;
-		trace_add_sys(&r->tr, addr, len);
-		if ((pre->rax == 0 || pre->rax == 17) && r->tr.nsys > had)
-			rec_read_origin(q, &r->tr.sys[r->tr.nsys - 1], pre, ret);
+		return;
 	}
+	size_t had = r->tr.nsys;
+	for (int k = 0; k < w.n; k++)
+		trace_add_sys(&r->tr, w.v[k].addr, w.v[k].len);
+	if ((pre->rax == 0 || pre->rax == 17) && r->tr.nsys > had)
+		rec_read_origin(q, &r->tr.sys[had], pre, ret);
 }
 
 /* Walking the trace back from its end: the latest record that wrote into

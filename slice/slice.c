@@ -346,6 +346,44 @@ static void sl_uses(struct sl_ctx *c, const struct trace_rec *r, const struct in
 			sl_use_mem(c, r->addr[k], in->mem[k].size, users);
 }
 
+/* An fxsave/xsave or its restore that is no statement of the program (the
+ * dynamic linker's lazy-binding trampoline saves every vector register
+ * around the binding): each register goes through its own slot of the
+ * area, so a register restored unchanged depends on what it held before
+ * the save, not on every register saved with it. Registers without a slot
+ * in the legacy region (xmm16-31, k0-7, upper lanes) pass through: the
+ * pair gives them back unchanged. */
+static void sl_xstate(struct sl_ctx *c, const struct trace_rec *r, const struct insn *in)
+{
+	if (!in->nmem || r->skipped)
+		return;
+	uint64_t area = r->addr[0];
+	for (int s = 0; s < INSN_NSLOTS; s++) {
+		const struct insn_slot *sl = &insn_xstate_slots[s];
+		uint64_t bit = 1ull << sl->reg;
+		if (in->xstate == INSN_XRSTOR && (c->livemask & bit)) {
+			int32_t users = c->reg[sl->reg];
+			c->reg[sl->reg] = -1;
+			c->livemask &= ~bit;
+			sl_use_mem(c, area + sl->off, sl->size, users);
+		} else if (in->xstate == INSN_XSAVE && !(c->s->pruned_regs & bit)) {
+			size_t before = c->nhits;
+			sl_def_mem(c, area + sl->off, sl->size, false, NULL, -1);
+			int32_t users = -1;
+			for (size_t k = before; k < c->nhits; k++)
+				users = sl_union(c, c->hits[k].head, users);
+			c->nhits = before;
+			if (users >= 0) {
+				c->reg[sl->reg] = sl_union(c, c->reg[sl->reg], users);
+				c->livemask |= bit;
+			}
+		}
+	}
+	if (in->xstate == INSN_XSAVE)   /* the header and the rest are private */
+		sl_def_mem(c, area, in->mem[0].size, false, NULL, -1);
+	c->nhits = 0;
+}
+
 #define SL_EDGE_LIST 32
 
 static uint64_t sl_edge_key(int32_t from, int32_t to, uint8_t kind)
@@ -406,13 +444,15 @@ static void sl_record(struct sl_ctx *c, uint64_t i, const struct trace_rec *r,
 	const struct insn *in = &c->t->insns[r->id].in;
 	bool seed = i >= c->seed_lo && c->s->kind == SLICE_ALL && inst == c->s->crit;
 	c->nhits = 0;
-	sl_defs(c, i, r, in);
 	int32_t cdu = -1;
 	if (c->nheap && c->heap[0] == i) {
 		cdu = sl_map_get(&c->cd, i);
 		while (c->nheap && c->heap[0] == i)
 			sl_heap_pop(c);
 	}
+	if (in->xstate && (inst < 0 || cdu < 0) && !seed)
+		return sl_xstate(c, r, in);
+	sl_defs(c, i, r, in);
 	if (!c->nhits && cdu < 0 && !seed)
 		return;
 	if ((in->save_restore || inst < 0) && !seed && cdu < 0) {

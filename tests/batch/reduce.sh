@@ -107,14 +107,18 @@ for o in O0 O2; do
 	expect "calc $o guided: step 1" '^  step1 +1 runs +[0-9]+ bytes'
 	min_is "calc $o guided: minimal input" $T/calc.txt.min '4/0'
 	fewer "calc $o guided: fewer runs than plain" "$(runs)" "$plain"
-	[ $o = O0 ] && expect_runs "calc $o guided: runs" 27
+	# 30, not 27, since the recorder tracks k0-k7 (issue 23): libc's
+	# EVEX memchr finds each newline through a mask register, so where the
+	# crashing line starts depends on the earlier lines' chunks, and the
+	# slice says so (it did not while masks were untracked).
+	[ $o = O0 ] && expect_runs "calc $o guided: runs" 30
 done
 qz -ex "reduce stdin $T/calc.txt --by lines --plain" $B/rd_calc-O0
 expect "calc --by lines: one line" '^Reduced standard input from 477 to 7 bytes \(ddmin\)'
 expect_runs "calc --by lines: runs" 9
 qz -ex "reduce stdin $T/calc.txt --by lines" $B/rd_calc-O0
 expect "calc --by lines guided: the relevant line alone" '^Reduced standard input from 477 to 7 bytes \(guided\)'
-expect_runs "calc --by lines guided: runs" 1
+expect_runs "calc --by lines guided: runs" 4   # 26 of 53 lines relevant: see above
 qz -ex "reduce stdin $T/calc.txt --by tokens --plain" $B/rd_calc-O0
 expect "calc --by tokens" '^Minimal input: "84/0"$'
 expect_runs "calc --by tokens: runs" 40

@@ -83,6 +83,89 @@ static void test_rules(void)
 	      "mov al,cl also reads rax (partial write)", "");
 }
 
+#define F R(INSN_R_FLAGS)
+#define V(n) R(INSN_R_VEC0 + (n))
+#define K(n) R(INSN_R_K0 + (n))
+#define AX R(0)
+#define CX R(1)
+#define DX R(2)
+#define BX R(3)
+#define SI R(6)
+#define DI R(7)
+
+/* Instruction by instruction, the exact register sets insn.c must give:
+ * idioms, flags (one unit: a write of some flags keeps the others, so it
+ * reads them), rep string instructions (one record per iteration: the
+ * pointers and the count are conditional writes), exchanges, masks. */
+static const struct insn_case {
+	const char *hex, *text;
+	uint64_t use, def, cond;
+	int nmem, mem_rw, mem_size;
+} insn_cases[] = {
+	{ "31c0", "xor eax,eax", 0, AX | F, 0, 0, 0, 0 },
+	{ "31c8", "xor eax,ecx", AX | CX, AX | F, 0, 0, 0, 0 },
+	{ "4829c9", "sub rcx,rcx", 0, CX | F, 0, 0, 0, 0 },
+	{ "19d2", "sbb edx,edx (reads only the carry)", F, DX | F, 0, 0, 0, 0 },
+	{ "4839c0", "cmp rax,rax", 0, F, 0, 0, 0, 0 },
+	{ "660fefdb", "pxor xmm3,xmm3", 0, V(3), 0, 0, 0, 0 },
+	{ "0f57c9", "xorps xmm1,xmm1", 0, V(1), 0, 0, 0, 0 },
+	{ "c5e9efd2", "vpxor xmm2,xmm2,xmm2", 0, V(2), 0, 0, 0, 0 },
+	{ "62f1d548efed", "vpxorq zmm5,zmm5,zmm5", 0, V(5), 0, 0, 0, 0 },
+	{ "62f14d49eff6", "vpxord zmm6{k1},zmm6,zmm6 (merges)", V(6) | K(1), V(6), V(6), 0, 0, 0 },
+	{ "62f17d48fec1", "vpaddd zmm0,zmm0,zmm1 (k0: no mask)", V(0) | V(1), V(0), 0, 0, 0, 0 },
+	{ "c5f893c1", "kmovw eax,k1", K(1), AX, 0, 0, 0, 0 },
+	{ "c5dc57e4", "vxorps ymm4,ymm4,ymm4", 0, V(4), 0, 0, 0, 0 },
+	{ "660f76ff", "pcmpeqd xmm7,xmm7 (all ones)", 0, V(7), 0, 0, 0, 0 },
+	{ "f5", "cmc", F, F, 0, 0, 0, 0 },
+	{ "f8", "clc", F, F, 0, 0, 0, 0 },
+	{ "f9", "stc", F, F, 0, 0, 0, 0 },
+	{ "48ffc0", "inc rax (keeps CF)", AX | F, AX | F, 0, 0, 0, 0 },
+	{ "ffc9", "dec ecx (keeps CF)", CX | F, CX | F, 0, 0, 0, 0 },
+	{ "4811d8", "adc rax,rbx", AX | BX | F, AX | F, 0, 0, 0, 0 },
+	{ "4819d8", "sbb rax,rbx", AX | BX | F, AX | F, 0, 0, 0, 0 },
+	{ "48d3e0", "shl rax,cl (cl = 0 keeps the flags)", AX | CX | F, AX | F, F, 0, 0, 0 },
+	{ "48c1e003", "shl rax,3", AX, AX | F, 0, 0, 0, 0 },
+	{ "0fa3c8", "bt eax,ecx (keeps ZF)", AX | CX | F, F, 0, 0, 0, 0 },
+	{ "480fbae805", "bts rax,5 (keeps ZF)", AX | F, AX | F, 0, 0, 0, 0 },
+	{ "0f94c0", "sete al", AX | F, AX, 0, 0, 0, 0 },
+	{ "480f45c3", "cmovne rax,rbx", AX | BX | F, AX, AX, 0, 0, 0 },
+	{ "7208", "jb", F, 0, 0, 0, 0, 0 },
+	{ "f3a4", "rep movsb", CX | SI | DI | F, CX | SI | DI, CX | SI | DI, 2, -1, 1 },
+	{ "f348ab", "rep stosq", AX | CX | DI | F, CX | DI, CX | DI, 1, INSN_MEM_W | INSN_MEM_CW, 8 },
+	{ "f3a6", "repe cmpsb", CX | SI | DI | F, CX | SI | DI | F, CX | SI | DI | F, 2, INSN_MEM_R, 1 },
+	{ "f2ae", "repne scasb", AX | CX | DI | F, CX | DI | F, CX | DI | F, 1, INSN_MEM_R, 1 },
+	{ "4891", "xchg rcx,rax", AX | CX, AX | CX, 0, 0, 0, 0 },
+	{ "f0480fb10a", "lock cmpxchg [rdx],rcx", AX | CX | DX, AX | F, AX, 1,
+	  INSN_MEM_R | INSN_MEM_W | INSN_MEM_CW, 8 },
+	{ "f0480fc10a", "lock xadd [rdx],rcx", CX | DX, CX | F, 0, 1, INSN_MEM_R | INSN_MEM_W, 8 },
+	{ "c5f892c8", "kmovw k1,eax", AX, K(1), 0, 0, 0, 0 },
+	{ "c5f441d3", "kandw k2,k1,k3", K(1) | K(3), K(2), 0, 0, 0, 0 },
+	{ "f20f1008", "movsd xmm1,[rax] (writes all 128 bits)", AX, V(1), 0, 1, INSN_MEM_R, 8 },
+	{ "f20f10c1", "movsd xmm0,xmm1 (merges)", V(0) | V(1), V(0), 0, 0, 0, 0 },
+	{ "0f28c1", "movaps xmm0,xmm1", V(1), V(0), 0, 0, 0, 0 },
+	{ "f2480f2ac0", "cvtsi2sd xmm0,rax (merges)", V(0) | AX, V(0), 0, 0, 0, 0 },
+	{ "88d8", "mov al,bl", AX | BX, AX, 0, 0, 0, 0 },
+	{ "89d8", "mov eax,ebx", BX, AX, 0, 0, 0, 0 },
+};
+
+static void test_table(void)
+{
+	for (size_t i = 0; i < sizeof insn_cases / sizeof *insn_cases; i++) {
+		const struct insn_case *c = &insn_cases[i];
+		struct insn in;
+		bool ok = decode_hex(c->hex, &in);
+		bool mem = in.nmem == c->nmem;
+		for (int k = 0; mem && k < in.nmem; k++)
+			mem = in.mem[k].size == c->mem_size &&
+			      (c->mem_rw < 0 || in.mem[k].rw == c->mem_rw);
+		check(ok && in.use == c->use && in.def == c->def && in.cond_def == c->cond && mem,
+		      c->text, "use %llx def %llx cond %llx nmem %d (want %llx %llx %llx %d)",
+		      (unsigned long long)in.use, (unsigned long long)in.def,
+		      (unsigned long long)in.cond_def, in.nmem, (unsigned long long)c->use,
+		      (unsigned long long)c->def, (unsigned long long)c->cond, c->nmem);
+	}
+}
+
 struct obs {
 	struct user_regs_struct r;
 	struct user_fpregs_struct fp;
@@ -360,6 +443,7 @@ static char *libc_debug_file(void)
 int main(void)
 {
 	test_rules();
+	test_table();
 	static const char *const fixture_funcs[] = {
 		"main", "find_entry", "record_new", "record_copy", "record_free", "greet",
 		"make_squares", "msg_new", "twice", "keep", "helper", "fact", "classify", NULL,
