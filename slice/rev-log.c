@@ -7,6 +7,7 @@
  * items (a system call's buffer and nothing else, in practice) come out
  * right both ways. */
 #include "rev.h"
+#include "sys.h"
 
 #include <cpuid.h>
 #include <stdlib.h>
@@ -230,16 +231,21 @@ void rev_note_insn_proc(struct qz *q, struct rev_log *l, uint64_t recno,
 void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
 		  const struct user_regs_struct *regs)
 {
-	uint64_t addr, len;
+	struct sys_writes w;
 	if (l->disabled || !l->noff || l->first + l->noff != recno + 1)
 		return;
-	if (!rec_sys_writes(regs, rl_sys_bound(regs), &addr, &len) || !len)
+	/* before the call: what it may write, at most its count */
+	if (!rec_sys_writes(q, regs, rl_sys_bound(regs), &w) || !w.n)
 		return;
-	if (len > ((uint64_t)64 << 20))
-		len = (uint64_t)64 << 20;
 	struct rl_proc p = { .q = q, .regs = regs };
 	struct rev_src s = { rl_proc_reg, rl_proc_mem, rl_proc_xmm, &p };
-	rl_put_mem(l, addr, len, &s);
+	for (int i = 0; i < w.n; i++) {
+		uint64_t len = w.v[i].len;
+		if (len > ((uint64_t)64 << 20))
+			len = (uint64_t)64 << 20;
+		if (len)
+			rl_put_mem(l, w.v[i].addr, len, &s);
+	}
 	rl_end(l);
 	rl_bound(q, l);
 }
