@@ -18,7 +18,7 @@ static void cmd_solib_row(struct sbuf *out, const struct qz_module *m, bool *mis
 		lo = m->lo;
 		hi = m->hi;
 	}
-	bool dbg = m->lines != NULL;
+	bool dbg = qz_mod_has_debug(m);
 	*missing |= !dbg;
 	sbuf_printf(out, "0x%016llx  0x%016llx  %-12s%s\n", (unsigned long long)lo,
 		    (unsigned long long)hi, dbg ? "Yes" : "Yes (*)",
