@@ -65,6 +65,11 @@ struct lines *qz_mod_lines(struct qz *q, struct qz_module *m)
 	m->lines = lines_open(m->debug_path, err, sizeof err);
 	if (!m->lines)
 		qz_warn(q, "Could not read line tables of \"%s\": %s", m->debug_path, err);
+	else if (lines_empty(m->lines)) {   /* a damaged file reads as empty */
+		qz_warn(q, "No line tables could be read from \"%s\".", m->debug_path);
+		lines_close(m->lines);
+		m->lines = NULL;
+	}
 	return m->lines;
 }
 
