@@ -182,18 +182,25 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 		qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
-/* A function of a loaded library: its DWARF when it has some, else an
- * exported symbol (a library's local of the same name, such as ld.so's
- * own minimal free, only when nothing exports it). */
+/* A function of a loaded library, as the dynamic linker binds the name:
+ * first the library that exports it (its DWARF function at that address
+ * when there is one: libc's fgets is _IO_fgets), then a function of that
+ * name in any library's DWARF or symbols (ld.so's own minimal free and
+ * munmap, found so only when nothing exports the name). */
 static bool loc_library_function(struct qz *q, const char *name,
 				 struct loc_addr **out, size_t *n)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
 			struct qz_module *l = &q->libs[i];
-			const struct di_func *f = l->lo && qz_mod_di(q, l) ? di_func_named(l->di, name) : NULL;
-			const struct img_sym *s = !l->img ? NULL : pass ?
+			const struct img_sym *s = !l->img || !l->lo ? NULL : pass ?
 				img_sym_named(l->img, name) : img_sym_named_global(l->img, name);
+			const struct di_func *f = NULL;
+			if (pass == 0 && s && s->is_func && s->addr && qz_mod_di(q, l)) {
+				f = di_func_at(l->di, s->addr);
+				f = f && f->lo == s->addr ? f : NULL;
+			} else if (pass == 1 && l->lo && qz_mod_di(q, l))
+				f = di_func_named(l->di, name);
 			if (!l->lo || (!f && !(s && s->is_func && s->addr)))
 				continue;
 			uint64_t lo = f ? f->lo : s->addr, hi = f ? f->hi : s->addr + s->size;
