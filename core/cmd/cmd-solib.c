@@ -45,6 +45,22 @@ int cmd_info_sharedlibrary(struct qz *q, const char *a)
 	return 0;
 }
 
+/* For the tests of lazy loading: which debug files were read so far
+ * ("lines read", "DWARF read") and which are only known. */
+int cmd_maint_debug_files(struct qz *q, const char *a)
+{
+	(void)a;
+	for (size_t i = 0; i < q->nlibs; i++) {
+		const struct qz_module *m = &q->libs[i];
+		if (!m->debug_path)
+			continue;
+		qz_printf(q, "%s: %s: lines %s, DWARF %s\n", m->name ? m->name : m->path,
+			  m->debug_path, m->lines_tried ? "read" : "not read",
+			  m->di_tried ? "read" : "not read");
+	}
+	return 0;
+}
+
 int cmd_set_breakpoint(struct qz *q, const char *a)
 {
 	static const char *const vals[] = {"off", "on", "auto"};
