@@ -84,6 +84,24 @@ for kind in truncated corrupted; do
 done
 rm -rf $FAKE
 
+# Any library's debug file by .gnu_debuglink (here in the library's .debug
+# directory), checked by its CRC: a changed file is refused with a warning.
+L=$B/libcdbg-link
+rm -rf $L && mkdir -p $L/.debug
+objcopy --only-keep-debug $B/libplugin.so $L/.debug/libplugin-linked.debug &&
+	objcopy --strip-debug --add-gnu-debuglink=$L/.debug/libplugin-linked.debug \
+		$B/libplugin.so $L/libplugin-linked.so
+vs_gdb "debuglink: a stripped library's debug file as gdb" \
+	-ex 'set breakpoint pending on' -ex 'break plugin_add' -ex run -ex bt -ex finish \
+	--args $B/dlopen_main-O0 $L/libplugin-linked.so
+expect "debuglink: line info" '^Breakpoint 1, plugin_add \(a=3, b=3\) at tests/fixtures/lib/plugin.c:6$'
+printf 'x' | dd of=$L/.debug/libplugin-linked.debug bs=1 seek=100 conv=notrunc 2>/dev/null
+qz -ex 'set breakpoint pending on' -ex 'break plugin_add' -ex run -ex bt \
+	--args $B/dlopen_main-O0 $L/libplugin-linked.so
+expect "debuglink: CRC mismatch warned" '^warning: the debug information found in ".*libplugin-linked.debug" does not match ".*libplugin-linked.so" \(CRC mismatch\)\.$'
+expect "debuglink: CRC mismatch: symbols only" '^Breakpoint 1, 0x[0-9a-f]{16} in plugin_add \(\) from .*libplugin-linked.so$'
+rm -rf $L
+
 # Nothing looked at in libc: its debug file is known, not read; the first
 # frame inside libc reads it.
 qz -ex 'break main' -ex "run < $IN" -ex bt -ex next -ex 'maint debug-files' \
