@@ -162,7 +162,7 @@ static void ckpt_plant_exit(struct qz *q, struct ckpt_state *s)
 	qz_refresh_modules(q);
 	for (size_t i = 0; i < q->nlibs; i++) {
 		const struct img_sym *sym = q->libs[i].img ?
-			img_sym_named(q->libs[i].img, "_exit") : NULL;
+			img_sym_named_global(q->libs[i].img, "_exit") : NULL;
 		if (sym && q->libs[i].lo) {
 			s->exit_site = sym->addr + q->libs[i].bias;
 			bp_site_add(&q->bps, q->proc, s->exit_site);

@@ -107,6 +107,21 @@ static const struct frame *ex_user_frame(struct qz *q, int *level)
 	return NULL;
 }
 
+/* The name the program called a library function by: the symbol at the
+ * function's entry (free), not its debug information's name
+ * (__GI___libc_free, with libc6-dbg). */
+static const char *ex_called_name(const struct frame *callee)
+{
+	if (!callee)
+		return "??";
+	if (callee->sym || !callee->func)
+		return callee->sym ? callee->sym : "??";
+	uint64_t off;
+	const struct img_sym *s = callee->mod && callee->mod->img ?
+		img_sym_at(callee->mod->img, callee->func->lo, &off) : NULL;
+	return s && off == 0 ? s->name : callee->func->name;
+}
+
 static void ex_location(struct qz *q, struct sbuf *b, const char *verb)
 {
 	int level = 0;
@@ -125,8 +140,7 @@ static void ex_location(struct qz *q, struct sbuf *b, const char *verb)
 	const char *lib = callee && callee->mod && callee->mod->path ?
 		str_basename(callee->mod->path) : "a library";
 	sbuf_printf(b, "It %s inside %s, a function of %s (library code, not yours), which your "
-		    "program called from ", verb, callee && callee->sym ? callee->sym :
-		    callee && callee->func ? callee->func->name : "??", lib);
+		    "program called from ", verb, ex_called_name(callee), lib);
 	ex_where(q, b, u);
 	sbuf_add(b, "The cause is in your code: the arguments it passed there, or, for malloc "
 		 "and free, memory your code damaged earlier that the library only noticed now.\n");

@@ -93,6 +93,7 @@ fi
 . tests/bench/watch.sh   # 4. watch-hw (where debug registers fire), watch-pageprot
 sh tests/bench/alter.sh
 . tests/bench/solib.sh   # dlopen-cycle (shared libraries)
+. tests/bench/libcdbg.sh # startup-libc-dbg, startup-no-libc (libc6-dbg read lazily)
 
 # 4. checkpoints: tests/bench/ckpt.sh (checkpoint-rollback-64m vs gdb or a
 # fork baseline, checkpoint-rollback-1page, checkpoint-space)

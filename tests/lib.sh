@@ -45,6 +45,14 @@ fixtures_build() {
 	done
 }
 
+# libc_dbg: whether libc's separate debug file (libc6-dbg) is installed:
+# gdb and qzdb then show libc's frames with arguments and source lines.
+libc_dbg() {
+	_id=$(readelf -n "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)" 2>/dev/null |
+		sed -n 's/.*Build ID: *//p')
+	[ -n "$_id" ] && [ -r "/usr/lib/debug/.build-id/$(echo "$_id" | cut -c1-2)/$(echo "$_id" | cut -c3-).debug" ]
+}
+
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 # skip NAME WHY: a check this machine cannot run (WHY names what is missing).

@@ -18,7 +18,7 @@ static void cmd_solib_row(struct sbuf *out, const struct qz_module *m, bool *mis
 		lo = m->lo;
 		hi = m->hi;
 	}
-	bool dbg = m->lines != NULL;
+	bool dbg = qz_mod_has_debug(m);
 	*missing |= !dbg;
 	sbuf_printf(out, "0x%016llx  0x%016llx  %-12s%s\n", (unsigned long long)lo,
 		    (unsigned long long)hi, dbg ? "Yes" : "Yes (*)",
@@ -42,6 +42,22 @@ int cmd_info_sharedlibrary(struct qz *q, const char *a)
 		sbuf_add(&out, "(*): Shared library is missing debugging information.\n");
 	qz_puts(q, out.s);
 	sbuf_free(&out);
+	return 0;
+}
+
+/* For the tests of lazy loading: which debug files were read so far
+ * ("lines read", "DWARF read") and which are only known. */
+int cmd_maint_debug_files(struct qz *q, const char *a)
+{
+	(void)a;
+	for (size_t i = 0; i < q->nlibs; i++) {
+		const struct qz_module *m = &q->libs[i];
+		if (!m->debug_path)
+			continue;
+		qz_printf(q, "%s: %s: lines %s, DWARF %s\n", m->name ? m->name : m->path,
+			  m->debug_path, m->lines_tried ? "read" : "not read",
+			  m->di_tried ? "read" : "not read");
+	}
 	return 0;
 }
 

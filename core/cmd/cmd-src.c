@@ -102,7 +102,7 @@ static int cmd_list_loc(struct qz *q, const char *spec, const char **file, int *
 	if (loc_resolve_ex(q, spec, false, &l, &n) < 0)
 		return -1;
 	struct qz_module *m = l[0].mod;
-	const struct di_func *f = m && m->di ? di_func_at(m->di, l[0].link_addr) : NULL;
+	const struct di_func *f = m && qz_mod_di(q, m) ? di_func_at(m->di, l[0].link_addr) : NULL;
 	*file = l[0].file;
 	*line = l[0].line;
 	bool is_func = spec[0] != '*' && !strchr(spec, ':') && !(spec[0] >= '0' && spec[0] <= '9');
@@ -171,7 +171,7 @@ static void cmd_sym_suffix(struct qz *q, uint64_t addr, struct sbuf *b)
 
 static int cmd_info_line_at(struct qz *q, struct qz_module *m, uint64_t link, int want_line)
 {
-	const struct lines_row *r = m->lines ? lines_at(m->lines, link) : NULL;
+	const struct lines_row *r = qz_mod_lines(q, m) ? lines_at(m->lines, link) : NULL;
 	struct sbuf b = {0};
 	if (!r) {
 		sbuf_printf(&b, "No line number information available for address 0x%llx",
@@ -211,7 +211,7 @@ static size_t cmd_info_line_pick(struct qz *q, const struct loc_addr *l, size_t 
 	if (!f || !f->func || n < 2)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct di_func *g = l[i].mod && l[i].mod->di ?
+		const struct di_func *g = l[i].mod && qz_mod_di(q, l[i].mod) ?
 			di_func_at(l[i].mod->di, l[i].absolute ? l[i].addr - l[i].mod->bias : l[i].link_addr) : NULL;
 		if (g && g->cu_name && f->func->cu_name && !strcmp(g->cu_name, f->func->cu_name))
 			return i;
@@ -265,7 +265,7 @@ static int cmd_info_line_one(struct qz *q, struct qz_module *m, uint64_t link, i
 {
 	if (!m)
 		return qz_error(q, "No line number information available for address %s", a);
-	const struct lines_row *r = m->lines ? lines_at(m->lines, link) : NULL;
+	const struct lines_row *r = qz_mod_lines(q, m) ? lines_at(m->lines, link) : NULL;
 	if (r || want)
 		cmd_info_line_then(q, want ? want : r->line);
 	return cmd_info_line_at(q, m, link, want);
@@ -291,7 +291,7 @@ int cmd_info_line(struct qz *q, const char *a)
 	for (size_t i = 0; i < n && r == 0; i++) {
 		struct qz_module *m = l[i].mod;
 		uint64_t link = l[i].absolute && m ? l[i].addr - m->bias : l[i].link_addr;
-		const struct di_func *f = m && m->di && !want && *a != '*' ?
+		const struct di_func *f = m && !want && *a != '*' && qz_mod_di(q, m) ?
 			di_func_at(m->di, link) : NULL;
 		if (i > 0 && !f)
 			break;
@@ -366,7 +366,7 @@ static bool cmd_func_bounds(struct qz *q, uint64_t addr, uint64_t *lo, uint64_t 
 	struct qz_module *m = qz_module_at(q, addr);
 	if (!m)
 		return false;
-	const struct di_func *f = m->di ? di_func_at(m->di, addr - m->bias) : NULL;
+	const struct di_func *f = qz_mod_di(q, m) ? di_func_at(m->di, addr - m->bias) : NULL;
 	if (f) {
 		*lo = f->lo + m->bias;
 		*hi = f->hi + m->bias;
@@ -435,7 +435,7 @@ int cmd_disassemble(struct qz *q, const char *a)
 			addr = named->lo + q->exe.bias;
 		} else if (spec[0] != '*') {
 			struct qz_module *m = l[0].mod;
-			const struct di_func *f = m && m->di ? di_func_at(m->di, l[0].link_addr) : NULL;
+			const struct di_func *f = m && qz_mod_di(q, m) ? di_func_at(m->di, l[0].link_addr) : NULL;
 			if (f)
 				addr = f->lo + m->bias;
 		}

@@ -270,6 +270,8 @@ const struct cmd_def core_cmds[] = {
 	 "what the probe found and what is forced."},
 	{"maint show", NULL, "maint show debug-registers|step-traps", CMD_HIDDEN | Y,
 	 cmd_maint_show, "Whether a machine capability is forced off.", NULL},
+	{"maint debug-files", NULL, "maint debug-files", CMD_HIDDEN | Y, cmd_maint_debug_files,
+	 "Each library's separate debug file and whether it has been read yet.", NULL},
 	/* threads and fork (core/target/thread.c) */
 	{"info threads", NULL, "info threads", Y, cmd_info_threads,
 	 "List the threads: number, LWP, name, innermost frame.", NULL},

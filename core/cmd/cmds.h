@@ -98,6 +98,7 @@ int cmd_disassemble(struct qz *q, const char *a);
 
 /* cmd-solib.c */
 int cmd_info_sharedlibrary(struct qz *q, const char *a);
+int cmd_maint_debug_files(struct qz *q, const char *a);
 int cmd_set_breakpoint(struct qz *q, const char *a);
 int cmd_set_debug_file_directory(struct qz *q, const char *a);
 int cmd_show_debug_file_directory(struct qz *q, const char *a);

@@ -213,6 +213,28 @@ static void name_and_external(struct di_info *di, Dwarf_Die die, const struct di
 		dwarf_dealloc_die(cur);
 }
 
+/* DW_AT_linkage_name of die or of its origin, or NULL. glibc names its
+ * hidden aliases so (raise is __GI_raise); gdb's physname for C is that
+ * name, and it is what gdb shows in frames. */
+static const char *linkage_name(struct di_info *di, Dwarf_Die die, const struct di_abbrev *ab)
+{
+	const char *out = NULL;
+	Dwarf_Die origin = ab->origin ? di_origin_die(di, die) : NULL;
+	for (int i = 0; i < 2 && !out; i++) {
+		Dwarf_Die d = i ? origin : die;
+		Dwarf_Attribute a = d ? di_get_attr(d, DW_AT_linkage_name) : NULL;
+		char *n = NULL;
+		Dwarf_Error e = NULL;
+		if (a && dwarf_formstring(a, &n, &e) == DW_DLV_OK && n && n[0])
+			out = di_strdup(di, n);
+		if (a)
+			dwarf_dealloc_attribute(a);
+	}
+	if (origin)
+		dwarf_dealloc_die(origin);
+	return out;
+}
+
 /* What di_open notes of a function (not a declaration): name, ranges,
  * entry, unit. False if die has no code (an abstract instance, or code the
  * linker discarded). */
@@ -242,6 +264,9 @@ bool di_func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
 		di_func_entry(die, f);
 	}
 	name_and_external(di, die, ab, &f->name, &f->external);
+	const char *ln = linkage_name(di, die, ab);
+	if (ln)
+		f->name = ln;
 	f->cu_name = cu ? cu->name : NULL;
 	return true;
 }

@@ -266,6 +266,7 @@ static void load_symtab(struct img *im, const struct sec *s)
 		add_sym(im, name, st.st_value, st.st_size, type != STT_OBJECT,
 			st.st_shndx, sym_rank(&st) +
 			(sym_hidden(vs, i) || strchr(name, '@') ? 4 : 0));
+		im->syms[im->nsyms - 1].s.is_ifunc = type == STT_GNU_IFUNC;
 	}
 }
 
@@ -619,8 +620,11 @@ bool img_add_debug_symbols(struct img *im, const char *debug_path)
 	for (size_t i = 0; i < d->nsyms; i++) {
 		const struct isym *s = &d->syms[i];
 		if (!strstr(s->s.name, "@plt"))
+		{
 			add_sym(im, s->s.name, s->s.addr, s->s.size, s->s.is_func,
 				s->shndx, s->rank);
+			im->syms[im->nsyms - 1].s.is_ifunc = s->s.is_ifunc;
+		}
 	}
 	im->dbg = d;
 	index_symbols(im);

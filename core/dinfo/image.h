@@ -13,6 +13,8 @@ struct img_sym {
 	uint64_t addr;        /* link-time address */
 	uint64_t size;
 	bool is_func;
+	bool is_ifunc;        /* STT_GNU_IFUNC: addr is the resolver, not the
+	                         function a call reaches */
 };
 
 struct img;

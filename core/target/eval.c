@@ -18,9 +18,11 @@ static const struct frame *eval_frame(struct qz *q)
 	return frame_get(q, q->sel_frame);
 }
 
-static int eval_var_value(struct qz *q, const struct frame *f,
-			  const struct di_var *v, struct val *out,
-			  char *err, size_t errlen)
+/* A static's address is relocated by the bias of the module whose debug
+ * information describes it (sbias): the program's, or a library's. */
+static int eval_var_value_in(struct qz *q, const struct frame *f, uint64_t sbias,
+			     const struct di_var *v, struct val *out,
+			     char *err, size_t errlen)
 {
 	struct di_ctx ctx;
 	if (f && !v->is_static) {
@@ -31,9 +33,40 @@ static int eval_var_value(struct qz *q, const struct frame *f,
 		memset(&ctx, 0, sizeof ctx);
 		ctx.read_mem = qz_read_cb;
 		ctx.arg = q;
-		ctx.bias = q->exe.bias;
+		ctx.bias = sbias;
 	}
 	return val_from_var(v, &ctx, out, err, errlen);
+}
+
+static int eval_var_value(struct qz *q, const struct frame *f,
+			  const struct di_var *v, struct val *out,
+			  char *err, size_t errlen)
+{
+	return eval_var_value_in(q, f, q->exe.bias, v, out, err, errlen);
+}
+
+/* The bias for the statics among a frame's variables (a static local of a
+ * libc function is libc's). */
+static uint64_t eval_frame_bias(struct qz *q, const struct frame *f)
+{
+	return f && f->mod ? f->mod->bias : q->exe.bias;
+}
+
+/* A global of a library with debug information (libc's stdout), as gdb
+ * looks in every object after the program: this reads a library's debug
+ * file on first use. 1 if none has it. */
+static int eval_lib_global(struct qz *q, const char *name, struct val *out,
+			   char *err, size_t errlen)
+{
+	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
+		struct qz_module *m = &q->libs[i];
+		if (!m->lo || !qz_mod_has_debug(m) || !qz_mod_di(q, m))
+			continue;
+		const struct di_var *v = di_static_named(m->di, name, NULL);
+		if (v && v->external)
+			return eval_var_value_in(q, NULL, m->bias, v, out, err, errlen);
+	}
+	return 1;
 }
 
 static int eval_lookup_var(void *arg, const char *name, struct val *out,
@@ -46,23 +79,25 @@ static int eval_lookup_var(void *arg, const char *name, struct val *out,
 		size_t n = frame_vars(f, vars, 256);
 		for (size_t i = 0; i < n; i++)
 			if (vars[i]->name && strcmp(vars[i]->name, name) == 0)
-				return eval_var_value(q, f, vars[i], out, err, errlen);
+				return eval_var_value_in(q, f, eval_frame_bias(q, f), vars[i],
+							 out, err, errlen);
 	}
 	if (!q->exe.di)
-		return 1;
+		return eval_lib_global(q, name, out, err, errlen);
 	const char *cu = f && f->func ? f->func->cu_name : NULL;
 	const struct di_var *v = di_static_named(q->exe.di, name, cu);
 	if (!v && cu)   /* gdb looks in every unit's statics last */
 		v = di_static_named(q->exe.di, name, NULL);
 	if (!v)
-		return 1;
+		return eval_lib_global(q, name, out, err, errlen);
 	return eval_var_value(q, qz_running(q) ? f : NULL, v, out, err, errlen);
 }
 
 int eval_var(struct qz *q, const struct frame *f, const struct di_var *v, struct val *out)
 {
 	char err[512];
-	if (eval_var_value(q, v->is_static ? NULL : f, v, out, err, sizeof err) < 0)
+	if (eval_var_value_in(q, v->is_static ? NULL : f, eval_frame_bias(q, f), v, out,
+			      err, sizeof err) < 0)
 		return qz_error(q, "%s", err);
 	return 0;
 }

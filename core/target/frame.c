@@ -73,14 +73,14 @@ static void frame_resolve(struct qz *q, struct frame *f)
 	if (!f->mod)
 		return;
 	uint64_t link = look - f->mod->bias;
-	if (f->mod->di)
+	if (qz_mod_di(q, f->mod))
 		f->func = di_func_at(f->mod->di, link);
 	if (!f->func && f->mod->img) {
 		uint64_t off;
 		const struct img_sym *s = img_sym_at(f->mod->img, link, &off);
 		f->sym = s ? s->name : NULL;
 	}
-	const struct lines_row *r = f->mod->lines ? lines_at(f->mod->lines, link) : NULL;
+	const struct lines_row *r = qz_mod_lines(q, f->mod) ? lines_at(f->mod->lines, link) : NULL;
 	if (r) {
 		f->file = r->file;
 		f->line = r->line;
@@ -186,7 +186,7 @@ static size_t frame_chain_at(struct qz *q, uint64_t pc, const struct di_inline *
 			     uint64_t *link)
 {
 	struct qz_module *m = qz_module_at(q, pc);
-	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_func *f = m && qz_mod_di(q, m) ? di_func_at(m->di, pc - m->bias) : NULL;
 	*link = m ? pc - m->bias : pc;
 	return f ? di_inline_chain(f, *link, chain, FRAME_INLINE_MAX) : 0;
 }
@@ -453,7 +453,7 @@ static int frame_entry_reg(void *arg, int reg, uint64_t *val)
 	struct qz *q = f->q;
 	const struct frame *real = &q->frames[f->set_real];
 	const struct frame *c = frame_get(q, real->set_real + 1);
-	if (!c || !c->mod || !c->mod->di || c->exact_pc)
+	if (!c || !c->mod || !qz_mod_di(q, c->mod) || c->exact_pc)
 		return -1;
 	if (!frame_calls(q, c->pc, real))
 		return -1;
@@ -540,8 +540,14 @@ static const char *frame_cu_name(const struct di_info *di, const char *file)
 const char *frame_file_name(struct qz *q, const char *file)
 {
 	const char *cu = frame_cu_name(q->exe.di, file);
-	for (size_t i = 0; !cu && i < q->nlibs; i++)   /* a library's own */
-		cu = frame_cu_name(q->libs[i].di, file);
+	for (size_t i = 0; !cu && i < q->nlibs; i++) {   /* a library's own */
+		/* A unit compiled in a relative directory (libc6-dbg's: "./libio")
+		 * has its lines in a subfile named by its line table
+		 * ("./libio/iofgets.c"), not by the unit's name (gdb's
+		 * start_subfile finds no match). */
+		const char *sh = lines_shown_name(q->libs[i].lines, file);
+		cu = sh && sh[0] == '.' ? sh : frame_cu_name(q->libs[i].di, file);
+	}
 	/* else the name its line table gives it (a header) */
 	if (!cu)
 		cu = lines_shown_name(q->exe.lines, file);
@@ -679,10 +685,13 @@ void frame_print_stop(struct qz *q, const struct frame *f, bool want_frame)
 			sbuf_printf(&b, "0x%016llx\t", (unsigned long long)f->pc);
 		const char *why;
 		const char *text = src_line(f->file, f->line, &why);
+		bool again = q->src_last == f->file && q->src_last_err;
+		q->src_last = f->file;
+		q->src_last_err = !text;
 		if (text)
 			sbuf_printf(&b, "%d\t%s\n", f->line, text);
-		else if (why)
-			sbuf_printf(&b, "%d\tin %s\n", f->line, frame_file_name(q, f->file));
+		else if (why && !again)
+			sbuf_printf(&b, "%d\t%s: %s.\n", f->line, frame_file_name(q, f->file), why);
 		else
 			sbuf_printf(&b, "%d\tin %s\n", f->line, frame_file_name(q, f->file));
 	}

@@ -46,7 +46,7 @@ static uint64_t loc_analyze_prologue(struct qz *q, struct qz_module *m, uint64_t
 uint64_t loc_skip_prologue(struct qz *q, struct qz_module *m, uint64_t lo, uint64_t hi)
 {
 	uint64_t pc = loc_analyze_prologue(q, m, lo);
-	const struct lines_row *r = m->lines ? lines_at(m->lines, pc) : NULL;
+	const struct lines_row *r = qz_mod_lines(q, m) ? lines_at(m->lines, pc) : NULL;
 	if (r && r->addr != pc && r->end > lo && r->end < hi)
 		pc = r->end;
 	return pc;
@@ -57,10 +57,10 @@ void loc_describe(struct qz *q, struct qz_module *m, struct loc_addr *a)
 	(void)q;
 	a->mod = m;
 	a->addr = a->link_addr + m->bias;
-	const struct lines_row *r = m->lines ? lines_at(m->lines, a->link_addr) : NULL;
+	const struct lines_row *r = qz_mod_lines(q, m) ? lines_at(m->lines, a->link_addr) : NULL;
 	a->file = r ? r->file : NULL;
 	a->line = r ? r->line : 0;
-	const struct di_func *f = m->di ? di_func_at(m->di, a->link_addr) : NULL;
+	const struct di_func *f = qz_mod_di(q, m) ? di_func_at(m->di, a->link_addr) : NULL;
 	uint64_t off;
 	const struct img_sym *s = f ? NULL : img_sym_at(m->img, a->link_addr, &off);
 	a->func = f ? f->name : s ? s->name : NULL;
@@ -109,7 +109,7 @@ static uint64_t loc_past_prologue(struct qz *q, struct qz_module *m, uint64_t ad
 {
 	if (!loc_skip)
 		return addr;
-	const struct di_func *f = m->di ? di_func_at(m->di, addr) : NULL;
+	const struct di_func *f = qz_mod_di(q, m) ? di_func_at(m->di, addr) : NULL;
 	if (!f)
 		return addr;
 	uint64_t body = loc_skip_prologue(q, m, f->lo, f->hi);
@@ -123,7 +123,7 @@ static struct qz_module *loc_module_for_file(struct qz *q, const char *file)
 	if (!file || (q->exe.lines && lines_file(q->exe.lines, file)))
 		return &q->exe;
 	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++)
-		if (q->libs[i].lines && q->libs[i].lo && lines_file(q->libs[i].lines, file))
+		if (q->libs[i].lo && qz_mod_lines(q, &q->libs[i]) && lines_file(q->libs[i].lines, file))
 			return &q->libs[i];
 	return &q->exe;
 }
@@ -132,7 +132,7 @@ static int loc_file_line(struct qz *q, const char *file, int line,
 			 struct loc_addr **out, size_t *n)
 {
 	struct qz_module *m = loc_module_for_file(q, file);
-	if (!m->lines || lines_empty(m->lines))
+	if (!qz_mod_lines(q, m) || lines_empty(m->lines))
 		return qz_error(q, "No symbol table is loaded.  Use the \"file\" command.");
 	const char *path = file ? lines_file(m->lines, file) : q->list_file;
 	if (!path) {
@@ -182,18 +182,25 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 		qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
-/* A function of a loaded library: its DWARF when it has some, else an
- * exported symbol (a library's local of the same name, such as ld.so's
- * own minimal free, only when nothing exports it). */
+/* A function of a loaded library, as the dynamic linker binds the name:
+ * first the library that exports it (its DWARF function at that address
+ * when there is one: libc's fgets is _IO_fgets), then a function of that
+ * name in any library's DWARF or symbols (ld.so's own minimal free and
+ * munmap, found so only when nothing exports the name). */
 static bool loc_library_function(struct qz *q, const char *name,
 				 struct loc_addr **out, size_t *n)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
 			struct qz_module *l = &q->libs[i];
-			const struct di_func *f = l->di ? di_func_named(l->di, name) : NULL;
-			const struct img_sym *s = !l->img ? NULL : pass ?
+			const struct img_sym *s = !l->img || !l->lo ? NULL : pass ?
 				img_sym_named(l->img, name) : img_sym_named_global(l->img, name);
+			const struct di_func *f = NULL;
+			if (pass == 0 && s && s->is_func && s->addr && qz_mod_di(q, l)) {
+				f = di_func_at(l->di, s->addr);
+				f = f && f->lo == s->addr ? f : NULL;
+			} else if (pass == 1 && l->lo && qz_mod_di(q, l))
+				f = di_func_named(l->di, name);
 			if (!l->lo || (!f && !(s && s->is_func && s->addr)))
 				continue;
 			uint64_t lo = f ? f->lo : s->addr, hi = f ? f->hi : s->addr + s->size;

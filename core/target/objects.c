@@ -23,6 +23,7 @@ static void qz_module_free(struct qz_module *m)
 		unw_close(m->unw);
 	free(m->path);
 	free(m->name);
+	free(m->debug_path);
 	memset(m, 0, sizeof *m);
 }
 
@@ -50,6 +51,43 @@ void qz_exe_open(struct qz *q, const char *path, struct img *im)
 	q->exe.lines = lines_open(path, err, sizeof err);
 	q->exe.di = di_open(path, err, sizeof err);
 	q->exe.unw = unw_open(path, err, sizeof err);
+}
+
+/* Opening libc's debug file costs about 250 ms for its DWARF index and
+ * 65 ms for its line tables (4 MB, 2,000 units): paid only when an address
+ * or a name inside the library needs them, never at startup. */
+struct lines *qz_mod_lines(struct qz *q, struct qz_module *m)
+{
+	char err[512];
+	if (m->lines || !m->debug_path || m->lines_tried)
+		return m->lines;
+	m->lines_tried = true;
+	m->lines = lines_open(m->debug_path, err, sizeof err);
+	if (!m->lines)
+		qz_warn(q, "Could not read line tables of \"%s\": %s", m->debug_path, err);
+	else if (lines_empty(m->lines)) {   /* a damaged file reads as empty */
+		qz_warn(q, "No line tables could be read from \"%s\".", m->debug_path);
+		lines_close(m->lines);
+		m->lines = NULL;
+	}
+	return m->lines;
+}
+
+struct di_info *qz_mod_di(struct qz *q, struct qz_module *m)
+{
+	char err[512];
+	if (m->di || !m->debug_path || m->di_tried)
+		return m->di;
+	m->di_tried = true;
+	m->di = di_open(m->debug_path, err, sizeof err);
+	if (!m->di)
+		qz_warn(q, "Could not read debug information of \"%s\": %s", m->debug_path, err);
+	return m->di;
+}
+
+bool qz_mod_has_debug(const struct qz_module *m)
+{
+	return m->lines || (m->debug_path && !m->lines_tried);
 }
 
 /* One line of /proc/PID/maps: start, offset and path of a file mapping. */
@@ -83,6 +121,8 @@ static struct qz_module *qz_module_for_path(struct qz *q, const char *path)
 	m->path = xstrdup(path);
 	char err[256];
 	m->img = img_open(path, err, sizeof err);
+	if (m->img)   /* ld.so, mapped before the link map lists it */
+		solib_debug_info(q, m);
 	return m;
 }
 
@@ -196,7 +236,7 @@ const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
 	/* gdb's build_address_symbolic: the function of the debug info
 	 * (func_5, not its clone's symbol func_5.constprop.0) unless the
 	 * symbol starts later in it (func_5.cold) or exactly here. */
-	const struct di_func *f = m->di ? di_func_at(m->di, link) : NULL;
+	const struct di_func *f = qz_mod_di(q, m) ? di_func_at(m->di, link) : NULL;
 	if (f && f->name && link >= f->lo && (!s || (link - off <= f->lo && !(off == 0 && f->lo != link)))) {
 		name = f->name;
 		off = link - f->lo;

@@ -4,6 +4,7 @@
 #ifndef QZ_OBJECTS_H
 #define QZ_OBJECTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,8 +17,14 @@ struct qz_module {
 	char *name;               /* as the dynamic linker names it (link_map
 	                             l_name, "/lib/.../libc.so.6"), or NULL */
 	struct img *img;
-	struct lines *lines;      /* NULL for libraries (no debug info yet) */
-	struct di_info *di;       /* NULL for libraries */
+	/* Line tables and DWARF: the program's are read at startup; a
+	 * library's own (built with -g) when it is loaded; those of its
+	 * separate debug file (debug_path, libc6-dbg's) on first use, through
+	 * qz_mod_lines and qz_mod_di. NULL: none (yet). */
+	struct lines *lines;
+	struct di_info *di;
+	char *debug_path;         /* separate debug file, or NULL */
+	bool lines_tried, di_tried;   /* the debug file was opened (or failed) */
 	struct unw *unw;          /* opened lazily for libraries */
 	uint64_t bias;            /* runtime address = link-time + bias */
 	uint64_t lo, hi;          /* mapped range, runtime */
@@ -26,6 +33,13 @@ struct qz_module {
 /* The program at path (its image im already open) with its line tables,
  * debug information and unwind tables, as q->exe. */
 void qz_exe_open(struct qz *q, const char *path, struct img *im);
+/* The module's line tables and debug information, reading them from its
+ * separate debug file the first time they are asked for (a warning if
+ * that file is unreadable: the module then has none). */
+struct lines *qz_mod_lines(struct qz *q, struct qz_module *m);
+struct di_info *qz_mod_di(struct qz *q, struct qz_module *m);
+/* Whether the module has debug information, read or still to be read. */
+bool qz_mod_has_debug(const struct qz_module *m);
 /* The module containing a runtime address, or NULL. */
 struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
 /* "main+4", "puts@plt" or NULL, for <...> annotations. */

@@ -112,6 +112,11 @@ struct qz {
 
 	/* list's position: the next `list` continues from here */
 	const char *list_file;
+	/* The file of the last source line shown at a stop and whether it
+	 * could not be read: gdb says "No such file or directory" once per
+	 * file in a row, then "in FILE". */
+	const char *src_last;
+	bool src_last_err;
 	int list_line;
 	int list_first, list_last;
 	/* gdb's last_line_listed after an `info line`: the line after the

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dinfo/debuglink.h"
 #include "frame.h"
 #include "loc.h"
 #include "run.h"
@@ -48,23 +49,29 @@ static void solib_read_str(struct qz *q, uint64_t addr, char *buf, size_t len)
 	buf[i] = 0;
 }
 
-/* The separate debug file of a stripped library, by build-id. */
+/* The separate debug file of a stripped library (by build-id or
+ * debuglink): its full symbol table now (cheap), its DWARF and line
+ * tables only when first needed (qz_mod_di, qz_mod_lines). */
 static void solib_debug_file(struct qz *q, struct qz_module *m)
 {
-	const char *id = img_build_id(m->img);
-	if (!id || strlen(id) < 3 || !q->debug_dir)
+	char warn[512];
+	char *path = dbg_find_file(m->path, img_build_id(m->img), q->debug_dir, warn, sizeof warn);
+	if (warn[0])
+		qz_warn(q, "%s", warn);
+	if (!path)
 		return;
-	char *path = xasprintf("%s/.build-id/%.2s/%s.debug", q->debug_dir, id, id + 2);
-	if (access(path, R_OK) == 0)
-		img_add_debug_symbols(m->img, path);
-	free(path);
+	if (img_add_debug_symbols(m->img, path))
+		m->debug_path = path;
+	else {
+		qz_warn(q, "Could not read symbols of \"%s\": not a usable ELF file.", path);
+		free(path);
+	}
 }
 
 /* Debug info of a library: its own DWARF when it has some (a user's
- * library built with -g); for a stripped system library the full symbol
- * table of its debug file, but not that file's line tables, so `step`
- * steps over libc as gdb does when libc has no line info. */
-static void solib_debug_info(struct qz *q, struct qz_module *m)
+ * library built with -g), read now; else that of its separate debug file,
+ * read on first use. */
+void solib_debug_info(struct qz *q, struct qz_module *m)
 {
 	char err[256];
 	if (img_has_debug_info(m->img)) {

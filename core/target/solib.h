@@ -22,6 +22,10 @@ int solib_walk(struct qz *q, uint64_t r_debug, solib_entry_fn fn, void *arg);
 
 /* Register the module's hooks (once per session). */
 void solib_init(struct qz *q);
+/* Find library m's debug information: its own DWARF (read now) or its
+ * separate debug file (read on first use). */
+struct qz_module;
+void solib_debug_info(struct qz *q, struct qz_module *m);
 /* Read the link map now (after attach, where the libraries are already
  * loaded) and resolve breakpoints again. */
 void solib_sync(struct qz *q);

@@ -66,7 +66,7 @@ static const struct lines_row *step_row(struct qz *q, uint64_t pc, struct qz_mod
 {
 	struct qz_module *m = qz_module_at(q, pc);
 	*mod = m;
-	if (!m || !m->lines)
+	if (!m || !qz_mod_lines(q, m))
 		return NULL;
 	return lines_at(m->lines, pc - m->bias);
 }
@@ -101,7 +101,7 @@ static enum run_ev step_run_to(struct qz *q, uint64_t addr)
 static uint64_t step_block_fn(struct qz *q, uint64_t pc)
 {
 	struct qz_module *m = qz_module_at(q, pc);
-	const struct di_func *f = m && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_func *f = m && qz_mod_di(q, m) ? di_func_at(m->di, pc - m->bias) : NULL;
 	return f ? f->lo + m->bias : 0;
 }
 
@@ -129,6 +129,20 @@ static void step_report(struct qz *q, const struct step_state *s)
 	q->stop = QZ_STOP_STEP;
 }
 
+/* The function with line info at library m's exported symbol name
+ * (libc's fgets is the DWARF's _IO_fgets): this reads the library's
+ * separate debug file the first time a call into it is stepped. */
+static const struct di_func *step_lib_symbol_func(struct qz *q, struct qz_module *m,
+						  const char *name)
+{
+	const struct img_sym *s = m->img && m->lo ? img_sym_named_global(m->img, name) : NULL;
+	if (!s || !s->is_func || s->is_ifunc || !s->addr || !qz_mod_has_debug(m) || !qz_mod_lines(q, m) ||
+	    !qz_mod_di(q, m))
+		return NULL;
+	const struct di_func *f = di_func_at(m->di, s->addr);
+	return f && f->lo == s->addr ? f : NULL;
+}
+
 /* A call through a PLT stub ("plugin_add@plt") goes where the dynamic
  * linker binds the name: the first module in load order that defines it.
  * Its function when that has line info (a user's library built with -g). */
@@ -145,9 +159,73 @@ static const struct di_func *step_plt_target(struct qz *q, struct qz_module *m,
 	for (size_t i = 0; !f && i <= q->nlibs; i++) {
 		*tm = i == 0 ? &q->exe : &q->libs[i - 1];
 		f = (*tm)->di && (*tm)->lines && (*tm)->lo ? di_func_named((*tm)->di, name) : NULL;
+		if (!f && i > 0)
+			f = step_lib_symbol_func(q, *tm, name);
 	}
 	free(name);
 	return f;
+}
+
+/* A stub whose target is not known by name (an IFUNC such as strlen:
+ * the dynamic linker picks __strlen_evex at binding time, calling the
+ * selector on the way): execute instruction by instruction until the
+ * code is at the stack level of the stub again outside every PLT, which
+ * is the bound function's entry (gdb steps through the resolver the same
+ * way). RUN_TARGET there if it has line info (stepping on to its body),
+ * RUN_AGAIN otherwise. */
+#define STEP_PLT_MAX_INSNS 1000000
+
+/* pc starts a function symbol outside every PLT (not the resolver's
+ * final jump, at the same stack level but inside ld.so). */
+static bool step_at_entry(struct qz_module *pm, uint64_t pc)
+{
+	uint64_t off;
+	if (!pm || !pm->img || img_in_plt(pm->img, pc - pm->bias))
+		return false;
+	const struct img_sym *s = img_sym_at(pm->img, pc - pm->bias, &off);
+	return s && s->is_func && off == 0;
+}
+
+/* Whether the stub at pc calls an IFUNC of a library with debug info. */
+static bool step_plt_ifunc(struct qz *q, struct qz_module *m, uint64_t pc)
+{
+	uint64_t off;
+	const struct img_sym *s = img_sym_at(m->img, pc - m->bias, &off);
+	const char *at = s ? strstr(s->name, "@plt") : NULL;
+	if (!at)
+		return false;
+	char *name = xstrndup(s->name, (size_t)(at - s->name));
+	bool yes = false;
+	for (size_t i = 0; !yes && i < q->nlibs; i++) {
+		const struct img_sym *t = q->libs[i].lo && q->libs[i].img ?
+			img_sym_named_global(q->libs[i].img, name) : NULL;
+		yes = t && t->is_ifunc && qz_mod_has_debug(&q->libs[i]);
+	}
+	free(name);
+	return yes;
+}
+static enum run_ev step_plt_by_insn(struct qz *q, struct qz_module *m,
+				    uint64_t ret_addr, uint64_t ret_sp)
+{
+	(void)ret_addr;
+	uint64_t sp0 = ret_sp - 8;   /* the sp in the stub: the return address pushed */
+	for (long i = 0; i < STEP_PLT_MAX_INSNS; i++) {
+		uint64_t pc = proc_pc(q->proc);
+		struct qz_module *pm = qz_module_at(q, pc);
+		if (step_at_entry(pm, pc) && proc_regs(q->proc)->rsp == sp0 && pm != m)
+			break;
+		enum run_ev ev = run_step_insn(q);
+		if (ev != RUN_STEPPED)
+			return ev;
+	}
+	uint64_t pc = proc_pc(q->proc);
+	struct qz_module *tm;
+	const struct lines_row *r = step_row(q, pc, &tm);
+	const struct di_func *f = r && qz_mod_di(q, tm) ? di_func_at(tm->di, pc - tm->bias) : NULL;
+	if (!f)
+		return RUN_AGAIN;
+	uint64_t body = loc_skip_prologue(q, tm, f->lo, f->hi) + tm->bias;
+	return body == pc ? RUN_TARGET : step_run_to(q, body);
 }
 
 /* Into a PLT stub whose target has line info: run to the target's body,
@@ -159,7 +237,8 @@ static enum run_ev step_through_plt(struct qz *q, struct qz_module *m,
 	struct qz_module *tm;
 	const struct di_func *f = step_plt_target(q, m, proc_pc(q->proc), &tm);
 	if (!f)
-		return RUN_AGAIN;
+		return step_plt_ifunc(q, m, proc_pc(q->proc)) ?
+			step_plt_by_insn(q, m, ret_addr, ret_sp) : RUN_AGAIN;
 	struct run_target t = {.n = 2};
 	t.addr[0] = loc_skip_prologue(q, tm, f->lo, f->hi) + tm->bias;
 	t.addr[1] = ret_addr;
@@ -185,7 +264,7 @@ static enum run_ev step_entered(struct qz *q, struct step_state *s,
 	uint64_t pc = proc_pc(q->proc);
 	struct qz_module *m;
 	const struct lines_row *r = step_row(q, pc, &m);
-	const struct di_func *f = r && m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_func *f = r && qz_mod_di(q, m) ? di_func_at(m->di, pc - m->bias) : NULL;
 	bool plt = m && m->img && img_in_plt(m->img, pc - m->bias);
 	if (s->kind == STEP_INTO && plt) {
 		enum run_ev ev = step_through_plt(q, m, ret_addr, ret_sp);
@@ -356,7 +435,7 @@ static void step_until_range(struct qz *q, struct step_state *s, struct qz_modul
 			     const struct lines_row *r)
 {
 	uint64_t pc = proc_pc(q->proc);
-	const struct di_func *f = m->di ? di_func_at(m->di, pc - m->bias) : NULL;
+	const struct di_func *f = qz_mod_di(q, m) ? di_func_at(m->di, pc - m->bias) : NULL;
 	if (f)
 		s->lo = f->lo + m->bias;
 	for (int i = 0; i < 10000; i++) {

@@ -35,7 +35,11 @@ start_sleeper 25
 qz -ex "attach $SPID" -ex bt -ex 'info sharedlibrary' -ex 'break tick' -ex c -ex bt \
    -ex 'p ticks' -ex c -ex 'info breakpoints' -ex detach -ex 'info program' $BIN
 expect "attach message" "^Attaching to process $SPID\$"
-expect "stopped in libc's sleep" '^0x[0-9a-f]{16} in (clock_nanosleep|nanosleep)[^ ]* \(\) from /lib/x86_64-linux-gnu/libc.so.6$'
+if libc_dbg; then   # gdb's shape with libc6-dbg
+	expect "stopped in libc's sleep" '^__GI___clock_nanosleep \(clock_id=clock_id@entry=0, flags=flags@entry=0, req=0x[0-9a-f]+, rem=0x0\) at ../sysdeps/unix/sysv/linux/clock_nanosleep.c:[0-9]+$'
+else
+	expect "stopped in libc's sleep" '^0x[0-9a-f]{16} in (clock_nanosleep|nanosleep)[^ ]* \(\) from /lib/x86_64-linux-gnu/libc.so.6$'
+fi
 expect "attach bt reaches main" '^#[1-3]  0x[0-9a-f]{16} in main \(argc=2, argv=0x[0-9a-f]+\) at tests/fixtures/sleeper.c:2[34]$'
 expect "attach reads libraries" ' /lib/x86_64-linux-gnu/libc.so.6$'
 expect "breakpoint after attach" '^Breakpoint 1, tick \(i=[0-9]+\) at tests/fixtures/sleeper.c:14$'

@@ -61,7 +61,11 @@ invalid_free() {
 	qz -ex 'detect on' -ex 'run interior' -ex 'info vpc' $_b
 	expect "badfree-interior-$1 report" "^Invalid free of $hex, 4 bytes into a 32-byte block allocated at det_badfree.c:$_m by malloc, at det_badfree.c:($_r|$_i)$"
 	# a tail call is not rerun: the stop is then at free's entry
-	expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^$hex in free \(\) from "
+	if libc_dbg; then   # inside libc's free: gdb's shape with libc6-dbg
+		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^__GI___libc_free \(mem=$hex\) at ./malloc/malloc.c:[0-9]+$"
+	else
+		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^$hex in free \(\) from "
+	fi
 	expect "badfree-interior-$1 info vpc reprints" "^Invalid free of $hex, 4 bytes into"
 	expect "badfree-interior-$1 no chain unrecorded" '^No value propagation chain \(the region was not recorded\)\.$'
 	qz -ex 'detect on' -ex 'set detect-record on' -ex 'run interior' $_b
@@ -231,7 +235,11 @@ expect "user spec fires" "^Allocation of 4000 bytes at big.c:5 returned $hex$"
 expect_count "user spec fires once" 1 '^Allocation of'
 expect "user spec continue exits" "$normal"
 qz -ex 'detect on' -ex 'break free' -ex run $B/det_dfree_fixed-O0
-expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?free '
+if libc_dbg; then   # gdb's shape with libc6-dbg (gdb also lists ld.so's free: "Breakpoint 1.1")
+	expect "user breakpoint on free still stops" '^Breakpoint 1, __GI___libc_free \(mem=0x[0-9a-f]+\) at ./malloc/malloc.c:[0-9]+$'
+else
+	expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?free '
+fi
 qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $B/bug_dfree-O0
 expect "on mid-run warns" '^warning: The program is running: heap events are seen from now on'
 expect "on mid-run still detects" "^Double free of $hex \(5 bytes"

@@ -23,6 +23,13 @@ attached_ui() {
 		tui_start 80 24 -- $BIN
 		type_cmd "attach $KPID"
 	fi
+	# keys typed before the attach's stop is complete still go to the
+	# program (the stop in libc reads libc's debug file first)
+	if [ "$1" = -p ]; then
+		see "attached -p" '^\(qzdb\)'
+	else
+		see "attached" ' stopped '
+	fi
 }
 
 # ends NAME SIGNAL [-p]: send it to qzdb; the UI ends cleanly, the terminal is

@@ -175,6 +175,9 @@ see "flood shows" '^flood line [0-9]+$'
 see "flood status running" 'running \(C-c interrupts\)'
 keys C-c
 see "flood Ctrl-C" 'Program received signal SIGINT'
+# (the stop is complete when the status line says so: keys typed before
+# still go to the program, and the first stop in libc reads its debug file)
+see "flood stopped" 'stopped by SIGINT'
 type_cmd 'quit'
 see "flood quit" '^QZDB-EXITED 0'
 no_leftover "flood no process left" "$B/tui_flood-O0"

@@ -1,0 +1,113 @@
+#!/bin/sh
+# libc with its separate debug information (libc6-dbg): a stop in fgets,
+# bt, finish, print stdout, info sharedlibrary, step into libc calls (an
+# IFUNC's too), each compared with gdb on the same program in the same run;
+# a hostile debug file (truncated, corrupted) under a fake build-id
+# directory gives a warning, never a crash.
+. tests/lib.sh
+BIN=$B/libc_fgets-O0
+IN=$B/libcdbg-input.txt
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+ID=$(readelf -n "$LIBC" 2>/dev/null | sed -n 's/.*Build ID: *//p')
+DBG=/usr/lib/debug/.build-id/$(echo "$ID" | cut -c1-2)/$(echo "$ID" | cut -c3-).debug
+if [ -z "$ID" ] || [ ! -r "$DBG" ]; then
+	skip "libc with debug info" "libc6-dbg is not installed (no $DBG)"
+	exit 0
+fi
+printf 'hello\n' > $IN
+
+# vs_gdb NAME ARGS...: qzdb's and gdb's outputs, all lines but gdb's
+# thread-library notes, with stack addresses masked (the environments
+# differ), must be the same. qzdb's output stays in $OUT.
+vs_gdb() {
+	_name=$1
+	shift
+	qz "$@"
+	if ! command -v gdb >/dev/null 2>&1; then pass "$_name (no gdb)"; return; fi
+	_drop='^\[Thread debugging|^Using host libthread_db|^$|^\[Inferior 1'
+	_mask='s/0x7ffffff[0-9a-f]{5}/STACK/g'
+	_q=$(printf '%s\n' "$OUT" | grep -Ev -- "$_drop" | sed -E "$_mask")
+	_g=$(timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' "$@" 2>&1 </dev/null |
+		grep -Ev -- "$_drop" | sed -E "$_mask")
+	if [ -n "$_q" ] && [ "$_q" = "$_g" ]; then
+		pass "$_name"
+	else
+		fail "$_name" "differs from gdb"
+		printf '%s\n' "$_q" > $B/libcdbg-q.txt
+		printf '%s\n' "$_g" > $B/libcdbg-g.txt
+		diff $B/libcdbg-q.txt $B/libcdbg-g.txt | sed 's/^/    /'
+	fi
+}
+
+vs_gdb "stop in fgets, bt, finish, print stdout, libraries as gdb" \
+	-ex 'break fgets' -ex "run < $IN" -ex bt -ex finish -ex 'print stdout' \
+	-ex 'print *stdin' -ex 'info sharedlibrary' $BIN
+expect "stop in fgets with its arguments" '^Breakpoint 1, _IO_fgets \(buf=0x[0-9a-f]+ "", n=256, fp=0x[0-9a-f]+ <_IO_2_1_stdin_>\) at ./libio/iofgets.c:[0-9]+$'
+expect "libc's source is absent" '^[0-9]+	./libio/iofgets.c: No such file or directory\.$'
+expect "finish: the value" '^Value returned is \$1 = 0x[0-9a-f]+ "hello\\n"$'
+expect "print stdout" '^\$2 = \(FILE \*\) 0x[0-9a-f]+ <_IO_2_1_stdout_>$'
+expect "libc has debug info" "^0x[0-9a-f]{16}  0x[0-9a-f]{16}  Yes         /lib/x86_64-linux-gnu/libc.so.6\$"
+expect_not "no library lacks it" '^\(\*\)'
+
+vs_gdb "step into fgets and strlen (an IFUNC), next, finish as gdb" \
+	-ex 'break main' -ex "run < $IN" -ex next -ex step -ex bt -ex step \
+	-ex next -ex finish -ex step -ex step -ex bt -ex step -ex finish -ex next \
+	-ex step -ex bt -ex finish $BIN
+expect "step into fgets" '^_IO_fgets \(buf=0x[0-9a-f]+ "", n=256, fp=0x[0-9a-f]+ <_IO_2_1_stdin_>\) at ./libio/iofgets.c:[0-9]+$'
+expect "step into strlen's implementation" '^__strlen_[a-z0-9]+ \(\) at ../sysdeps/x86_64/multiarch/strlen-[a-z0-9]+.S:[0-9]+$'
+expect "once per file, then 'in'" '^[0-9]+	in ./libio/iofgets.c$'
+expect_rc "libc stepping rc" 0
+
+# A hostile debug file found by build-id: cut short, or with its DWARF
+# overwritten. Warnings; the session goes on with what it could read.
+FAKE=$B/libcdbg-fake
+for kind in truncated corrupted; do
+	rm -rf $FAKE
+	mkdir -p $FAKE/.build-id/$(echo "$ID" | cut -c1-2)
+	F=$FAKE/.build-id/$(echo "$ID" | cut -c1-2)/$(echo "$ID" | cut -c3-).debug
+	if [ $kind = truncated ]; then
+		head -c 300000 "$DBG" > $F
+	else
+		cp "$DBG" $F
+		chmod u+w $F
+		head -c 1048576 /dev/zero | tr '\0' '\377' |
+			dd of=$F bs=1 seek=40000 conv=notrunc 2>/dev/null
+	fi
+	qz -ex "set debug-file-directory $FAKE" -ex 'break fgets' -ex "run < $IN" -ex bt \
+		-ex finish -ex 'print stdout' -ex 'info sharedlibrary' -ex continue $BIN
+	expect "$kind debug file: stops in fgets" '^Breakpoint 1, '
+	expect "$kind debug file: a warning" '^warning: '
+	expect "$kind debug file: bt reaches main" '^#1  0x[0-9a-f]{16} in main \(\) at tests/fixtures/libc_fgets.c:15$'
+	expect "$kind debug file: runs to the end" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+	[ "$RC" -le 1 ] && pass "$kind debug file: no crash" ||
+		fail "$kind debug file: no crash" "exit status $RC"
+done
+rm -rf $FAKE
+
+# Any library's debug file by .gnu_debuglink (here in the library's .debug
+# directory), checked by its CRC: a changed file is refused with a warning.
+L=$B/libcdbg-link
+rm -rf $L && mkdir -p $L/.debug
+objcopy --only-keep-debug $B/libplugin.so $L/.debug/libplugin-linked.debug &&
+	objcopy --strip-debug --add-gnu-debuglink=$L/.debug/libplugin-linked.debug \
+		$B/libplugin.so $L/libplugin-linked.so
+vs_gdb "debuglink: a stripped library's debug file as gdb" \
+	-ex 'set breakpoint pending on' -ex 'break plugin_add' -ex run -ex bt -ex finish \
+	--args $B/dlopen_main-O0 $L/libplugin-linked.so
+expect "debuglink: line info" '^Breakpoint 1, plugin_add \(a=3, b=3\) at tests/fixtures/lib/plugin.c:6$'
+printf 'x' | dd of=$L/.debug/libplugin-linked.debug bs=1 seek=100 conv=notrunc 2>/dev/null
+qz -ex 'set breakpoint pending on' -ex 'break plugin_add' -ex run -ex bt \
+	--args $B/dlopen_main-O0 $L/libplugin-linked.so
+expect "debuglink: CRC mismatch warned" '^warning: the debug information found in ".*libplugin-linked.debug" does not match ".*libplugin-linked.so" \(CRC mismatch\)\.$'
+expect "debuglink: CRC mismatch: symbols only" '^Breakpoint 1, 0x[0-9a-f]{16} in plugin_add \(\) from .*libplugin-linked.so$'
+rm -rf $L
+
+# Nothing looked at in libc: its debug file is known, not read; the first
+# frame inside libc reads it.
+qz -ex 'break main' -ex "run < $IN" -ex bt -ex next -ex 'maint debug-files' \
+   -ex 'break fgets' -ex c -ex 'maint debug-files' $BIN
+expect "lazy: known, not read while nothing in libc is looked at" \
+	"^/lib/x86_64-linux-gnu/libc.so.6: $DBG: lines not read, DWARF not read\$"
+expect "lazy: read at the first stop inside libc" \
+	"^/lib/x86_64-linux-gnu/libc.so.6: $DBG: lines read, DWARF read\$"
+no_leftover "no leftover process" $BIN
