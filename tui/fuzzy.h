@@ -6,7 +6,7 @@
 
 /* The score of pat in name (lower is better), or -1 if it does not match.
  * Case-insensitive; a match inside the base name beats one across the
- * directories. */
+ * directories; a path under the working directory is matched from there. */
 int tui_fuzzy_score(const char *pat, const char *name);
 
 #endif
