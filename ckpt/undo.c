@@ -465,26 +465,16 @@ void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, ui
 	pthread_mutex_unlock(&u->mu);
 }
 
+/* Does the program run under a seccomp filter (a replay's sandbox)? It
+ * may refuse or punish the call: not tried there (nor when unreadable). */
+static bool undo_filtered(pid_t pid)
+{
+	return proc_status_field(pid, "Seccomp:") != 0;
+}
+
 /* A userfaultfd made in the program (by an injected call), one that also
  * takes the kernel's own writes (read() into a buffer): not user-mode-only,
  * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE). */
-/* Does the program run under a seccomp filter (a replay's sandbox)? It
- * may refuse or punish the call: not tried there. */
-static bool undo_filtered(pid_t pid)
-{
-	char path[64], line[256];
-	int mode = 0;
-	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return true;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	fclose(f);
-	return mode != 0;
-}
-
 static int undo_open_fd(struct qz *q)
 {
 	int64_t fd, r;

@@ -145,6 +145,23 @@ static const struct trace_insn *rv_insn(struct qz *q)
 	return id < 0 ? NULL : &r->tr.insns[id];
 }
 
+/* One instruction back, counting call depth: going back over a call
+ * leaves the callee (*depth - 1), over a ret enters one (*depth + 1).
+ * False, with gdb's message, at the start of the history. */
+static bool rv_back_counting(struct qz *q, struct rev_log *l, int *depth)
+{
+	if (!rv_back1(q, l)) {
+		rv_no_more(q);
+		return false;
+	}
+	const struct trace_insn *e = rv_insn(q);
+	if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
+		(*depth)--;
+	else if (e && e->in.kind == INSN_RET)
+		(*depth)++;
+	return true;
+}
+
 int rev_stepi(struct qz *q, int n, bool over)
 {
 	struct rev_log *l;
@@ -155,15 +172,8 @@ int rev_stepi(struct qz *q, int n, bool over)
 	for (int i = 0; i < n; i++) {
 		int depth = 0;
 		do {
-			if (!rv_back1(q, l)) {
-				rv_no_more(q);
+			if (!rv_back_counting(q, l, &depth))
 				return 0;
-			}
-			const struct trace_insn *e = rv_insn(q);
-			if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
-				depth--;
-			else if (e && e->in.kind == INSN_RET)
-				depth++;
 		} while (over && depth > 0);
 		if (rv_at_first(l)) {
 			rv_no_more(q);
@@ -387,15 +397,8 @@ int rev_finish(struct qz *q)
 	}
 	int depth = q->sel_frame;
 	while (depth >= 0) {
-		if (!rv_back1(q, l)) {
-			rv_no_more(q);
+		if (!rv_back_counting(q, l, &depth))
 			return 0;
-		}
-		const struct trace_insn *e = rv_insn(q);
-		if (e && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
-			depth--;
-		else if (e && e->in.kind == INSN_RET)
-			depth++;
 		if (depth == 0) {
 			rv_publish(q);
 			if (run_check_bp_here(q)) {

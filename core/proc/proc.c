@@ -238,8 +238,7 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	return p;
 }
 
-/* A field of /proc/PID/status ("TracerPid:", "Uid:"), -1 if unreadable. */
-static long proc_status_field(pid_t pid, const char *key)
+long proc_status_field(pid_t pid, const char *key)
 {
 	char path[64], line[256];
 	long v = -1;

@@ -64,6 +64,9 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen);
  * child is then stopped at PTRACE_EVENT_EXEC. False when the child died or
  * strayed (then killed and reaped). Blocks while it starts. */
 bool proc_sandbox_start(pid_t pid);
+/* A numeric field of /proc/PID/status ("TracerPid:", "Seccomp:"), -1 if
+ * unreadable. */
+long proc_status_field(pid_t pid, const char *key);
 /* Attach to a running process (PTRACE_ATTACH) and wait for it to stop.
  * NULL plus err on failure: "ptrace: No such process.", or for EPERM the
  * reason (Yama's ptrace_scope, another owner or tracer). */
