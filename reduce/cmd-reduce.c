@@ -377,9 +377,12 @@ static int red_verify(struct qz *q, struct red *r)
 {
 	char *min = NULL;
 	size_t len = 0;
-	if (red_read_file(q, r->min_path, &min, &len) < 0)
-		return qz_error(q, "reduce: the session's result %s cannot be read: %s", r->min_path,
-				q->err.s);
+	if (red_read_file(q, r->min_path, &min, &len) < 0) {
+		char *why = xstrdup(q->err.s);   /* qz_error starts q->err anew */
+		qz_error(q, "reduce: the session's result %s cannot be read (%s)", r->min_path, why);
+		free(why);
+		return -1;
+	}
 	struct rr_input in = r->where;
 	in.data = min;
 	in.len = len;

@@ -282,7 +282,7 @@ expect_rc "session: --check fails when the result no longer fails" 1
 expect "session: says how it ended" 'doc.txt.min \(2 bytes\) no longer fails the same way: it ended with exit status'
 rm -f $T/sess/doc.txt.min
 OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay s.qzs --check 2>&1); RC=$?
-expect "session: a missing result" "the session's result doc.txt.min cannot be read"
+expect "session: a missing result, and why" "the session's result doc.txt.min cannot be read \\(reduce: cannot read doc.txt.min: No such file or directory\\.\\)"
 # a stranger's session may not lift the confinement
 sed 's/^(qzdb) reduce file 1 --jobs 2$/(qzdb) reduce file 1 --no-sandbox/' $T/sess/s.qzs > $T/sess/u.qzs
 OUT=$(cd $T/sess && timeout 120 $OLDPWD/$QZDB --replay u.qzs --check 2>&1); RC=$?
