@@ -537,6 +537,9 @@ static const struct cmd_def reduce_cmds[] = {
 	 "environment (PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C, nothing else)\n"
 	 "and a fresh scratch directory each as the working directory\n"
 	 "(name other files the program reads by absolute paths).\n"
+	 "Progress (runs done, best size so far) goes to stderr once a second, or\n"
+	 "to the status line in the full-screen UI; Ctrl-C stops the search and\n"
+	 "writes the best input found so far.\n"
 	 "In a session file only the outcome is kept (the input, the failure, the\n"
 	 "result's size and name); replaying it does not search again but runs the\n"
 	 "result NAME.min, which must still fail the same way (--check compares)."},

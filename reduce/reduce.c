@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/progress.h"
 #include "util/util.h"
 
 bool red_oracle_holds(const struct red_oracle *o, const struct rr_result *res)
@@ -62,14 +63,22 @@ uint32_t *red_expand(const struct red *r, const struct dd_cfg *c, size_t *n)
 	return u;
 }
 
+/* After each batch of runs: to the front end's status line, or once a
+ * second on stderr in plain mode. */
 static void red_progress(struct red *r)
 {
 	double t = rr_now();
+	char line[128];
+	snprintf(line, sizeof line, "reduce: %zu runs, %.0f s, best %zu bytes", r->dd.runs,
+		 t - r->t0, r->best_len);
+	if (progress_claimed()) {
+		progress_set(line);
+		return;
+	}
 	if (!r->progress || t - r->shown < 1.0)
 		return;
 	r->shown = t;
-	fprintf(stderr, "reduce: %zu runs, %.0f s, best %zu bytes\n", r->dd.runs, t - r->t0,
-		r->best_len);
+	fprintf(stderr, "%s\n", line);
 }
 
 static void red_better(struct red *r, const uint32_t *u, size_t n)

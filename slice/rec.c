@@ -21,6 +21,7 @@
 #include "target/loc.h"
 #include "target/run.h"
 #include "target/session.h"
+#include "util/progress.h"
 #include "rec-int.h"
 #include "slice.h"
 
@@ -526,6 +527,8 @@ static void rec_progress_show(struct rec *r, const char *line)
 {
 	if (r->on_progress)
 		r->on_progress(r->progress_ctx, &r->prog);
+	else if (progress_claimed())
+		progress_set(line);
 	else if (r->progress_mode > 0 || (r->progress_mode == 0 && isatty(2)))
 		fputs(line, stderr);
 }

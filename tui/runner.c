@@ -20,6 +20,7 @@
 #include "screen.h"
 #include "target/session.h"
 #include "ui.h"
+#include "util/progress.h"
 
 /* How long a command may run before the status line says "running"
  * (and keys go to the program), and the least time between two redraws
@@ -59,7 +60,16 @@ static void runner_input(struct runner *r)
 	if (n <= 0)
 		return;
 	tui_pty_send(r->t, buf, (size_t)n);
-	if (memchr(buf, 3, (size_t)n) && ++r->ctrl_c >= 2 && r->t->q->proc)
+	if (!memchr(buf, 3, (size_t)n))
+		return;
+	/* A command showing progress is qzdb's own long work (a reduction):
+	 * its SIGINT handler stops it, keeping what it has; commands without
+	 * one run with SIGINT ignored in the UI. */
+	char line[8];
+	progress_read(line, sizeof line);
+	if (*line)
+		kill(getpid(), SIGINT);
+	if (++r->ctrl_c >= 2 && r->t->q->proc)
 		proc_interrupt(r->t->q->proc);
 }
 
@@ -72,6 +82,8 @@ static void *runner_loop(void *arg)
 	};
 	long start = runner_ms(), drawn = 0;
 	bool dirty = false;
+	char line[8];
+	unsigned shown = progress_read(line, sizeof line);
 	for (;;) {
 		/* Keys go to the program only once it is seen running: a quick
 		 * command must not take the keys typed after it. */
@@ -90,6 +102,9 @@ static void *runner_loop(void *arg)
 			dirty |= tui_pty_drain(t);
 			pthread_mutex_unlock(&t->lock);
 		}
+		unsigned gen = progress_read(line, sizeof line);
+		dirty |= gen != shown;
+		shown = gen;
 		if (dirty && now - drawn >= RUNNER_FRAME_MS) {
 			runner_redraw(t);
 			drawn = now;
@@ -125,5 +140,6 @@ void tui_runner_stop(struct runner *r)
 		close(r->stop[1]);
 	}
 	r->t->running = false;
+	progress_clear();
 	free(r);
 }

@@ -17,6 +17,7 @@
 #include "status.h"
 #include "theme.h"
 #include "ui.h"
+#include "util/progress.h"
 
 #define TUI_MIN_ROWS 16
 #define TUI_MIN_COLS 60
@@ -37,6 +38,7 @@ bool tui_screen_start(void)
 	if (!s)
 		return false;
 	set_term(s);
+	progress_claim();   /* stderr would scribble over the screen */
 	raw();
 	noecho();
 	nonl();

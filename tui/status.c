@@ -16,6 +16,7 @@
 #include "target/session.h"
 #include "theme.h"
 #include "ui.h"
+#include "util/progress.h"
 
 static void status_where(struct qz *q, char *buf, size_t len)
 {
@@ -53,9 +54,14 @@ void tui_status_update(struct tui *t)
 
 void tui_status_draw(struct tui *t, WINDOW *w)
 {
-	char left[512], right[160];
+	char left[512], right[160], progress[160], running[200];
 	int cols = getmaxx(w);
-	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
+	progress_read(progress, sizeof progress);
+	if (*progress)   /* qzdb's own long work, not the program's */
+		snprintf(running, sizeof running, "%s (C-c stops)", progress);
+	else
+		snprintf(running, sizeof running, "running (C-c interrupts)");
+	snprintf(left, sizeof left, " %s%s%s", t->running ? running : t->state,
 		 *t->caption ? " | " : "", t->caption);
 	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
 		 *t->indicators ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Long engine work in the full-screen UI (tmux). A reduction: while it runs, the status line
+# shows its progress (runs done, best size so far) instead of a bare
+# "running", nothing is written over the screen on stderr, and Ctrl-C
+# stops it keeping the best input so far, as in plain mode. A long
+# recording shows its instructions there the same way.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tui/common.sh
+fixtures_build || exit 1
+BIN=$B/rd_calc-O0
+T=$B/tui-reduce
+mkdir -p $T
+# slow runs (each sleeps 200 ms a line) so that the reduction lasts
+{ i=0; while [ $i -lt 10 ]; do echo "1 s 200"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
+rm -f $T/slow.txt.min
+tui_start 100 30 -- "$BIN"
+type_cmd "reduce stdin $T/slow.txt --plain --jobs 4"
+see "reduce ui: progress in the status line" '^ reduce: [0-9]+ runs, [0-9]+ s, best [0-9]+ bytes \(C-c stops\)'
+not_see "reduce ui: no progress line over the screen" '^reduce: [0-9]+ runs'
+keys C-c
+see "reduce ui: Ctrl-C keeps the best so far" 'Interrupted: the best so far for standard input from [0-9]+ to [0-9]+ bytes'
+see "reduce ui: the status line is back" '^ not started'
+if [ -s $T/slow.txt.min ] && [ "$(wc -c < $T/slow.txt.min)" -lt "$(wc -c < $T/slow.txt)" ]; then
+	pass "reduce ui: the best so far is written"
+else
+	fail "reduce ui: the best so far is written" "$(ls -l $T/slow.txt.min 2>&1)"
+fi
+type_cmd 'quit'
+see "reduce ui: quit" '^QZDB-EXITED 0'
+tui_end
+
+tui_start 100 30 -- "$B/sl_long-O0"
+type_cmd 'break main'
+type_cmd 'run'
+see "record ui: at main" 'stopped at sl_long.c'
+type_cmd 'set var n = 3000000'
+type_cmd 'record on'
+type_cmd 'break sl_long.c:38'
+type_cmd 'continue'
+see "record ui: progress in the status line" '^ recording: [0-9]+ instructions, [0-9]+ per second, trace'
+see "record ui: done" 'stopped at sl_long.c:38'
+not_see "record ui: no progress line over the screen" '^recording: [0-9]+ instructions'
+type_cmd 'quit'
+see "record ui: quit" '^QZDB-EXITED 0'
+tui_end
