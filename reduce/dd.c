@@ -37,6 +37,7 @@ static void *dd_val(int outcome)
 struct dd_round {
 	const uint32_t *c;
 	size_t len, n, count;
+	size_t from;              /* the first candidate looked at */
 	bool subsets;
 	uint64_t *keys;           /* 0: not computed yet */
 };
@@ -133,7 +134,7 @@ static long dd_first_fail(struct dd *d, struct dd_round *r)
 	uint32_t *buf = xmalloc((r->len ? r->len : 1) * sizeof *buf);
 	r->keys = xcalloc(r->count ? r->count : 1, sizeof *r->keys);
 	long res = -1;
-	for (size_t i = 0; i < r->count && res == -1; i++) {
+	for (size_t i = r->from; i < r->count && res == -1; i++) {
 		int o = dd_outcome_of(d, r, i, buf);
 		if (o < 0)
 			res = -2;
@@ -160,6 +161,42 @@ void dd_known(struct dd *d, const uint32_t *ids, size_t n, int outcome)
 	hmap_put(&d->cache, dd_key(d, &c), dd_val(outcome));
 }
 
+/* One unit out at a time, going on from where the last one went out
+ * rather than from the start (ddmin at single units starts over after
+ * each removal: a pass of the whole input per unit removed); a pass from
+ * the start that removes nothing ends it. Configurations met again are
+ * answered by the cache. */
+int dd_min_linear(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t *nout)
+{
+	uint32_t *c = xmemdup(ids, (len ? len : 1) * sizeof *ids);
+	size_t from = 0;
+	int rc = 0;
+	while (len >= 2) {
+		/* granularity len, complements: "c without unit i" */
+		struct dd_round r = { .c = c, .len = len, .n = len, .count = len, .from = from };
+		long f = dd_first_fail(d, &r);
+		if (f == -2) {
+			d->stopped = true;
+			rc = -1;
+			break;
+		}
+		if (f >= 0) {
+			memmove(c + f, c + f + 1, (len - (size_t)f - 1) * sizeof *c);
+			len--;
+			from = (size_t)f;
+			if (d->step)
+				d->step(d->arg, &(struct dd_cfg){ c, len });
+			continue;
+		}
+		if (from == 0)
+			break;
+		from = 0;
+	}
+	*out = c;
+	*nout = len;
+	return rc;
+}
+
 int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t *nout)
 {
 	uint32_t *c = xmemdup(ids, (len ? len : 1) * sizeof *ids);
@@ -168,6 +205,13 @@ int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t
 	while (len >= 2) {
 		if (n > len)
 			n = len;
+		if (d->linear_tail && n == len && len > 2) {
+			uint32_t *res;
+			rc = dd_min_linear(d, c, len, &res, &len);
+			free(c);
+			c = res;
+			break;
+		}
 		/* with n == 2 the complements are the subsets */
 		struct dd_round r = { .c = c, .len = len, .n = n,
 				      .subsets = !d->complements_only || n == 2 };

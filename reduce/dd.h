@@ -38,6 +38,9 @@ struct dd {
 	 * IDTHDD levels: step 1 has already cut away the large irrelevant
 	 * parts, so small subsets rarely fail). */
 	bool complements_only;
+	/* At single units, go on as dd_min_linear does rather than start
+	 * over after each removal (the result is 1-minimal either way). */
+	bool linear_tail;
 	size_t runs;              /* configurations the algorithm needed */
 	size_t launched;          /* configurations test evaluated (more: a
 	                             batch runs ahead) */
@@ -53,6 +56,11 @@ struct dd {
  * the smallest failing configuration found). The cache and the counts
  * carry over between calls on the same d. */
 int dd_min(struct dd *d, const uint32_t *ids, size_t n, uint32_t **out, size_t *nout);
+/* The same result property (1-minimal) by removing one unit at a time,
+ * going on from the last removal: about a pass of the input per pass
+ * instead of per unit removed, for the last stage of a guided search,
+ * where few units go. */
+int dd_min_linear(struct dd *d, const uint32_t *ids, size_t n, uint32_t **out, size_t *nout);
 /* The outcome of one configuration, through the cache (counted as a run
  * when it is not there). */
 int dd_test1(struct dd *d, const uint32_t *ids, size_t n);

@@ -9,7 +9,8 @@
  *   3. search it level by level: at each level the nodes' input subsets
  *      are removed whole (complements only), leaves that stay are kept,
  *      surviving inner nodes open into their children;
- * then ddmin over what is left makes the result 1-minimal. */
+ * then ddmin over what is left makes the result 1-minimal (going on
+ * after each removal at single units rather than starting over). */
 #include "reduce.h"
 
 #include <stdio.h>
@@ -439,12 +440,14 @@ int red_guided(struct red *r)
 	size_t root = gd_build(r, &in, &src, base, unit_of, &t);
 	if (root != (size_t)-1 && !r->dd.stopped)
 		gd_search(r, &t, root);
-	/* 1-minimal: ddmin over what the tree left */
+	/* 1-minimal: ddmin over what the tree left, a unit at a time once
+	 * it reaches single units */
 	if (r->best && !r->dd.stopped) {
 		uint32_t *res;
 		size_t n;
 		uint32_t *cur = xmemdup(r->best, (r->nbest ? r->nbest : 1) * sizeof *cur);
 		size_t ncur = r->nbest;
+		r->dd.linear_tail = true;
 		dd_min(&r->dd, cur, ncur, &res, &n);
 		free(r->best);
 		r->best = res;

@@ -57,6 +57,8 @@ static int oracle_test(void *arg, const struct dd_cfg *cfgs, size_t n, int *out)
 	return 0;
 }
 
+static bool linear_tail;   /* minimise's ddmin goes on at single units */
+
 /* Run ddmin on the whole of text; the result as a string. */
 static char *minimise(struct oracle *o, size_t batch, bool complements, size_t *runs)
 {
@@ -65,7 +67,7 @@ static char *minimise(struct oracle *o, size_t batch, bool complements, size_t *
 	for (size_t i = 0; i < len; i++)
 		ids[i] = (uint32_t)i;
 	struct dd d = { .test = oracle_test, .arg = o, .batch = batch,
-			.complements_only = complements };
+			.complements_only = complements, .linear_tail = linear_tail };
 	dd_known(&d, ids, len, DD_FAIL);
 	dd_min(&d, ids, len, &res, &nout);
 	char *s = xmalloc(nout + 1);
@@ -192,6 +194,40 @@ static void test_complements(void)
 	free(r);
 }
 
+/* Fails when at least 12 'a's are left. */
+static int judge_twelve(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == 'a';
+	return n >= 12 ? DD_FAIL : DD_PASS;
+}
+
+static void test_linear_tail(void)
+{
+	/* a's and b's mixed: the last stage removes units one by one, which
+	 * ddmin pays a pass of the input each for (here 156 runs, 109 with
+	 * the linear tail) */
+	const char *text = "abbabaabbbabababbaabbababaabbbaababbabbaaabababbbabaabab";
+	struct oracle o = { .text = text, .judge = judge_twelve };
+	size_t runs, runs_lin, runs_lin3;
+	char *r = minimise(&o, 1, false, &runs);
+	linear_tail = true;
+	struct oracle l = { .text = text, .judge = judge_twelve }, l3 = l;
+	char *rl = minimise(&l, 1, false, &runs_lin);
+	char *rl3 = minimise(&l3, 3, false, &runs_lin3);
+	linear_tail = false;
+	check(strcmp(rl, "aaaaaaaaaaaa") == 0 && strcmp(r, rl) == 0 && one_minimal(judge_twelve, rl),
+	      "ddmin_linear_tail_result", "ddmin \"%s\", linear tail \"%s\"", r, rl);
+	check(runs_lin < runs && !l.dup, "ddmin_linear_tail_fewer",
+	      "linear tail %zu runs, ddmin %zu", runs_lin, runs);
+	check(strcmp(rl3, rl) == 0 && runs_lin3 == runs_lin, "ddmin_linear_tail_parallel",
+	      "batch 3: \"%s\" in %zu runs", rl3, runs_lin3);
+	free(r);
+	free(rl);
+	free(rl3);
+}
+
 /* The units of text by a granularity, joined with '|'. */
 static char *units_of(const char *text, int by)
 {
@@ -238,6 +274,7 @@ int main(void)
 	test_split();
 	test_select();
 	test_178();
+	test_linear_tail();
 	test_bounds();
 	test_complements();
 	return 0;
