@@ -428,6 +428,9 @@ int red_guided(struct red *r)
 		sbuf_printf(&r->log, "  (no input byte reaches the failure: plain ddmin)\n");
 		memset(base, 1, r->nunits);
 	}
+	/* every ddmin of the search goes on after a single-unit (or single
+	 * node) removal rather than starting over */
+	r->dd.linear_tail = true;
 	gd_step1(r, base, nrel);
 	free(r->best);   /* the tree's result replaces it; this if there is none */
 	r->best = xmalloc(r->nunits * sizeof *r->best);
@@ -447,7 +450,6 @@ int red_guided(struct red *r)
 		size_t n;
 		uint32_t *cur = xmemdup(r->best, (r->nbest ? r->nbest : 1) * sizeof *cur);
 		size_t ncur = r->nbest;
-		r->dd.linear_tail = true;
 		dd_min(&r->dd, cur, ncur, &res, &n);
 		free(r->best);
 		r->best = res;

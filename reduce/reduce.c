@@ -115,6 +115,7 @@ int red_judge(struct red *r, const struct dd_cfg *cfgs, size_t n, int *out)
 	struct sbuf *bufs = xcalloc(n ? n : 1, sizeof *bufs);
 	uint32_t **units = xcalloc(n ? n : 1, sizeof *units);
 	size_t *nunits = xcalloc(n ? n : 1, sizeof *nunits);
+	red_progress(r);   /* the front end shows it while the batch runs */
 	for (size_t i = 0; i < n; i++) {
 		units[i] = red_expand(r, &cfgs[i], &nunits[i]);
 		split_join(r->data, r->units, units[i], nunits[i], &bufs[i]);

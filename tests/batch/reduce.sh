@@ -224,8 +224,12 @@ expect_rc "--reduce with no failure: exit 1" 1
 { i=0; while [ $i -lt 10 ]; do echo "1 s 200"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
 $QZDB --reduce "stdin $T/slow.txt --plain --jobs 5" $B/rd_calc-O0 >$T/out 2>$T/err &
 pid=$!
-i=0   # Ctrl-C once the search has started (its first progress line)
-while [ $i -lt 100 ] && ! grep -q '^reduce: ' $T/err; do sleep 0.1; i=$((i + 1)); done
+# Ctrl-C once the search has started: the failure is known (the five
+# runs of the original are over) and the first batch of runs, each with
+# half the sleeping lines, takes a second (the first progress line comes
+# only after that batch: on a loaded machine the search could end first).
+i=0
+while [ $i -lt 100 ] && ! grep -q '^The failure: ' $T/out; do sleep 0.1; i=$((i + 1)); done
 kill -INT $pid
 wait $pid
 RC=$?
