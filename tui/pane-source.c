@@ -3,7 +3,8 @@
  * slice mark (how many instances of the line are members of the current
  * slice: 1-9, + beyond; member lines also get the `slice` colour), the
  * breakpoint mark (B enabled, b disabled), the current-line mark (>) and
- * the line number. The text is
+ * the line number; lines of the last detector's value propagation chain
+ * get the `chain` colour (over `slice`). The text is
  * copied out of the engine's source cache when the file changes, so the
  * runner thread can draw it while the engine works. */
 #include "pane-source.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "alter/alter.h"
+#include "detect/chain.h"
 #include "dinfo/source.h"
 #include "draw.h"
 #include "keymap.h"
@@ -37,6 +39,7 @@ struct src {
 	unsigned char *marks; /* per line: 0, 'B' (enabled), 'b' (disabled) */
 	unsigned char *alter; /* per line: 0, 'W' (switch), 'X' (suppress) */
 	unsigned char *slice; /* per line: member instances of the slice shown */
+	unsigned char *chain; /* per line: a link of the last detector's chain */
 	char *search;         /* last search (a POSIX extended regex) */
 	regex_t re;           /* it compiled, when search is set */
 	bool back;            /* it searched backward: n goes on backward */
@@ -53,8 +56,9 @@ static void src_free_text(struct src *s)
 	free(s->marks);
 	free(s->alter);
 	free(s->slice);
+	free(s->chain);
 	s->text = NULL;
-	s->marks = s->alter = s->slice = NULL;
+	s->marks = s->alter = s->slice = s->chain = NULL;
 	s->n = 0;
 }
 
@@ -83,6 +87,7 @@ static void src_load(struct src *s, const char *path)
 	s->marks = xcalloc((size_t)n + 2, 1);
 	s->alter = xcalloc((size_t)n + 2, 1);
 	s->slice = xcalloc((size_t)n + 2, 1);
+	s->chain = xcalloc((size_t)n + 2, 1);
 	s->cursor = s->top = 1;
 }
 
@@ -92,6 +97,19 @@ static void src_mark_one(struct src *s, const struct bp *b, int line)
 		s->alter[line] = b->kind == BP_KIND_SWITCH ? 'W' : 'X';
 	else if (s->marks[line] != 'B')
 		s->marks[line] = b->enabled ? 'B' : 'b';
+}
+
+/* The lines of the last value propagation chain's links. */
+static void src_chain_marks(struct src *s, struct qz *q)
+{
+	memset(s->chain, 0, (size_t)s->n + 2);
+	for (size_t i = 0, n = detect_chain_len(q); i < n; i++) {
+		const char *file;
+		int line;
+		if (detect_chain_place(q, i, &file, &line) && line >= 1 && line <= s->n &&
+		    tui_slice_same_file(file, s->path))
+			s->chain[line] = 1;
+	}
 }
 
 static void src_marks(struct src *s, const struct tui_view *v)
@@ -117,6 +135,7 @@ static void src_marks(struct src *s, const struct tui_view *v)
 		}
 	}
 	tui_slice_lines(v->sv, s->path, s->n, s->slice);
+	src_chain_marks(s, q);
 }
 
 static void src_go(struct src *s, const char *file, int line)
@@ -215,12 +234,13 @@ static void src_draw_line(const struct tui_view *v, const struct src *s, WINDOW 
 {
 	char gut[16];
 	bool focus = v->cursor_lit;
-	unsigned text_attr = tui_theme_attr(s->slice[ln] ? TUI_EL_SLICE : TUI_EL_DEFAULT);
+	bool member = s->slice[ln] || s->chain[ln];
+	unsigned text_attr = tui_theme_attr(s->chain[ln] ? TUI_EL_CHAIN
+					    : s->slice[ln] ? TUI_EL_SLICE : TUI_EL_DEFAULT);
 	if (ln == s->cur_line)
 		text_attr = tui_theme_attr(TUI_EL_CURRENT);
 	else if (ln == s->cursor && focus)   /* a member keeps its colour */
-		text_attr = s->slice[ln] ? text_attr | A_BOLD | A_UNDERLINE
-			: tui_theme_attr(TUI_EL_CURSOR);
+		text_attr = member ? text_attr | A_BOLD | A_UNDERLINE : tui_theme_attr(TUI_EL_CURSOR);
 	int sm = !s->slice[ln] ? 0 : s->slice[ln] > 9 ? '+' : '0' + s->slice[ln];
 	tui_draw_mark(w, y, 0, s->alter[ln], TUI_EL_ALTER);
 	tui_draw_mark(w, y, 1, sm, TUI_EL_MARK);
@@ -228,7 +248,7 @@ static void src_draw_line(const struct tui_view *v, const struct src *s, WINDOW 
 	snprintf(gut, sizeof gut, "%c%4d ", ln == s->cur_line ? '>' : ln == s->cursor && focus ? '*' : ' ', ln);
 	tui_draw_el(w, y, 3, gut, 6, ln == s->cur_line ? TUI_EL_CURRENT : TUI_EL_LINENO, false);
 	tui_draw_text(w, y, SRC_GUTTER, s->text[ln - 1], width - SRC_GUTTER, text_attr,
-		      ln == s->cur_line || (ln == s->cursor && focus) || s->slice[ln]);
+		      ln == s->cur_line || (ln == s->cursor && focus) || member);
 	src_draw_match(s, w, y, s->text[ln - 1], width - SRC_GUTTER);
 	if (v->sv->numbers && s->slice[ln])
 		src_draw_insts(v, s, w, y, ln, width);

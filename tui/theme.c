@@ -41,6 +41,7 @@ static const char *const default_lines[] = {
 	"search-match black yellow", "help default default", "slice black yellow",
 	"alter-mark cyan default bold", "caption black cyan bold", "default default default",
 	"changed bright-yellow default bold", "heading cyan default bold",
+	"chain black cyan",
 };
 
 static const char *const color_names[] = {

@@ -17,7 +17,7 @@
 	X(MARK, "mark") X(PROMPT, "prompt") X(ERROR, "error") X(WARNING, "warning") \
 	X(ECHO, "echo") X(OUTPUT, "output") X(MATCH, "search-match") X(HELP, "help") \
 	X(SLICE, "slice") X(ALTER, "alter-mark") X(CAPTION, "caption") \
-	X(CHANGED, "changed") X(HEADING, "heading")
+	X(CHANGED, "changed") X(HEADING, "heading") X(CHAIN, "chain")
 
 enum tui_elem {
 #define TUI_ELEM_ENUM(id, name) TUI_EL_##id,

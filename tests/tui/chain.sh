@@ -23,6 +23,15 @@ see "chain: focused" '\| chain \|'
 keys Down Enter
 see "chain: Enter shows the copy's line" "source: bug_dfree.c +line $copy/$total"
 see "chain: and prints it" "^bug_dfree.c:$copy +\*c = \*r;"
+# the chain's lines in the source pane in the theme's chain colour (the
+# default theme: black on cyan, SGR 46); a line off the chain is not
+row_sgr "chain: the copy's line in the chain colour" "^ *.?.?.? *$copy +\*c = \*r;" 46
+row=$(row_of "^ *.?.?.? *$((copy - 1)) ")
+if [ -n "$row" ] && ! printf '%s' "$row" | grep -q '\[[0-9;]*46m'; then
+	pass "chain: the line before it is not"
+else
+	fail "chain: the line before it is not" "$(printf '%s' "$row" | cat -v)"
+fi
 type_cmd 'quit'
 see "chain: quit" '^QZDB-EXITED 0'
 no_leftover "chain: no process left" "$BIN"

@@ -52,6 +52,25 @@ see() {
 	fi
 }
 
+# row_of PATTERN: the first screen row (with colour codes) whose text
+# matches PATTERN.
+row_of() {
+	n=$(screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] && screen -e | sed -n "${n}p"
+}
+
+# row_sgr NAME PATTERN SGR: the row of PATTERN carries the colour code SGR
+# (e.g. 46: a cyan background), given a moment to be drawn.
+row_sgr() {
+	_i=0
+	while [ $_i -lt 50 ] && ! row_of "$2" | grep -q "\[[0-9;]*$3m"; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	if row_of "$2" | grep -q "\[[0-9;]*$3m"; then pass "$1"; else
+		fail "$1" "row /$2/ lacks colour $3: $(row_of "$2" | cat -v)"; fi
+}
+
 # not_see NAME PATTERN: the screen does not show PATTERN now.
 not_see() {
 	if screen | grep -Eq -- "$2"; then

@@ -8,12 +8,6 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/tui/common.sh
 fixtures_build || exit 1
 
-# row_of PATTERN: the first screen row (with colour codes) whose text
-# matches PATTERN.
-row_of() {
-	n=$(screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1)
-	[ -n "$n" ] && screen -e | sed -n "${n}p"
-}
 # highlighted NAME PATTERN / plain NAME PATTERN: that row carries the
 # slice colour (yellow background, SGR 43) or does not.
 highlighted() {
