@@ -12,13 +12,7 @@ fixtures_build || exit 1
 # slice colour (yellow background, SGR 43) or does not.
 highlighted() {
 	wait_for "$2" >/dev/null
-	_i=0   # the row may be drawn before its colour (a slow machine, ASan)
-	while [ $_i -lt 50 ] && ! row_of "$2" | grep -q '\[[0-9;]*43m'; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	if row_of "$2" | grep -q '\[[0-9;]*43m'; then pass "$1"; else
-		fail "$1" "row /$2/ lacks the slice colour: $(row_of "$2" | cat -v)"; fi
+	row_sgr "$1" "$2" 43   # the row may be drawn before its colour
 }
 plain() {
 	if row_of "$2" | grep -q '\[[0-9;]*43m'; then
