@@ -264,6 +264,11 @@ int rev_goto(struct qz *q, uint64_t pos)
 int rev_continue(struct qz *q)
 {
 	struct rev_log *l;
+	if (!slice_rec(q)->on && qz_running(q)) {   /* no region: a checkpoint's re-execution? */
+		int r = mod_reverse_continue(q);
+		if (r != MOD_UNCLAIMED)
+			return r;
+	}
 	if (rv_need(q, &l) < 0)
 		return -1;
 	for (;;) {

@@ -90,6 +90,16 @@ bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *coun
 	return false;
 }
 
+int mod_reverse_continue(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++) {
+		int r = q->mods[i]->reverse_continue ? q->mods[i]->reverse_continue(q) : MOD_UNCLAIMED;
+		if (r != MOD_UNCLAIMED)
+			return r;
+	}
+	return MOD_UNCLAIMED;
+}
+
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)
 {
 	for (int i = 0; i < q->nmods; i++) {

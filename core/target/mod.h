@@ -79,7 +79,15 @@ struct qz_mod {
 	 * this run, if the module counted it from the start of the run (slice/
 	 * while it records or counts for sbreaks): true with *count. */
 	bool (*instance_count)(struct qz *q, const char *file, int line, uint64_t *count);
+	/* reverse-continue where no recorded history is there to go back in
+	 * (slice/ records none): a module that can go back another way (ckpt/:
+	 * re-execution from a checkpoint with the logged system calls) does
+	 * and returns 0, or -1 with the error set; MOD_UNCLAIMED when it
+	 * cannot (no checkpoints, no log). */
+	int (*reverse_continue)(struct qz *q);
 };
+
+#define MOD_UNCLAIMED (-2)
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
 #define QZ_MAX_MODS 16
@@ -120,6 +128,9 @@ int mod_back(struct qz *q, int handle);
 void mod_output(struct qz *q, enum qz_out_kind kind, const char *text);
 /* The first module that counted FILE:LINE from the start of the run. */
 bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *count);
+/* The first module's reverse_continue that claims it; MOD_UNCLAIMED if
+ * none does. */
+int mod_reverse_continue(struct qz *q);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */
