@@ -701,6 +701,7 @@ const struct qz_mod ckpt_mod = {
 	.keep_dying = ckpt_keep_dying,
 	.on_signal = ckpt_on_signal,
 	.on_sigtrap = rx_on_sigtrap,
+	.on_detach = rx_forget,
 	.reverse_continue = rx_reverse_continue,
 	.mark = ckpt_hidden_take,
 	.back = ckpt_hidden_rollback,

@@ -103,6 +103,7 @@ enum { RX_LOST = -4 };
 static int rx_pass(struct qz *q, struct rx *x, struct ckpt *c, const struct rx_now *now,
 		   int stop_at, bool quiet)
 {
+	x->last_passes++;
 	if (rx_roll(q, x, c) < 0)
 		return RX_LOST;
 	struct run_target t = {.n = 1};
@@ -230,7 +231,10 @@ int rx_reverse_continue(struct qz *q)
 	ckpt_timer_arm(q);
 	bool quiet = q->quiet;
 	q->quiet = true;
+	uint64_t t0 = ckpt_now_ns();
+	x->last_passes = 0;
 	int rc = rx_search(q, x, cand, n, &now, quiet);
+	x->last_ns = ckpt_now_ns() - t0;
 	q->quiet = quiet;
 	s->interval_ms = ms;
 	ckpt_timer_arm(q);

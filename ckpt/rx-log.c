@@ -291,6 +291,10 @@ void rx_arm(struct qz *q)
 void rx_forget(struct qz *q)
 {
 	struct ckpt_state *s = ckpt_state(q);
+	if (s->rx && q->proc && proc_alive(q->proc)) {   /* detached: no patch left */
+		proc_set_syscall_hook(q->proc, NULL, NULL);
+		rx_vdso_unpatch(q, s->rx);
+	}
 	rx_free(s->rx);
 	s->rx = NULL;
 }
@@ -374,6 +378,9 @@ int rx_info(struct qz *q)
 	for (size_t i = 0; i < s->n; i++)
 		usable += !s->cps[i]->dead && !s->cps[i]->hidden && s->cps[i]->rx_ok;
 	qz_printf(q, "Checkpoints to re-execute from: %zu.\n", usable);
+	if (x->last_passes)
+		qz_printf(q, "Last reverse-continue: %d re-execution%s from checkpoints, %.1f ms.\n",
+			  x->last_passes, x->last_passes == 1 ? "" : "s", (double)x->last_ns / 1e6);
 	if (x->broken)
 		qz_printf(q, "Re-execution is off: %s.\n", x->broken);
 	return 0;

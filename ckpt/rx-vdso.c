@@ -100,6 +100,13 @@ static int rx_vdso_nr(const char *name)
 	return -1;
 }
 
+/* mov $nr, %eax; syscall; ret */
+static void rx_vdso_code(int nr, uint8_t *code)
+{
+	const uint8_t c[8] = {0xb8, (uint8_t)nr, (uint8_t)(nr >> 8), 0, 0, 0x0f, 0x05, 0xc3};
+	memcpy(code, c, sizeof c);
+}
+
 /* Overwrite the function at addr (one of the image's symbols) with its
  * system call, once per address. */
 static void rx_vdso_one(struct qz *q, struct rx *x, uint64_t addr, int nr)
@@ -107,7 +114,8 @@ static void rx_vdso_one(struct qz *q, struct rx *x, uint64_t addr, int nr)
 	for (int i = 0; i < x->nv; i++)
 		if (x->vaddr[i] == addr)
 			return;
-	uint8_t code[8] = {0xb8, (uint8_t)nr, (uint8_t)(nr >> 8), 0, 0, 0x0f, 0x05, 0xc3};
+	uint8_t code[8];
+	rx_vdso_code(nr, code);
 	if (x->nv == RX_VDSO_MAX || proc_read(q->proc, addr, x->vorig[x->nv], 8) < 0 ||
 	    proc_write(q->proc, addr, code, sizeof code) < 0)
 		return;
@@ -149,10 +157,17 @@ void rx_vdso_patch(struct qz *q, struct rx *x)
 		 x->nv, x->nv == 1 ? "" : "s");
 }
 
+/* Only where the patch still is: after an exec the vDSO is new (and may
+ * be elsewhere), and nothing of it is ours to write. */
 void rx_vdso_unpatch(struct qz *q, struct rx *x)
 {
-	for (int i = 0; i < x->nv; i++)
-		proc_write(q->proc, x->vaddr[i], x->vorig[i], 8);
+	for (int i = 0; i < x->nv; i++) {
+		uint8_t now[8], ours[8];
+		rx_vdso_code(0, ours);
+		if (proc_read(q->proc, x->vaddr[i], now, 8) == 0 && now[0] == ours[0] &&
+		    !memcmp(now + 3, ours + 3, 5))
+			proc_write(q->proc, x->vaddr[i], x->vorig[i], 8);
+	}
 	x->nv = 0;
 	x->vdso_note[0] = 0;
 }

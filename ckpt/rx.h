@@ -62,6 +62,8 @@ struct rx {
 	bool internal;                /* a rollback made by re-execution */
 	uint64_t stops;               /* system-call stops seen */
 	uint64_t fed;                 /* calls fed back */
+	int last_passes;              /* the last reverse-continue's re-executions */
+	uint64_t last_ns;             /* and its time */
 	/* the vDSO functions patched to make the system call */
 	uint64_t vaddr[RX_VDSO_MAX];
 	uint8_t vorig[RX_VDSO_MAX][8];
@@ -73,7 +75,8 @@ struct rx {
 /* Logging on while checkpoint-interval is, the process single-threaded
  * and alive; off otherwise (the vDSO put back). */
 void rx_arm(struct qz *q);
-/* The process is gone or exec'd: forget the log. */
+/* The process is gone, exec'd or about to be detached: forget the log
+ * (and take the hook and the vDSO patch out of a process still there). */
 void rx_forget(struct qz *q);
 void rx_free(struct rx *x);
 /* A checkpoint is being taken: where in the log it is. */

@@ -59,6 +59,13 @@ void mod_start(struct qz *q)
 			q->mods[i]->on_start(q);
 }
 
+void mod_detach(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->on_detach)
+			q->mods[i]->on_detach(q);
+}
+
 void mod_gone(struct qz *q)
 {
 	for (int i = 0; i < q->nmods; i++)

@@ -33,6 +33,10 @@ struct qz_mod {
 	void (*free_saved)(void *saved);
 	void (*on_start)(struct qz *q);          /* a new process was started */
 	void (*on_gone)(struct qz *q);           /* the process is gone */
+	/* The process is about to be detached (alive, stopped): take out
+	 * what the module changed in it that breakpoints are not (ckpt/'s
+	 * patched vDSO). */
+	void (*on_detach)(struct qz *q);
 	void (*fini)(struct qz *q);              /* the session ends */
 	/* The process stopped at an int3 site (pc is its address): a module
 	 * that planted one there (bp_site_add) acts on it and returns a
@@ -108,6 +112,7 @@ void *mod_state(struct qz *q, const struct qz_mod *m);
  * one, in order. */
 void mod_start(struct qz *q);
 void mod_gone(struct qz *q);
+void mod_detach(struct qz *q);
 void mod_fini(struct qz *q);
 /* The first module's answer that is not 0 (on_break) or not RUN_TARGET
  * (on_trap, on_sigtrap); 0 or RUN_TARGET when none claims it. */

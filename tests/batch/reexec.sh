@@ -111,3 +111,32 @@ qz -ex "run $F 1000 < $IN" -ex 'break note' -ex 'reverse-continue' -ex 'info ree
 expect "no interval: the recorder's message" \
 	'^error: Target native does not support this command \(reverse execution needs "record on" first\)\.$'
 expect "no interval: nothing logged" '^No system calls logged'
+
+# Attached, logging on, then detached: the vDSO is the kernel's again.
+vdso_sum() {
+	python3 - "$1" <<'PY'
+import sys, hashlib
+pid = sys.argv[1]
+for l in open("/proc/%s/maps" % pid):
+    if l.rstrip().endswith("[vdso]"):
+        lo, hi = (int(x, 16) for x in l.split()[0].split("-"))
+        with open("/proc/%s/mem" % pid, "rb") as m:
+            m.seek(lo)
+            print(hashlib.sha1(m.read(hi - lo)).hexdigest())
+PY
+}
+$BIN $F 4000000000 <$IN >/dev/null 2>&1 &
+P=$!
+sleep 0.2
+before=$(vdso_sum $P)
+qz -p $P -ex 'set checkpoint-interval 5' -ex 'info reexec' -ex detach
+expect "attached: the vDSO patched while logging" '^vDSO: [1-9][0-9]* functions? made system calls'
+after=$(vdso_sum $P)
+if [ -n "$before" ] && [ "$before" = "$after" ]; then
+	pass "detached: the vDSO as it was"
+else
+	fail "detached: the vDSO as it was" "sha1 before '$before', after '$after'"
+fi
+kill -9 $P 2>/dev/null
+wait $P 2>/dev/null
+exit 0
