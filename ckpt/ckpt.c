@@ -647,6 +647,9 @@ static void ckpt_fini(struct qz *q)
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
 	struct ckpt_state *s = ckpt_state(q);
+	int rx = rx_on_trap(q, pc);   /* a reverse move's stop */
+	if (rx != RUN_TARGET)
+		return rx;
 	ckpt_cut_hit(q, s, pc);   /* saved; the program goes on (or stops at
 				     the user's breakpoint there) */
 	if (!s->exit_site || pc != s->exit_site)
@@ -702,7 +705,7 @@ const struct qz_mod ckpt_mod = {
 	.on_signal = ckpt_on_signal,
 	.on_sigtrap = rx_on_sigtrap,
 	.on_detach = rx_forget,
-	.reverse_continue = rx_reverse_continue,
+	.reverse = rx_reverse,
 	.mark = ckpt_hidden_take,
 	.back = ckpt_hidden_rollback,
 };

@@ -9,7 +9,13 @@
  * stopping at the user's breakpoints and at the present's pc, and counts
  * the hits before the present; none: the next older checkpoint. Then a
  * second re-execution from the same checkpoint stops at the last of them
- * and reports it. Two passes cost twice the re-executed stretch; keeping a
+ * and reports it. A goal (rx-step.c: the line starts reverse-step goes
+ * back to, the call reverse-finish does) adds stops of its own.
+ * Stops count only in a window at the end: from the system call `from`
+ * on (the hook stops the program there and the goal's sites go in), so
+ * that a loop run long before the present costs no stop per iteration;
+ * the window doubles (in system calls) until it holds a stop or reaches
+ * the checkpoint, then the next older checkpoint is tried. Two passes cost twice the re-executed stretch; keeping a
  * copy of every hit's state instead would cost a checkpoint per hit. */
 #define _GNU_SOURCE
 #include "rx.h"
@@ -21,6 +27,7 @@
 #include "ckpt-int.h"
 #include "target/frame.h"
 #include "target/run.h"
+#include "util/sorted.h"
 
 /* The present, as re-execution must find it again. */
 struct rx_now {
@@ -100,12 +107,38 @@ enum { RX_LOST = -4 };
  * c may be after the present (taken between the same two system calls:
  * the caller then tries an older one). With stop_at n: stop at the n-th,
  * shown. */
+/* The goal's sites in or out (a window's start puts them in). */
+static void rx_goal_sites(struct qz *q, struct rx *x, bool in)
+{
+	const struct rx_goal *g = x->goal;
+	if (!g || x->sites_in == in || !q->proc || !proc_alive(q->proc))
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		if (in)
+			bp_site_add(&q->bps, q->proc, g->addr[i]);
+		else
+			bp_site_del(&q->bps, q->proc, g->addr[i]);
+	x->sites_in = in;
+}
+
+/* The hook stopped the program where the window starts. */
+void rx_window_open(struct qz *q, struct rx *x)
+{
+	x->armed = true;
+	rx_goal_sites(q, x, true);
+}
+
 static int rx_pass(struct qz *q, struct rx *x, struct ckpt *c, const struct rx_now *now,
-		   int stop_at, bool quiet)
+		   int stop_at, uint64_t from, bool quiet)
 {
 	x->last_passes++;
+	rx_goal_sites(q, x, false);
+	x->armed = false;
+	x->arm_at = from;
 	if (rx_roll(q, x, c) < 0)
 		return RX_LOST;
+	if (c->rx_at >= from)
+		rx_window_open(q, x);
 	struct run_target t = {.n = 1};
 	t.addr[0] = now->regs.rip;
 	bp_site_add(&q->bps, q->proc, t.addr[0]);
@@ -113,14 +146,18 @@ static int rx_pass(struct qz *q, struct rx *x, struct ckpt *c, const struct rx_n
 	for (;;) {
 		if (stop_at && hits == stop_at - 1)
 			q->quiet = quiet;
+		x->goal_hit = false;
 		enum run_ev ev = run_until_target(q, &t);
-		bool user = ev == RUN_STOPPED && q->stop == QZ_STOP_BREAKPOINT;
+		bool user = ev == RUN_STOPPED && (q->stop == QZ_STOP_BREAKPOINT || x->goal_hit);
 		if ((ev == RUN_TARGET || user || ev == RUN_STOPPED) && qz_running(q) &&
 		    rx_at_now(q, x, now)) {
 			rc = hits;
 			break;
 		}
+		if (user && !x->armed)   /* before the window */
+			continue;
 		if (user && ++hits == stop_at) {
+			x->goal_final = x->goal_hit;
 			rc = hits;
 			break;
 		}
@@ -137,6 +174,7 @@ static int rx_pass(struct qz *q, struct rx *x, struct ckpt *c, const struct rx_n
 	}
 	if (q->proc && proc_alive(q->proc))
 		bp_site_del(&q->bps, q->proc, t.addr[0]);
+	x->arm_at = UINT64_MAX;
 	return rc;
 }
 
@@ -196,24 +234,50 @@ static int rx_search(struct qz *q, struct rx *x, struct ckpt **cand, size_t n,
 		     const struct rx_now *now, bool quiet)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hits = rx_pass(q, x, cand[i], now, 0, quiet);
-		if (hits == RX_LOST && cand[i]->rx_at == now->at)
-			continue;   /* taken after the present */
-		if (hits == RX_LOST)
-			return -1;
-		if (hits > 0)
-			return rx_pass(q, x, cand[i], now, hits, quiet) == hits ? 0 :
-			       q->err.len ? -1 : qz_error(q, "Re-execution did not repeat itself.");
+		struct ckpt *c = cand[i];
+		for (uint64_t back = 0;; back = back * 2 + 1) {
+			uint64_t from = now->at - c->rx_at > back ? now->at - back : c->rx_at;
+			int hits = rx_pass(q, x, c, now, 0, from, quiet);
+			if (hits == RX_LOST && c->rx_at == now->at)
+				break;   /* taken after the present */
+			if (hits == RX_LOST)
+				return -1;
+			if (hits > 0)
+				return rx_pass(q, x, c, now, hits, from, quiet) == hits ? 0 :
+				       q->err.len ? -1 :
+				       qz_error(q, "Re-execution did not repeat itself.");
+			if (from == c->rx_at)
+				break;   /* nothing since c: an older one */
+		}
 	}
 	return rx_no_more(q, x, cand[n - 1], quiet);
 }
 
-int rx_reverse_continue(struct qz *q)
+int rx_on_trap(struct qz *q, uint64_t pc)
+{
+	struct rx *x = ckpt_state(q)->rx;
+	const struct rx_goal *g = x ? x->goal : NULL;
+	size_t i = g ? sorted_count_key(g->addr, g->n, sizeof *g->addr, 0, sizeof *g->addr, pc, false) : 0;
+	if (!g || i >= g->n || g->addr[i] != pc)
+		return RUN_TARGET;
+	if (g->sp && proc_regs(q->proc)->rsp != g->sp)
+		return RUN_TARGET;
+	if (g->cfa) {
+		uint64_t cfa, fn;
+		frame_invalidate(q);
+		run_frame_id(q, &cfa, &fn);
+		if (cfa < g->cfa)   /* a callee's */
+			return RUN_TARGET;
+	}
+	x->goal_hit = true;
+	q->stop = QZ_STOP_STEP;
+	return RUN_STOPPED;
+}
+
+int rx_back(struct qz *q, const struct rx_goal *g)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	struct rx *x = s->rx;
-	if (!x || !x->on || !q->proc || !proc_alive(q->proc))
-		return MOD_UNCLAIMED;
 	if (rx_refuse(q, x) < 0)
 		return -1;
 	struct rx_now now = { x->at, *proc_regs(q->proc), rx_hash(q) };
@@ -233,7 +297,12 @@ int rx_reverse_continue(struct qz *q)
 	q->quiet = true;
 	uint64_t t0 = ckpt_now_ns();
 	x->last_passes = 0;
+	x->goal_final = false;
+	x->goal = g;
 	int rc = rx_search(q, x, cand, n, &now, quiet);
+	rx_goal_sites(q, x, false);
+	x->goal = NULL;
+	x->armed = false;
 	x->last_ns = ckpt_now_ns() - t0;
 	q->quiet = quiet;
 	s->interval_ms = ms;

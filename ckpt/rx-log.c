@@ -207,6 +207,15 @@ static void rx_feed(struct rx *x, struct proc *p)
 	x->fed++;
 }
 
+/* A search's window opens after this call: stop (rx_on_sigtrap opens it). */
+static bool rx_window_due(struct rx *x)
+{
+	if (x->armed || x->arm_at == UINT64_MAX || x->at < x->arm_at)
+		return true;
+	x->open_window = true;
+	return false;
+}
+
 static bool rx_exit(struct qz *q, struct rx *x, struct proc *p)
 {
 	struct user_regs_struct *r = proc_regs(p);
@@ -216,7 +225,7 @@ static bool rx_exit(struct qz *q, struct rx *x, struct proc *p)
 	switch (pending) {
 	case RX_FED:
 		rx_feed(x, p);
-		return true;
+		return rx_window_due(x);
 	case RX_RUN:
 		if (x->calls[x->at].ret != ret && x->calls[x->at].nr != SYS_rt_sigreturn) {
 			struct user_regs_struct pre = x->pre;
@@ -225,7 +234,7 @@ static bool rx_exit(struct qz *q, struct rx *x, struct proc *p)
 			return false;
 		}
 		x->at++;
-		return true;
+		return rx_window_due(x);
 	case RX_LOGGING:
 		/* interrupted, to be restarted: its entry comes again */
 		if (ret <= -512 && ret >= -516)
@@ -258,8 +267,10 @@ static bool rx_sys_stop(void *ctx, struct proc *p, bool entry)
 static struct rx *rx_get(struct qz *q)
 {
 	struct ckpt_state *s = ckpt_state(q);
-	if (!s->rx)
+	if (!s->rx) {
 		s->rx = xcalloc(1, sizeof *s->rx);
+		s->rx->arm_at = UINT64_MAX;
+	}
 	return s->rx;
 }
 
@@ -328,6 +339,11 @@ void rx_rolled_back(struct qz *q, const struct ckpt *c)
 int rx_on_sigtrap(struct qz *q)
 {
 	struct rx *x = ckpt_state(q)->rx;
+	if (x && x->open_window) {
+		x->open_window = false;
+		rx_window_open(q, x);
+		return RUN_AGAIN;
+	}
 	if (!x || !x->diverged)
 		return RUN_TARGET;
 	x->diverged = false;
@@ -379,7 +395,7 @@ int rx_info(struct qz *q)
 		usable += !s->cps[i]->dead && !s->cps[i]->hidden && s->cps[i]->rx_ok;
 	qz_printf(q, "Checkpoints to re-execute from: %zu.\n", usable);
 	if (x->last_passes)
-		qz_printf(q, "Last reverse-continue: %d re-execution%s from checkpoints, %.1f ms.\n",
+		qz_printf(q, "Last reverse move: %d re-execution%s from checkpoints, %.1f ms.\n",
 			  x->last_passes, x->last_passes == 1 ? "" : "s", (double)x->last_ns / 1e6);
 	if (x->broken)
 		qz_printf(q, "Re-execution is off: %s.\n", x->broken);

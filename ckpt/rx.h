@@ -62,7 +62,15 @@ struct rx {
 	bool internal;                /* a rollback made by re-execution */
 	uint64_t stops;               /* system-call stops seen */
 	uint64_t fed;                 /* calls fed back */
-	int last_passes;              /* the last reverse-continue's re-executions */
+	const struct rx_goal *goal;   /* while a reverse move searches */
+	bool sites_in;                /* the goal's sites are planted */
+	uint64_t arm_at;              /* its window opens at this call count
+	                                 (UINT64_MAX: no search) */
+	bool armed;                   /* the window is open: stops count */
+	bool open_window;             /* the hook stopped to open it */
+	bool goal_hit;                /* its stop was one of the goal's */
+	bool goal_final;              /* ... the one the move ended at */
+	int last_passes;              /* the last reverse move's re-executions */
 	uint64_t last_ns;             /* and its time */
 	/* the vDSO functions patched to make the system call */
 	uint64_t vaddr[RX_VDSO_MAX];
@@ -95,7 +103,21 @@ int rx_info_log(struct qz *q);
 void rx_vdso_patch(struct qz *q, struct rx *x);
 void rx_vdso_unpatch(struct qz *q, struct rx *x);
 
-/* rx-back.c: reverse-continue by re-execution (qz_mod.reverse_continue). */
-int rx_reverse_continue(struct qz *q);
+/* rx-back.c: the last stop before the present, by re-execution: the
+ * user's breakpoints, and with a goal (rx-step.c) its sites too. */
+struct rx_goal {
+	uint64_t *addr;               /* sorted */
+	size_t n;
+	uint64_t cfa;                 /* a hit counts in this frame or an outer
+	                                 one (CFA at least this; 0: any) */
+	uint64_t sp;                  /* ... with this rsp (0: any) */
+};
+int rx_back(struct qz *q, const struct rx_goal *g);
+void rx_window_open(struct qz *q, struct rx *x);
+/* ckpt's on_trap: a goal's site reached (RUN_STOPPED) or RUN_TARGET. */
+int rx_on_trap(struct qz *q, uint64_t pc);
+
+/* rx-step.c: qz_mod.reverse (enum mod_reverse). */
+int rx_reverse(struct qz *q, int how);
 
 #endif

@@ -97,10 +97,10 @@ bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *coun
 	return false;
 }
 
-int mod_reverse_continue(struct qz *q)
+int mod_reverse(struct qz *q, int how)
 {
 	for (int i = 0; i < q->nmods; i++) {
-		int r = q->mods[i]->reverse_continue ? q->mods[i]->reverse_continue(q) : MOD_UNCLAIMED;
+		int r = q->mods[i]->reverse ? q->mods[i]->reverse(q, how) : MOD_UNCLAIMED;
 		if (r != MOD_UNCLAIMED)
 			return r;
 	}

@@ -112,6 +112,45 @@ expect "no interval: the recorder's message" \
 	'^error: Target native does not support this command \(reverse execution needs "record on" first\)\.$'
 expect "no interval: nothing logged" '^No system calls logged'
 
+# Reverse line steps by re-execution, against gdb's `record full` from
+# line 67 to the crash (gdb's first reverse-step after the crash goes back
+# over the faulting instruction, which it recorded as run: skipped), as
+# function:line for frame lines and line for source lines.
+MOVES="reverse-step reverse-step reverse-step reverse-finish reverse-next reverse-step reverse-step reverse-next"
+stops() {   # the stops after the marker line, normalised
+	sed -n '/^=== moves$/,/^=== end$/p' | sed -n \
+		-e 's/^\(0x[0-9a-f]* in \)\{0,1\}\([a-z_]*\) (.*) at .*:\([0-9]*\)$/\2:\3/p' \
+		-e 's/^\([0-9][0-9]*\)	.*/\1/p' | tr '\n' ' '
+}
+set --
+for c in $MOVES; do set -- "$@" -ex "$c"; done
+session auto -ex 'echo === moves\n' "$@" -ex 'echo === end\n' -ex 'print s.r' -ex 'continue'
+QZ_OUT=$OUT
+printed
+OUT=$QZ_OUT
+qz_stops=$(printf '%s\n' "$OUT" | stops)
+expect "steps: the values there" "^\\\$1 = $R\$"
+expect "steps: forward again to the same crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
+if command -v gdb >/dev/null 2>&1; then
+	echo filedata >$F
+	g=$(timeout 60 gdb -nx -batch -ex 'set pagination off' -ex 'break 67' \
+		-ex "run $F 30000000 < $IN" -ex 'record full' -ex continue -ex reverse-step \
+		-ex 'echo === moves\n' "$@" $BIN 2>&1)
+	g_stops=$(printf '%s\n' "$g" | stops)
+	if [ -n "$g_stops" ] && [ "$qz_stops" = "$g_stops" ]; then
+		pass "steps: the same stops as gdb's record full ($(echo $g_stops | wc -w) lines)"
+	else
+		fail "steps: the same stops as gdb's record full" "qzdb: $qz_stops; gdb: $g_stops"
+	fi
+else
+	skip "steps: against gdb" "no gdb"
+fi
+expect "steps: reverse-finish at the call" '^0x[0-9a-f]+ in main \(.*\) at .*reexec\.c:[0-9]+$'
+
+# reverse-stepi needs the recorder.
+session auto -ex 'reverse-stepi'
+expect "reverse-stepi: the recorder's message" '^error: Target native does not support this command'
+
 # Attached, logging on, then detached: the vDSO is the kernel's again.
 vdso_sum() {
 	python3 - "$1" <<'PY'
