@@ -28,6 +28,8 @@ int proc_cont(struct proc *p, int sig)
 	if (!p->alive || !p->cur)
 		return -1;
 	p->stepping = false;
+	for (size_t i = 0; i < p->nthr; i++)   /* a step a signal cut short is over */
+		p->thr[i]->sys_step = false;
 	if (p->nthr == 1)
 		return proc_thr_run(p->cur, req, sig);
 	int r = 0;
@@ -94,6 +96,7 @@ int proc_step(struct proc *p, int sig)
 	/* a system call the hook must see: its entry and exit stops make
 	 * the step (proc_handle reports the exit as the step's trap) */
 	uint8_t code[2];
+	p->cur->sys_step = false;
 	if (!sig && p->sys_hook && proc_read(p, proc_pc(p), code, 2) == 0 &&
 	    code[0] == 0x0f && code[1] == 0x05) {
 		p->cur->sys_step = true;
