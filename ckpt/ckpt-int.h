@@ -131,6 +131,8 @@ struct ckpt {
 	const char *method;           /* how its dirty pages were found */
 	bool hidden;                  /* a replay's step mark (ckpt_hidden_take) */
 	int user_next;                /* hidden: the user's next_id when taken */
+	uint64_t rx_at;               /* system calls made before it (rx.h) */
+	bool rx_ok;                   /* re-execution can start from it */
 };
 
 struct ckpt_dirty;
@@ -159,6 +161,7 @@ struct ckpt_state {
 	uint64_t took_ckpt_ns, took_rollback_ns;   /* the last ones, for maint */
 	char *limits;                 /* what rollback cannot undo, as last said */
 	int hidden_ids;               /* hidden checkpoints so far: ids -1, -2.. */
+	struct rx *rx;                /* the system-call log (rx.h), or NULL */
 	bool uffd_in_program;         /* leave the userfaultfd in the debuggee,
 	                                 as where qzdb may not take it (tests) */
 };

@@ -17,6 +17,7 @@
 #include "ckpt.h"
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
+#include "rx.h"
 #include "target/frame.h"
 #include "target/pagewatch.h"
 #include "target/regs.h"
@@ -326,6 +327,7 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 		c->si = *si;
 	c->id = ++s->next_id;
 	c->automatic = automatic;
+	rx_note_ckpt(q, c);
 	c->where = ckpt_where(q);
 	c->at_ns = ckpt_now_ns() - s->start_ns;
 	if (!s->undo)
@@ -611,6 +613,7 @@ static void ckpt_on_start(struct qz *q)
 	s->lost = false;
 	if (s->interval_ms)
 		ckpt_timer_arm(q);
+	rx_arm(q);
 }
 
 static void ckpt_on_gone(struct qz *q)
@@ -619,6 +622,7 @@ static void ckpt_on_gone(struct qz *q)
 	if (ckpt_live(s))
 		s->lost = true;
 	ckpt_clear(q, s, false);
+	rx_forget(q);
 	q->held = false;
 	if (ckpt_alarm_pid)
 		ckpt_timer_arm(q);
@@ -634,6 +638,7 @@ static void ckpt_fini(struct qz *q)
 	}
 	struct ckpt_state *s = ckpt_state(q);
 	ckpt_clear(q, s, false);
+	rx_forget(q);
 	free(s->limits);
 	free(s->cps);
 	free(s);
@@ -642,6 +647,9 @@ static void ckpt_fini(struct qz *q)
 static int ckpt_on_trap(struct qz *q, uint64_t pc)
 {
 	struct ckpt_state *s = ckpt_state(q);
+	int rx = rx_on_trap(q, pc);   /* a reverse move's stop */
+	if (rx != RUN_TARGET)
+		return rx;
 	ckpt_cut_hit(q, s, pc);   /* saved; the program goes on (or stops at
 				     the user's breakpoint there) */
 	if (!s->exit_site || pc != s->exit_site)
@@ -695,6 +703,9 @@ const struct qz_mod ckpt_mod = {
 	.on_trap = ckpt_on_trap,
 	.keep_dying = ckpt_keep_dying,
 	.on_signal = ckpt_on_signal,
+	.on_sigtrap = rx_on_sigtrap,
+	.on_detach = rx_forget,
+	.reverse = rx_reverse,
 	.mark = ckpt_hidden_take,
 	.back = ckpt_hidden_rollback,
 };

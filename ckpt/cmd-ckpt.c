@@ -12,6 +12,7 @@
 
 #include "cmd-ckpt.h"
 #include "ckpt-int.h"
+#include "rx.h"
 #include "cmd/qzs.h"
 #include "target/pagewatch.h"
 #include "target/regs.h"
@@ -119,7 +120,20 @@ static int cmd_set_checkpoint_interval(struct qz *q, const char *a)
 		s->interval_ms = (int)v;
 	}
 	ckpt_timer_arm(q);
+	rx_arm(q);
 	return 0;
+}
+
+static int cmd_info_reexec(struct qz *q, const char *a)
+{
+	(void)a;
+	return rx_info(q);
+}
+
+static int cmd_maint_info_reexec_log(struct qz *q, const char *a)
+{
+	(void)a;
+	return rx_info_log(q);
 }
 
 static int cmd_set_checkpoint_budget(struct qz *q, const char *a)
@@ -324,7 +338,22 @@ const struct cmd_def ckpt_cmds[] = {
 	 "the pages written before it since the previous one. With all, also a\n"
 	 "walkthrough's own (taken before each of its steps)."},
 	{"set checkpoint-interval", NULL, "set checkpoint-interval MS|off", Y,
-	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.", NULL},
+	 cmd_set_checkpoint_interval, "Take a checkpoint every MS ms while the program runs.",
+	 "While on, every system call of a single-threaded program is logged (its\n"
+	 "result and the bytes it wrote; time() and clock_gettime() are made system\n"
+	 "calls for it), so that reverse-continue with no recorded region can\n"
+	 "re-execute from the newest checkpoint with the same results: see\n"
+	 "`info reexec`. The log costs two stops per system call."},
+	{"info reexec", NULL, "info reexec", Y, cmd_info_reexec,
+	 "What re-execution from checkpoints has logged, and where the program is in it.",
+	 "reverse-continue with no recorded region rolls back to the newest automatic\n"
+	 "checkpoint before the present and runs forward again, system calls fed\n"
+	 "from the log (not run: a file changed since reads as it did), to the last\n"
+	 "breakpoint hit before the present. Continuing from there feeds the log too,\n"
+	 "up to where the program was; a call that differs from the log (the past\n"
+	 "altered) stops it with a message and it runs live from there. Needs a\n"
+	 "single-threaded program; rdtsc, rdrand and asynchronous signals are not\n"
+	 "reproduced."},
 	{"set checkpoint-budget", NULL, "set checkpoint-budget MIB|unlimited", Y,
 	 cmd_set_checkpoint_budget, "Delete the oldest checkpoints beyond MIB MiB.", NULL},
 	{"set checkpoint-method", NULL, "set checkpoint-method auto|undo|pagemap|hash", Y,
@@ -342,6 +371,8 @@ const struct cmd_def ckpt_cmds[] = {
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,
 	 cmd_maint_dump_checkpoint, "Write checkpoint N as dump-state would.", NULL},
+	{"maint print-reexec-log", NULL, NULL, CMD_HIDDEN | Y, cmd_maint_info_reexec_log,
+	 "The logged system calls, one per line (> marks the next to feed).", NULL},
 	{"maint checkpoint-stats", NULL, NULL, CMD_HIDDEN | Y, cmd_maint_checkpoint_stats,
 	 "Time taken by the last checkpoint and rollback.", NULL},
 	CMD_END,

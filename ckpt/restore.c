@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 
 #include "ckpt-int.h"
+#include "rx.h"
 #include "target/frame.h"
 #include "target/pagewatch.h"
 #include "target/run.h"
@@ -414,6 +415,7 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	if (c->has_si)   /* continuing delivers the checkpoint's signal as it was */
 		ckpt_siginfo_put(q, &c->si);
 	mod_restore(q, c->saved);
+	rx_rolled_back(q, c);
 	pw_protect(q, true);   /* (pagewatch's restore did it, with the pages of then) */
 	q->held = false;
 	q->stop = c->stop;

@@ -137,6 +137,13 @@ static int rv_need(struct qz *q, struct rev_log **l)
 	return qz_error(q, "No more reverse-execution history.");
 }
 
+/* No recorded region: another module may go back (ckpt/ re-executes from
+ * a checkpoint); MOD_UNCLAIMED when none can. */
+static int rv_beyond(struct qz *q, int how)
+{
+	return slice_rec(q)->on ? MOD_UNCLAIMED : mod_reverse(q, how);
+}
+
 /* The instruction now at the pc (the decode cache knows every recorded one). */
 static const struct trace_insn *rv_insn(struct qz *q)
 {
@@ -264,6 +271,9 @@ int rev_goto(struct qz *q, uint64_t pos)
 int rev_continue(struct qz *q)
 {
 	struct rev_log *l;
+	int r = rv_beyond(q, MOD_REV_CONTINUE);
+	if (r != MOD_UNCLAIMED)
+		return r;
 	if (rv_need(q, &l) < 0)
 		return -1;
 	for (;;) {
@@ -343,6 +353,11 @@ static bool rv_step_here(struct qz *q, struct rv_step *s)
 static int rev_line(struct qz *q, bool over, int n)
 {
 	struct rev_log *l;
+	int r = rv_beyond(q, over ? MOD_REV_NEXT : MOD_REV_STEP);
+	for (int i = 1; i < n && r == 0 && q->stop == QZ_STOP_STEP; i++)
+		r = rv_beyond(q, over ? MOD_REV_NEXT : MOD_REV_STEP);
+	if (r != MOD_UNCLAIMED)
+		return r;
 	if (rv_need(q, &l) < 0)
 		return -1;
 	uint64_t cfa0, fn0;
@@ -384,6 +399,9 @@ int rev_next(struct qz *q, int n)
 int rev_finish(struct qz *q)
 {
 	struct rev_log *l;
+	int r = rv_beyond(q, MOD_REV_FINISH);
+	if (r != MOD_UNCLAIMED)
+		return r;
 	if (rv_need(q, &l) < 0)
 		return -1;
 	const struct frame *f = frame_get(q, q->sel_frame);

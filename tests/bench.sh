@@ -106,3 +106,4 @@ sh tests/bench/tui.sh
 sh tests/bench/qzs.sh     # qzs-parse: session files (absolute, no gdb)
 sh tests/bench/detect.sh  # detect-all-*: the detectors against valgrind memcheck
 sh tests/bench/reduce.sh  # reduce-real: plain vs guided reduction on a real program
+sh tests/bench/reexec.sh  # syscall-log, vdso-log: re-execution's system-call log

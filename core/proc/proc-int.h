@@ -31,6 +31,10 @@ struct proc_thr {
 	                                 SIGSTOP one (proc_settle): si is the
 	                                 siginfo of the stop the user sees */
 	siginfo_t si;
+	bool in_sys;                  /* between a system call's entry and exit
+	                                 stops (the syscall hook's) */
+	bool sys_step;                /* a single step over a syscall made by
+	                                 its entry and exit stops */
 };
 
 /* A wait status of a pid we did not know yet (a new thread or child whose
@@ -60,6 +64,8 @@ struct proc {
 	uint8_t over_orig;            /* the byte it replaced */
 	const struct sandbox *sandbox;   /* judges its seccomp stops, or NULL */
 	bool sys_stops;               /* proc_cont stops at system calls too */
+	proc_sys_fn sys_hook;         /* proc_set_syscall_hook's, or NULL */
+	void *sys_ctx;
 	void (*write_hook)(void *ctx, uint64_t addr, size_t len);
 	void *write_ctx;              /* proc_set_write_hook's */
 };
@@ -88,6 +94,9 @@ int proc_flush_regs(struct proc_thr *t);
 int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig);
 
 /* proc-resume.c */
+/* How proc_cont resumes: PTRACE_SYSCALL while anything wants system-call
+ * stops. */
+enum __ptrace_request proc_cont_req(const struct proc *p);
 /* The stop after a step over: the int3 comes out, and its trap looks like
  * the single step's (pc on the next instruction). */
 void proc_step_over_done(struct proc *p, struct proc_stop *st);

@@ -10,13 +10,26 @@ void proc_trace_syscalls(struct proc *p, bool on)
 	p->sys_stops = on;
 }
 
+void proc_set_syscall_hook(struct proc *p, proc_sys_fn fn, void *ctx)
+{
+	p->sys_hook = fn;
+	p->sys_ctx = ctx;
+}
+
+enum __ptrace_request proc_cont_req(const struct proc *p)
+{
+	return p->sys_stops || p->sys_hook ? PTRACE_SYSCALL : PTRACE_CONT;
+}
+
 int proc_cont(struct proc *p, int sig)
 {
-	enum __ptrace_request req = p->sys_stops ? PTRACE_SYSCALL : PTRACE_CONT;
+	enum __ptrace_request req = proc_cont_req(p);
 	p->conting = true;
 	if (!p->alive || !p->cur)
 		return -1;
 	p->stepping = false;
+	for (size_t i = 0; i < p->nthr; i++)   /* a step a signal cut short is over */
+		p->thr[i]->sys_step = false;
 	if (p->nthr == 1)
 		return proc_thr_run(p->cur, req, sig);
 	int r = 0;
@@ -80,6 +93,15 @@ int proc_step(struct proc *p, int sig)
 		return -1;
 	proc_stop_others(p);
 	p->stepping = true;
+	/* a system call the hook must see: its entry and exit stops make
+	 * the step (proc_handle reports the exit as the step's trap) */
+	uint8_t code[2];
+	p->cur->sys_step = false;
+	if (!sig && p->sys_hook && proc_read(p, proc_pc(p), code, 2) == 0 &&
+	    code[0] == 0x0f && code[1] == 0x05) {
+		p->cur->sys_step = true;
+		return proc_thr_run(p->cur, PTRACE_SYSCALL, 0);
+	}
 	/* with a signal the step stops at its handler, before the instruction */
 	if (!sig && proc_step_over_plant(p))
 		return proc_thr_run(p->cur, PTRACE_CONT, 0);

@@ -83,6 +83,8 @@ int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
 	t->regs_valid = false;
 	t->parked = false;
 	t->last_req = req;
+	if (req != PTRACE_SYSCALL)   /* a call's exit stop comes only with it */
+		t->in_sys = false;
 	int r = (int)ptrace(req, t->tid, 0, (void *)(long)sig);
 	t->running = r == 0;
 	return r;

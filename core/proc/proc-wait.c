@@ -62,7 +62,7 @@ static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
 	proc_getregs(t);
 	proc_notify_thread(p, t, true);
 	if (run)
-		proc_thr_run(t, p->sys_stops ? PTRACE_SYSCALL : PTRACE_CONT, 0);
+		proc_thr_run(t, proc_cont_req(p), 0);
 }
 
 /* Forget the process we traced and trace child instead: its one thread is
@@ -431,6 +431,27 @@ static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
 	return false;
 }
 
+/* A system-call stop while the syscall hook is set: the hook sees it; it
+ * is reported when the hook says so, when page watchpoints trace calls
+ * too (run.c's pw_classify acts on it), or as the end of a step over the
+ * call. True when it is a stop to report. */
+static bool proc_on_syscall(struct proc *p, struct proc_thr *t)
+{
+	bool entry = !t->in_sys;
+	t->in_sys = entry;
+	p->cur = t;
+	p->event_tid = t->tid;
+	bool go = p->sys_hook(p->sys_ctx, p, entry);
+	if (!entry && t->sys_step) {
+		t->sys_step = false;
+		return true;
+	}
+	if (!go || p->sys_stops)
+		return true;
+	proc_thr_run(t, PTRACE_SYSCALL, 0);
+	return false;
+}
+
 /* Handle one status; true when it is a stop to report (st filled). */
 static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct proc_stop *st)
 {
@@ -463,6 +484,8 @@ static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct p
 		proc_thr_run(t, t->last_req, 0);
 		return false;
 	}
+	if (sig == (SIGTRAP | 0x80) && p->sys_hook && !proc_on_syscall(p, t))
+		return false;
 	p->cur = t;
 	p->event_tid = t->tid;
 	st->sig = sig & 0x7f;

@@ -87,6 +87,15 @@ int proc_step(struct proc *p, int sig);
  * SIGTRAP|0x80), for page-protection watchpoints that must see the
  * program's own mprotect/munmap/mmap. */
 void proc_trace_syscalls(struct proc *p, bool on);
+/* A system-call hook (ckpt/'s re-execution log): while set, proc_cont
+ * stops each thread at the entry and exit of its system calls and a
+ * single step over a `syscall` instruction runs it the same way, so that
+ * no call goes unseen. fn is called at each such stop with the thread
+ * selected (entry: true at the entry); it may change registers (orig_rax
+ * -1 at the entry skips the call) and memory. It returns true to resume
+ * silently, false to report the stop (PROC_TRAP, SIGTRAP). NULL: none. */
+typedef bool (*proc_sys_fn)(void *ctx, struct proc *p, bool entry);
+void proc_set_syscall_hook(struct proc *p, proc_sys_fn fn, void *ctx);
 /* Wait for the next stop of the process (see above for the other threads). */
 void proc_wait(struct proc *p, struct proc_stop *st);
 /* All-stop: stop every thread still running (SIGSTOP, collected). Events

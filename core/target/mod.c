@@ -59,6 +59,13 @@ void mod_start(struct qz *q)
 			q->mods[i]->on_start(q);
 }
 
+void mod_detach(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->on_detach)
+			q->mods[i]->on_detach(q);
+}
+
 void mod_gone(struct qz *q)
 {
 	for (int i = 0; i < q->nmods; i++)
@@ -88,6 +95,16 @@ bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *coun
 		if (q->mods[i]->instance_count && q->mods[i]->instance_count(q, file, line, count))
 			return true;
 	return false;
+}
+
+int mod_reverse(struct qz *q, int how)
+{
+	for (int i = 0; i < q->nmods; i++) {
+		int r = q->mods[i]->reverse ? q->mods[i]->reverse(q, how) : MOD_UNCLAIMED;
+		if (r != MOD_UNCLAIMED)
+			return r;
+	}
+	return MOD_UNCLAIMED;
 }
 
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)

@@ -33,6 +33,10 @@ struct qz_mod {
 	void (*free_saved)(void *saved);
 	void (*on_start)(struct qz *q);          /* a new process was started */
 	void (*on_gone)(struct qz *q);           /* the process is gone */
+	/* The process is about to be detached (alive, stopped): take out
+	 * what the module changed in it that breakpoints are not (ckpt/'s
+	 * patched vDSO). */
+	void (*on_detach)(struct qz *q);
 	void (*fini)(struct qz *q);              /* the session ends */
 	/* The process stopped at an int3 site (pc is its address): a module
 	 * that planted one there (bp_site_add) acts on it and returns a
@@ -79,7 +83,16 @@ struct qz_mod {
 	 * this run, if the module counted it from the start of the run (slice/
 	 * while it records or counts for sbreaks): true with *count. */
 	bool (*instance_count)(struct qz *q, const char *file, int line, uint64_t *count);
+	/* A reverse move (enum mod_reverse) where no recorded history is there
+	 * to go back in (slice/ records none): a module that can go back
+	 * another way (ckpt/: re-execution from a checkpoint with the logged
+	 * system calls) does and returns 0, or -1 with the error set;
+	 * MOD_UNCLAIMED when it cannot (no checkpoints, no log). */
+	int (*reverse)(struct qz *q, int how);
 };
+
+#define MOD_UNCLAIMED (-2)
+enum mod_reverse { MOD_REV_CONTINUE, MOD_REV_STEP, MOD_REV_NEXT, MOD_REV_FINISH };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
 #define QZ_MAX_MODS 16
@@ -100,6 +113,7 @@ void *mod_state(struct qz *q, const struct qz_mod *m);
  * one, in order. */
 void mod_start(struct qz *q);
 void mod_gone(struct qz *q);
+void mod_detach(struct qz *q);
 void mod_fini(struct qz *q);
 /* The first module's answer that is not 0 (on_break) or not RUN_TARGET
  * (on_trap, on_sigtrap); 0 or RUN_TARGET when none claims it. */
@@ -120,6 +134,9 @@ int mod_back(struct qz *q, int handle);
 void mod_output(struct qz *q, enum qz_out_kind kind, const char *text);
 /* The first module that counted FILE:LINE from the start of the run. */
 bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *count);
+/* The first module's reverse that claims the move how (enum
+ * mod_reverse); MOD_UNCLAIMED if none does. */
+int mod_reverse(struct qz *q, int how);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */

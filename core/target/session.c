@@ -37,6 +37,7 @@ struct qz *qz_new(struct qz_sink sink)
 int qz_detach(struct qz *q)
 {
 	int pid = proc_pid(q->proc);
+	mod_detach(q);
 	bp_remove_all(&q->bps, q->proc);
 	watch_disarm(q);   /* a debug register left set would trap it */
 	int sig = q->stop_sig;

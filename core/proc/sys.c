@@ -3,7 +3,7 @@
  * FIXED (argument a, size bytes, when the call succeeded and a is not
  * NULL), RET_ELEMS (argument a, result * size bytes), or a function for
  * the calls whose buffers are described in memory or by a value-result
- * length. A call with no row at all is unknown: rec.c reports it in
+ * length. A call with no row at all is unknown: slice's rec.c reports it in
  * `info record`. Sizes are the kernel's x86-64 structures. */
 #define _GNU_SOURCE
 #include "sys.h"
