@@ -276,6 +276,8 @@ static int red_check_original(struct qz *q, struct red *r)
 	}
 	rr_run_many(&r->prog, in, res, RED_ORIG_RUNS, r->jobs, NULL);
 	r->orig_runs = RED_ORIG_RUNS;
+	/* Ctrl-C from here on stops the search, which keeps the best so far */
+	bool stopped = r->stop;
 	char *d0 = rr_describe(&res[0]), *other = NULL;
 	int alike = 1, meet = 0;
 	for (int i = 1; i < RED_ORIG_RUNS; i++) {
@@ -288,7 +290,9 @@ static int red_check_original(struct qz *q, struct red *r)
 	for (int i = 0; i < RED_ORIG_RUNS; i++)
 		meet += red_oracle_holds(&r->oracle, &res[i]);
 	int rc = 0;
-	if (res[0].how == RR_ERROR)
+	if (stopped)
+		rc = qz_error(q, "reduce: interrupted while running the original input.");
+	else if (res[0].how == RR_ERROR)
 		rc = qz_error(q, "reduce: cannot run %s.", q->prog);
 	else if (r->oracle.same && alike < RED_ORIG_RUNS)
 		rc = qz_error(q, "reduce: the failure is not deterministic: %d of %d runs of the "
@@ -488,8 +492,6 @@ static int cmd_reduce(struct qz *q, const char *args)
 		qz_printf(q, ", %s\n", r.plain ? "plain ddmin" : "guided by relevant inputs");
 		rc = red_check_original(q, &r);
 	}
-	if (rc == 0 && r.stop)
-		rc = qz_error(q, "reduce: interrupted while running the original input.");
 	if (rc == 0)
 		rc = q->replaying ? red_verify(q, &r) : red_search(q, &r);
 	sigaction(SIGINT, &old, NULL);

@@ -221,15 +221,17 @@ RC=$?
 expect_rc "--reduce with no failure: exit 1" 1
 
 # --- Ctrl-C keeps the best so far; progress once a second on stderr ---
-{ i=0; while [ $i -lt 10 ]; do echo "1 s 200"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
+{ i=0; while [ $i -lt 10 ]; do echo "1 s 500"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
 $QZDB --reduce "stdin $T/slow.txt --plain --jobs 5" $B/rd_calc-O0 >$T/out 2>$T/err &
 pid=$!
-# Ctrl-C once the search has started: the failure is known (the five
-# runs of the original are over) and the first batch of runs, each with
-# half the sleeping lines, takes a second (the first progress line comes
-# only after that batch: on a loaded machine the search could end first).
+# Ctrl-C once the search has found a smaller input (its progress line
+# says so), with seconds of search left: each run sleeps half a second a
+# line it keeps.
 i=0
-while [ $i -lt 100 ] && ! grep -q '^The failure: ' $T/out; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 300 ] && ! grep -Eq '^reduce: .*best ([0-9]|[1-7][0-9]) bytes' $T/err; do
+	sleep 0.1
+	i=$((i + 1))
+done
 kill -INT $pid
 wait $pid
 RC=$?

@@ -10,13 +10,15 @@ fixtures_build || exit 1
 BIN=$B/rd_calc-O0
 T=$B/tui-reduce
 mkdir -p $T
-# slow runs (each sleeps 200 ms a line) so that the reduction lasts
-{ i=0; while [ $i -lt 10 ]; do echo "1 s 200"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
+# slow runs (each sleeps half a second a line) so that the reduction lasts
+{ i=0; while [ $i -lt 10 ]; do echo "1 s 500"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
 rm -f $T/slow.txt.min
 tui_start 100 30 -- "$BIN"
 type_cmd "reduce stdin $T/slow.txt --plain --jobs 4"
 see "reduce ui: progress in the status line" '^ reduce: [0-9]+ runs, [0-9]+ s, best [0-9]+ bytes \(C-c stops\)'
 not_see "reduce ui: no progress line over the screen" '^reduce: [0-9]+ runs'
+# Ctrl-C once a smaller input is found (86 bytes at first)
+wait_for '^ reduce: .*best ([0-9]|[1-7][0-9]) bytes' >/dev/null
 keys C-c
 see "reduce ui: Ctrl-C keeps the best so far" 'Interrupted: the best so far for standard input from [0-9]+ to [0-9]+ bytes'
 see "reduce ui: the status line is back" '^ not started'
@@ -33,11 +35,13 @@ tui_start 100 30 -- "$B/sl_long-O0"
 type_cmd 'break main'
 type_cmd 'run'
 see "record ui: at main" 'stopped at sl_long.c'
-type_cmd 'set var n = 3000000'
+type_cmd 'set var n = 1500000'
 type_cmd 'record on'
 type_cmd 'break sl_long.c:38'
 type_cmd 'continue'
 see "record ui: progress in the status line" '^ recording: [0-9]+ instructions, [0-9]+ per second, trace'
+wait_for 'stopped at sl_long.c:38' >/dev/null ||   # slow under ASan
+	wait_for 'stopped at sl_long.c:38' >/dev/null
 see "record ui: done" 'stopped at sl_long.c:38'
 not_see "record ui: no progress line over the screen" '^recording: [0-9]+ instructions'
 type_cmd 'quit'
