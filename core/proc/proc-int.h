@@ -62,6 +62,8 @@ struct proc {
 	bool sys_stops;               /* proc_cont stops at system calls too */
 	void (*write_hook)(void *ctx, uint64_t addr, size_t len);
 	void *write_ctx;              /* proc_set_write_hook's */
+	void (*run_hook)(void *ctx);
+	void *run_ctx;                /* proc_set_run_hook's */
 };
 
 /* proc.c */
@@ -85,7 +87,7 @@ int proc_getregs(struct proc_thr *t);
 /* Write t's register cache back if it changed; 0, or -1. */
 int proc_flush_regs(struct proc_thr *t);
 /* Resume one stopped thread the way it was last resumed (or as req). */
-int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig);
+int proc_thr_run(struct proc *p, struct proc_thr *t, enum __ptrace_request req, int sig);
 
 /* proc-resume.c */
 /* The stop after a step over: the int3 comes out, and its trap looks like

@@ -18,13 +18,13 @@ int proc_cont(struct proc *p, int sig)
 		return -1;
 	p->stepping = false;
 	if (p->nthr == 1)
-		return proc_thr_run(p->cur, req, sig);
+		return proc_thr_run(p, p->cur, req, sig);
 	int r = 0;
 	for (size_t i = 0; i < p->nthr; i++) {
 		struct proc_thr *t = p->thr[i];
 		if (t->running || t->has_pending)
 			continue;
-		int rr = proc_thr_run(t, req, t == p->cur ? sig : 0);
+		int rr = proc_thr_run(p, t, req, t == p->cur ? sig : 0);
 		if (t == p->cur)
 			r = rr;
 	}
@@ -82,6 +82,6 @@ int proc_step(struct proc *p, int sig)
 	p->stepping = true;
 	/* with a signal the step stops at its handler, before the instruction */
 	if (!sig && proc_step_over_plant(p))
-		return proc_thr_run(p->cur, PTRACE_CONT, 0);
-	return proc_thr_run(p->cur, PTRACE_SINGLESTEP, sig);
+		return proc_thr_run(p, p->cur, PTRACE_CONT, 0);
+	return proc_thr_run(p, p->cur, PTRACE_SINGLESTEP, sig);
 }

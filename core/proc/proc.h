@@ -163,6 +163,10 @@ void proc_set_notify(struct proc *p, const struct proc_notify *n);
  * write through its write-protection); NULL for none. */
 void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, size_t len),
 			 void *ctx);
+/* Called before any thread of the program is resumed (continue, step,
+ * an injected call): the undo log finishes protecting the memory it
+ * protects in the background; NULL for none. */
+void proc_set_run_hook(struct proc *p, void (*fn)(void *ctx), void *ctx);
 /* Write to the memory of another (stopped, traced) process. */
 int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
 
