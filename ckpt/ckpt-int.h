@@ -244,6 +244,8 @@ void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st);
 /* Finish protecting what the last checkpoint or rollback left pending
  * (done in the background; needed before the program runs again). */
 void ckpt_undo_flush(struct ckpt_undo *u);
+/* Let the protector start on it (at the end of the command). */
+void ckpt_undo_kick(struct ckpt_undo *u);
 
 /* undo-roll.c: checkpoints and rollback with the undo engine. */
 /* Link c (a snapshot with no pages) as the new base; a new epoch. */

@@ -332,6 +332,8 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 		ckpt_append(s, c);
 	ckpt_plant_exit(q, s);
 	s->took_ckpt_ns = ckpt_now_ns() - t0;
+	if (s->undo)
+		ckpt_undo_kick(s->undo);
 	if (automatic) {
 		ckpt_check_budget(q);
 		return 0;

@@ -546,8 +546,16 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	u->run_lo = u->run_hi = 0;
 	u->capture = true;
 	pthread_mutex_unlock(&u->mu);
-	uint64_t one = 1;   /* (without the protector: all of it before the program runs) */
-	if (u->npend && u->prot_on && write(u->workfd, &one, sizeof one) < 0)
+}
+
+/* Start the protector on what the epoch left pending: at the end of the
+ * checkpoint or rollback command, so that on a shared CPU it does not
+ * hold up the command itself. (Without it, all is done before the
+ * program runs.) */
+void ckpt_undo_kick(struct ckpt_undo *u)
+{
+	uint64_t one = 1;
+	if (u->prot_on && write(u->workfd, &one, sizeof one) < 0)
 		ckpt_undo_flush(u);
 }
 
