@@ -64,7 +64,14 @@ struct proc {
 	void *write_ctx;              /* proc_set_write_hook's */
 	void (*run_hook)(void *ctx);
 	void *run_ctx;                /* proc_set_run_hook's */
+	struct proc_guard *guard;     /* proc-guard.c, attached programs */
 };
+
+/* proc-guard.c */
+/* The int3s in the program now, to the guard (before a resume). */
+void proc_guard_sync(struct proc *p);
+/* qzdb leaves the program itself: the guard ends without writing. */
+void proc_guard_off(struct proc *p);
 
 /* proc.c */
 /* waitpid for a traced pid (its threads too), retrying on EINTR. */

@@ -81,6 +81,8 @@ int proc_thr_run(struct proc *p, struct proc_thr *t, enum __ptrace_request req, 
 {
 	if (p->run_hook)
 		p->run_hook(p->run_ctx);
+	if (p->guard)
+		proc_guard_sync(p);
 	proc_flush_regs(t);
 	t->regs_valid = false;
 	t->parked = false;

@@ -167,6 +167,12 @@ void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, si
  * an injected call): the undo log finishes protecting the memory it
  * protects in the background; NULL for none. */
 void proc_set_run_hook(struct proc *p, void (*fn)(void *ctx), void *ctx);
+/* An attached program outlives qzdb: start a guard process that puts
+ * back the original bytes of qzdb's int3s if qzdb dies without taking
+ * them out (SIGKILL). list is called before every resume and names each
+ * inserted int3 with proc_guard_put. 0, or -1 (no guard). */
+int proc_guard_on(struct proc *p, void (*list)(void *ctx, struct proc *p), void *ctx);
+void proc_guard_put(struct proc *p, uint64_t addr, uint8_t orig);
 /* Write to the memory of another (stopped, traced) process. */
 int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
 
