@@ -147,6 +147,7 @@ struct ckpt_state {
 	struct ckpt_undo *undo;       /* the undo engine, instead of dirty */
 	struct ckpt_shadow shadow;
 	bool undo_off;                /* maint set checkpoint-undo off */
+	bool undo_fg;                 /* set checkpoint-undo-background off */
 	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
 	int ncut;
 	bool cut_planted;
@@ -217,7 +218,9 @@ const char *ckpt_dirty_verdict(const struct ckpt_dirty *d);
 struct ckpt_undo;
 struct bp_table;
 /* NULL where the kernel or the program's context refuses it. */
-struct ckpt_undo *ckpt_undo_new(struct qz *q);
+/* background: protect in a thread of its own while the program is
+ * stopped (else all of it before the program runs). */
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background);
 void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
 /* Save the pages of [lo, hi) not saved this epoch and let them be written. */
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
@@ -225,7 +228,9 @@ void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b);
 /* Move the pre-images logged into c's pages. */
 void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c);
 /* A new epoch: maps registered, write-protected (all of them when full,
- * else what was let write); pages of the maps that cannot be go to shadow. */
+ * else what was let write: by the fault thread while the program stays
+ * stopped, finished before it runs); pages of the maps that cannot be
+ * go to shadow. */
 void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
 		     struct ckpt_addrs *shadow);
 /* Lift the protection of pages (sorted) and stop saving (a rollback
@@ -233,7 +238,17 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
 /* Pages dropped without being saved first (with clear: reset). */
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
-void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, uint64_t *ns);
+struct ckpt_undo_stats {
+	uint64_t faults, pages, save_ns;
+	uint64_t prot_bg_ns;          /* protecting while the program was stopped */
+	uint64_t prot_wait_ns;        /* what was left of it when it had to run */
+};
+void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st);
+/* Finish protecting what the last checkpoint or rollback left pending
+ * (done in the background; needed before the program runs again). */
+void ckpt_undo_flush(struct ckpt_undo *u);
+/* Let the protector start on it (at the end of the command). */
+void ckpt_undo_kick(struct ckpt_undo *u);
 
 /* undo-roll.c: checkpoints and rollback with the undo engine. */
 /* Link c (a snapshot with no pages) as the new base; a new epoch. */

@@ -187,7 +187,7 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 	/* (never where the userfaultfd would stay in the program: a fault
 	 * with qzdb gone would wait for ever) */
 	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
-		s->undo = ckpt_undo_new(q);
+		s->undo = ckpt_undo_new(q, !s->undo_fg);
 	if (s->undo)
 		return 0;
 	if (s->want == CKPT_UNDO)
@@ -334,6 +334,8 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 		ckpt_append(s, c);
 	ckpt_plant_exit(q, s);
 	s->took_ckpt_ns = ckpt_now_ns() - t0;
+	if (s->undo)
+		ckpt_undo_kick(s->undo);
 	if (automatic) {
 		ckpt_check_budget(q);
 		return 0;

@@ -170,28 +170,43 @@ static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
 	const struct ckpt_state *s = ckpt_state(q);
-	uint64_t faults = 0, pages = 0, ns = 0;
+	struct ckpt_undo_stats st;
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
 	if (s->undo) {
-		ckpt_undo_counts(s->undo, &faults, &pages, &ns);
+		ckpt_undo_counts(s->undo, &st);
 		qz_printf(q, "undo log: %llu write faults, %llu pages saved in %.1f ms\n",
-			  (unsigned long long)faults, (unsigned long long)pages, (double)ns / 1e6);
+			  (unsigned long long)st.faults, (unsigned long long)st.pages,
+			  (double)st.save_ns / 1e6);
+		qz_printf(q, "write-protection: %.1f ms in the background, %.1f ms waited for "
+			  "before the program ran\n", (double)st.prot_bg_ns / 1e6,
+			  (double)st.prot_wait_ns / 1e6);
 	}
 	return 0;
 }
 
-static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
+/* set NAME on|off for *off, fixed once a checkpoint exists (the engine
+ * and its setup are chosen with the first). */
+static int ckpt_set_off(struct qz *q, const char *a, const char *name, bool *off)
 {
-	struct ckpt_state *s = ckpt_state(q);
 	if (strcmp(a, "on") && strcmp(a, "off"))
-		return qz_error(q, "Usage: set checkpoint-undo on|off.");
-	if (s->n)
+		return qz_error(q, "Usage: set %s on|off.", name);
+	if (ckpt_state(q)->n)
 		return qz_error(q, "Delete the checkpoints first: the method is chosen "
 			       "with the first checkpoint.");
-	s->undo_off = !strcmp(a, "off");
+	*off = !strcmp(a, "off");
 	return 0;
+}
+
+static int cmd_maint_set_checkpoint_undo_background(struct qz *q, const char *a)
+{
+	return ckpt_set_off(q, a, "checkpoint-undo-background", &ckpt_state(q)->undo_fg);
+}
+
+static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
+{
+	return ckpt_set_off(q, a, "checkpoint-undo", &ckpt_state(q)->undo_off);
 }
 
 /* ---- state dumps ---- */
@@ -367,6 +382,10 @@ const struct cmd_def ckpt_cmds[] = {
 	{"set checkpoint-undo", NULL, "set checkpoint-undo on|off", CMD_HIDDEN | Y,
 	 cmd_maint_set_checkpoint_undo,
 	 "off: auto does not use the undo method, as where the kernel refuses it.", NULL},
+	{"set checkpoint-undo-background", NULL, "set checkpoint-undo-background on|off",
+	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_background,
+	 "off: the undo engine's write-protection is left pending until the program\n"
+	 "runs (tests: what the protector would do in the background, done then).", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,

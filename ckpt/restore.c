@@ -405,6 +405,8 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 		rc = qz_error(q, "Rollback to checkpoint %d failed: the program's state could "
 			      "not be restored.", c->id);
 	if (rc < 0) {
+		if (s->undo)
+			ckpt_undo_kick(s->undo);
 		pw_protect(q, true);
 		if (has_si)
 			ckpt_siginfo_put(q, &si);
@@ -421,6 +423,8 @@ int ckpt_rollback(struct qz *q, struct ckpt *c)
 	q->stop = c->stop;
 	q->stop_sig = c->stop_sig;
 	s->took_rollback_ns = ckpt_now_ns() - t0;
+	if (s->undo)
+		ckpt_undo_kick(s->undo);
 	ckpt_report(q);
 	return 0;
 }

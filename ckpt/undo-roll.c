@@ -122,6 +122,7 @@ static void ckpt_undo_begin(struct qz *q, struct ckpt_state *s, const struct ckp
 int ckpt_undo_take(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 {
 	bool first = !s->base;
+	ckpt_undo_flush(s->undo);
 	ckpt_undo_sync(q, s);
 	if (s->base)
 		s->base->parent = c;
@@ -371,6 +372,7 @@ int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 	struct ckpt **path;
 	struct ckpt_addrs w = {0}, need = {0}, keep = {0}, remap = {0}, extra = {0};
 	struct ckpt_live live = {0}, kept = {0};
+	ckpt_undo_flush(s->undo);
 	ckpt_undo_sync(q, s);
 	size_t n = ckpt_path(c, &path);
 	if (!n || path[n - 1] != s->base) {

@@ -26,6 +26,8 @@
 #include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,7 @@
 
 #define UNDO_RUN_MAX 4096             /* pages: 16 MiB */
 #define UNDO_RUN_GROW 4
+#define UNDO_PROT_CHUNK (4ull << 20)  /* protected at a time in the background */
 
 struct undo_span {
 	uint64_t lo, hi;
@@ -51,6 +54,10 @@ struct ckpt_undo {
 	int ufd;                      /* qzdb's (the only) userfaultfd */
 	pid_t pid;
 	int evfd;                     /* wakes the thread to end it */
+	int workfd;                   /* wakes the protector to protect pend */
+	pthread_t prot_thr;           /* the protector */
+	atomic_int want;              /* threads waiting for mu: the protector lets them */
+	bool prot_on;
 	pthread_t thr;
 	bool thr_on;
 	pthread_mutex_t mu;           /* everything below */
@@ -66,12 +73,23 @@ struct ckpt_undo {
 	size_t nretry, retrycap;
 	struct undo_span *regd;       /* registered maps, sorted */
 	size_t nregd;
+	struct undo_span *pend;       /* to protect before the program runs, sorted */
+	size_t npend, pendcap;
+	uint64_t prot_bg_ns, prot_wait_ns;   /* protection in the background, and waited for */
 	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
 	size_t run_len;
 	uint64_t lost;                /* pages dropped without being saved first */
 	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
 	uint64_t save_ns;             /* time spent saving (copies, protection) */
 };
+
+/* The lock, ahead of the protector (undo_protector). */
+static void undo_lock(struct ckpt_undo *u)
+{
+	atomic_fetch_add(&u->want, 1);
+	pthread_mutex_lock(&u->mu);
+	atomic_fetch_sub(&u->want, 1);
+}
 
 static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
 {
@@ -95,21 +113,126 @@ static bool undo_saved(const struct ckpt_undo *u, uint64_t a)
 	return hmap_get(&u->saved, a) != NULL;
 }
 
+/* [lo, hi) is released (saved, or written by a rollback): not to be
+ * protected by the work still pending from the epoch's start. */
+static void undo_pend_cut(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
+{
+	size_t w = 0, n = u->npend;
+	struct undo_span tail = {0, 0};
+	bool split = false;
+	for (size_t i = 0; i < n; i++) {
+		struct undo_span sp = u->pend[i];
+		if (sp.hi <= lo || hi <= sp.lo) {
+			u->pend[w++] = sp;
+			continue;
+		}
+		if (sp.lo < lo)
+			u->pend[w++] = (struct undo_span){sp.lo, lo};
+		if (hi < sp.hi) {   /* at most one span holds [lo, hi) inside */
+			tail = (struct undo_span){hi, sp.hi};
+			split = sp.lo < lo;
+			if (!split)
+				u->pend[w++] = tail;
+		}
+	}
+	u->npend = w;
+	if (split) {   /* the second half of a span cut in the middle */
+		XGROW(u->pend, u->pendcap, u->npend + 1);
+		size_t at = 0;
+		while (at < u->npend && u->pend[at].lo < tail.lo)
+			at++;
+		memmove(&u->pend[at + 1], &u->pend[at], (u->npend - at) * sizeof *u->pend);
+		u->pend[at] = tail;
+		u->npend++;
+	}
+}
+
+static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on);
+
+/* Protect the first chunk of pend; false if the kernel refused. */
+static bool undo_pend_step(struct ckpt_undo *u)
+{
+	uint64_t lo = u->pend[0].lo, hi = u->pend[0].hi;
+	if (hi - lo > UNDO_PROT_CHUNK)
+		hi = lo + UNDO_PROT_CHUNK;
+	if (!undo_wp(u, lo, hi, true))
+		return false;
+	u->pend[0].lo = hi;
+	if (u->pend[0].lo == u->pend[0].hi)
+		memmove(&u->pend[0], &u->pend[1], --u->npend * sizeof *u->pend);
+	return true;
+}
+
+/* Finish the pending protection (qzdb's thread, before the program runs
+ * or another checkpoint or rollback starts). */
+void ckpt_undo_flush(struct ckpt_undo *u)
+{
+	undo_lock(u);
+	uint64_t t0 = u->npend ? ckpt_now_ns() : 0;
+	while (u->npend)
+		if (!undo_pend_step(u))
+			break;   /* refused for good (see undo_wp): left unprotected */
+	u->npend = 0;
+	if (t0)
+		u->prot_wait_ns += ckpt_now_ns() - t0;
+	pthread_mutex_unlock(&u->mu);
+}
+
+/* The protector: protects pend a chunk at a time while the program is
+ * stopped, so that a checkpoint or rollback returns without waiting for
+ * it (the kernel's page-table work: about 10 ms for 512 MiB); qzdb's
+ * thread finishes what is left before the program runs. Between chunks
+ * it lets any thread waiting for the lock go first (a write of qzdb's, a
+ * fault, a resume). Not the fault thread: that one must stay free to
+ * read the kernel's events. (Not SCHED_IDLE: on a busy machine a
+ * starved protector holding the lock held qzdb up for a second.) */
+static void *undo_protector(void *arg)
+{
+	struct ckpt_undo *u = arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd pf[2] = {{u->evfd, POLLIN, 0}, {u->workfd, POLLIN, 0}};
+		uint64_t n;
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents)
+			break;
+		if (pf[1].revents && read(u->workfd, &n, sizeof n) < 0 && errno != EAGAIN)
+			break;
+		for (bool more = true; more;) {
+			pthread_mutex_lock(&u->mu);
+			uint64_t t0 = ckpt_now_ns();
+			more = u->npend && undo_pend_step(u);
+			u->prot_bg_ns += ckpt_now_ns() - t0;
+			pthread_mutex_unlock(&u->mu);
+			while (more && atomic_load(&u->want))
+				sched_yield();
+		}
+	}
+	return NULL;
+}
+
 /* Protect or release [lo, hi). The kernel refuses (EAGAIN) while an unmap
  * event is unread: the fault thread reads events outside the lock, so
  * from qzdb's thread a retry soon succeeds; on the fault thread itself
  * the release waits in retry (a faulting thread waits until it comes). */
-static void undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
+static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
 {
 	struct uffdio_writeprotect wp = {{lo, hi - lo}, on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
 	bool fault_thread = u->thr_on && pthread_equal(pthread_self(), u->thr);
+	if (!on)
+		undo_pend_cut(u, lo, hi);
 	for (int tries = 0; ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp) < 0 && errno == EAGAIN; tries++) {
 		if (fault_thread || tries > 20000) {
-			undo_span_add(&u->retry, &u->nretry, &u->retrycap, lo, hi);
-			return;
+			if (!on)
+				undo_span_add(&u->retry, &u->nretry, &u->retrycap, lo, hi);
+			return false;
 		}
 		usleep(50);
 	}
+	return true;
 }
 
 /* The releases the kernel refused (fault thread, lock held). */
@@ -201,7 +324,7 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 
 static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
 {
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	if (m->event == UFFD_EVENT_PAGEFAULT)
 		undo_fault_locked(u, m->arg.pagefault.address & ~(CKPT_PAGE - 1));
 	else if (m->event == UFFD_EVENT_UNMAP || m->event == UFFD_EVENT_REMOVE)
@@ -227,7 +350,7 @@ static void *undo_thread(void *arg)
 			undo_msg(u, &msgs[i]);
 		if (got < 0 && errno != EAGAIN && errno != EINTR)
 			break;
-		pthread_mutex_lock(&u->mu);
+		undo_lock(u);
 		if (u->nretry)
 			undo_retry_locked(u);
 		pthread_mutex_unlock(&u->mu);
@@ -240,7 +363,7 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 {
 	struct ckpt_undo *u = ctx;
 	uint64_t lo = addr & ~(CKPT_PAGE - 1), hi = (addr + len + CKPT_PAGE - 1) & ~(CKPT_PAGE - 1);
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
 		if (!undo_regd_at(u, a) || undo_saved(u, a))
 			continue;
@@ -252,6 +375,11 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 		}
 	}
 	pthread_mutex_unlock(&u->mu);
+}
+
+static void undo_before_run(void *ctx)
+{
+	ckpt_undo_flush(ctx);
 }
 
 /* Save the unsaved pages of one registered span's part [lo, hi). */
@@ -274,7 +402,7 @@ static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
 {
 	lo &= ~(CKPT_PAGE - 1);
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	/* by the registered spans, so that a wild length costs nothing */
 	for (size_t i = 0; u->capture && i < u->nregd; i++) {
 		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
@@ -294,7 +422,7 @@ static int undo_page_cmp(const void *a, const void *b)
 
 void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c)
 {
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	size_t k = 1;
 	while (k < u->nlog && u->log[k - 1].addr < u->log[k].addr)
 		k++;
@@ -399,27 +527,42 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 {
 	struct undo_span *prot = NULL;
 	size_t np = 0, pcap = 0;
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	undo_maps_locked(u, s, os, full, &prot, &np, &pcap, shadow);
 	for (size_t i = 0; !full && i < u->nunprot; i++)
 		if (undo_regd_at(u, u->unprot[i].lo))
 			undo_span_add(&prot, &np, &pcap, u->unprot[i].lo, u->unprot[i].hi);
+	for (size_t i = 0; i < u->npend; i++)   /* (none: flushed before a checkpoint) */
+		undo_span_add(&prot, &np, &pcap, u->pend[i].lo, u->pend[i].hi);
 	np = undo_spans_merge(prot, np);
-	for (size_t i = 0; i < np; i++)
-		undo_wp(u, prot[i].lo, prot[i].hi, true);
+	free(u->pend);
+	u->pend = prot;   /* protected by the fault thread, or before the program runs */
+	u->npend = np;
+	u->pendcap = pcap;
+	prot = NULL;
 	hmap_free(&u->saved);
 	memset(&u->saved, 0, sizeof u->saved);
 	u->nunprot = u->nchanged = 0;
 	u->run_lo = u->run_hi = 0;
 	u->capture = true;
 	pthread_mutex_unlock(&u->mu);
-	free(prot);
+}
+
+/* Start the protector on what the epoch left pending: at the end of the
+ * checkpoint or rollback command, so that on a shared CPU it does not
+ * hold up the command itself. (Without it, all is done before the
+ * program runs.) */
+void ckpt_undo_kick(struct ckpt_undo *u)
+{
+	uint64_t one = 1;
+	if (u->prot_on && write(u->workfd, &one, sizeof one) < 0)
+		ckpt_undo_flush(u);
 }
 
 /* Pre-images found by other means (the shadow's), into the log. */
 void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
 {
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	XGROW(u->log, u->logcap, u->nlog + 1);
 	u->log[u->nlog++] = (struct ckpt_page){addr, b};
 	pthread_mutex_unlock(&u->mu);
@@ -427,7 +570,7 @@ void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
 
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 {
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	u->capture = false;
 	for (size_t i = 0; i < pages->n;) {
 		if (undo_saved(u, pages->a[i])) {   /* writable already */
@@ -448,7 +591,7 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear)
 {
-	pthread_mutex_lock(&u->mu);
+	undo_lock(u);
 	uint64_t n = u->lost;
 	if (clear)
 		u->lost = 0;
@@ -456,12 +599,14 @@ uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear)
 	return n;
 }
 
-void ckpt_undo_counts(struct ckpt_undo *u, uint64_t *faults, uint64_t *pages, uint64_t *ns)
+void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st)
 {
-	pthread_mutex_lock(&u->mu);
-	*faults = u->faults;
-	*pages = u->pages;
-	*ns = u->save_ns;
+	undo_lock(u);
+	st->faults = u->faults;
+	st->pages = u->pages;
+	st->save_ns = u->save_ns;
+	st->prot_bg_ns = u->prot_bg_ns;
+	st->prot_wait_ns = u->prot_wait_ns;
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -498,7 +643,7 @@ static int undo_open_fd(struct qz *q)
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q)
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background)
 {
 	int fd = undo_open_fd(q);
 	if (fd < 0)
@@ -507,13 +652,16 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q)
 	u->ufd = fd;
 	u->pid = proc_pid(q->proc);
 	u->evfd = eventfd(0, EFD_CLOEXEC);
+	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&u->mu, NULL);
-	if (u->evfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
+	if (u->evfd < 0 || u->workfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
 		ckpt_undo_free(u, NULL);
 		return NULL;
 	}
 	u->thr_on = true;
+	u->prot_on = background && pthread_create(&u->prot_thr, NULL, undo_protector, u) == 0;
 	proc_set_write_hook(q->proc, undo_before_write, u);
+	proc_set_run_hook(q->proc, undo_before_run, u);
 	return u;
 }
 
@@ -523,17 +671,23 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 {
 	if (!u)
 		return;
-	if (q && q->proc)
+	if (q && q->proc) {
 		proc_set_write_hook(q->proc, NULL, NULL);
+		proc_set_run_hook(q->proc, NULL, NULL);
+	}
 	if (u->thr_on) {
 		uint64_t one = 1;
 		if (write(u->evfd, &one, sizeof one) < 0)
 			pthread_cancel(u->thr);
 		pthread_join(u->thr, NULL);
 	}
+	if (u->prot_on)
+		pthread_join(u->prot_thr, NULL);   /* (evfd ends it too) */
 	close(u->ufd);
 	if (u->evfd >= 0)
 		close(u->evfd);
+	if (u->workfd >= 0)
+		close(u->workfd);
 	for (size_t i = 0; i < u->nlog; i++)
 		ckpt_blob_unref(u->log[i].blob);
 	hmap_free(&u->saved);
@@ -542,6 +696,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->changed);
 	free(u->retry);
 	free(u->regd);
+	free(u->pend);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
 }

@@ -68,7 +68,16 @@ struct proc {
 	void *sys_ctx;
 	void (*write_hook)(void *ctx, uint64_t addr, size_t len);
 	void *write_ctx;              /* proc_set_write_hook's */
+	void (*run_hook)(void *ctx);
+	void *run_ctx;                /* proc_set_run_hook's */
+	struct proc_guard *guard;     /* proc-guard.c, attached programs */
 };
+
+/* proc-guard.c */
+/* The int3s in the program now, to the guard (before a resume). */
+void proc_guard_sync(struct proc *p);
+/* qzdb leaves the program itself: the guard ends without writing. */
+void proc_guard_off(struct proc *p);
 
 /* proc.c */
 /* waitpid for a traced pid (its threads too), retrying on EINTR. */
@@ -91,7 +100,7 @@ int proc_getregs(struct proc_thr *t);
 /* Write t's register cache back if it changed; 0, or -1. */
 int proc_flush_regs(struct proc_thr *t);
 /* Resume one stopped thread the way it was last resumed (or as req). */
-int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig);
+int proc_thr_run(struct proc *p, struct proc_thr *t, enum __ptrace_request req, int sig);
 
 /* proc-resume.c */
 /* How proc_cont resumes: PTRACE_SYSCALL while anything wants system-call

@@ -39,7 +39,11 @@ static void proc_untrap(struct proc *p, struct proc_thr *t)
 	    syscall(SYS_tgkill, p->pid, t->tid, SIGSTOP) < 0)
 		return;
 	t->stop_expected = true;
-	if (proc_thr_run(t, PTRACE_CONT, 0) < 0)
+	void (*hook)(void *ctx) = p->run_hook;   /* no instruction runs: not a resume */
+	p->run_hook = NULL;
+	int r = proc_thr_run(p, t, PTRACE_CONT, 0);
+	p->run_hook = hook;
+	if (r < 0)
 		return;
 	t->parked = true;
 	t->si = si;
@@ -96,6 +100,12 @@ void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, si
 {
 	p->write_hook = fn;
 	p->write_ctx = ctx;
+}
+
+void proc_set_run_hook(struct proc *p, void (*fn)(void *ctx), void *ctx)
+{
+	p->run_hook = fn;
+	p->run_ctx = ctx;
 }
 
 int proc_write(struct proc *p, uint64_t addr, const void *buf, size_t len)

@@ -31,13 +31,13 @@ int proc_cont(struct proc *p, int sig)
 	for (size_t i = 0; i < p->nthr; i++)   /* a step a signal cut short is over */
 		p->thr[i]->sys_step = false;
 	if (p->nthr == 1)
-		return proc_thr_run(p->cur, req, sig);
+		return proc_thr_run(p, p->cur, req, sig);
 	int r = 0;
 	for (size_t i = 0; i < p->nthr; i++) {
 		struct proc_thr *t = p->thr[i];
 		if (t->running || t->has_pending)
 			continue;
-		int rr = proc_thr_run(t, req, t == p->cur ? sig : 0);
+		int rr = proc_thr_run(p, t, req, t == p->cur ? sig : 0);
 		if (t == p->cur)
 			r = rr;
 	}
@@ -100,10 +100,10 @@ int proc_step(struct proc *p, int sig)
 	if (!sig && p->sys_hook && proc_read(p, proc_pc(p), code, 2) == 0 &&
 	    code[0] == 0x0f && code[1] == 0x05) {
 		p->cur->sys_step = true;
-		return proc_thr_run(p->cur, PTRACE_SYSCALL, 0);
+		return proc_thr_run(p, p->cur, PTRACE_SYSCALL, 0);
 	}
 	/* with a signal the step stops at its handler, before the instruction */
 	if (!sig && proc_step_over_plant(p))
-		return proc_thr_run(p->cur, PTRACE_CONT, 0);
-	return proc_thr_run(p->cur, PTRACE_SINGLESTEP, sig);
+		return proc_thr_run(p, p->cur, PTRACE_CONT, 0);
+	return proc_thr_run(p, p->cur, PTRACE_SINGLESTEP, sig);
 }

@@ -77,8 +77,12 @@ int proc_flush_regs(struct proc_thr *t)
 	return (int)ptrace(PTRACE_SETREGS, t->tid, 0, &t->regs);
 }
 
-int proc_thr_run(struct proc_thr *t, enum __ptrace_request req, int sig)
+int proc_thr_run(struct proc *p, struct proc_thr *t, enum __ptrace_request req, int sig)
 {
+	if (p->run_hook)
+		p->run_hook(p->run_ctx);
+	if (p->guard)
+		proc_guard_sync(p);
 	proc_flush_regs(t);
 	t->regs_valid = false;
 	t->parked = false;

@@ -62,7 +62,7 @@ static void proc_on_clone(struct proc *p, struct proc_thr *parent, bool run)
 	proc_getregs(t);
 	proc_notify_thread(p, t, true);
 	if (run)
-		proc_thr_run(t, proc_cont_req(p), 0);
+		proc_thr_run(p, t, proc_cont_req(p), 0);
 }
 
 /* Forget the process we traced and trace child instead: its one thread is
@@ -404,7 +404,7 @@ static void proc_thr_gone(struct proc *p, struct proc_thr *t)
 		p->stepping = false;
 		for (size_t i = 0; i < p->nthr; i++)
 			if (!p->thr[i]->running && !p->thr[i]->has_pending)
-				proc_thr_run(p->thr[i], PTRACE_CONT, 0);
+				proc_thr_run(p, p->thr[i], PTRACE_CONT, 0);
 	}
 }
 
@@ -427,7 +427,7 @@ static bool proc_on_event(struct proc *p, struct proc_thr *t, int ev)
 	else if (ev == PTRACE_EVENT_SECCOMP)
 		proc_on_seccomp(p, t);
 	if (r)
-		proc_thr_run(r, r->last_req, 0);
+		proc_thr_run(p, r, r->last_req, 0);
 	return false;
 }
 
@@ -448,7 +448,7 @@ static bool proc_on_syscall(struct proc *p, struct proc_thr *t)
 	}
 	if (!go || p->sys_stops)
 		return true;
-	proc_thr_run(t, PTRACE_SYSCALL, 0);
+	proc_thr_run(p, t, PTRACE_SYSCALL, 0);
 	return false;
 }
 
@@ -481,7 +481,7 @@ static bool proc_handle(struct proc *p, struct proc_thr *t, int status, struct p
 	}
 	if (sig == SIGSTOP && t->stop_expected) {   /* ours, late: swallow it */
 		t->stop_expected = false;
-		proc_thr_run(t, t->last_req, 0);
+		proc_thr_run(p, t, t->last_req, 0);
 		return false;
 	}
 	if (sig == (SIGTRAP | 0x80) && p->sys_hook && !proc_on_syscall(p, t))

@@ -357,6 +357,7 @@ void proc_set_notify(struct proc *p, const struct proc_notify *n)
 
 static void proc_free(struct proc *p)
 {
+	proc_guard_off(p);
 	if (p->memfd >= 0)
 		close(p->memfd);
 	proc_thr_clear(p);

@@ -172,6 +172,16 @@ void proc_set_notify(struct proc *p, const struct proc_notify *n);
  * write through its write-protection); NULL for none. */
 void proc_set_write_hook(struct proc *p, void (*fn)(void *ctx, uint64_t addr, size_t len),
 			 void *ctx);
+/* Called before any thread of the program is resumed (continue, step,
+ * an injected call): the undo log finishes protecting the memory it
+ * protects in the background; NULL for none. */
+void proc_set_run_hook(struct proc *p, void (*fn)(void *ctx), void *ctx);
+/* An attached program outlives qzdb: start a guard process that puts
+ * back the original bytes of qzdb's int3s if qzdb dies without taking
+ * them out (SIGKILL). list is called before every resume and names each
+ * inserted int3 with proc_guard_put. 0, or -1 (no guard). */
+int proc_guard_on(struct proc *p, void (*list)(void *ctx, struct proc *p), void *ctx);
+void proc_guard_put(struct proc *p, uint64_t addr, uint8_t orig);
 /* Write to the memory of another (stopped, traced) process. */
 int proc_write_pid(pid_t pid, uint64_t addr, const void *buf, size_t len);
 

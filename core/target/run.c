@@ -600,6 +600,15 @@ int run_start(struct qz *q)
 	return 0;
 }
 
+/* The int3s in the program, for the guard (proc_guard_on). */
+static void run_guard_list(void *ctx, struct proc *p)
+{
+	const struct bp_table *t = &((struct qz *)ctx)->bps;
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i].inserted)
+			proc_guard_put(p, t->sites[i].addr, t->sites[i].orig);
+}
+
 int run_attach(struct qz *q, int pid)
 {
 	char err[512];
@@ -610,6 +619,7 @@ int run_attach(struct qz *q, int pid)
 		return qz_error(q, "%s", err);
 	q->proc = p;
 	q->attached = true;
+	proc_guard_on(p, run_guard_list, q);   /* (none: as before, int3s may stay) */
 	q->stop = QZ_STOP_SIGNAL;
 	q->stop_sig = 0;   /* the attach's SIGSTOP is not the program's */
 	q->list_file = NULL;

@@ -8,7 +8,10 @@
 # trimmed heap, mprotect, threads and a fork child; a drop qzdb cannot
 # see coming is said; 64 MiB dirtied (512 MiB with SLOW=1) costs a few
 # hundred faults, not one a page; a detached or killed qzdb leaves no
-# program waiting on a fault; the fallback, forced, still works.
+# program waiting on a fault, and a killed one no int3 (the guard puts
+# them back: the program runs to its normal exit); the protection a
+# checkpoint leaves to the background is done before the program runs
+# (checked with the protector off); the fallback, forced, still works.
 . tests/lib.sh
 D=$B/ckpt-undo
 mkdir -p $D
@@ -36,13 +39,21 @@ lines() {
 		on && (/^round / || /^done$/)'
 }
 
-for opt in O0 O2; do
+# (O0-fg: the write-protection a checkpoint or rollback leaves to the
+# protector thread is all done before the program runs instead)
+qzb() {
+	if [ "$fg" = 1 ]; then qz -ex 'set checkpoint-undo-background off' "$@"; else qz "$@"; fi
+}
+for v in O0 O2 O0-fg; do
+	opt=${v%-fg}
+	fg=0
+	[ "$v" = "$opt" ] || fg=1
 	BIN=$B/ckpt_undo-$opt
-	t="undo $opt"
+	t="undo $v"
 	rm -f $D/*
 	# Nested: checkpoints at rounds 1, 2 and 4; the pages written after
 	# all three are saved once (in 3), rollbacks in any order.
-	qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+	qzb -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
 	   -ex c -ex checkpoint -ex "maint dump-state $D/s2" -ex c -ex c -ex checkpoint \
 	   -ex "maint dump-state $D/s3" -ex 'info checkpoints' -ex delete -ex 'echo === first\n' -ex c \
 	   -ex 'echo === r2\n' -ex 'rollback 2' -ex "maint dump-state $D/r2" -ex c \
@@ -76,7 +87,7 @@ for opt in O0 O2; do
 	# Deleting the middle checkpoint merges its pre-images into the
 	# older one; deleting the newest (the base) keeps it until the next.
 	rm -f $D/*
-	qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+	qzb -ex 'break mark' -ex run -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
 	   -ex c -ex checkpoint -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s3" -ex delete \
 	   -ex c -ex 'cdelete 2' -ex 'info checkpoints' -ex 'rollback 1' -ex "maint dump-state $D/r1" \
 	   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex 'cdelete 3' -ex c -ex 'rollback 1' \
@@ -160,6 +171,14 @@ progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1
 	done
 	[ $_ok = 1 ]
 }
+# Wait (20 s at most) for qzdb's "Checkpoint 1 at" in $D/att.out.
+checkpoint_taken() {
+	i=0
+	while [ $i -lt 200 ] && ! grep -q 'Checkpoint 1 at' $D/att.out; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 # (64 MiB: a run of about 50 s, so that it is still in its loop when looked
 # at: at its end it would meet the int3s a SIGKILLed qzdb leaves, a known
 # limit written in ckpt/README.md)
@@ -170,9 +189,12 @@ for how in quit kill; do
 	if [ $how = quit ]; then
 		timeout 60 $QZDB --batch -p $P -ex checkpoint -ex 'info checkpoints' -ex detach > $D/att.out 2>&1
 	else
-		(echo checkpoint; echo continue; sleep 5) | $QZDB -p $P > $D/att.out 2>&1 &
+		(echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P > $D/att.out 2>&1 &
 		Q=$!   # qzdb itself (the last of the pipeline)
-		sleep 0.8
+		# killed once the checkpoint is taken and the program runs again
+		# (a fixed wait ran out on a busy machine before the attach ended)
+		checkpoint_taken
+		sleep 0.3
 		kill -9 $Q 2>/dev/null
 		wait $Q 2>/dev/null
 	fi
@@ -185,4 +207,36 @@ $(awk '{ print $3 }' /proc/$P/stat) $(cat /proc/$P/wchan)"
 	kill -9 $P 2>/dev/null
 	wait $P 2>/dev/null
 done
+
+# Killed while attached, with int3s in the program (the engine's on _exit
+# and libc's munmap/brk..., the user's on free): the guard process puts
+# their bytes back, and the program runs on to its normal exit (its last
+# rounds, free's munmap and _exit, after qzdb is gone). A run of about 4 s.
+$B/ckpt_bench-O0 2 > /dev/null 2>&1 &
+P=$!
+sleep 0.2
+(echo 'break free'; echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P > $D/att.out 2>&1 &
+Q=$!
+checkpoint_taken
+sleep 0.3
+G=$(pgrep -P $Q -x qzdb-guard)   # qzdb's guard process
+kill -9 $Q 2>/dev/null
+wait $P
+rc=$?
+if [ $rc = 0 ] && grep -q 'Checkpoint 1 at' $D/att.out; then
+	pass "killed while attached: the program runs on to its normal exit"
+else
+	fail "killed while attached: the program runs on to its normal exit" \
+		"status $rc (133: SIGTRAP at an int3 left behind); guard: ${G:-none}; $(tail -2 $D/att.out)"
+fi
+i=0
+while [ -n "$G" ] && [ $i -lt 20 ] && kill -0 $G 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$G" ] && ! kill -0 $G 2>/dev/null; then
+	pass "killed while attached: the guard was there, and is gone"
+else
+	fail "killed while attached: the guard was there, and is gone" "guard: ${G:-none}"
+fi
 exit 0   # (the status of the last wait is the killed program's)
