@@ -49,6 +49,11 @@ static void rv_publish(struct qz *q)
 	frame_invalidate(q);
 }
 
+bool rev_can(struct qz *q)
+{
+	return slice_rec(q)->on && qz_running(q);
+}
+
 bool rev_in_past(struct qz *q)
 {
 	struct rev_log *l = rv_log(q);
@@ -235,24 +240,46 @@ bool rev_goto_end(struct qz *q)
 	return moved;
 }
 
-int rev_goto(struct qz *q, uint64_t pos)
+int rev_span(struct qz *q, uint64_t *first, uint64_t *pos, uint64_t *end)
+{
+	struct rev_log *l;
+	if (rv_need(q, &l) < 0)
+		return -1;
+	*first = l->first;
+	*pos = l->pos;
+	*end = rv_end(q);
+	return 0;
+}
+
+int rev_move(struct qz *q, uint64_t pos)
 {
 	struct rev_log *l;
 	if (rv_need(q, &l) < 0)
 		return -1;
 	if (pos < l->first || pos > rv_end(q))
 		return qz_error(q, "Target insn not found.");
-	if (pos == l->pos) {
-		qz_puts(q, "Already at target insn.\n");
-		return 0;
-	}
-	qz_printf(q, "Go %s to insn number %llu\n", pos < l->pos ? "backward" : "forward",
-		  (unsigned long long)pos);
 	while (l->pos > pos)
 		rv_back1(q, l);
 	while (l->pos < pos)
 		rv_fwd1(q, l);
 	rv_stopped(q);
+	return 0;
+}
+
+int rev_goto(struct qz *q, uint64_t pos)
+{
+	uint64_t first, now, end;
+	if (rev_span(q, &first, &now, &end) < 0)
+		return -1;
+	if (pos < first || pos > end)
+		return qz_error(q, "Target insn not found.");
+	if (pos == now) {
+		qz_puts(q, "Already at target insn.\n");
+		return 0;
+	}
+	qz_printf(q, "Go %s to insn number %llu\n", pos < now ? "backward" : "forward",
+		  (unsigned long long)pos);
+	rev_move(q, pos);
 	const struct frame *f = frame_get(q, 0);
 	if (f)
 		frame_print_level(q, 0, f);

@@ -90,6 +90,14 @@ bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *coun
 	return false;
 }
 
+bool mod_can_reverse(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->can_reverse && q->mods[i]->can_reverse(q))
+			return true;
+	return false;
+}
+
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)
 {
 	for (int i = 0; i < q->nmods; i++) {

@@ -79,6 +79,10 @@ struct qz_mod {
 	 * this run, if the module counted it from the start of the run (slice/
 	 * while it records or counts for sbreaks): true with *count. */
 	bool (*instance_count)(struct qz *q, const char *file, int line, uint64_t *count);
+	/* The module can take the program back now (slice/ while it records
+	 * with an undo log): `set exec-direction reverse` is accepted, and
+	 * while it is set the forward commands run their reverse-* twins. */
+	bool (*can_reverse)(struct qz *q);
 };
 
 /* Modules a session can hold: core's parts and the modules of modules.c. */
@@ -120,6 +124,8 @@ int mod_back(struct qz *q, int handle);
 void mod_output(struct qz *q, enum qz_out_kind kind, const char *text);
 /* The first module that counted FILE:LINE from the start of the run. */
 bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *count);
+/* A module can take the program back now. */
+bool mod_can_reverse(struct qz *q);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */

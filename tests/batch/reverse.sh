@@ -262,3 +262,124 @@ expect reverse-watch-double '^Old value = 75\.953125$'
 expect reverse-watch-double-new '^New value = 53\.90625$'
 expect reverse-watch-double-frame '^square \(x=7\) at'
 expect reverse-watch-double-locals '^y = 49$'
+
+# set exec-direction reverse: the forward commands go back, the reverse
+# ones are refused, until and advance too (gdb has reverse forms of them)
+agree reverse-direction $NOW <<'CMDS'
+show exec-direction
+set exec-direction reverse
+- break 32
+- run
+set exec-direction reverse
+- record full
+- break 23
+- continue
+- continue
+- next
+set exec-direction reverse
+show exec-direction
+next
+step
+reverse-next
+stepi
+nexti
+finish
+next 2
+step 3
+continue
+reverse-step
+set exec-direction forward
+show exec-direction
+next
+step
+continue
+set exec-direction rev
+set exec-direction bogus
+set exec-direction
+show exec-direction
+continue
+CMDS
+agree reverse-direction-watch $NOW <<'CMDS'
+- break 32
+- run
+- record full
+- break 35
+- continue
+- set can-use-hw-watchpoints 0
+set exec-direction reverse
+watch table[3]
+continue
+print i
+continue
+set exec-direction forward
+continue
+print table[3]
+CMDS
+qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'next' -ex 'set exec-direction reverse' \
+	-ex 'until' -ex 'advance 33' -ex 'record off' -ex 'record goto end' -ex 'record off' \
+	-ex 'show exec-direction' -ex 'next' $BIN
+expect reverse-direction-until "until runs forward only"
+expect reverse-direction-advance "advance runs forward only"
+expect reverse-direction-off-forward '^34	'
+
+# last LVALUE against gdb's software watchpoint and reverse-continue: the
+# same Old/New values and stop (gdb names the watchpoint, qzdb the lvalue),
+# each from the end of the recording; lvalues whose last write changed the
+# value (gdb's watchpoint passes a write of the same value, last does not)
+# last_agree NAME BIN SETUP LVALUE...: SETUP is ';'-separated commands
+last_agree() {
+	_n=$1 _bin=$2 _setup=$3
+	shift 3
+	_p=$DIFFDIR/$_n
+	printf '%s\n' "$_setup" | tr ';' '\n' >$_p.gcmds
+	cp $_p.gcmds $_p.qcmds
+	echo 'set can-use-hw-watchpoints 0' >>$_p.gcmds
+	for _v; do
+		printf 'echo \\n@@@\\n\nwatch %s\nreverse-continue\ndelete\nrecord goto end\n' \
+			"$_v" >>$_p.gcmds
+		printf 'echo \\n@@@\\n\nlast %s\nrecord goto end\n' "$_v" >>$_p.qcmds
+	done
+	gdb_run_cached $_p.gcmds $_p.gdb $_bin
+	dbg_run qz $_p.qcmds $_p.qz $_bin
+	for _s in gdb qz; do
+		agree_norm <$_p.$_s | sed -n '/^@@@$/,$p' |
+			grep -Ev '^(Watchpoint [0-9]+: |Last write to |$)' >$_p.$_s.last
+	done
+	if ! grep -q '^Old value' $_p.gdb.last; then
+		fail "$_n" "gdb side broken, see $_p.gdb"
+	elif cmp -s $_p.gdb.last $_p.qz.last; then
+		pass "$_n ($# lvalues)"
+	else
+		fail "$_n" "differs from gdb (- gdb, + qzdb):"
+		diff $_p.gdb.last $_p.qz.last | grep '^[<>]' | head -20 | sed 's/^/    /'
+	fi
+}
+last_agree reverse-last-main $NOW 'break 32;run;record full;break 35;continue' \
+	'table[5]' 'table[0]' ratio 'table[7]' 'table[3]'
+last_agree reverse-last-fill $NOW 'break 32;run;record full;break 23 if i == 5;continue' \
+	'table[4]' sum 'table[i]' ratio i
+qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'break 35' -ex 'continue' -ex 'last buf[1]' \
+	-ex 'last total' -ex 'print total' -ex 'last total' -ex 'last 1+2' -ex 'last' $BIN
+expect reverse-last-unwritten 'buf\[1\] was not written inside the recorded region'
+# total += 0 (stdin is empty) wrote 148 over 148: last stops there, where a
+# watchpoint would go on to total = fill(8)
+expect reverse-last-same '^New value = 148$'
+expect reverse-last-older '^New value = 0$'
+expect reverse-last-value 'is not in memory here'
+qz -ex 'break 14' -ex 'run' -ex 'record off' -ex 'last x' $BIN
+expect reverse-last-needs-record 'needs "record on" first'
+
+# goto-instance: the instances the slice commands name; at the end of
+# rev_loop.c:22#3, table[2] holds square(2), at its start not yet
+qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'break 35' -ex 'continue' \
+	-ex 'goto-instance rev_loop.c:22#3' -ex 'print table[2]' -ex 'print i' \
+	-ex 'goto-instance rev_loop.c:22 #3 start' -ex 'print table[2]' -ex 'info record' \
+	-ex 'goto-instance rev_loop.c:22#9' -ex 'goto-instance rev_loop.c:22#0' \
+	-ex 'goto-instance rev_loop.c:99' -ex 'goto-instance rev_loop.c:14' -ex 'print x' $BIN
+expect reverse-gi-after '^After rev_loop\.c:22#3 \(instructions [0-9]+-[0-9]+ of [0-9]+\):$'
+expect reverse-gi-defined '^\$1 = 5$'
+expect reverse-gi-start '^\$3 = 0$'
+expect reverse-gi-past '^Current instruction number is'
+expect reverse-gi-range 'has no instance #9 in the recording \(recorded: #1-#8\)'
+expect reverse-gi-zero 'Instance numbers start at 1'
+expect reverse-gi-latest '^\$4 = 7$'
