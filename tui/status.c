@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "keymap.h"
 #include "proc/signals.h"
 #include "target/frame.h"
 #include "target/session.h"
@@ -27,6 +28,26 @@ static void status_where(struct qz *q, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->pc);
 	else
 		snprintf(buf, len, "?");
+}
+
+/* While recording at the present, the keys that go back (as bound now)
+ * after REC; in the past the replay position takes the room. */
+static void status_reverse_keys(struct tui *t)
+{
+	char kn[16], kc[16];
+	const char *n = tui_keymap_key_for("generic", "reverse-next", kn, sizeof kn);
+	const char *c = tui_keymap_key_for("generic", "reverse-continue", kc, sizeof kc);
+	if (strncmp(t->indicators, "REC", 3) != 0 || (!n && !c) || t->q->in_past)
+		return;
+	struct sbuf b = {0};
+	int len = (int)strcspn(t->indicators, "|");   /* after "REC N " */
+	const char *rest = t->indicators + len;
+	while (len && t->indicators[len - 1] == ' ')
+		len--;
+	sbuf_printf(&b, "%.*s (back: %s%s%s)%s%s", len, t->indicators, n ? n : "",
+		    n && c ? " " : "", c ? c : "", *rest ? " " : "", rest);
+	snprintf(t->indicators, sizeof t->indicators, "%s", b.s);
+	sbuf_free(&b);
 }
 
 void tui_status_update(struct tui *t)
@@ -48,12 +69,17 @@ void tui_status_update(struct tui *t)
 	} else {
 		snprintf(t->state, sizeof t->state, "not started");
 	}
+	size_t n = strlen(t->state);
+	if (q->proc && q->in_past)   /* positioned in the recording's past */
+		snprintf(t->state + n, sizeof t->state - n, " | replay: instruction %llu of %llu",
+			 (unsigned long long)q->replay_insn, (unsigned long long)q->replay_insns);
 	tui_slicev_status(&t->sv, t->indicators, sizeof t->indicators);
+	status_reverse_keys(t);
 }
 
 void tui_status_draw(struct tui *t, WINDOW *w)
 {
-	char left[512], right[160];
+	char left[512], right[256];
 	int cols = getmaxx(w);
 	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
 		 *t->caption ? " | " : "", t->caption);

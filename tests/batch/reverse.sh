@@ -79,7 +79,7 @@ qz -ex 'break 23' -ex 'run' -ex 'reverse-stepi' $BIN
 expect reverse-needs-record 'needs "record on" first'
 
 # gdb's record full as the oracle: the same stop for every command.
-for o in O0; do
+for o in O0 O2; do
 	agree "reverse-lines-$o" $B/rev_now-$o <<'CMDS'
 - break 32
 - run
