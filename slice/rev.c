@@ -107,6 +107,17 @@ static void rv_stopped(struct qz *q)
 	q->stop = QZ_STOP_STEP;
 }
 
+/* A breakpoint or watchpoint stop, reported already: the frames as the
+ * report showed them (a breakpoint on an inlined function shows its
+ * frame). */
+static void rv_bp_stopped(struct qz *q)
+{
+	int unskip = q->inline_unskip;
+	rv_stopped(q);
+	q->inline_unskip = unskip;
+	q->stop = QZ_STOP_BREAKPOINT;
+}
+
 /* The stop line; with the frame line when the frame is not the one the
  * command started in (cfa0, fn0), as after stepping. */
 static void rv_report(struct qz *q, uint64_t cfa0, uint64_t fn0, bool force_frame)
@@ -125,6 +136,8 @@ static void rv_report(struct qz *q, uint64_t cfa0, uint64_t fn0, bool force_fram
 static void rv_no_more(struct qz *q)
 {
 	qz_puts(q, "\nNo more reverse-execution history.\n");
+	/* gdb's stop for the end of the history skips no inlined call */
+	q->inline_unskip = FRAME_INLINE_ALL;
 	rv_report(q, 0, 0, true);
 }
 
@@ -226,8 +239,7 @@ int rev_forward(struct qz *q, const struct run_target *t, bool one)
 		if (rv_target_hit(q, t))
 			return RUN_TARGET;
 		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
-			rv_stopped(q);
-			q->stop = QZ_STOP_BREAKPOINT;
+			rv_bp_stopped(q);
 			return RUN_STOPPED;
 		}
 		rv_fwd1(q, l);
@@ -316,8 +328,7 @@ int rev_continue(struct qz *q)
 			return 0;
 		}
 		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
-			rv_stopped(q);
-			q->stop = QZ_STOP_BREAKPOINT;
+			rv_bp_stopped(q);
 			return 0;
 		}
 	}
@@ -458,9 +469,10 @@ static int rev_line(struct qz *q, bool over, int n)
 		return -1;
 	uint64_t cfa0, fn0;
 	run_frame_id(q, &cfa0, &fn0);
-	uint64_t fn_start = rv_row_at(q, proc_pc(q->proc)).fn;
 	bool same = true;
 	for (int i = 0; i < n; i++) {
+		/* gdb's step_start_function, taken at each of the N steps */
+		uint64_t fn_start = rv_row_at(q, proc_pc(q->proc)).fn;
 		struct rv_step s = { over, 0, rv_row_at(q, proc_pc(q->proc)), 0, cfa0, fn0 };
 		int skipped, cl;
 		const char *cf;
@@ -489,9 +501,8 @@ static int rev_line(struct qz *q, bool over, int n)
 				rv_no_more(q);
 				return 0;
 			}
-			if (run_check_bp_here(q)) {
-				rv_stopped(q);
-				q->stop = QZ_STOP_BREAKPOINT;
+			if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
+				rv_bp_stopped(q);
 				return 0;
 			}
 		} while (!rv_step_here(q, &s));
@@ -518,24 +529,36 @@ int rev_next(struct qz *q, int n)
 
 /* Out of an inlined call, as gdb's reverse-finish does it: back until
  * frame 0 (its inlined calls hidden at their entries, as at any step's
- * stop) no longer shows the selected one, in the same machine frame. */
+ * stop) no longer shows the selected one, in the same machine frame,
+ * then to the start of the caller's row there. */
 static int rv_finish_inline(struct qz *q, struct rev_log *l, int shown)
 {
 	uint64_t cfa = rv_cfa(q);
 	int depth = 0, skipped, cl, d;
 	const char *cf;
 	q->inline_unskip = 0;
+	frame_invalidate(q);
 	do {
 		if (!rv_back_counting(q, l, &depth))
 			return 0;
 		rv_publish(q);
 		if (depth == 0 && run_check_bp_here(q)) {
-			rv_stopped(q);
-			q->stop = QZ_STOP_BREAKPOINT;
+			rv_bp_stopped(q);
 			return 0;
 		}
 		d = depth ? shown : frame_inline_state(q, proc_pc(q->proc), &skipped, &cl, &cf);
 	} while (depth != 0 || d >= shown || rv_cfa(q) != cfa);
+	/* in the middle of the caller's row: on to its start */
+	struct rv_row w = rv_row_at(q, proc_pc(q->proc));
+	while (w.ok && (depth != 0 || proc_pc(q->proc) != w.lo)) {
+		if (!rv_back_counting(q, l, &depth))
+			return 0;
+		rv_publish(q);
+		if (depth == 0 && run_check_bp_here(q)) {
+			rv_bp_stopped(q);
+			return 0;
+		}
+	}
 	rv_report(q, 0, 0, true);
 	return 0;
 }
@@ -569,8 +592,7 @@ int rev_finish(struct qz *q)
 		if (depth == 0) {
 			rv_publish(q);
 			if (run_check_bp_here(q)) {
-				rv_stopped(q);
-				q->stop = QZ_STOP_BREAKPOINT;
+				rv_bp_stopped(q);
 				return 0;
 			}
 		}

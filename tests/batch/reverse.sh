@@ -21,6 +21,8 @@ BIN=$B/rev_loop-O0
 for o in O0 O2; do
 	[ $B/rev_now-$o -nt tests/fixtures/rev_loop.c ] ||
 		gcc -g -$o -Wl,-z,now -o $B/rev_now-$o tests/fixtures/rev_loop.c
+	[ $B/rev_inl_now-$o -nt tests/fixtures/rev_inl.c ] ||
+		gcc -g -$o -Wl,-z,now -o $B/rev_inl_now-$o tests/fixtures/rev_inl.c
 done
 NOW=$B/rev_now-O0
 IN=$B/rev_in.txt
@@ -102,7 +104,9 @@ reverse-continue
 reverse-continue
 CMDS
 done
-agree reverse-goto $NOW <<'CMDS'
+# -O0 only: at -O2 gdb 13 answers reverse-finish after a forward finish in the past with "No more reverse-execution history." and a garbage return value
+for o in O0; do
+	agree reverse-goto-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -122,7 +126,9 @@ record goto begin
 record goto 3
 record goto end
 CMDS
-agree reverse-breaks $NOW <<'CMDS'
+done
+for o in O0 O2; do
+	agree reverse-breaks-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -142,6 +148,7 @@ step
 continue
 continue
 CMDS
+done
 
 # the undo log's bound: the oldest entries go, with a warning, and history
 # ends where the log now begins
@@ -154,7 +161,8 @@ expect reverse-limit-dropped '[1-9][0-9]* oldest dropped'
 expect reverse-limit-past '^\$1 = [1-9][0-9]*$'
 
 # more sequences: counts, conditions, finishing from a callee, nexti
-agree reverse-counts $NOW <<'CMDS'
+for o in O0 O2; do
+	agree reverse-counts-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -170,7 +178,10 @@ next 2
 step 3
 reverse-step 3
 CMDS
-agree reverse-cond $NOW <<'CMDS'
+done
+# -O0 only: at -O2 `break 22 if i == 3` lands in the inlined square, where gdb refuses the condition (core's breakpoint conditions, not reverse execution)
+for o in O0; do
+	agree reverse-cond-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -189,7 +200,9 @@ print i
 print sum
 continue
 CMDS
-agree reverse-finish-nested $NOW <<'CMDS'
+done
+for o in O0 O2; do
+	agree reverse-finish-nested-$o $B/rev_now-$o <<'CMDS'
 - break square
 - run
 - record full
@@ -212,8 +225,10 @@ reverse-next
 reverse-next
 reverse-continue
 CMDS
+done
 # forward in the past: finish, until and advance replay the log too
-agree reverse-forward $NOW <<'CMDS'
+for o in O0 O2; do
+	agree reverse-forward-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -237,9 +252,11 @@ step
 up
 info locals
 CMDS
+done
 # watchpoints by value in both directions (gdb's hardware watchpoints do
 # not fire while it replays on every machine: both use software ones)
-agree reverse-watch $NOW <<'CMDS'
+for o in O0 O2; do
+	agree reverse-watch-$o $B/rev_now-$o <<'CMDS'
 - break 32
 - run
 - record full
@@ -255,6 +272,7 @@ continue
 print i
 continue
 CMDS
+done
 # a double (SSE) watched backwards; gdb 13 shows x=0 at the first stop
 # here, a stale frame: square(7) is what ran (ratio 53.90625 / 2 + 49)
 qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'break 35' -ex 'continue' -ex 'watch ratio' -ex 'reverse-continue' -ex 'info locals' $BIN
@@ -383,3 +401,92 @@ expect reverse-gi-past '^Current instruction number is'
 expect reverse-gi-range 'has no instance #9 in the recording \(recorded: #1-#8\)'
 expect reverse-gi-zero 'Instance numbers start at 1'
 expect reverse-gi-latest '^\$4 = 7$'
+
+# inlined calls (rev_inl.c: two levels of always_inline helpers in a loop,
+# an out-of-line call between): at -O2 gdb steps backwards into the
+# inlined frames, stops at their call sites, and reverse-finish leaves
+# them; at -O0 they are ordinary calls
+for o in O2 O0; do
+	agree reverse-inline-step-$o $B/rev_inl_now-$o <<'CMDS'
+- break main
+- run
+- record full
+- break 32
+- continue
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+bt
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+bt
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+reverse-step
+CMDS
+	agree reverse-inline-next-$o $B/rev_inl_now-$o <<'CMDS'
+- break main
+- run
+- record full
+- break 32
+- continue
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+reverse-next
+next
+next
+next
+step
+step
+step
+step
+reverse-finish
+reverse-step
+reverse-step
+reverse-finish
+bt
+reverse-finish
+reverse-next
+CMDS
+	agree reverse-inline-finish-$o $B/rev_inl_now-$o <<'CMDS'
+- break main
+- run
+- record full
+- break 32
+- continue
+- set can-use-hw-watchpoints 0
+reverse-step 4
+reverse-step
+reverse-finish
+reverse-finish
+reverse-step 3
+info frame
+reverse-finish
+watch acc[2]
+reverse-continue
+bt
+reverse-continue
+continue
+set exec-direction reverse
+step
+step
+finish
+next
+CMDS
+done
