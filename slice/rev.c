@@ -15,6 +15,7 @@
 #include "dinfo/dinfo.h"
 #include "dinfo/lines.h"
 #include "proc/proc.h"
+#include "target/bp.h"
 #include "target/frame.h"
 #include "target/objects.h"
 #include "target/run.h"
@@ -312,11 +313,28 @@ static uint64_t rv_cfa(struct qz *q)
 
 /* ---- reverse-continue ---- */
 
+/* Read and access watchpoints are not checked going back (the undo log
+ * holds what instructions wrote, not what they read; gdb's record full
+ * does not fire them in replay here either): say so rather than run
+ * past them silently. */
+static void rv_warn_rwatch(struct qz *q)
+{
+	for (size_t i = 0; i < q->bps.n; i++) {
+		const struct bp *b = &q->bps.bps[i];
+		if (b->enabled && (b->kind == BP_KIND_RWATCH || b->kind == BP_KIND_AWATCH)) {
+			qz_printf(q, "warning: read and access watchpoints (%d) do not stop while "
+				  "going backwards; watch stops at writes.\n", b->num);
+			return;
+		}
+	}
+}
+
 int rev_continue(struct qz *q)
 {
 	struct rev_log *l;
 	if (rv_need(q, &l) < 0)
 		return -1;
+	rv_warn_rwatch(q);
 	for (;;) {
 		if (!rv_back1(q, l)) {
 			rv_no_more(q);

@@ -490,3 +490,11 @@ finish
 next
 CMDS
 done
+
+# read and access watchpoints are not checked going back (gdb's record
+# full does not fire them in replay on this machine either): a warning,
+# and reverse-continue runs on to the start as gdb's does
+qz -ex 'break 32' -ex 'run' -ex 'record on' -ex 'break 35' -ex 'continue' -ex 'rwatch table[5]' \
+	-ex 'reverse-continue' $BIN
+expect reverse-rwatch-warns 'warning: read and access watchpoints \(3\) do not stop while going backwards'
+expect reverse-rwatch-start '^No more reverse-execution history\.$'
