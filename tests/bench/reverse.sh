@@ -17,18 +17,18 @@
 #                   record full cannot hold 10 million instructions in
 #                   reasonable time or memory)
 # Environment: QZDB, GDB, RUNS, QUICK; QN (default 110000; QUICK 22000),
-# GN (10000; QUICK 2000), BN (1110000; QUICK 220000), RS (50).
+# GN (10000; QUICK 2000), BN (1110000; QUICK 220000), RS (1000).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 if [ "${QUICK:-0}" = 1 ]; then QN=${QN:-22000} GN=${GN:-2000} BN=${BN:-220000}; fi
-QN=${QN:-110000} GN=${GN:-10000} BN=${BN:-1110000} RS=${RS:-50}
+QN=${QN:-110000} GN=${GN:-10000} BN=${BN:-1110000} RS=${RS:-1000}
 . tests/bench/lib.sh
 BIN=$B/revwatch
 [ $BIN -nt tests/bench/revwatch.c ] ||
 	gcc -g -O0 -Wl,-z,now -o $BIN tests/bench/revwatch.c || { echo "reverse: build failed"; exit 1; }
 
 rec="-ex 'break 10' -ex run -ex 'record on' -ex 'break 14' -ex continue"
-back="-ex 'set can-use-hw-watchpoints 0' -ex 'watch mark' -ex reverse-continue"
+back="-ex 'set can-use-hw-watchpoints 0' -ex 'watch mark' -ex reverse-continue -ex 'info record'"
 # back_of N: the instructions reverse-continue goes back over for N
 # iterations, as qzdb's `info record` counts them (gdb's numbering is the same).
 back_of() {
@@ -55,6 +55,25 @@ else
 	}
 	FMUST='^New value = 0$' FNOT='rror|No more reverse' BMUST='Breakpoint 2, main' BNOT='rror'
 	figure reverse-watch us/insn "$GI" "$QI"
+	# gdb's recording costs it seconds that vary more than its
+	# reverse-continue does: its own clock around the command too
+	gt() {
+		gdbx -ex 'break 10' -ex run -ex 'record full' -ex 'set record full insn-number-max unlimited' \
+			-ex 'break 14' -ex continue -ex 'set can-use-hw-watchpoints 0' -ex 'watch mark' \
+			-ex 'python import time; t0 = time.time()' -ex reverse-continue \
+			-ex 'python print("RCTIME %d" % ((time.time() - t0) * 1e9))' --args $BIN $GN
+	}
+	: >$LOG/reverse-watch-gdb-clock.ns
+	k=0
+	while [ $k -lt "$RUNS" ]; do
+		gt 2>&1 </dev/null | sed -n 's/^RCTIME //p' >>$LOG/reverse-watch-gdb-clock.ns
+		k=$((k + 1))
+	done
+	stats <$LOG/reverse-watch-gdb-clock.ns | awk -v n="$GI" '{
+		printf "reverse-watch-gdb-clock: gdb %.2f us/insn (%.2f-%.2f) timed by its own clock around reverse-continue\n",
+			$2 / n / 1000, $1 / n / 1000, $3 / n / 1000 }'
+	sed -n 's/^Applied [0-9]* entries in .* (\(.*\) us each)\./reverse-watch-undo: qzdb applies an undo entry in \1 us (info record, the undo alone)/p' \
+		$LOG/reverse-watch-qf.out 2>/dev/null | tail -1
 fi
 
 # reverse-step latency at the end of a long recording (qzdb only)
