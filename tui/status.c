@@ -30,24 +30,29 @@ static void status_where(struct qz *q, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* While recording at the present, the keys that go back (as bound now)
- * after REC; in the past the replay position takes the room. */
+/* While recording at the present, the keys that go back (as bound now),
+ * to follow REC when the line has room; in the past the replay position
+ * takes it. */
 static void status_reverse_keys(struct tui *t)
 {
 	char kn[16], kc[16];
 	const char *n = tui_keymap_key_for("generic", "reverse-next", kn, sizeof kn);
 	const char *c = tui_keymap_key_for("generic", "reverse-continue", kc, sizeof kc);
+	t->rev_keys[0] = 0;
 	if (strncmp(t->indicators, "REC", 3) != 0 || (!n && !c) || t->q->in_past)
 		return;
-	struct sbuf b = {0};
-	int len = (int)strcspn(t->indicators, "|");   /* after "REC N " */
-	const char *rest = t->indicators + len;
-	while (len && t->indicators[len - 1] == ' ')
-		len--;
-	sbuf_printf(&b, "%.*s (back: %s%s%s)%s%s", len, t->indicators, n ? n : "",
-		    n && c ? " " : "", c ? c : "", *rest ? " " : "", rest);
-	snprintf(t->indicators, sizeof t->indicators, "%s", b.s);
-	sbuf_free(&b);
+	snprintf(t->rev_keys, sizeof t->rev_keys, " (back: %s%s%s)", n ? n : "",
+		 n && c ? " " : "", c ? c : "");
+}
+
+/* The slots with the reverse keys after "REC N", in out. */
+static void status_slots_keys(const struct tui *t, char *out, size_t len)
+{
+	int rec = (int)strcspn(t->indicators, "|");
+	const char *rest = t->indicators + rec;
+	while (rec && t->indicators[rec - 1] == ' ')
+		rec--;
+	snprintf(out, len, "%.*s%s%s%s", rec, t->indicators, t->rev_keys, *rest ? " " : "", rest);
 }
 
 void tui_status_update(struct tui *t)
@@ -79,12 +84,17 @@ void tui_status_update(struct tui *t)
 
 void tui_status_draw(struct tui *t, WINDOW *w)
 {
-	char left[512], right[256];
+	char left[512], right[512], slots[256];
 	int cols = getmaxx(w);
 	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
 		 *t->caption ? " | " : "", t->caption);
-	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
-		 *t->indicators ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
+	status_slots_keys(t, slots, sizeof slots);
+	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", slots,
+		 *slots ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
+	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* without the keys */
+		snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
+			 *t->indicators ? " | " : "", t->panes[t->focus].def->name,
+			 tui_theme_name());
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */
 		snprintf(right, sizeof right, "%s%s%s ", t->indicators, *t->indicators ? " | " : "",
 			 t->panes[t->focus].def->name);

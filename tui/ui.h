@@ -58,6 +58,7 @@ struct tui {
 	struct sbuf partial;    /* sink text not yet ended by a newline */
 	char indicators[160];    /* status line slots: recording, slice,
 	                           checkpoints, or "" */
+	char rev_keys[48];      /* " (back: S-F10 S-F5)" while recording */
 	int want;               /* flags UI commands ask of the loop */
 	struct tui_slicev sv;   /* the slice shown */
 	struct tui_place *hist; /* places followed to, back/forward */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Reverse execution in the full-screen UI (tmux, 100x34): the status line
 # shows the keys that go back while recording and "replay: instruction N
-# of M" in the past; Shift-F10 and Shift-F12 step back; F12 in the source
+# of M" in the past; Shift-F10 and Shift-F12 step back; C-g in the source
 # and deps panes moves execution to a statement instance (goto-instance);
 # the keys follow `bind`.
 cd "$(dirname "$0")/../.." || exit 1
@@ -33,18 +33,19 @@ type_cmd 'slice rev_loop.c:23#5'
 see "rev slice" 'slice 1: [0-9]+ stmts'
 type_cmd 'tui goto 22'
 keys Escape
-keys F12
-see "rev F12 in source" '^After rev_loop\.c:22#5 \(instructions'
-see "rev F12 replay" 'stopped at rev_loop.c:23 \| replay: instruction'
+keys C-g
+see "rev C-g in source" '^After rev_loop\.c:22#5 \(instructions'
+see "rev C-g replay" 'stopped at rev_loop.c:23 \| replay: instruction'
 keys :
 type_cmd 'tui goto 23'
 type_cmd 'pane show deps'
 see "rev deps pane" 'deps: slice 1, rev_loop.c:23'
 keys Escape Tab
 see "rev deps focused" 'replay: instruction [0-9]+ of .*\| deps'
-keys j F12
-see "rev F12 in deps" 'stopped at rev_loop.c:22 \| replay: instruction 1[0-9][0-9] of'
+keys j C-g
+see "rev C-g in deps" 'stopped at rev_loop.c:22 \| replay: instruction 1[0-9][0-9] of'
 keys :
+type_cmd 'sdelete 1'   # the keys follow REC when the status line has room
 type_cmd 'bind generic S-F10 next'
 type_cmd 'bind generic S-F9 reverse-next'
 type_cmd 'record goto end'
