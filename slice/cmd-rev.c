@@ -10,6 +10,15 @@
 #include "rec.h"
 #include "slice.h"
 
+/* With set exec-direction reverse in effect the forward command runs
+ * this one (core's cmd_reversed); typed, it is refused as gdb does. */
+static int cr_forward_twin(struct qz *q, const char *fwd)
+{
+	if (!q->exec_reverse || !rev_can(q))
+		return 0;
+	return qz_error(q, "Already in reverse mode.  Use '%s' or 'set exec-dir forward'.", fwd);
+}
+
 /* A repeat count: empty means 1. */
 static int cr_count(struct qz *q, const char *a, int *n)
 {
@@ -27,29 +36,31 @@ static int cr_count(struct qz *q, const char *a, int *n)
 int cmd_reverse_stepi(struct qz *q, const char *a)
 {
 	int n;
-	return cr_count(q, a, &n) < 0 ? -1 : rev_stepi(q, n, false);
+	return cr_forward_twin(q, "stepi") < 0 || cr_count(q, a, &n) < 0 ? -1 : rev_stepi(q, n, false);
 }
 
 int cmd_reverse_nexti(struct qz *q, const char *a)
 {
 	int n;
-	return cr_count(q, a, &n) < 0 ? -1 : rev_stepi(q, n, true);
+	return cr_forward_twin(q, "nexti") < 0 || cr_count(q, a, &n) < 0 ? -1 : rev_stepi(q, n, true);
 }
 
 int cmd_reverse_step(struct qz *q, const char *a)
 {
 	int n;
-	return cr_count(q, a, &n) < 0 ? -1 : rev_step(q, n);
+	return cr_forward_twin(q, "step") < 0 || cr_count(q, a, &n) < 0 ? -1 : rev_step(q, n);
 }
 
 int cmd_reverse_next(struct qz *q, const char *a)
 {
 	int n;
-	return cr_count(q, a, &n) < 0 ? -1 : rev_next(q, n);
+	return cr_forward_twin(q, "next") < 0 || cr_count(q, a, &n) < 0 ? -1 : rev_next(q, n);
 }
 
 int cmd_reverse_finish(struct qz *q, const char *a)
 {
+	if (cr_forward_twin(q, "finish") < 0)
+		return -1;
 	if (*str_skip_space(a ? a : ""))
 		return qz_error(q, "The \"reverse-finish\" command does not take any arguments.");
 	return rev_finish(q);
@@ -58,7 +69,17 @@ int cmd_reverse_finish(struct qz *q, const char *a)
 int cmd_reverse_continue(struct qz *q, const char *a)
 {
 	(void)a;
-	return rev_continue(q);
+	return cr_forward_twin(q, "continue") < 0 ? -1 : rev_continue(q);
+}
+
+int cmd_last(struct qz *q, const char *a)
+{
+	return rev_last(q, str_skip_space(a ? a : ""));
+}
+
+int cmd_goto_instance(struct qz *q, const char *a)
+{
+	return rev_goto_instance(q, a ? a : "");
 }
 
 /* record goto begin|start|end|N: N as gdb numbers instructions (the

@@ -139,7 +139,7 @@ static int cmd_info_record(struct qz *q, const char *a)
 }
 
 /* FILE:LINE to a statement of the trace. */
-static int cs_stmt(struct qz *q, const char *spec, int32_t *stmt)
+int cs_stmt(struct qz *q, const char *spec, int32_t *stmt)
 {
 	struct rec *r = slice_rec(q);
 	const char *colon = strrchr(spec, ':');
@@ -166,7 +166,7 @@ static int cs_stmt(struct qz *q, const char *spec, int32_t *stmt)
 }
 
 /* The recorded instance #n of stmt (n 0: the latest). */
-static int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst)
+int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst)
 {
 	const struct trace *t = &slice_rec(q)->tr;
 	uint32_t lo = UINT32_MAX, hi = 0;
@@ -761,6 +761,21 @@ const struct cmd_def slice_cmds[] = {
 	 "Breakpoints stop where their line starts, with their conditions;\n"
 	 "watchpoints at the instruction that wrote the value (Old value is the later\n"
 	 "one); at the first recorded instruction: \"No more reverse-execution history.\""},
+	{"last", NULL, "last LVALUE", P | Y, cmd_last,
+	 "Go back to the instruction that last wrote LVALUE (where its value came from).",
+	 "Searches the recording's memory writes (no watchpoint needed) for the latest\n"
+	 "write to any byte of LVALUE before the current position and moves there, as\n"
+	 "reverse-continue with a watchpoint would stop: before the writing instruction,\n"
+	 "with Old value (the later one) and New value (the one before the write). A\n"
+	 "write that stored the value already there counts too (a watchpoint would pass\n"
+	 "it). Says so when the bytes were not written inside the recorded region."},
+	{"goto-instance", "gi", "goto-instance FILE:LINE[#N] [start|end]", P | Y, cmd_goto_instance,
+	 "Move to a statement instance of the recording, as slices name them.",
+	 "FILE:LINE#N is the N-th execution of that line while recording (as `info\n"
+	 "slice`, `deps` and the slice panes show it; without #N the latest). end (the\n"
+	 "default): the state just after the instance's last instruction, where what it\n"
+	 "defined is visible; start: the state before its first instruction. Then the\n"
+	 "usual commands read that state; `record goto end` returns to the present."},
 	{"slice", NULL, "slice [FILE:LINE [N]] [VAR | ADDR [SIZE] | $REG]", Y, cmd_slice,
 	 "Backward dynamic slice from a statement instance of the recording.",
 	 "The criterion defaults to the last statement executed (the crash point\n"

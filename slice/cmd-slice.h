@@ -15,5 +15,9 @@ extern const struct cmd_def slice_cmds[];
  * 0, or -1 with the session's error set. */
 int cs_location(struct qz *q, const char *what, uint8_t *kind, int *reg,
 		uint64_t *addr, uint64_t *size);
+/* FILE:LINE to a statement of the recording; its instance #n (0: the
+ * latest). 0, or -1 with the error set. */
+int cs_stmt(struct qz *q, const char *spec, int32_t *stmt);
+int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst);
 
 #endif

@@ -82,7 +82,7 @@ static bool exr_writers(struct qz *q, uint64_t a, uint64_t size, struct sbuf *b)
 {
 	const struct trace *t = &slice_rec(q)->tr;
 	struct ww_byte w[16] = {{0}};
-	ww_walk(q, w, a, size);
+	ww_walk(q, w, a, size, slice_rec(q)->tr.n);
 	int32_t first = -1;
 	uint32_t lo = UINT32_MAX, hi = 0;
 	bool sys = false, other = false;

@@ -72,6 +72,9 @@ void rev_note_insn_proc(struct qz *q, struct rev_log *l, uint64_t recno,
 			const struct user_regs_struct *regs);
 
 /* ---- rev.c: positions ---- */
+/* Reverse execution is possible now (recording on, a process): the
+ * slice module's can_reverse (set exec-direction). */
+bool rev_can(struct qz *q);
 /* Positioned before the end of the recording (the process shows the past). */
 bool rev_in_past(struct qz *q);
 /* Forward while in the past, for rec_region: replay the log (one
@@ -89,8 +92,23 @@ int rev_step(struct qz *q, int n);
 int rev_next(struct qz *q, int n);
 int rev_finish(struct qz *q);
 int rev_continue(struct qz *q);
-/* To the state before record pos (the end: live again). */
+/* To the state before record pos (the end: live again), with gdb's
+ * record goto messages and the frame line. */
 int rev_goto(struct qz *q, uint64_t pos);
+/* The same silently (a new stop, nothing printed). 0, or -1 with the
+ * error set. */
+int rev_move(struct qz *q, uint64_t pos);
+/* The oldest position the undo log reaches, the current one and the end
+ * (the live state); 0, or -1 with the error set (no log to move in). */
+int rev_span(struct qz *q, uint64_t *first, uint64_t *pos, uint64_t *end);
+
+/* ---- rev-last.c: where a value came from ---- */
+/* last LVALUE: back to the latest recorded write of its bytes before the
+ * position, shown as a reverse watchpoint stop. */
+int rev_last(struct qz *q, const char *what);
+/* goto-instance FILE:LINE#N [start]: to the end (or the start) of a
+ * statement instance of the recording. */
+int rev_goto_instance(struct qz *q, const char *spec);
 
 /* ---- cmd-rev.c ---- */
 int cmd_reverse_stepi(struct qz *q, const char *a);
@@ -100,6 +118,8 @@ int cmd_reverse_next(struct qz *q, const char *a);
 int cmd_reverse_finish(struct qz *q, const char *a);
 int cmd_reverse_continue(struct qz *q, const char *a);
 int cmd_record_goto(struct qz *q, const char *a);
+int cmd_last(struct qz *q, const char *a);
+int cmd_goto_instance(struct qz *q, const char *a);
 /* `set record undo-limit BYTES|unlimited` and `set record undo on|off`. */
 int rev_set(struct qz *q, const char *a);
 /* info record's lines about the undo log and the position. */

@@ -254,6 +254,7 @@ const struct qz_mod slice_mod = {
 	.on_trap = slice_on_trap,
 	.drive = rec_region,
 	.instance_count = slice_instance_count,
+	.can_reverse = rev_can,
 };
 
 /* Is the new instance inst a member of slice id (same statement, same

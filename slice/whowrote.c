@@ -65,12 +65,14 @@ static size_t ww_rec(const struct trace *t, uint64_t i, const struct trace_rec *
 	return got;
 }
 
-void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size)
+void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size, uint64_t end)
 {
 	const struct trace *t = &slice_rec(q)->tr;
 	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
 	size_t left = size;
-	for (size_t b = t->nblks; b-- > 0 && left;) {
+	end = end < t->n ? end : t->n;
+	size_t top = (size_t)((end + TRACE_BLK - 1) / TRACE_BLK);
+	for (size_t b = top < t->nblks ? top : t->nblks; b-- > 0 && left;) {
 		bool sys = false;
 		for (size_t k = 0; k < t->nsys && !sys; k++)
 			sys = t->sys[k].at / TRACE_BLK == b && t->sys[k].addr < a + size &&
@@ -78,6 +80,8 @@ void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size)
 		if (!sys && !ww_blk_may(&t->blks[b], a, a + size))
 			continue;
 		size_t n = trace_block(t, b, recs);
+		if ((uint64_t)b * TRACE_BLK + n > end)
+			n = (size_t)(end - (uint64_t)b * TRACE_BLK);
 		for (size_t k = n; k-- > 0 && left;)
 			if (recs[k].id < t->ninsns)
 				left -= ww_rec(t, (uint64_t)b * TRACE_BLK + k, &recs[k], w, a, size);
@@ -136,7 +140,7 @@ int ww_report(struct qz *q, struct mn_map *map, uint64_t a, uint64_t size, const
 {
 	struct ww_byte *w = xcalloc(size, sizeof *w);
 	mn_update(q, map);
-	ww_walk(q, w, a, size);
+	ww_walk(q, w, a, size, slice_rec(q)->tr.n);
 	qz_printf(q, "Last writes to %s (%llu byte%s at 0x%llx):\n", what,
 		  (unsigned long long)size, size == 1 ? "" : "s", (unsigned long long)a);
 	const struct trace *t = &slice_rec(q)->tr;

@@ -17,9 +17,10 @@ struct ww_byte {
 	uint64_t rec, pc;         /* the writing record and its pc */
 };
 
-/* Walk the recording back from its end until each byte of [a, a+size)
- * (w[0..size), zeroed by the caller) has its last writer. */
-void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size);
+/* Walk the recording back from record end (exclusive; the trace's n for
+ * the whole of it) until each byte of [a, a+size) (w[0..size), zeroed by
+ * the caller) has its last writer before end. */
+void ww_walk(struct qz *q, struct ww_byte *w, uint64_t a, uint64_t size, uint64_t end);
 /* Print the last recorded writer of each byte of [a, a+size) ("what" names
  * them in the heading). 0. */
 int ww_report(struct qz *q, struct mn_map *map, uint64_t a, uint64_t size, const char *what);

@@ -102,6 +102,7 @@ sh tests/bench/ckpt.sh
 # 4. thread-break-hit: the same with four threads (tests/bench/threads.sh)
 . tests/bench/threads.sh
 sh tests/bench/slice.sh
+sh tests/bench/reverse.sh   # reverse-watch vs gdb record full, reverse-step-10M
 sh tests/bench/tui.sh
 sh tests/bench/qzs.sh     # qzs-parse: session files (absolute, no gdb)
 sh tests/bench/detect.sh  # detect-all-*: the detectors against valgrind memcheck

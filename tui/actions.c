@@ -340,6 +340,33 @@ static int act_member(struct tui *t, const char *file, int line, int dir)
 	return 0;
 }
 
+/* goto-instance [N]: the deps pane's selected edge when it has the focus,
+ * else the cursor line: instance N, or its latest in the current slice,
+ * or (no slice) its latest recorded. */
+static int act_goto_instance(struct tui *t, int act, const char *arg)
+{
+	if (t->focus == TP_DEPS)
+		return act_list(t, act, arg);
+	const char *file, *f;
+	int line, l;
+	unsigned n = 0, k;
+	int64_t want = 0;
+	if (!tui_source_cursor(t, &file, &line))
+		return qz_error(t->q, "No source line under the cursor.");
+	if (*arg && str_num_all(arg, 1, INT32_MAX, &want))
+		return qz_error(t->q, "Instance numbers start at 1.");
+	const struct slice *s = tui_slice_current(&t->sv);
+	for (size_t i = 0; !want && s && i < s->nmembers; i++)
+		if (tui_slice_place(&t->sv, s->members[i], &f, &l, &k) && l == line &&
+		    tui_slice_same_file(f, file) && k > n)
+			n = k;
+	if (want)
+		n = (unsigned)want;
+	if (n)
+		return act_run(t, "goto-instance %s:%d#%u", file, line, n);
+	return act_run(t, "goto-instance %s:%d", file, line);
+}
+
 /* The actions on the line under the source cursor. */
 static int act_cursor(struct tui *t, int act, const char *arg)
 {
@@ -427,6 +454,7 @@ static act_fn *const act_table[TUI_ACT_COUNT] = {
 	[TUI_ACT_SELECT] = act_list,
 	[TUI_ACT_DELETE_ITEM] = act_list,
 	[TUI_ACT_PRUNE_EDGE] = act_list,
+	[TUI_ACT_GOTO_INSTANCE] = act_goto_instance,
 	[TUI_ACT_SLICE_NUMBERS] = act_slice_numbers,
 	[TUI_ACT_WALK_NEXT] = act_walk,
 	[TUI_ACT_WALK_BACK] = act_walk,

@@ -40,6 +40,10 @@ static const char *const default_bindings[][3] = {
 	{"generic", "F10", "next"},
 	{"generic", "F11", "step"},
 	{"generic", "S-F11", "finish"},
+	{"generic", "S-F5", "reverse-continue"},
+	{"generic", "S-F10", "reverse-next"},
+	{"generic", "S-F12", "reverse-step"},
+	{"generic", "S-F8", "reverse-finish"},
 	{"generic", "F9", "tui toggle-break"},
 	{"generic", "F2", "tui checkpoint"},
 	{"generic", "F6", "tui cycle"},
@@ -85,6 +89,8 @@ static const char *const default_bindings[][3] = {
 	{"generic", "M-Left", "tui back"},
 	{"generic", "M-Right", "tui forward"},
 	{"deps", "Enter", "tui follow-edge"},
+	{"deps", "C-g", "tui goto-instance"},
+	{"source", "C-g", "tui goto-instance"},
 	{"deps", "Delete", "tui prune-edge"},
 	{"deps", "]", "tui next-member"},
 	{"deps", "[", "tui prev-member"},
@@ -273,6 +279,15 @@ void tui_keymap_free(void)
 bool tui_keymap_ready(void)
 {
 	return nbinds > 0;
+}
+
+const char *tui_keymap_key_for(const char *pane, const char *cmd, char *buf, size_t len)
+{
+	int p = tui_keymap_pane(pane);
+	for (size_t i = 0; i < nbinds; i++)
+		if (binds[i].pane == p && !strcmp(binds[i].cmd, cmd))
+			return tui_key_name(binds[i].key, buf, len);
+	return NULL;
 }
 
 const char *tui_keymap_lookup(int pane, int key)

@@ -62,6 +62,7 @@ enum tui_key {
 	X(SELECT, "select", "selected row: rollback (ckpts), make current (slices), follow (deps)") \
 	X(DELETE_ITEM, "delete-item", "delete the selected slice or checkpoint") \
 	X(PRUNE_EDGE, "prune-edge", "prune the variable of the selected data edge from the slice") \
+	X(GOTO_INSTANCE, "goto-instance", "move execution back to the selected edge's instance (deps) or the cursor line's latest slice instance (or #N): goto-instance") \
 	X(SLICE_NUMBERS, "slice-numbers", "show or hide the member instance numbers at the line ends (info slice's #N)") \
 	X(WALK_NEXT, "walk-next", "a walkthrough (--replay --step): run its next command (a task: if done)") \
 	X(WALK_BACK, "walk-back", "a walkthrough: go back one command") \
@@ -103,6 +104,9 @@ int tui_keymap_bind(const char *pane, const char *key, const char *cmd,
 		    char *err, size_t errlen);
 /* The command bound to key in pane (not falling back), or NULL. */
 const char *tui_keymap_lookup(int pane, int key);
+/* The name of a key bound to cmd in pane (buf holds it), or NULL: what
+ * the status line shows of a key the user may have moved. */
+const char *tui_keymap_key_for(const char *pane, const char *cmd, char *buf, size_t len);
 /* The keys and actions, for the help screen. */
 void tui_keymap_help(struct sbuf *b);
 

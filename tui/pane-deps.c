@@ -186,6 +186,21 @@ static int deps_prune(const struct tui_view *v, struct deps *d, struct tui_req *
 	return 0;
 }
 
+/* goto-instance: the process to where the selected edge's value was made. */
+static int deps_goto(const struct tui_view *v, struct deps *d, struct tui_req *req)
+{
+	const char *file;
+	int line;
+	unsigned n;
+	if (!d->n)
+		return qz_error(v->q, "No edge selected.");
+	if (!tui_slice_place(v->sv, d->rows[d->sel].to, &file, &line, &n))
+		return qz_error(v->q, "The edge leads to no source line.");
+	*req = (struct tui_req){.kind = TUI_REQ_RUN,
+		.text = xasprintf("goto-instance %s:%d#%u", file, line, n)};
+	return 0;
+}
+
 static int deps_action(struct tui_pane *p, const struct tui_view *v, int act, const char *arg,
 		       struct tui_req *req)
 {
@@ -195,6 +210,7 @@ static int deps_action(struct tui_pane *p, const struct tui_view *v, int act, co
 	switch (act) {
 	case TUI_ACT_FOLLOW_EDGE: case TUI_ACT_SELECT: return deps_follow(v, d, arg, req);
 	case TUI_ACT_PRUNE_EDGE: return deps_prune(v, d, req);
+	case TUI_ACT_GOTO_INSTANCE: return deps_goto(v, d, req);
 	case TUI_ACT_LINE_UP: d->sel--; break;
 	case TUI_ACT_LINE_DOWN: d->sel++; break;
 	case TUI_ACT_PAGE_UP: d->sel -= page; break;

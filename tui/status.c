@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "keymap.h"
 #include "proc/signals.h"
 #include "target/frame.h"
 #include "target/session.h"
@@ -28,6 +29,31 @@ static void status_where(struct qz *q, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->pc);
 	else
 		snprintf(buf, len, "?");
+}
+
+/* While recording at the present, the keys that go back (as bound now),
+ * to follow REC when the line has room; in the past the replay position
+ * takes it. */
+static void status_reverse_keys(struct tui *t)
+{
+	char kn[16], kc[16];
+	const char *n = tui_keymap_key_for("generic", "reverse-next", kn, sizeof kn);
+	const char *c = tui_keymap_key_for("generic", "reverse-continue", kc, sizeof kc);
+	t->rev_keys[0] = 0;
+	if (strncmp(t->indicators, "REC", 3) != 0 || (!n && !c) || t->q->in_past)
+		return;
+	snprintf(t->rev_keys, sizeof t->rev_keys, " (back: %s%s%s)", n ? n : "",
+		 n && c ? " " : "", c ? c : "");
+}
+
+/* The slots with the reverse keys after "REC N", in out. */
+static void status_slots_keys(const struct tui *t, char *out, size_t len)
+{
+	int rec = (int)strcspn(t->indicators, "|");
+	const char *rest = t->indicators + rec;
+	while (rec && t->indicators[rec - 1] == ' ')
+		rec--;
+	snprintf(out, len, "%.*s%s%s%s", rec, t->indicators, t->rev_keys, *rest ? " " : "", rest);
 }
 
 void tui_status_update(struct tui *t)
@@ -49,12 +75,17 @@ void tui_status_update(struct tui *t)
 	} else {
 		snprintf(t->state, sizeof t->state, "not started");
 	}
+	size_t n = strlen(t->state);
+	if (q->proc && q->in_past)   /* positioned in the recording's past */
+		snprintf(t->state + n, sizeof t->state - n, " | replay: instruction %llu of %llu",
+			 (unsigned long long)q->replay_insn, (unsigned long long)q->replay_insns);
 	tui_slicev_status(&t->sv, t->indicators, sizeof t->indicators);
+	status_reverse_keys(t);
 }
 
 void tui_status_draw(struct tui *t, WINDOW *w)
 {
-	char left[512], right[160], progress[160], running[200];
+	char left[512], right[512], slots[256], progress[160], running[200];
 	int cols = getmaxx(w);
 	progress_read(progress, sizeof progress);
 	if (*progress)   /* qzdb's own long work, not the program's */
@@ -63,8 +94,13 @@ void tui_status_draw(struct tui *t, WINDOW *w)
 		snprintf(running, sizeof running, "running (C-c interrupts)");
 	snprintf(left, sizeof left, " %s%s%s", t->running ? running : t->state,
 		 *t->caption ? " | " : "", t->caption);
-	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
-		 *t->indicators ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
+	status_slots_keys(t, slots, sizeof slots);
+	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", slots,
+		 *slots ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
+	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* without the keys */
+		snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
+			 *t->indicators ? " | " : "", t->panes[t->focus].def->name,
+			 tui_theme_name());
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */
 		snprintf(right, sizeof right, "%s%s%s ", t->indicators, *t->indicators ? " | " : "",
 			 t->panes[t->focus].def->name);

@@ -51,13 +51,14 @@ struct tui {
 	int help_top;
 	struct tui_lines help_text;
 
-	char state[160];        /* status line: the program's state */
+	char state[256];        /* status line: the program's state */
 	const char *rc_path;    /* set while reading qzdbrc: errors name it */
 	int rc_line;
 	struct sbuf *capture;   /* set: sink output goes here (side panes) */
 	struct sbuf partial;    /* sink text not yet ended by a newline */
-	char indicators[64];    /* status line slots: recording, slice,
+	char indicators[160];    /* status line slots: recording, slice,
 	                           checkpoints, or "" */
+	char rev_keys[48];      /* " (back: S-F10 S-F5)" while recording */
 	int want;               /* flags UI commands ask of the loop */
 	struct tui_slicev sv;   /* the slice shown */
 	struct tui_place *hist; /* places followed to, back/forward */

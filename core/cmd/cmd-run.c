@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "target/frame.h"
 #include "target/loc.h"
+#include "target/mod.h"
 #include "target/run.h"
 #include "qzs.h"
 #include "target/session.h"
@@ -124,9 +125,55 @@ static struct bp *cmd_bp_here(struct qz *q)
 	return NULL;
 }
 
+/* set exec-direction reverse while a module can go back: a forward
+ * command runs its reverse twin (the module's reverse-next...) instead;
+ * true with *rc when it did. The twin runs with the direction forward
+ * for the moment, or it would refuse as "Already in reverse mode". */
+static bool cmd_reversed(struct qz *q, const char *twin, const char *a, int *rc)
+{
+	if (!q->exec_reverse || !mod_can_reverse(q))
+		return false;
+	bool amb;
+	const struct cmd_def *c = cmd_lookup("", twin, &amb);
+	if (!c || !c->fn) {
+		*rc = qz_error(q, "Target does not support this operation.");
+		return true;
+	}
+	q->exec_reverse = false;
+	*rc = c->fn(q, a);
+	q->exec_reverse = true;
+	return true;
+}
+
+int cmd_set_exec_direction(struct qz *q, const char *a)
+{
+	size_t n = strlen(a);
+	if (!n)
+		return qz_error(q, "Requires an argument. Valid arguments are forward, reverse.");
+	if (!strncmp(a, "forward", n)) {
+		q->exec_reverse = false;
+		return 0;
+	}
+	if (strncmp(a, "reverse", n) != 0)
+		return qz_error(q, "Undefined item: \"%s\".", a);
+	if (!mod_can_reverse(q))
+		return qz_error(q, "Target does not support this operation.");
+	q->exec_reverse = true;
+	return 0;
+}
+
+int cmd_show_exec_direction(struct qz *q, const char *a)
+{
+	(void)a;
+	qz_puts(q, q->exec_reverse ? "Reverse.\n" : "Forward.\n");
+	return 0;
+}
+
 int cmd_continue(struct qz *q, const char *a)
 {
-	int n;
+	int n, rc;
+	if (cmd_reversed(q, "reverse-continue", a, &rc))
+		return rc;
 	if (cmd_count(q, a, &n) < 0)
 		return -1;
 	if (*a && n > 1) {
@@ -142,7 +189,9 @@ int cmd_continue(struct qz *q, const char *a)
 
 static int cmd_step_lines(struct qz *q, const char *a, enum step_kind k)
 {
-	int n;
+	int n, rc;
+	if (cmd_reversed(q, k == STEP_OVER ? "reverse-next" : "reverse-step", a, &rc))
+		return rc;
 	if (cmd_count(q, a, &n) < 0)
 		return -1;
 	return step_line(q, k, n);
@@ -160,7 +209,9 @@ int cmd_step(struct qz *q, const char *a)
 
 int cmd_stepi(struct qz *q, const char *a)
 {
-	int n;
+	int n, rc;
+	if (cmd_reversed(q, "reverse-stepi", a, &rc))
+		return rc;
 	if (cmd_count(q, a, &n) < 0)
 		return -1;
 	return step_insn(q, false, n);
@@ -168,7 +219,9 @@ int cmd_stepi(struct qz *q, const char *a)
 
 int cmd_nexti(struct qz *q, const char *a)
 {
-	int n;
+	int n, rc;
+	if (cmd_reversed(q, "reverse-nexti", a, &rc))
+		return rc;
 	if (cmd_count(q, a, &n) < 0)
 		return -1;
 	return step_insn(q, true, n);
@@ -176,12 +229,25 @@ int cmd_nexti(struct qz *q, const char *a)
 
 int cmd_finish(struct qz *q, const char *a)
 {
-	(void)a;
+	int rc;
+	if (cmd_reversed(q, "reverse-finish", a, &rc))
+		return rc;
 	return step_finish(q);
+}
+
+/* until and advance run forward only (gdb has reverse forms of them). */
+static int cmd_forward_only(struct qz *q, const char *what)
+{
+	if (!q->exec_reverse || !mod_can_reverse(q))
+		return 0;
+	return qz_error(q, "qzdb's %s runs forward only: \"set exec-direction forward\" first "
+			"(backwards: a breakpoint and reverse-continue).", what);
 }
 
 int cmd_until(struct qz *q, const char *a)
 {
+	if (cmd_forward_only(q, "until") < 0)
+		return -1;
 	if (!*a)
 		return step_line(q, STEP_UNTIL, 1);
 	return step_to(q, a, true);
@@ -189,6 +255,8 @@ int cmd_until(struct qz *q, const char *a)
 
 int cmd_advance(struct qz *q, const char *a)
 {
+	if (cmd_forward_only(q, "advance") < 0)
+		return -1;
 	if (!*a)
 		return qz_error(q, "Argument required (a location).");
 	return step_to(q, a, false);

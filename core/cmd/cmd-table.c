@@ -286,6 +286,14 @@ const struct cmd_def core_cmds[] = {
 	 "child: the parent is detached, the child keeps the breakpoints."},
 	{"show follow-fork-mode", NULL, NULL, Y, cmd_show_follow_fork_mode,
 	 "Which process is debugged after a fork.", NULL},
+	{"set exec-direction", NULL, "set exec-direction forward|reverse", Y,
+	 cmd_set_exec_direction, "Make step, next, stepi, nexti, continue, finish go backwards.",
+	 "reverse: while the program is recorded (record on), step, next, stepi, nexti,\n"
+	 "continue and finish do what reverse-step, reverse-next... do (those are then\n"
+	 "refused, as gdb does); until and advance are refused. Without a recording the\n"
+	 "setting is refused; when recording stops it stays, but has no effect."},
+	{"show exec-direction", NULL, NULL, Y, cmd_show_exec_direction,
+	 "The direction of execution commands: Forward. or Reverse.", NULL},
 
 	/* full-screen UI (tui/ implements them through q->ui) */
 	{"tui", NULL, "tui ACTION [ARGS]", Y | CMD_UNRECORDED, cmd_ui_tui,

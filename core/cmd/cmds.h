@@ -37,6 +37,8 @@ int cmd_stepi(struct qz *q, const char *a);
 int cmd_nexti(struct qz *q, const char *a);
 int cmd_finish(struct qz *q, const char *a);
 int cmd_until(struct qz *q, const char *a);
+int cmd_set_exec_direction(struct qz *q, const char *a);
+int cmd_show_exec_direction(struct qz *q, const char *a);
 int cmd_advance(struct qz *q, const char *a);
 int cmd_kill(struct qz *q, const char *a);
 int cmd_detach(struct qz *q, const char *a);

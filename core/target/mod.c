@@ -107,6 +107,14 @@ int mod_reverse(struct qz *q, int how)
 	return MOD_UNCLAIMED;
 }
 
+bool mod_can_reverse(struct qz *q)
+{
+	for (int i = 0; i < q->nmods; i++)
+		if (q->mods[i]->can_reverse && q->mods[i]->can_reverse(q))
+			return true;
+	return false;
+}
+
 int mod_break(struct qz *q, const char *spec, const char *cond, bool temp)
 {
 	for (int i = 0; i < q->nmods; i++) {

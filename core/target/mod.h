@@ -89,6 +89,10 @@ struct qz_mod {
 	 * system calls) does and returns 0, or -1 with the error set;
 	 * MOD_UNCLAIMED when it cannot (no checkpoints, no log). */
 	int (*reverse)(struct qz *q, int how);
+	/* The module can take the program back now (slice/ while it records
+	 * with an undo log): `set exec-direction reverse` is accepted, and
+	 * while it is set the forward commands run their reverse-* twins. */
+	bool (*can_reverse)(struct qz *q);
 };
 
 #define MOD_UNCLAIMED (-2)
@@ -137,6 +141,8 @@ bool mod_instance_count(struct qz *q, const char *file, int line, uint64_t *coun
 /* The first module's reverse that claims the move how (enum
  * mod_reverse); MOD_UNCLAIMED if none does. */
 int mod_reverse(struct qz *q, int how);
+/* A module can take the program back now. */
+bool mod_can_reverse(struct qz *q);
 /* q->driver's drive. */
 int mod_drive(struct qz *q, const struct run_target *t, bool one);
 /* Checkpoints: saved[i] is module i's copy (QZ_MAX_MODS slots). */

@@ -167,6 +167,9 @@ struct qz {
 	 * number) of replay_insns recorded, for a status bar. */
 	bool in_past;
 	uint64_t replay_insn, replay_insns;
+	/* set exec-direction reverse: while a module can go back
+	 * (mod_can_reverse), step, next, continue... run backwards. */
+	bool exec_reverse;
 	char *debug_dir;              /* set debug-file-directory: where
 	                                 .build-id/xx/rest.debug files are */
 	/* The program ended (exit or fatal signal) but the process is kept,

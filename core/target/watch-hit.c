@@ -20,8 +20,7 @@ const char *watch_title(int kind)
 }
 
 /* "Old value = 3"; v NULL: the memory could not be read. */
-static void watch_print_val(struct qz *q, struct sbuf *out, const char *label,
-			    const struct val *v)
+void watch_print_value(struct qz *q, struct sbuf *out, const char *label, const struct val *v)
 {
 	struct val_print vp = {
 		.top = true, .max_elements = q->print_elements,
@@ -52,10 +51,10 @@ static bool watch_check(struct qz *q, struct bp *b, struct sbuf *out, bool *resy
 	if (report && run_bp_stops(q, b)) {
 		sbuf_printf(out, "\n%s %d: %s\n\n", watch_title(b->kind), b->num, w->text);
 		if (changed && b->kind != BP_KIND_RWATCH) {
-			watch_print_val(q, out, "Old value", w->have_old ? &w->old : NULL);
-			watch_print_val(q, out, "New value", readable ? &v : NULL);
+			watch_print_value(q, out, "Old value", w->have_old ? &w->old : NULL);
+			watch_print_value(q, out, "New value", readable ? &v : NULL);
 		} else {
-			watch_print_val(q, out, "Value", &v);
+			watch_print_value(q, out, "Value", &v);
 		}
 	} else {
 		report = false;

@@ -51,6 +51,9 @@ int watch_classify(struct qz *q, bool step);
  * every enabled write watchpoint's value now, as a software one's after a
  * step; RUN_STOPPED (reported, gdb's Old/New) or RUN_STEPPED. */
 int watch_check_values(struct qz *q);
+/* "Old value = 3" as a watchpoint's stop prints it (v NULL: unreadable). */
+struct val;
+void watch_print_value(struct qz *q, struct sbuf *out, const char *label, const struct val *v);
 /* A software watchpoint is enabled: continuing must single-step. */
 bool watch_soft_active(struct qz *q);
 /* A hardware watchpoint fired during a single-step made to step off an
