@@ -148,14 +148,12 @@ static bool rec_track_stmt(struct rec *r, const struct trace_insn *e)
 {
 	struct trace *t = &r->tr;
 	int32_t s = e->stmt;
-	bool same = r->cur >= 0 && t->insts[r->cur].stmt == (uint32_t)s;
+	bool same = r->cur >= 0 && trace_inst_get(t, r->cur).stmt == (uint32_t)s;
 	bool fresh = false;
 	if (same)
 		return false;
 	if (e->row_start || r->latest[s] < 0) {
-		XGROW(t->insts, t->insts_cap, t->ninsts + 1);
-		t->insts[t->ninsts] = (struct trace_inst){ (uint32_t)s, ++r->count[s] };
-		r->latest[s] = (int32_t)t->ninsts++;
+		r->latest[s] = trace_new_inst(t, (uint32_t)s, ++r->count[s]);
 		fresh = true;
 	}
 	r->cur = r->latest[s];
@@ -174,7 +172,7 @@ bool rec_pre_may_stop(struct qz *q, const struct rec *r, const struct trace_insn
 {
 	if (!e->user || e->stmt < 0 || (!slice_state(q)->nsb && !slice_state(q)->snext))
 		return false;
-	if (r->cur >= 0 && r->tr.insts[r->cur].stmt == (uint32_t)e->stmt)
+	if (r->cur >= 0 && trace_inst_get(&r->tr, r->cur).stmt == (uint32_t)e->stmt)
 		return false;
 	return e->row_start || r->latest[e->stmt] < 0;
 }
@@ -402,8 +400,8 @@ static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 		return;
 	char nb[256] = "", wb[256];
 	if (r->cur >= 0)
-		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)r->tr.insts[r->cur].stmt,
-						  wb, sizeof wb), r->tr.insts[r->cur].n);
+		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)trace_inst_get(&r->tr, r->cur).stmt,
+						  wb, sizeof wb), trace_inst_get(&r->tr, r->cur).n);
 	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: new pc 0x%llx.\n",
 		  e->in.text, (unsigned long long)e->pc, nb, (unsigned long long)bad);
 	int32_t w;
@@ -413,8 +411,8 @@ static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 	qz_printf(q, "The return address at 0x%llx was 0x%llx", (unsigned long long)r->last_sp,
 		  (unsigned long long)orig);
 	if (w >= 0)
-		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)r->tr.insts[w].stmt,
-								 wb, sizeof wb), r->tr.insts[w].n);
+		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)trace_inst_get(&r->tr, w).stmt,
+								 wb, sizeof wb), trace_inst_get(&r->tr, w).n);
 	qz_puts(q, ".\n");
 }
 

@@ -520,21 +520,6 @@ static void sl_ctx_free(struct sl_ctx *c)
 	free(c->hits);
 }
 
-/* First and last record of instance inst; false if it is not recorded. */
-static bool sl_inst_range(const struct trace *t, int32_t inst, uint64_t *first, uint64_t *last)
-{
-	bool found = false;
-	for (size_t k = t->nsegs; k-- > 0;) {
-		if (t->segs[k].inst != inst || t->segs[k].at >= t->n)
-			continue;
-		if (!found)
-			*last = k + 1 < t->nsegs ? t->segs[k + 1].at - 1 : t->n - 1;
-		*first = t->segs[k].at;
-		found = true;
-	}
-	return found;
-}
-
 static void sl_seed(struct sl_ctx *c)
 {
 	struct slice *s = c->s;
@@ -552,7 +537,10 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 {
 	const struct trace *t = c->t;
 	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
-	size_t si = t->nsegs, ci = t->ncds, nb = (size_t)(end / TRACE_BLK) + 1;
+	size_t nb = (size_t)(end / TRACE_BLK) + 1;
+	struct trace_back segs, cds;
+	trace_back_init(&segs, &t->segs);
+	trace_back_init(&cds, &t->cds);
 	rec_progress_start(slice_rec(c->q));
 	for (size_t b = nb; b-- > 0;) {
 		if ((b & 1023) == 0)
@@ -564,13 +552,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 			uint64_t i = (uint64_t)b * TRACE_BLK + k;
 			if (i > end)
 				continue;
-			while (si > 0 && t->segs[si - 1].at > i)
-				si--;
-			while (ci > 0 && t->cds[ci - 1].at > i)
-				ci--;
-			int32_t inst = si ? t->segs[si - 1].inst : -1;
-			int64_t cdp = ci ? t->cds[ci - 1].parent : -1;
-			sl_record(c, i, &recs[k], inst, cdp);
+			sl_record(c, i, &recs[k], trace_back_at(&segs, i), trace_back_at(&cds, i));
 		}
 	}
 	slice_rec(c->q)->prog.active = false;
@@ -582,7 +564,7 @@ static void sl_count_stmts(const struct trace *t, struct slice *s)
 	uint8_t *seen = xcalloc(t->nstmts + 1, 1);
 	s->nstmts = 0;
 	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = t->insts[s->members[i]].stmt;
+		uint32_t st = trace_inst_get(t, s->members[i]).stmt;
 		if (!seen[st]) {
 			seen[st] = 1;
 			s->nstmts++;
@@ -596,17 +578,17 @@ int slice_compute(struct qz *q, struct slice *s)
 	struct rec *r = slice_rec(q);
 	const struct trace *t = &r->tr;
 	uint64_t first = 0, last = 0;
-	if (!sl_inst_range(t, s->crit, &first, &last))
+	if (!trace_inst_span(t, s->crit, &first, &last))
 		return qz_error(q, "That statement instance is not in the recording.");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first };
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
-	c.member = xcalloc(t->ninsts + 1, 1);
-	c.edge_head = xmalloc((t->ninsts + 1) * sizeof *c.edge_head);
-	memset(c.edge_head, 0xff, (t->ninsts + 1) * sizeof *c.edge_head);
-	c.edge_count = xcalloc(t->ninsts + 1, sizeof *c.edge_count);
+	c.member = xcalloc(t->insts.n + 1, 1);
+	c.edge_head = xmalloc((t->insts.n + 1) * sizeof *c.edge_head);
+	memset(c.edge_head, 0xff, (t->insts.n + 1) * sizeof *c.edge_head);
+	c.edge_count = xcalloc(t->insts.n + 1, sizeof *c.edge_count);
 	s->nmembers = 0;
 	s->nedges = 0;
 	sl_seed(&c);
@@ -641,8 +623,8 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
 {
 	const struct rec *r = slice_rec(q);
 	char sb[256];
-	const struct trace_inst *in = &r->tr.insts[inst];
-	snprintf(buf, len, "%s#%u", rec_stmt_name(r, (int32_t)in->stmt, sb, sizeof sb), in->n);
+	struct trace_inst in = trace_inst_get(&r->tr, inst);
+	snprintf(buf, len, "%s#%u", rec_stmt_name(r, (int32_t)in.stmt, sb, sizeof sb), in.n);
 	return buf;
 }
 
@@ -706,10 +688,8 @@ const char *slice_reg_var(struct qz *q, const struct slice_edge *e)
 /* The record where instance inst began (for the frames live then). */
 static uint64_t sl_first_rec(const struct trace *t, int32_t inst)
 {
-	for (size_t k = 0; k < t->nsegs; k++)
-		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
-			return t->segs[k].at;
-	return UINT64_MAX;
+	uint64_t first;
+	return trace_inst_span(t, inst, &first, NULL) ? first : UINT64_MAX;
 }
 
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len)
@@ -737,13 +717,10 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 bool slice_stale(struct qz *q, const struct slice *s)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	bool crit_seen = false;
-	for (size_t k = 0; k < t->nsegs && !crit_seen; k++)
-		crit_seen = t->segs[k].inst == s->crit && t->segs[k].at < t->n;
-	if (!crit_seen || s->crit >= (int32_t)t->ninsts)
+	if (s->crit >= (int32_t)t->insts.n || !trace_inst_span(t, s->crit, NULL, NULL))
 		return true;
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] >= (int32_t)t->ninsts)
+		if (s->members[i] >= (int32_t)t->insts.n)
 			return true;
 	return false;
 }
