@@ -157,7 +157,7 @@ static const struct trace_row *trace_tab_chunk(const struct trace_tab *t, size_t
 	return victim->rows;
 }
 
-struct trace_row trace_tab_get(const struct trace_tab *t, size_t i)
+struct trace_row trace_tab_get_closed(const struct trace_tab *t, size_t i)
 {
 	return trace_tab_chunk(t, i / TRACE_TAB_CHUNK)[i % TRACE_TAB_CHUNK];
 }

@@ -52,8 +52,15 @@ void trace_tab_free(struct trace_tab *t);
 /* Forget every row (the file keeps its bytes). */
 void trace_tab_clear(struct trace_tab *t);
 void trace_tab_push(struct trace_tab *t, struct trace_row r);
-/* Row i (< n). */
-struct trace_row trace_tab_get(const struct trace_tab *t, size_t i);
+/* Row i (< n): the open chunk's directly (the recorder asks for the
+ * instance in effect at every instruction), others through the cache. */
+struct trace_row trace_tab_get_closed(const struct trace_tab *t, size_t i);
+static inline struct trace_row trace_tab_get(const struct trace_tab *t, size_t i)
+{
+	if (i / TRACE_TAB_CHUNK == t->nchunks)
+		return t->open[i % TRACE_TAB_CHUNK];
+	return trace_tab_get_closed(t, i);
+}
 /* Replace the last row. */
 void trace_tab_set_last(struct trace_tab *t, struct trace_row r);
 /* The last row (n > 0): always in the open chunk. */

@@ -298,12 +298,6 @@ int32_t trace_new_inst(struct trace *t, uint32_t stmt, uint32_t n)
 	return (int32_t)(t->insts.n - 1);
 }
 
-struct trace_inst trace_inst_get(const struct trace *t, int32_t inst)
-{
-	struct trace_row r = trace_tab_get(&t->insts, (size_t)inst);
-	return (struct trace_inst){ r.a, r.b };
-}
-
 struct trace_seg trace_seg_get(const struct trace *t, size_t k)
 {
 	struct trace_row r = trace_tab_get(&t->segs, k);

@@ -108,7 +108,11 @@ void trace_set_inst(struct trace *t, int32_t inst);
 void trace_set_cd(struct trace *t, int64_t parent);
 /* A new statement instance (its id is the count before). */
 int32_t trace_new_inst(struct trace *t, uint32_t stmt, uint32_t n);
-struct trace_inst trace_inst_get(const struct trace *t, int32_t inst);
+static inline struct trace_inst trace_inst_get(const struct trace *t, int32_t inst)
+{
+	struct trace_row r = trace_tab_get(&t->insts, (size_t)inst);
+	return (struct trace_inst){ r.a, r.b };
+}
 struct trace_seg trace_seg_get(const struct trace *t, size_t k);
 /* Walking the records backwards (i never grows): the instance or control
  * parent in effect at record i, from segs or cds. */

@@ -5,7 +5,7 @@
 # the file under 4 bytes per instruction. Two regions: rec_libc's string
 # and stdio calls (glibc's SSE2 functions), and sl_long-O0's loop, which
 # starts a statement instance every 3 instructions (the instance tables
-# stay in memory: 24 bytes an instance).
+# go to their compressed file: slice/trace-tab.c).
 . tests/lib.sh
 if [ "${SLOW:-0}" != 1 ]; then
 	skip "100M recordings" "SLOW=1 runs them"
