@@ -118,6 +118,11 @@ static int cmd_info_record(struct qz *q, const char *a)
 			  (double)t->file_bytes / (double)trace_spilled_records(t),
 			  t->nframes, trace_file_name(t, path, sizeof path));
 	}
+	if (t->tabfile && t->tabfile->end && t->n)
+		qz_printf(q, "Statement-instance tables: %zu + %zu + %zu rows, zstd-compressed to %llu "
+			  "bytes in a second temporary file (%.3f bytes per instruction).\n",
+			  t->insts.n, t->segs.n, t->cds.n, (unsigned long long)t->tabfile->end,
+			  (double)t->tabfile->end / (double)t->n);
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
 	rev_info(q);
 	if (t->n)
