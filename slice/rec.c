@@ -654,9 +654,11 @@ void rec_tick(struct rec *r, uint32_t n)
 	p->insns = r->insns_seen - p->base;
 	p->rate = p->secs > 0 ? (double)p->insns / p->secs : 0;
 	p->bytes = r->tr.len;
+	p->what = r->on ? "recording" : "counting";
+	p->total = 0;
 	char line[160];
 	snprintf(line, sizeof line, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
-		 r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
+		 p->what, (unsigned long long)p->insns, p->rate,
 		 (double)p->bytes / (1 << 20));
 	rec_progress_show(r, line);
 }
@@ -667,6 +669,8 @@ void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
 	if (!rec_progress_due(r))
 		return;
 	p->insns = done;
+	p->total = total;
+	p->what = "slicing";
 	p->rate = p->secs > 0 ? (double)done / p->secs : 0;
 	char line[160];
 	snprintf(line, sizeof line, "slicing: %llu of %llu instructions (%.0f%%), %.0f per second\n",

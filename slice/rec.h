@@ -36,7 +36,9 @@ struct rec_engine {
  * a region runs (plain mode prints it on stderr once a second instead). */
 struct rec_progress {
 	bool active;              /* a region has run for over half a second */
+	const char *what;         /* "recording", "counting" or "slicing" */
 	uint64_t insns;           /* instructions executed in the region */
+	uint64_t total;           /* slicing: of how many (0 otherwise) */
 	double secs, rate;        /* seconds so far, instructions per second */
 	uint64_t bytes;           /* trace bytes */
 	double start, last_print; /* internal: monotonic seconds */

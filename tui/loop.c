@@ -25,6 +25,7 @@
 #include "pty.h"
 #include "replay.h"
 #include "screen.h"
+#include "status.h"
 #include "target/session.h"
 #include "theme.h"
 #include "tui.h"
@@ -470,6 +471,7 @@ void tui_setup(struct tui *t, struct qz *q, const char *theme)
 	t->focus = TP_CMD;
 	pthread_mutex_init(&t->lock, NULL);
 	tui_exec_init(t);
+	tui_status_progress_install(t);
 	tui_uicmd_install(t);
 	tui_panes_init(t, COLS);
 	loop_start_theme(t, theme);

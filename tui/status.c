@@ -12,6 +12,7 @@
 
 #include "draw.h"
 #include "proc/signals.h"
+#include "slice/slice.h"
 #include "target/frame.h"
 #include "target/session.h"
 #include "theme.h"
@@ -29,10 +30,40 @@ static void status_where(struct qz *q, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
+/* The recorder's progress (rec.h's on_progress, called from the engine
+ * while a command runs): into the status line at once, under the screen's
+ * lock as the runner's redraws are; never on stderr, under curses. */
+static void status_progress(void *ctx, const struct rec_progress *p)
+{
+	struct tui *t = ctx;
+	pthread_mutex_lock(&t->lock);
+	if (p->total)
+		snprintf(t->progress, sizeof t->progress, "%s %llu%%, %.1fM insns/s", p->what,
+			 (unsigned long long)(100 * p->insns / p->total), p->rate / 1e6);
+	else
+		snprintf(t->progress, sizeof t->progress, "%s %.1fM insns, %.1fM/s", p->what,
+			 (double)p->insns / 1e6, p->rate / 1e6);
+	if (t->status_win) {
+		werase(t->status_win);
+		tui_status_draw(t, t->status_win);
+		wnoutrefresh(t->status_win);
+		doupdate();
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void tui_status_progress_install(struct tui *t)
+{
+	struct rec *r = slice_rec(t->q);
+	r->on_progress = status_progress;
+	r->progress_ctx = t;
+}
+
 void tui_status_update(struct tui *t)
 {
 	struct qz *q = t->q;
 	char where[128];
+	t->progress[0] = 0;   /* the command that made it is over */
 	if (q->proc) {
 		status_where(q, where, sizeof where);
 		siginfo_t si;
@@ -55,8 +86,8 @@ void tui_status_draw(struct tui *t, WINDOW *w)
 {
 	char left[512], right[160];
 	int cols = getmaxx(w);
-	snprintf(left, sizeof left, " %s%s%s", t->running ? "running (C-c interrupts)" : t->state,
-		 *t->caption ? " | " : "", t->caption);
+	snprintf(left, sizeof left, " %s%s%s%s%s", t->running ? "running (C-c interrupts)" : t->state,
+		 *t->progress ? " | " : "", t->progress, *t->caption ? " | " : "", t->caption);
 	snprintf(right, sizeof right, "%s%s%s | theme %s | F1 help ", t->indicators,
 		 *t->indicators ? " | " : "", t->panes[t->focus].def->name, tui_theme_name());
 	if ((int)strlen(right) >= cols - (int)strlen(left) - 1)   /* narrow: the slots first */

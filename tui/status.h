@@ -5,6 +5,9 @@
 struct tui;
 struct _win_st;
 
+/* Long recordings and slices report their progress in the status line
+ * (the recorder would print it on stderr, under curses). */
+void tui_status_progress_install(struct tui *t);
 /* After each command: read the program's state from the engine. */
 void tui_status_update(struct tui *t);
 /* Draw it from that copy (the runner thread draws too). */

@@ -63,6 +63,7 @@ struct tui {
 	struct tui_place *hist; /* places followed to, back/forward */
 	size_t nhist, hist_at, hist_cap;
 	char caption[200];      /* a replay's caption, or "" */
+	char progress[96];      /* a long recording's or slice's progress, or "" */
 
 	/* Normal mode's letters (loop.c): the ones typed in a row, so that a
 	 * view key that begins a command name gives way to the command. */
