@@ -108,7 +108,7 @@ static int cmd_info_record(struct qz *q, const char *a)
 	size_t bytes = trace_bytes(t);
 	qz_printf(q, "Recorded %llu instructions, %zu statement instances, %zu bytes held "
 		  "(%.2f bytes per instruction).\n", (unsigned long long)t->n,
-		  t->nsegs ? (size_t)t->ninsts : 0, bytes,
+		  t->segs.n ? (size_t)t->insts.n : 0, bytes,
 		  t->n ? (double)bytes / (double)t->n : 0.0);
 	if (t->spilled) {
 		char path[256];
@@ -118,6 +118,11 @@ static int cmd_info_record(struct qz *q, const char *a)
 			  (double)t->file_bytes / (double)trace_spilled_records(t),
 			  t->nframes, trace_file_name(t, path, sizeof path));
 	}
+	if (t->tabfile && t->tabfile->end && t->n)
+		qz_printf(q, "Statement-instance tables: %zu + %zu + %zu rows, zstd-compressed to %llu "
+			  "bytes in a second temporary file (%.3f bytes per instruction).\n",
+			  t->insts.n, t->segs.n, t->cds.n, (unsigned long long)t->tabfile->end,
+			  (double)t->tabfile->end / (double)t->n);
 	qz_printf(q, "Decode cache: %zu instructions; statements seen: %zu.\n", t->ninsns, t->nstmts);
 	rev_info(q);
 	if (t->n)
@@ -171,18 +176,18 @@ int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst)
 	const struct trace *t = &slice_rec(q)->tr;
 	uint32_t lo = UINT32_MAX, hi = 0;
 	*inst = -1;
-	for (size_t k = 0; k < t->nsegs; k++) {
-		int32_t i = t->segs[k].inst;
-		if (i < 0 || t->insts[i].stmt != (uint32_t)stmt)
+	for (size_t k = 0; k < t->segs.n; k++) {
+		int32_t i = trace_seg_get(t, k).inst;
+		struct trace_inst ti = i < 0 ? (struct trace_inst){ 0, 0 } : trace_inst_get(t, i);
+		if (i < 0 || ti.stmt != (uint32_t)stmt)
 			continue;
-		uint32_t m = t->insts[i].n;
-		lo = m < lo ? m : lo;
-		if (m >= hi) {
-			hi = m;
+		lo = ti.n < lo ? ti.n : lo;
+		if (ti.n >= hi) {
+			hi = ti.n;
 			if (!n)
 				*inst = i;
 		}
-		if (n && m == (uint32_t)n)
+		if (n && ti.n == (uint32_t)n)
 			*inst = i;
 	}
 	if (*inst >= 0)
@@ -195,11 +200,13 @@ int cs_inst(struct qz *q, int32_t stmt, long n, int32_t *inst)
 static int cs_last_inst(struct qz *q, int32_t *inst)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	for (size_t k = t->nsegs; k-- > 0;)
-		if (t->segs[k].inst >= 0 && t->segs[k].at < t->n) {
-			*inst = t->segs[k].inst;
+	for (size_t k = t->segs.n; k-- > 0;) {
+		struct trace_seg g = trace_seg_get(t, k);
+		if (g.inst >= 0 && g.at < t->n) {
+			*inst = g.inst;
 			return 0;
 		}
+	}
 	return qz_error(q, "No statement of the program was recorded.");
 }
 
@@ -266,10 +273,8 @@ static long cs_instance(const char *s)
 /* The last record of instance inst, or -1. */
 static int64_t cs_last_rec(const struct trace *t, int32_t inst)
 {
-	for (size_t k = t->nsegs; k-- > 0;)
-		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
-			return (int64_t)(k + 1 < t->nsegs ? t->segs[k + 1].at : t->n) - 1;
-	return -1;
+	uint64_t last;
+	return trace_inst_span(t, inst, NULL, &last) ? (int64_t)last : -1;
 }
 
 /* $pc or $rip as the criterion: where the pc came from. After a `ret`
@@ -492,9 +497,9 @@ static int cmd_deps(struct qz *q, const char *a)
 	int rc = cs_stmt(q, spec, &stmt);
 	const struct trace *t = &slice_rec(q)->tr;
 	for (size_t i = 0; rc == 0 && i < s->nmembers; i++) {
-		const struct trace_inst *ti = &t->insts[s->members[i]];
+		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
 		if (ti->stmt == (uint32_t)stmt && (n ? ti->n == (uint32_t)n :
-		    inst < 0 || ti->n > t->insts[inst].n))
+		    inst < 0 || ti->n > trace_inst_get(t, inst).n))
 			inst = s->members[i];
 	}
 	if (rc == 0 && inst < 0)
@@ -520,12 +525,12 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 		if (!str_to_i64(spec, &line))
 			return qz_error(q, "Expected FILE:LINE or LINE, not \"%s\".", spec);
 		for (size_t i = 0; i < s->nmembers && stmt < 0; i++)
-			if (t->stmts[t->insts[s->members[i]].stmt].line == line)
-				stmt = (int32_t)t->insts[s->members[i]].stmt;
+			if (t->stmts[trace_inst_get(t, s->members[i]).stmt].line == line)
+				stmt = (int32_t)trace_inst_get(t, s->members[i]).stmt;
 	}
 	bool member = false;
 	for (size_t i = 0; i < s->nmembers; i++)
-		member |= stmt >= 0 && t->insts[s->members[i]].stmt == (uint32_t)stmt;
+		member |= stmt >= 0 && trace_inst_get(t, s->members[i]).stmt == (uint32_t)stmt;
 	if (!member)
 		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
 	XGROW(st->sb, st->sb_cap, st->nsb + 1);
@@ -548,7 +553,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 		for (size_t i = 0; i < s->nmembers; i++) {
 			st->sb = st->sb;
 			XGROW(st->sb, st->sb_cap, st->nsb + 1);
-			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)t->insts[s->members[i]].stmt, 0 };
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)trace_inst_get(t, s->members[i]).stmt, 0 };
 		}
 	} else {
 		if (!*a)
@@ -568,7 +573,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 	size_t ninst = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
 		for (size_t k = before; k < st->nsb; k++)
-			if (st->sb[k].stmt == (int32_t)t->insts[s->members[i]].stmt) {
+			if (st->sb[k].stmt == (int32_t)trace_inst_get(t, s->members[i]).stmt) {
 				ninst++;
 				break;
 			}
@@ -835,7 +840,7 @@ const struct cmd_def slice_cmds[] = {
 	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
 	 "Both record the same trace. progress: a line on stderr once a second while\n"
 	 "a region runs longer than half a second (auto: when stderr is a terminal).\n"
-	 "undo-limit: the most the undo log of reverse execution keeps (256 MiB by\n"
+	 "undo-limit: the most the undo log of reverse execution keeps (64 MiB by\n"
 	 "default; beyond it the oldest instructions' entries go, with a warning);\n"
 	 "undo off: keep none (no reverse execution; recording is a little faster)."},
 	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,

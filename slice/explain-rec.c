@@ -71,7 +71,7 @@ static bool exr_loaded_from(struct exr_cur *c, uint64_t i, int reg, uint64_t *m,
 static const char *exr_text(struct qz *q, int32_t inst)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	const struct trace_stmt *st = &t->stmts[t->insts[inst].stmt];
+	const struct trace_stmt *st = &t->stmts[trace_inst_get(t, inst).stmt];
 	const char *text = st->file ? src_line(st->file, st->line, NULL) : NULL;
 	return text ? str_skip_space(text) : NULL;
 }
@@ -94,15 +94,15 @@ static bool exr_writers(struct qz *q, uint64_t a, uint64_t size, struct sbuf *b)
 			continue;
 		if (first < 0)
 			first = w[k].inst;
-		other |= t->insts[w[k].inst].stmt != t->insts[first].stmt;
-		uint32_t n = t->insts[w[k].inst].n;
+		other |= trace_inst_get(t, w[k].inst).stmt != trace_inst_get(t, first).stmt;
+		uint32_t n = trace_inst_get(t, w[k].inst).n;
 		lo = n < lo ? n : lo;
 		hi = n > hi ? n : hi;
 	}
 	if (first < 0)
 		return sys ? (sbuf_add(b, "a system call"), true) : false;
 	char nb[256];
-	sbuf_printf(b, "%s", rec_stmt_name(slice_rec(q), (int32_t)t->insts[first].stmt, nb, sizeof nb));
+	sbuf_printf(b, "%s", rec_stmt_name(slice_rec(q), (int32_t)trace_inst_get(t, first).stmt, nb, sizeof nb));
 	sbuf_printf(b, lo == hi ? " #%u" : " #%u-#%u", lo, hi);
 	const char *text = exr_text(q, first);
 	if (text)

@@ -228,10 +228,8 @@ static int ex_stop(struct qz *q)
 /* The record number where instance inst begins, -1 if none. */
 static int64_t ex_first_rec(const struct trace *t, int32_t inst)
 {
-	for (size_t k = 0; k < t->nsegs; k++)
-		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
-			return t->segs[k].at;
-	return -1;
+	uint64_t first;
+	return trace_inst_span(t, inst, &first, NULL) ? (int64_t)first : -1;
 }
 
 /* The decoded instruction of record i. */
@@ -261,7 +259,7 @@ static const char *ex_func(struct qz *q, int32_t inst)
 static const char *ex_text(struct qz *q, int32_t inst)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	const struct trace_stmt *st = &t->stmts[t->insts[inst].stmt];
+	const struct trace_stmt *st = &t->stmts[trace_inst_get(t, inst).stmt];
 	const char *text = st->file ? src_line(st->file, st->line, NULL) : NULL;
 	return text ? str_skip_space(text) : NULL;
 }
@@ -407,7 +405,7 @@ static size_t ex_groups(struct qz *q, const struct slice *s, int32_t inst, struc
 			continue;
 		char lb[128];
 		slice_edge_label(q, e, lb, sizeof lb);
-		uint32_t st = t->insts[e->to].stmt, num = t->insts[e->to].n;
+		uint32_t st = trace_inst_get(t, e->to).stmt, num = trace_inst_get(t, e->to).n;
 		size_t k = 0;
 		while (k < n && !(g[k].stmt == st && !strcmp(g[k].label, lb)))
 			k++;
@@ -482,7 +480,7 @@ static struct slice *ex_slice_arg(struct qz *q, const char **a)
 static void ex_roots(struct qz *q, struct sbuf *b, const struct slice *s)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	uint8_t *out = xcalloc(t->ninsts + 1, 1);
+	uint8_t *out = xcalloc(t->insts.n + 1, 1);
 	char nb[300];
 	for (size_t i = 0; i < s->nedges; i++)
 		out[s->edges[i].from] = 1;
@@ -512,7 +510,7 @@ static int ex_slice(struct qz *q, const char *a)
 	sbuf_printf(&b, "? %zu statements (%zu executions of them). \"#N\" means the N-th time "
 		    "a line ran. Read backwards from the criterion:\n", s->nstmts, s->nmembers);
 	int32_t *queue = xmalloc((s->nmembers + 1) * sizeof *queue);
-	uint8_t *seen = xcalloc(t->ninsts + 1, 1);
+	uint8_t *seen = xcalloc(t->insts.n + 1, 1);
 	size_t head = 0, tail = 0;
 	queue[tail++] = s->crit;
 	seen[s->crit] = 1;
@@ -520,7 +518,7 @@ static int ex_slice(struct qz *q, const char *a)
 	size_t said = 0, alike = 0;
 	while (head < tail && said < EX_WALK_MAX) {
 		int32_t inst = queue[head++];
-		uint32_t st = t->insts[inst].stmt;
+		uint32_t st = trace_inst_get(t, inst).stmt;
 		if (told[st]) {   /* another instance of a statement above: alike */
 			alike++;
 		} else {
@@ -566,11 +564,11 @@ static int ex_member(struct qz *q, const struct slice *s, const char *spec, int3
 	}
 	*inst = -1;
 	for (size_t i = 0; ok && i < s->nmembers; i++) {
-		const struct trace_inst *ti = &t->insts[s->members[i]];
+		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
 		const struct trace_stmt *st = &t->stmts[ti->stmt];
 		if (st->line != line || !st->file || strcmp(str_basename(st->file), str_basename(file)))
 			continue;
-		if (n ? ti->n == (uint64_t)n : *inst < 0 || ti->n > t->insts[*inst].n)
+		if (n ? ti->n == (uint64_t)n : *inst < 0 || ti->n > trace_inst_get(t, *inst).n)
 			*inst = s->members[i];
 	}
 	free(file);

@@ -181,7 +181,7 @@ static void ov_record(struct ov_ctx *c, const struct trace *t, uint64_t i,
 	int32_t inst = trace_inst_at(t, i);
 	if (inst < 0 || rec->skipped)
 		return;
-	uint32_t stmt = t->insts[inst].stmt;
+	uint32_t stmt = trace_inst_get(t, inst).stmt;
 	bool call = ti->in.kind == INSN_CALL || ti->in.kind == INSN_CALL_IND;
 	for (int k = 0; k < ti->in.nmem; k++) {
 		const struct insn_mem *im = &ti->in.mem[k];
@@ -308,7 +308,7 @@ void ov_describe(struct qz *q, struct mn_map *map, const struct ov_report *p, st
 	const struct trace *t = &slice_rec(q)->tr;
 	char nb[256], d[200], n1[32], n2[32], sym[200];
 	sbuf_printf(b, "%s", rec_stmt_name(slice_rec(q), (int32_t)p->stmt, nb, sizeof nb));
-	uint32_t lo = t->insts[p->inst_lo].n, hi = t->insts[p->inst_hi].n;
+	uint32_t lo = trace_inst_get(t, p->inst_lo).n, hi = trace_inst_get(t, p->inst_hi).n;
 	if (lo == hi)
 		sbuf_printf(b, " #%u", lo);
 	else

@@ -31,10 +31,8 @@ static void pr_range(struct slice *s, uint64_t lo, uint64_t hi)
 /* The record the criterion instance began at. */
 static uint64_t pr_crit_rec(const struct trace *t, int32_t inst)
 {
-	for (size_t k = 0; k < t->nsegs; k++)
-		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
-			return t->segs[k].at;
-	return t->n;
+	uint64_t first;
+	return trace_inst_span(t, inst, &first, NULL) ? first : t->n;
 }
 
 /* The frame of f live at rec, else its latest frame begun before rec

@@ -196,8 +196,10 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 	bool skipped = e->in.rep && emu_reg(x->m, 1) == 0;
 	for (int i = 0; i < e->in.nmem; i++) {
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
-		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped)
+		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
 			emu_dirty(x->m, addr[i], e->in.mem[i].size);
+			rec_code_written(r, addr[i], e->in.mem[i].size);
+		}
 	}
 	x->prev_rec = -1;
 	if (r->on) {

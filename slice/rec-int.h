@@ -21,6 +21,9 @@ bool rec_pre_may_stop(struct qz *q, const struct rec *r, const struct trace_insn
 /* After e ran (record recno, -1 if none): sp and pc are the new ones. */
 void rec_post(struct qz *q, struct rec *r, const struct trace_insn *e, int64_t recno,
 	      uint64_t sp, uint64_t pc);
+/* The program wrote [addr, addr+len): instructions decoded from there are
+ * stale (code written in place, a library mapped where another was). */
+void rec_code_written(struct rec *r, uint64_t addr, uint64_t len);
 /* The single-step engine's step: one instruction, natively. */
 int rec_step_one(struct qz *q, struct rec *r);
 /* What system call a->rax writes into memory given its result (sys.h,

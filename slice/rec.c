@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@ void rec_fini(struct rec *r)
 	trace_free(&r->tr);
 	free(r->hkeys);
 	free(r->hvals);
+	hmap_free(&r->code_pages);
 	free(r->count);
 	free(r->latest);
 	free(r->calls);
@@ -119,6 +122,61 @@ static void rec_hash_put(struct rec *r, uint64_t pc, uint32_t id)
 	r->hn++;
 }
 
+static const char rec_code_on, rec_code_off;   /* code_pages' values */
+
+/* The decode cache read [pc, pc+len). */
+static void rec_code_note(struct rec *r, uint64_t pc, uint64_t len)
+{
+	for (uint64_t p = pc >> 12; p <= (pc + len - 1) >> 12; p++)
+		if (hmap_get(&r->code_pages, p) != &rec_code_on)
+			hmap_put(&r->code_pages, p, (void *)&rec_code_on);
+	if (!r->code_hi || pc < r->code_lo)
+		r->code_lo = pc & ~0xfffull;
+	if (pc + len > r->code_hi)
+		r->code_hi = (pc + len + 0xfff) & ~0xfffull;
+}
+
+/* Forget the decoded instructions that overlap pages [p0, p1]: a new
+ * decode gives them new ids (the old ones stay for the records made). */
+static void rec_code_drop(struct rec *r, uint64_t p0, uint64_t p1)
+{
+	size_t ocap = r->hcap;
+	uint64_t *ok = r->hkeys;
+	uint32_t *ov = r->hvals;
+	r->hkeys = xcalloc(ocap, sizeof *r->hkeys);
+	r->hvals = xcalloc(ocap, sizeof *r->hvals);
+	r->hn = 0;
+	for (size_t i = 0; i < ocap; i++) {
+		if (!ok[i])
+			continue;
+		const struct trace_insn *e = &r->tr.insns[ov[i]];
+		if (e->pc >> 12 <= p1 && (e->pc + e->in.len - 1) >> 12 >= p0)
+			continue;
+		rec_hash_put(r, ok[i], ov[i]);
+	}
+	free(ok);
+	free(ov);
+}
+
+void rec_code_written(struct rec *r, uint64_t addr, uint64_t len)
+{
+	if (!len || addr >= r->code_hi || addr + len <= r->code_lo)
+		return;
+	uint64_t p0 = addr >> 12, p1 = (addr + len - 1) >> 12;
+	if (p1 - p0 > 4096) {   /* a large mapping: look at the cache itself */
+		rec_code_drop(r, p0, p1);
+		return;
+	}
+	bool hit = false;
+	for (uint64_t p = p0; p <= p1; p++)
+		if (hmap_get(&r->code_pages, p) == &rec_code_on) {
+			hmap_put(&r->code_pages, p, (void *)&rec_code_off);
+			hit = true;
+		}
+	if (hit)
+		rec_code_drop(r, p0, p1);
+}
+
 int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)
 {
 	if (r->hcap) {
@@ -140,6 +198,7 @@ int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)
 		return -1;
 	rec_fill_stmt(q, r, e);
 	rec_hash_put(r, pc, (uint32_t)t->ninsns);
+	rec_code_note(r, pc, e->in.len);
 	return (int64_t)t->ninsns++;
 }
 
@@ -149,14 +208,12 @@ static bool rec_track_stmt(struct rec *r, const struct trace_insn *e)
 {
 	struct trace *t = &r->tr;
 	int32_t s = e->stmt;
-	bool same = r->cur >= 0 && t->insts[r->cur].stmt == (uint32_t)s;
+	bool same = r->cur >= 0 && trace_inst_get(t, r->cur).stmt == (uint32_t)s;
 	bool fresh = false;
 	if (same)
 		return false;
 	if (e->row_start || r->latest[s] < 0) {
-		XGROW(t->insts, t->insts_cap, t->ninsts + 1);
-		t->insts[t->ninsts] = (struct trace_inst){ (uint32_t)s, ++r->count[s] };
-		r->latest[s] = (int32_t)t->ninsts++;
+		r->latest[s] = trace_new_inst(t, (uint32_t)s, ++r->count[s]);
 		fresh = true;
 	}
 	r->cur = r->latest[s];
@@ -175,7 +232,7 @@ bool rec_pre_may_stop(struct qz *q, const struct rec *r, const struct trace_insn
 {
 	if (!e->user || e->stmt < 0 || (!slice_state(q)->nsb && !slice_state(q)->snext))
 		return false;
-	if (r->cur >= 0 && r->tr.insts[r->cur].stmt == (uint32_t)e->stmt)
+	if (r->cur >= 0 && trace_inst_get(&r->tr, r->cur).stmt == (uint32_t)e->stmt)
 		return false;
 	return e->row_start || r->latest[e->stmt] < 0;
 }
@@ -345,17 +402,46 @@ uint64_t rec_file_id(uint64_t dev, uint64_t ino)
 	return (dev * 0x9e3779b97f4a7c15ull) ^ ino ^ 1;
 }
 
+/* What a system call may have put where code was decoded: its writes
+ * (below) and the mappings it made, moved or removed. */
+static void rec_code_sys(struct rec *r, const struct user_regs_struct *a, long ret)
+{
+	if (ret < 0 && ret > -4096)
+		return;
+	switch (a->rax) {
+	case SYS_mmap:
+		rec_code_written(r, (uint64_t)ret, a->rsi);
+		break;
+	case SYS_munmap:
+		rec_code_written(r, a->rdi, a->rsi);
+		break;
+	case SYS_mremap:
+		rec_code_written(r, a->rdi, a->rsi);
+		rec_code_written(r, (uint64_t)ret, a->rdx);
+		break;
+	case SYS_execve:
+	case SYS_execveat:
+		rec_code_written(r, 0, UINT64_MAX);
+		break;
+	default:
+		break;
+	}
+}
+
 static void rec_syscall(struct qz *q, struct rec *r, const struct user_regs_struct *pre)
 {
 	long ret = (long)proc_regs(q->proc)->rax;
+	rec_code_sys(r, pre, ret);
 	struct sys_writes w;
 	if (!rec_sys_writes(q, pre, ret, &w)) {
 		rec_unknown_sys(r, (long)pre->rax);
 		return;
 	}
 	size_t had = r->tr.nsys;
-	for (int k = 0; k < w.n; k++)
+	for (int k = 0; k < w.n; k++) {
 		trace_add_sys(&r->tr, w.v[k].addr, w.v[k].len);
+		rec_code_written(r, w.v[k].addr, w.v[k].len);
+	}
 	if ((pre->rax == 0 || pre->rax == 17) && r->tr.nsys > had)
 		rec_read_origin(q, &r->tr.sys[had], pre, ret);
 }
@@ -403,8 +489,8 @@ static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 		return;
 	char nb[256] = "", wb[256];
 	if (r->cur >= 0)
-		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)r->tr.insts[r->cur].stmt,
-						  wb, sizeof wb), r->tr.insts[r->cur].n);
+		snprintf(nb, sizeof nb, " (%s#%u)", rec_stmt_name(r, (int32_t)trace_inst_get(&r->tr, r->cur).stmt,
+						  wb, sizeof wb), trace_inst_get(&r->tr, r->cur).n);
 	qz_printf(q, "The pc was loaded from memory by `%s` at 0x%llx%s: new pc 0x%llx.\n",
 		  e->in.text, (unsigned long long)e->pc, nb, (unsigned long long)bad);
 	int32_t w;
@@ -414,8 +500,8 @@ static void rec_report_smash(struct qz *q, struct rec *r, uint64_t bad)
 	qz_printf(q, "The return address at 0x%llx was 0x%llx", (unsigned long long)r->last_sp,
 		  (unsigned long long)orig);
 	if (w >= 0)
-		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)r->tr.insts[w].stmt,
-								 wb, sizeof wb), r->tr.insts[w].n);
+		qz_printf(q, "; %s#%u overwrote it", rec_stmt_name(r, (int32_t)trace_inst_get(&r->tr, w).stmt,
+								 wb, sizeof wb), trace_inst_get(&r->tr, w).n);
 	qz_puts(q, ".\n");
 }
 
@@ -434,6 +520,25 @@ static void rec_check_smash(struct qz *q, struct rec *r, int64_t id)
 	rec_report_smash(q, r, pc);
 }
 
+/* Is the system call about to run (regs) one that starts a thread? The
+ * recorder follows one thread and holds the others stopped, so the new
+ * thread would never run and a pthread_join would wait for ever. */
+static bool rec_starts_thread(struct qz *q, const struct user_regs_struct *regs)
+{
+	uint64_t flags = regs->rdi;
+	if (regs->rax == SYS_clone3 && qz_read(q, regs->rdi, &flags, sizeof flags) < 0)
+		return false;
+	return (regs->rax == SYS_clone || regs->rax == SYS_clone3) && (flags & CLONE_THREAD);
+}
+
+/* Recording and counting stop for good; the program runs on natively. */
+static void rec_give_up(struct qz *q, struct rec *r)
+{
+	rec_stop(q, r);
+	r->counting = false;
+	q->driver = NULL;
+}
+
 int rec_step_one(struct qz *q, struct rec *r)
 {
 	struct user_regs_struct *regs = proc_regs(q->proc), pre;
@@ -448,12 +553,17 @@ int rec_step_one(struct qz *q, struct rec *r)
 	if (id < 0) {
 		qz_warn(q, "cannot decode the instruction at 0x%llx: recording stops",
 			(unsigned long long)pc);
-		rec_stop(q, r);
-		r->counting = false;
-		q->driver = NULL;
+		rec_give_up(q, r);
 		return run_step_raw(q);
 	}
 	const struct trace_insn *e = &r->tr.insns[id];
+	if (e->in.kind == INSN_SYSCALL && rec_starts_thread(q, regs)) {
+		qz_warn(q, "the program starts a thread (%s) at 0x%llx: qzdb records one thread, so "
+			"%s stops here and the program runs on", regs->rax == SYS_clone ? "clone" : "clone3",
+			(unsigned long long)pc, r->on ? "recording" : "counting for sbreaks");
+		rec_give_up(q, r);
+		return run_step_raw(q);
+	}
 	if (rec_pre(q, r, e, regs->rsp))
 		return RUN_STOPPED;
 	int64_t recno = -1;
@@ -463,14 +573,14 @@ int rec_step_one(struct qz *q, struct rec *r)
 			(unsigned long long)r->tr.n);
 		rec_stop(q, r);
 	}
+	uint64_t addr[INSN_MAX_MEM];
+	bool skipped = e->in.rep && regs->rcx == 0;
+	for (int i = 0; i < e->in.nmem; i++)
+		addr[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
 	if (r->on) {
-		uint64_t addr[INSN_MAX_MEM];
-		for (int i = 0; i < e->in.nmem; i++)
-			addr[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
 		recno = (int64_t)r->tr.n;
-		trace_add(&r->tr, (uint32_t)id, addr, e->in.rep && regs->rcx == 0);
-		rev_note_insn_proc(q, &r->undo, (uint64_t)recno, e, addr,
-				   e->in.rep && regs->rcx == 0, regs);
+		trace_add(&r->tr, (uint32_t)id, addr, skipped);
+		rev_note_insn_proc(q, &r->undo, (uint64_t)recno, e, addr, skipped, regs);
 		if (e->in.kind == INSN_SYSCALL)
 			rev_note_sys(q, &r->undo, (uint64_t)recno, regs);
 	}
@@ -484,6 +594,9 @@ int rec_step_one(struct qz *q, struct rec *r)
 	}
 	r->last_id = id;
 	r->last_sp = pre.rsp;
+	for (int i = 0; i < e->in.nmem && !skipped; i++)
+		if (e->in.mem[i].rw & INSN_MEM_W)
+			rec_code_written(r, addr[i], e->in.mem[i].size);
 	if (e->in.kind == INSN_SYSCALL && r->on)
 		rec_syscall(q, r, &pre);
 	rec_post(q, r, e, recno, proc_regs(q->proc)->rsp, proc_regs(q->proc)->rip);
@@ -544,9 +657,11 @@ void rec_tick(struct rec *r, uint32_t n)
 	p->insns = r->insns_seen - p->base;
 	p->rate = p->secs > 0 ? (double)p->insns / p->secs : 0;
 	p->bytes = r->tr.len;
+	p->what = r->on ? "recording" : "counting";
+	p->total = 0;
 	char line[160];
 	snprintf(line, sizeof line, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
-		 r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
+		 p->what, (unsigned long long)p->insns, p->rate,
 		 (double)p->bytes / (1 << 20));
 	rec_progress_show(r, line);
 }
@@ -557,6 +672,8 @@ void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
 	if (!rec_progress_due(r))
 		return;
 	p->insns = done;
+	p->total = total;
+	p->what = "slicing";
 	p->rate = p->secs > 0 ? (double)done / p->secs : 0;
 	char line[160];
 	snprintf(line, sizeof line, "slicing: %llu of %llu instructions (%.0f%%), %.0f per second\n",

@@ -11,6 +11,7 @@
 
 #include "rev.h"
 #include "trace.h"
+#include "util/hmap.h"
 
 struct qz;
 struct run_target;
@@ -35,7 +36,9 @@ struct rec_engine {
  * a region runs (plain mode prints it on stderr once a second instead). */
 struct rec_progress {
 	bool active;              /* a region has run for over half a second */
+	const char *what;         /* "recording", "counting" or "slicing" */
 	uint64_t insns;           /* instructions executed in the region */
+	uint64_t total;           /* slicing: of how many (0 otherwise) */
 	double secs, rate;        /* seconds so far, instructions per second */
 	uint64_t bytes;           /* trace bytes */
 	double start, last_print; /* internal: monotonic seconds */
@@ -56,6 +59,11 @@ struct rec {
 	uint64_t *hkeys;           /* decode cache: pc -> id + 1 */
 	uint32_t *hvals;
 	size_t hcap, hn;
+	/* Pages the decode cache read code from (page -> rec_code_on, or
+	 * rec_code_off once written), within [code_lo, code_hi): a write
+	 * there drops the page's decoded instructions. */
+	struct hmap code_pages;
+	uint64_t code_lo, code_hi;
 	uint32_t *count;           /* per statement: instances so far */
 	int32_t *latest;           /* per statement: its latest instance id */
 	size_t count_cap;

@@ -107,24 +107,6 @@ int rev_last(struct qz *q, const char *what)
 
 /* ---- goto-instance ---- */
 
-/* The first and last records of instance inst; false if it never ran. */
-static bool rl_inst_span(const struct trace *t, int32_t inst, uint64_t *lo, uint64_t *hi)
-{
-	bool seen = false;
-	for (size_t k = 0; k < t->nsegs; k++) {
-		if (t->segs[k].inst != inst || t->segs[k].at >= t->n)
-			continue;
-		uint64_t next = k + 1 < t->nsegs ? t->segs[k + 1].at : t->n;
-		if (next <= t->segs[k].at)
-			continue;   /* an empty segment: nothing ran under it */
-		if (!seen)
-			*lo = t->segs[k].at;
-		*hi = next - 1;
-		seen = true;
-	}
-	return seen;
-}
-
 /* "FILE:LINE#N", "FILE:LINE #N" (info slice's way) or "FILE:LINE N",
  * then an optional "start"/"end": the instance and which side of it. */
 static int rl_parse(struct qz *q, const char *spec, int32_t *inst, bool *start)
@@ -170,7 +152,7 @@ int rev_goto_instance(struct qz *q, const char *spec)
 	char nb[256];
 	slice_inst_name(q, inst, nb, sizeof nb);
 	const struct trace *t = &slice_rec(q)->tr;
-	if (!rl_inst_span(t, inst, &lo, &hi))
+	if (!trace_inst_span(t, inst, &lo, &hi))
 		return qz_error(q, "%s ran no instruction in the recording.", nb);
 	uint64_t to = start ? lo : hi + 1;
 	if (to < first)

@@ -21,8 +21,11 @@ struct run_target;
 struct trace_insn;
 struct user_regs_struct;
 
-/* Default bound of the undo log: beyond it the oldest entries go. */
-#define REV_LIMIT_DEFAULT ((size_t)256 << 20)
+/* Default bound of the undo log: beyond it the oldest entries go. 64 MiB
+ * is about 1.5 million instructions back (gdb's record full keeps 200,000)
+ * and keeps a recording of any length under 256 MiB resident with the
+ * trace's own buffers (tests/batch/recslow.sh). */
+#define REV_LIMIT_DEFAULT ((size_t)64 << 20)
 
 struct rev_log {
 	uint8_t *buf;            /* entries, back to back */

@@ -28,7 +28,7 @@ int slice_input_deps(struct qz *q, struct slice_input *out)
 		return -1;
 	out->crit = s.crit;
 	out->nmembers = s.nmembers;
-	out->ninsts = t->ninsts;
+	out->ninsts = t->insts.n;
 	out->nsys = t->nsys;
 	out->sys = xcalloc(t->nsys ? t->nsys : 1, sizeof *out->sys);
 	for (size_t i = 0; i < t->nsys; i++)

@@ -262,10 +262,10 @@ const struct qz_mod slice_mod = {
 static bool slice_wants(struct qz *q, int id, int32_t inst)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	const struct trace_inst *ti = &t->insts[inst];
+	const struct trace_inst tiv = trace_inst_get(t, inst), *ti = &tiv;
 	const struct slice *s = slice_find(q, id);
 	for (size_t i = 0; s && i < s->nmembers; i++) {
-		const struct trace_inst *m = &t->insts[s->members[i]];
+		const struct trace_inst mv = trace_inst_get(t, s->members[i]), *m = &mv;
 		if (m->stmt == ti->stmt && m->n == ti->n)
 			return true;
 	}
@@ -287,7 +287,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 {
 	struct slice_state *st = slice_state(q);
 	const struct trace *t = &st->rec.tr;
-	const struct trace_inst *ti = &t->insts[inst];
+	const struct trace_inst tiv = trace_inst_get(t, inst), *ti = &tiv;
 	if (st->snext && slice_wants(q, st->snext, inst)) {
 		int id = st->snext;
 		st->snext = 0;
@@ -298,7 +298,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 			continue;
 		const struct slice *s = slice_find(q, st->sb[k].slice);
 		for (size_t i = 0; s && i < s->nmembers; i++) {
-			const struct trace_inst *m = &t->insts[s->members[i]];
+			const struct trace_inst mv = trace_inst_get(t, s->members[i]), *m = &mv;
 			if (m->stmt != ti->stmt || m->n != ti->n)
 				continue;
 			char nb[300];

@@ -25,6 +25,11 @@ struct sl_map {
 
 static int32_t *sl_map_slot(struct sl_map *m, uint64_t key, bool add);
 
+static size_t sl_map_home(const struct sl_map *m, uint64_t key)
+{
+	return (size_t)(((key + 1) * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+}
+
 static void sl_map_grow(struct sl_map *m)
 {
 	struct sl_map old = *m;
@@ -45,7 +50,7 @@ static int32_t *sl_map_slot(struct sl_map *m, uint64_t key, bool add)
 		sl_map_grow(m);
 	if (!m->cap)
 		return NULL;
-	size_t h = (size_t)(((key + 1) * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+	size_t h = sl_map_home(m, key);
 	while (m->keys[h] && m->keys[h] != key + 1)
 		h = (h + 1) & (m->cap - 1);
 	if (!m->keys[h]) {
@@ -64,13 +69,47 @@ static int32_t sl_map_get(struct sl_map *m, uint64_t key)
 	return v ? *v : -1;
 }
 
+/* Remove key: the keys after it in its run move back so that every key
+ * stays reachable from its home slot (linear probing has no tombstones). */
+static void sl_map_del(struct sl_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i;
+	if (!m->cap)
+		return;
+	for (i = sl_map_home(m, key); m->keys[i] != key + 1; i = (i + 1) & mask)
+		if (!m->keys[i])
+			return;
+	for (size_t j = i;;) {
+		m->keys[i] = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!m->keys[j]) {
+				m->used--;
+				return;
+			}
+			size_t k = sl_map_home(m, m->keys[j] - 1);
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;   /* home between the hole and j: stays */
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+			break;
+		}
+	}
+}
+
 static void sl_map_free(struct sl_map *m)
 {
 	free(m->keys);
 	free(m->vals);
 }
 
-struct sl_node { int32_t user, next; };
+_Static_assert(sizeof(struct slice_edge) == 24, "slice_edge: keep it small");
+
+/* A list of users is a chain of immutable cells; each knows the length
+ * of its chain (rbp at -O0 carries a full list through a whole loop, and
+ * every instruction's use of it asks). */
+struct sl_node { int32_t user, next, len; };
 /* Live memory in 8-byte words: the users of each byte (-1: not live). */
 struct sl_word { int32_t head[8]; uint8_t live; };
 struct sl_hit {
@@ -78,8 +117,10 @@ struct sl_hit {
 	uint8_t reg;
 	uint64_t addr;
 	bool framed;              /* see struct slice_edge */
-	int64_t rbp_off;
+	int32_t rbp_off;
 };
+
+#define SL_WCACHE 256
 
 struct sl_ctx {
 	struct qz *q;
@@ -92,6 +133,10 @@ struct sl_ctx {
 	struct sl_map mem, pages, cd, edges;   /* mem: word -> index in words */
 	struct sl_word *words;
 	size_t nwords, words_cap;
+	/* Words looked up lately (a word's index never changes): most
+	 * instructions touch the same few stack words. */
+	uint64_t wkey[SL_WCACHE];    /* word + 1; 0 empty */
+	int32_t wval[SL_WCACHE];
 	/* Edges into each instance, newest first, to drop duplicates; an
 	 * instance with many goes to the edges map instead. */
 	int32_t *edge_head, *edge_count;
@@ -104,13 +149,60 @@ struct sl_ctx {
 	struct sl_hit *hits;
 	size_t nhits, hits_cap;
 	uint64_t seed_lo;         /* below this no record is a seed */
+	size_t gc_at;             /* collect the pool when it grows past this */
 };
 
 static int32_t sl_cons(struct sl_ctx *c, int32_t user, int32_t next)
 {
 	XGROW(c->pool, c->pool_cap, c->npool + 1);
-	c->pool[c->npool] = (struct sl_node){ user, next };
+	c->pool[c->npool] = (struct sl_node){ user, next, next < 0 ? 1 : c->pool[next].len + 1 };
 	return (int32_t)c->npool++;
+}
+
+/* ---- the pool's garbage collection ----
+ * Lists are replaced all the time while the live ones stay few (the
+ * users of what is live now), so the pool is copied, live lists only,
+ * whenever it has grown well past what was live the last time: a long
+ * slice then keeps a small pool that stays in the cache. */
+
+/* Copy list (of old) into c->pool, sharing what is copied already: a
+ * copied cell has len -1 and its new index in next. */
+static int32_t sl_gc_copy(struct sl_ctx *c, struct sl_node *old, int32_t list, int32_t **stack,
+			  size_t *cap)
+{
+	size_t n = 0;
+	int32_t x = list;
+	for (; x >= 0 && old[x].len >= 0; x = old[x].next) {
+		XGROW(*stack, *cap, n + 1);
+		(*stack)[n++] = x;
+	}
+	int32_t next = x < 0 ? -1 : old[x].next;
+	while (n-- > 0) {
+		int32_t o = (*stack)[n];
+		next = sl_cons(c, old[o].user, next);
+		old[o] = (struct sl_node){ old[o].user, next, -1 };
+	}
+	return next;
+}
+
+static void sl_gc(struct sl_ctx *c)
+{
+	struct sl_node *old = c->pool;
+	int32_t *stack = NULL;
+	size_t scap = 0;
+	c->pool = NULL;
+	c->pool_cap = c->npool = 0;
+	for (int k = 0; k < 64; k++)
+		c->reg[k] = sl_gc_copy(c, old, c->reg[k], &stack, &scap);
+	for (size_t w = 0; w < c->nwords; w++)
+		for (int j = 0; j < 8; j++)
+			c->words[w].head[j] = sl_gc_copy(c, old, c->words[w].head[j], &stack, &scap);
+	for (size_t i = 0; i < c->cd.cap; i++)
+		if (c->cd.keys[i] && c->cd.vals[i] >= 0)
+			c->cd.vals[i] = sl_gc_copy(c, old, c->cd.vals[i], &stack, &scap);
+	free(old);
+	free(stack);
+	c->gc_at = 2 * c->npool > ((size_t)1 << 20) ? 2 * c->npool : (size_t)1 << 20;
 }
 
 static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
@@ -121,12 +213,9 @@ static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
 	return false;
 }
 
-static int sl_len(const struct sl_ctx *c, int32_t list, int cap)
+static int sl_len(const struct sl_ctx *c, int32_t list)
 {
-	int n = 0;
-	for (; list >= 0 && n < cap; list = c->pool[list].next)
-		n++;
-	return n;
+	return list < 0 ? 0 : c->pool[list].len;
 }
 
 /* Users of a and of b; lists are immutable so they can be shared: the
@@ -140,7 +229,7 @@ static int32_t sl_union(struct sl_ctx *c, int32_t a, int32_t b)
 		return b;
 	if (b < 0)
 		return a;
-	int la = sl_len(c, a, SL_MAX_USERS + 1), lb = sl_len(c, b, SL_MAX_USERS + 1);
+	int la = sl_len(c, a), lb = sl_len(c, b);
 	if (la > lb) {
 		int32_t t = a;
 		a = b;
@@ -209,6 +298,9 @@ static void sl_page_count(struct sl_ctx *c, uint64_t a, int d)
 
 static struct sl_word *sl_word(struct sl_ctx *c, uint64_t a, bool add)
 {
+	size_t h = (a >> 3) & (SL_WCACHE - 1);
+	if (c->wkey[h] == (a >> 3) + 1)
+		return &c->words[c->wval[h]];
 	int32_t *v = sl_map_slot(&c->mem, a >> 3, add);
 	if (!v || (*v < 0 && !add))
 		return NULL;
@@ -219,6 +311,8 @@ static struct sl_word *sl_word(struct sl_ctx *c, uint64_t a, bool add)
 		w->live = 0;
 		*v = (int32_t)c->nwords++;
 	}
+	c->wkey[h] = (a >> 3) + 1;
+	c->wval[h] = *v;
 	return &c->words[*v];
 }
 
@@ -297,9 +391,11 @@ static void sl_def_mem(struct sl_ctx *c, uint64_t a, uint64_t len, bool cond,
 		if (sys >= 0 && c->s->uses)
 			sl_report(c, *v, sys, b);
 		sl_hit(c, *v, 0xff, b);
-		if (c->nhits > before && m && m->base == INSN_R_RBP && m->index == INSN_R_NONE) {
+		int64_t off = m ? m->disp + (int64_t)(b - a) : 0;
+		if (c->nhits > before && m && m->base == INSN_R_RBP && m->index == INSN_R_NONE &&
+		    off >= INT32_MIN && off <= INT32_MAX) {
 			c->hits[c->nhits - 1].framed = true;
-			c->hits[c->nhits - 1].rbp_off = m->disp + (int64_t)(b - a);
+			c->hits[c->nhits - 1].rbp_off = (int32_t)off;
 		}
 		if (!cond) {
 			*v = -1;
@@ -413,7 +509,7 @@ static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind
 }
 
 static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
-		    const struct sl_hit *h, uint64_t pc)
+		    const struct sl_hit *h, uint32_t def)
 {
 	if (from == to || from < 0 || !sl_edge_new(c, from, to, kind))
 		return;
@@ -423,9 +519,10 @@ static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 	c->edge_next[s->nedges] = c->edge_head[to];
 	c->edge_head[to] = (int32_t)s->nedges;
 	c->edge_count[to]++;
-	s->edges[s->nedges++] = (struct slice_edge){ from, to, kind, h ? h->reg : 0xff,
-						     h ? h->addr : 0, h && h->framed, pc,
-						     h ? h->rbp_off : 0 };
+	s->edges[s->nedges++] = (struct slice_edge){
+		.from = from, .to = to, .addr = h ? h->addr : 0, .rbp_off = h ? h->rbp_off : 0,
+		.def = def < SLICE_DEF_NONE ? def : SLICE_DEF_NONE, .reg = h ? h->reg : 0xff,
+		.kind = kind, .framed = h && h->framed };
 }
 
 static void sl_member(struct sl_ctx *c, int32_t inst)
@@ -447,6 +544,7 @@ static void sl_record(struct sl_ctx *c, uint64_t i, const struct trace_rec *r,
 	int32_t cdu = -1;
 	if (c->nheap && c->heap[0] == i) {
 		cdu = sl_map_get(&c->cd, i);
+		sl_map_del(&c->cd, i);   /* pending parents stay few */
 		while (c->nheap && c->heap[0] == i)
 			sl_heap_pop(c);
 	}
@@ -467,9 +565,9 @@ static void sl_record(struct sl_ctx *c, uint64_t i, const struct trace_rec *r,
 	sl_member(c, inst);
 	for (size_t k = 0; k < c->nhits; k++)
 		for (int32_t x = c->hits[k].head; x >= 0; x = c->pool[x].next)
-			sl_edge(c, c->pool[x].user, inst, SLICE_DATA, &c->hits[k], c->t->insns[r->id].pc);
+			sl_edge(c, c->pool[x].user, inst, SLICE_DATA, &c->hits[k], r->id);
 	for (int32_t x = cdu; x >= 0; x = c->pool[x].next)
-		sl_edge(c, c->pool[x].user, inst, SLICE_CONTROL, NULL, 0);
+		sl_edge(c, c->pool[x].user, inst, SLICE_CONTROL, NULL, UINT32_MAX);
 	int32_t me = sl_cons(c, inst, -1);
 	sl_uses(c, r, in, me);
 	if (cdp >= 0) {
@@ -520,21 +618,6 @@ static void sl_ctx_free(struct sl_ctx *c)
 	free(c->hits);
 }
 
-/* First and last record of instance inst; false if it is not recorded. */
-static bool sl_inst_range(const struct trace *t, int32_t inst, uint64_t *first, uint64_t *last)
-{
-	bool found = false;
-	for (size_t k = t->nsegs; k-- > 0;) {
-		if (t->segs[k].inst != inst || t->segs[k].at >= t->n)
-			continue;
-		if (!found)
-			*last = k + 1 < t->nsegs ? t->segs[k + 1].at - 1 : t->n - 1;
-		*first = t->segs[k].at;
-		found = true;
-	}
-	return found;
-}
-
 static void sl_seed(struct sl_ctx *c)
 {
 	struct slice *s = c->s;
@@ -552,25 +635,24 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 {
 	const struct trace *t = c->t;
 	struct trace_rec *recs = xmalloc(TRACE_BLK * sizeof *recs);
-	size_t si = t->nsegs, ci = t->ncds, nb = (size_t)(end / TRACE_BLK) + 1;
+	size_t nb = (size_t)(end / TRACE_BLK) + 1;
+	struct trace_back segs, cds;
+	trace_back_init(&segs, &t->segs);
+	trace_back_init(&cds, &t->cds);
 	rec_progress_start(slice_rec(c->q));
 	for (size_t b = nb; b-- > 0;) {
 		if ((b & 1023) == 0)
 			rec_slice_tick(slice_rec(c->q), (uint64_t)(nb - b) * TRACE_BLK, end + 1);
 		if (b * TRACE_BLK + TRACE_BLK - 1 <= end && sl_skip(c, b))
 			continue;
+		if (c->npool > c->gc_at)
+			sl_gc(c);
 		size_t n = trace_block(t, b, recs);
 		for (size_t k = n; k-- > 0;) {
 			uint64_t i = (uint64_t)b * TRACE_BLK + k;
 			if (i > end)
 				continue;
-			while (si > 0 && t->segs[si - 1].at > i)
-				si--;
-			while (ci > 0 && t->cds[ci - 1].at > i)
-				ci--;
-			int32_t inst = si ? t->segs[si - 1].inst : -1;
-			int64_t cdp = ci ? t->cds[ci - 1].parent : -1;
-			sl_record(c, i, &recs[k], inst, cdp);
+			sl_record(c, i, &recs[k], trace_back_at(&segs, i), trace_back_at(&cds, i));
 		}
 	}
 	slice_rec(c->q)->prog.active = false;
@@ -582,7 +664,7 @@ static void sl_count_stmts(const struct trace *t, struct slice *s)
 	uint8_t *seen = xcalloc(t->nstmts + 1, 1);
 	s->nstmts = 0;
 	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = t->insts[s->members[i]].stmt;
+		uint32_t st = trace_inst_get(t, s->members[i]).stmt;
 		if (!seen[st]) {
 			seen[st] = 1;
 			s->nstmts++;
@@ -596,17 +678,17 @@ int slice_compute(struct qz *q, struct slice *s)
 	struct rec *r = slice_rec(q);
 	const struct trace *t = &r->tr;
 	uint64_t first = 0, last = 0;
-	if (!sl_inst_range(t, s->crit, &first, &last))
+	if (!trace_inst_span(t, s->crit, &first, &last))
 		return qz_error(q, "That statement instance is not in the recording.");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first };
+	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = (size_t)1 << 20 };
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
-	c.member = xcalloc(t->ninsts + 1, 1);
-	c.edge_head = xmalloc((t->ninsts + 1) * sizeof *c.edge_head);
-	memset(c.edge_head, 0xff, (t->ninsts + 1) * sizeof *c.edge_head);
-	c.edge_count = xcalloc(t->ninsts + 1, sizeof *c.edge_count);
+	c.member = xcalloc(t->insts.n + 1, 1);
+	c.edge_head = xmalloc((t->insts.n + 1) * sizeof *c.edge_head);
+	memset(c.edge_head, 0xff, (t->insts.n + 1) * sizeof *c.edge_head);
+	c.edge_count = xcalloc(t->insts.n + 1, sizeof *c.edge_count);
 	s->nmembers = 0;
 	s->nedges = 0;
 	sl_seed(&c);
@@ -641,18 +723,26 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len)
 {
 	const struct rec *r = slice_rec(q);
 	char sb[256];
-	const struct trace_inst *in = &r->tr.insts[inst];
-	snprintf(buf, len, "%s#%u", rec_stmt_name(r, (int32_t)in->stmt, sb, sizeof sb), in->n);
+	struct trace_inst in = trace_inst_get(&r->tr, inst);
+	snprintf(buf, len, "%s#%u", rec_stmt_name(r, (int32_t)in.stmt, sb, sizeof sb), in.n);
 	return buf;
+}
+
+/* Where a data edge's defining instruction is, 0 if unknown. */
+static uint64_t sl_def_pc(struct qz *q, const struct slice_edge *e)
+{
+	const struct trace *t = &slice_rec(q)->tr;
+	return e->def != SLICE_DEF_NONE && e->def < t->ninsns ? t->insns[e->def].pc : 0;
 }
 
 /* The local a [rbp+D] store wrote, when the frame base is the CFA (rbp+16
  * once the frame is set up, as gcc's frames are). */
 static const char *sl_local_name(struct qz *q, const struct slice_edge *e, int64_t *off)
 {
-	if (!q->exe.di || e->def_pc < q->exe.lo || e->def_pc >= q->exe.hi)
+	uint64_t pc = sl_def_pc(q, e);
+	if (!q->exe.di || pc < q->exe.lo || pc >= q->exe.hi)
 		return NULL;
-	uint64_t pc = e->def_pc - q->exe.bias;
+	pc -= q->exe.bias;
 	const struct di_func *f = di_func_at(q->exe.di, pc);
 	if (!f || f->frame_base.len != 1 || f->frame_base.ops[0] != 0x9c)
 		return NULL;
@@ -690,9 +780,10 @@ static bool sl_loc_in_reg(const struct di_locexpr *l, int d, uint64_t pc)
 const char *slice_reg_var(struct qz *q, const struct slice_edge *e)
 {
 	int d = sl_reg_dwarf(e->reg);
-	if (d < 0 || !q->exe.di || e->def_pc < q->exe.lo || e->def_pc >= q->exe.hi)
+	uint64_t pc = sl_def_pc(q, e);
+	if (d < 0 || !q->exe.di || pc < q->exe.lo || pc >= q->exe.hi)
 		return NULL;
-	uint64_t pc = e->def_pc - q->exe.bias;
+	pc -= q->exe.bias;
 	const struct di_func *f = di_func_at(q->exe.di, pc);
 	const struct di_var *vars[64];
 	size_t n = f ? di_vars_at(f, pc, vars, 64) : 0;
@@ -706,10 +797,8 @@ const char *slice_reg_var(struct qz *q, const struct slice_edge *e)
 /* The record where instance inst began (for the frames live then). */
 static uint64_t sl_first_rec(const struct trace *t, int32_t inst)
 {
-	for (size_t k = 0; k < t->nsegs; k++)
-		if (t->segs[k].inst == inst && t->segs[k].at < t->n)
-			return t->segs[k].at;
-	return UINT64_MAX;
+	uint64_t first;
+	return trace_inst_span(t, inst, &first, NULL) ? first : UINT64_MAX;
 }
 
 const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf, size_t len)
@@ -737,13 +826,10 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 bool slice_stale(struct qz *q, const struct slice *s)
 {
 	const struct trace *t = &slice_rec(q)->tr;
-	bool crit_seen = false;
-	for (size_t k = 0; k < t->nsegs && !crit_seen; k++)
-		crit_seen = t->segs[k].inst == s->crit && t->segs[k].at < t->n;
-	if (!crit_seen || s->crit >= (int32_t)t->ninsts)
+	if (s->crit >= (int32_t)t->insts.n || !trace_inst_span(t, s->crit, NULL, NULL))
 		return true;
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] >= (int32_t)t->ninsts)
+		if (s->members[i] >= (int32_t)t->insts.n)
 			return true;
 	return false;
 }

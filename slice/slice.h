@@ -15,14 +15,17 @@ struct qz;
 enum slice_crit_kind { SLICE_ALL, SLICE_REG, SLICE_MEM };
 enum slice_edge_kind { SLICE_DATA, SLICE_CONTROL };
 
+/* 24 bytes: a slice over a long loop has one or more per instance (93
+ * million over 100 million instructions of sl_long's loop). */
+#define SLICE_DEF_NONE 0x3fffffu
 struct slice_edge {
 	int32_t from, to;         /* statement instances */
-	uint8_t kind;             /* enum slice_edge_kind */
-	uint8_t reg;              /* data through a register, or 0xff */
-	uint64_t addr;            /* else through memory at addr */
-	bool framed;              /* the def addressed it as [rbp+D]: */
-	uint64_t def_pc;          /* then this is where, and rbp_off its */
-	int64_t rbp_off;          /* offset from rbp (to name a local) */
+	uint64_t addr;            /* data through memory at addr */
+	int32_t rbp_off;          /* framed: its offset from rbp (to name a local) */
+	uint32_t def : 22;        /* the defining instruction (trace insns), or NONE */
+	uint32_t reg : 8;         /* data through a register, or 0xff */
+	uint32_t kind : 1;        /* enum slice_edge_kind */
+	uint32_t framed : 1;      /* the def addressed it as [rbp+D] */
 };
 
 struct slice_range { uint64_t lo, hi; };

@@ -19,9 +19,12 @@ void trace_free(struct trace *t)
 	free(t->blks);
 	free(t->insns);
 	free(t->stmts);
-	free(t->insts);
-	free(t->segs);
-	free(t->cds);
+	trace_tab_free(&t->insts);
+	trace_tab_free(&t->segs);
+	trace_tab_free(&t->cds);
+	if (t->tabfile && t->tabfile->f)
+		fclose(t->tabfile->f);
+	free(t->tabfile);
 	free(t->sys);
 	free(t->frames);
 	if (t->zc)
@@ -43,7 +46,9 @@ void trace_reset(struct trace *t)
 		clearerr(t->spill);   /* a stale tail is never read anyway */
 	t->n = 0;
 	t->last_addr = 0;
-	t->nblks = t->nsegs = t->ncds = t->nsys = 0;   /* instances stay: counts go on */
+	t->nblks = t->nsys = 0;
+	trace_tab_clear(&t->segs);
+	trace_tab_clear(&t->cds);   /* instances stay: counts go on */
 }
 
 static void trace_put_byte(struct trace *t, uint8_t c)
@@ -253,28 +258,94 @@ void trace_add_sys(struct trace *t, uint64_t addr, uint64_t len)
 	trace_blk_write(&t->blks[t->nblks - 1], addr, addr + len);
 }
 
+/* The table tab of t, wired to t's file (made on first use). */
+static struct trace_tab *trace_tab_of(struct trace *t, struct trace_tab *tab)
+{
+	if (!t->tabfile)
+		t->tabfile = xcalloc(1, sizeof *t->tabfile);
+	tab->file = t->tabfile;
+	return tab;
+}
+
+/* segs and cds: a value in effect from record t->n on. */
+static void trace_set_from(struct trace *t, struct trace_tab *tab, int32_t v)
+{
+	if (tab->n) {
+		struct trace_row last = trace_tab_last(tab);
+		if ((int32_t)last.b == v)
+			return;
+		if (last.a == t->n) {
+			trace_tab_set_last(tab, (struct trace_row){ last.a, (uint32_t)v });
+			return;
+		}
+	}
+	trace_tab_push(trace_tab_of(t, tab), (struct trace_row){ (uint32_t)t->n, (uint32_t)v });
+}
+
 void trace_set_inst(struct trace *t, int32_t inst)
 {
-	if (t->nsegs && t->segs[t->nsegs - 1].inst == inst)
-		return;
-	if (t->nsegs && t->segs[t->nsegs - 1].at == t->n) {
-		t->segs[t->nsegs - 1].inst = inst;
-		return;
-	}
-	XGROW(t->segs, t->segs_cap, t->nsegs + 1);
-	t->segs[t->nsegs++] = (struct trace_seg){ (uint32_t)t->n, inst };
+	trace_set_from(t, &t->segs, inst);
 }
 
 void trace_set_cd(struct trace *t, int64_t parent)
 {
-	if (t->ncds && t->cds[t->ncds - 1].parent == parent)
-		return;
-	if (t->ncds && t->cds[t->ncds - 1].at == t->n) {
-		t->cds[t->ncds - 1].parent = parent;
-		return;
+	trace_set_from(t, &t->cds, (int32_t)parent);
+}
+
+int32_t trace_new_inst(struct trace *t, uint32_t stmt, uint32_t n)
+{
+	trace_tab_push(trace_tab_of(t, &t->insts), (struct trace_row){ stmt, n });
+	return (int32_t)(t->insts.n - 1);
+}
+
+struct trace_seg trace_seg_get(const struct trace *t, size_t k)
+{
+	struct trace_row r = trace_tab_get(&t->segs, k);
+	return (struct trace_seg){ r.a, (int32_t)r.b };
+}
+
+void trace_back_init(struct trace_back *c, const struct trace_tab *tab)
+{
+	*c = (struct trace_back){ tab, NULL, 0, 0, tab->n };
+}
+
+int32_t trace_back_at(struct trace_back *c, uint64_t i)
+{
+	for (; c->k > 0; c->k--) {
+		size_t r = c->k - 1;
+		if (!c->rows || r < c->first || r >= c->first + c->count)
+			c->rows = trace_tab_rows(c->tab, r, &c->first, &c->count);
+		if (c->rows[r - c->first].a <= i)
+			return (int32_t)c->rows[r - c->first].b;
 	}
-	XGROW(t->cds, t->cds_cap, t->ncds + 1);
-	t->cds[t->ncds++] = (struct trace_cd){ (uint32_t)t->n, (int32_t)parent };
+	return -1;
+}
+
+bool trace_inst_span(const struct trace *t, int32_t inst, uint64_t *first, uint64_t *last)
+{
+	size_t k = 0, base, cnt;
+	const struct trace_row *r;
+	bool found = false;
+	while (!found && (r = trace_tab_find_b(&t->segs, (uint32_t)inst, false, &k, &base, &cnt)))
+		for (size_t j = 0; j < cnt && !found; j++)
+			if ((int32_t)r[j].b == inst && r[j].a < t->n) {
+				found = true;
+				if (first)
+					*first = r[j].a;
+			}
+	if (!found || !last)
+		return found;
+	k = SIZE_MAX;
+	while ((r = trace_tab_find_b(&t->segs, (uint32_t)inst, true, &k, &base, &cnt)))
+		for (size_t j = cnt; j-- > 0;)
+			if ((int32_t)r[j].b == inst && r[j].a < t->n) {
+				size_t next = base + j + 1;
+				*last = (next < t->segs.n ? trace_tab_get(&t->segs, next).a : t->n) - 1;
+				if (*last >= t->n)
+					*last = t->n - 1;
+				return true;
+			}
+	return true;
 }
 
 /* The bytes of block b: in memory, or in its frame decompressed (*tmp
@@ -316,16 +387,21 @@ size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs)
 	return k;
 }
 
+/* The value of segs or cds in effect at record i. */
+static int32_t trace_from_at(const struct trace_tab *tab, uint64_t i)
+{
+	size_t lo = trace_tab_upto(tab, i > UINT32_MAX ? UINT32_MAX : (uint32_t)i);
+	return lo ? (int32_t)trace_tab_get(tab, lo - 1).b : -1;
+}
+
 int32_t trace_inst_at(const struct trace *t, uint64_t i)
 {
-	size_t lo = SORTED_UPTO(t->segs, t->nsegs, at, i);   /* last seg with at <= i */
-	return lo ? t->segs[lo - 1].inst : -1;
+	return trace_from_at(&t->segs, i);
 }
 
 int64_t trace_cd_at(const struct trace *t, uint64_t i)
 {
-	size_t lo = SORTED_UPTO(t->cds, t->ncds, at, i);
-	return lo ? t->cds[lo - 1].parent : -1;
+	return trace_from_at(&t->cds, i);
 }
 
 size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n)
@@ -340,8 +416,8 @@ size_t trace_sys_of(const struct trace *t, uint64_t i, size_t *n)
 
 void trace_mark(const struct trace *t, struct trace_mark *m)
 {
-	*m = (struct trace_mark){ t->n, t->len, t->nblks, t->nsegs, t->ncds, t->nsys,
-				  t->ninsts, t->last_addr };
+	*m = (struct trace_mark){ t->n, t->len, t->nblks, t->segs.n, t->cds.n, t->nsys,
+				  t->insts.n, t->last_addr };
 }
 
 /* Back to a mark. The block in progress at the mark keeps a summary that
@@ -368,15 +444,14 @@ void trace_truncate(struct trace *t, const struct trace_mark *m)
 	t->n = m->n;
 	t->len = m->len;
 	t->nblks = m->nblks;
-	t->nsegs = m->nsegs;
-	t->ncds = m->ncds;
+	trace_tab_truncate(&t->segs, m->nsegs);
+	trace_tab_truncate(&t->cds, m->ncds);
 	t->nsys = m->nsys;
 	t->last_addr = m->last_addr;   /* instances stay: slices name them */
 }
 
 size_t trace_bytes(const struct trace *t)
 {
-	return t->len - t->spilled + t->nblks * sizeof *t->blks + t->nsegs * sizeof *t->segs +
-	       t->ncds * sizeof *t->cds + t->nsys * sizeof *t->sys +
-	       t->ninsts * sizeof *t->insts;
+	return t->len - t->spilled + t->nblks * sizeof *t->blks + trace_tab_bytes(&t->segs) +
+	       trace_tab_bytes(&t->cds) + t->nsys * sizeof *t->sys + trace_tab_bytes(&t->insts);
 }

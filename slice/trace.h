@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "insn.h"
+#include "trace-tab.h"
 
 #define TRACE_BLK 256
 #define TRACE_NRANGE 4
@@ -28,6 +29,9 @@ struct trace_insn {
 };
 
 struct trace_stmt { const char *file; int line; };
+/* The side tables' rows (trace-tab.h, kept compressed): an instance is its
+ * statement's n-th; a seg says which instance is in effect from record at
+ * on (-1: none), a cd which control parent (a record, -1: none). */
 struct trace_inst { uint32_t stmt; uint32_t n; };
 /* Record numbers in the side tables are 32-bit: a recording stops at
  * TRACE_MAX records (at 4 bytes each that is 8 GiB already). */
@@ -82,12 +86,10 @@ struct trace {
 	size_t ninsns, insns_cap;
 	struct trace_stmt *stmts;
 	size_t nstmts, stmts_cap;
-	struct trace_inst *insts;
-	size_t ninsts, insts_cap;
-	struct trace_seg *segs;
-	size_t nsegs, segs_cap;
-	struct trace_cd *cds;
-	size_t ncds, cds_cap;
+	struct trace_tab insts;   /* rows: struct trace_inst, by instance id */
+	struct trace_tab segs;    /* rows: struct trace_seg, by at */
+	struct trace_tab cds;     /* rows: struct trace_cd, by at */
+	struct trace_tab_file *tabfile;   /* where the three keep full chunks */
 	struct trace_sys *sys;
 	size_t nsys, sys_cap;
 };
@@ -104,6 +106,22 @@ void trace_add(struct trace *t, uint32_t id, const uint64_t *addr, bool skipped)
 void trace_add_sys(struct trace *t, uint64_t addr, uint64_t len);
 void trace_set_inst(struct trace *t, int32_t inst);
 void trace_set_cd(struct trace *t, int64_t parent);
+/* A new statement instance (its id is the count before). */
+int32_t trace_new_inst(struct trace *t, uint32_t stmt, uint32_t n);
+static inline struct trace_inst trace_inst_get(const struct trace *t, int32_t inst)
+{
+	struct trace_row r = trace_tab_get(&t->insts, (size_t)inst);
+	return (struct trace_inst){ r.a, r.b };
+}
+struct trace_seg trace_seg_get(const struct trace *t, size_t k);
+/* Walking the records backwards (i never grows): the instance or control
+ * parent in effect at record i, from segs or cds. */
+struct trace_back { const struct trace_tab *tab; const struct trace_row *rows; size_t first, count, k; };
+void trace_back_init(struct trace_back *c, const struct trace_tab *tab);
+int32_t trace_back_at(struct trace_back *c, uint64_t i);
+/* The first and last records of instance inst in the recording; false if
+ * none is (either pointer may be NULL). */
+bool trace_inst_span(const struct trace *t, int32_t inst, uint64_t *first, uint64_t *last);
 /* Decode block b into recs (TRACE_BLK entries); returns how many. */
 size_t trace_block(const struct trace *t, size_t b, struct trace_rec *recs);
 /* The side-table value in effect at record i (binary search). */

@@ -64,8 +64,8 @@ bool slice_view_get(struct slice_view *v, uint64_t i, struct slice_view_rec *out
 		.def = e->in.def, .use = e->in.use, .cond_def = e->in.cond_def,
 		.inst = trace_inst_at(t, i),
 	};
-	if (out->inst >= 0 && (size_t)out->inst < t->ninsts) {
-		const struct trace_stmt *s = &t->stmts[t->insts[out->inst].stmt];
+	if (out->inst >= 0 && (size_t)out->inst < t->insts.n) {
+		const struct trace_stmt *s = &t->stmts[trace_inst_get(t, out->inst).stmt];
 		out->file = s->file;
 		out->line = s->line;
 	}

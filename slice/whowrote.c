@@ -98,7 +98,8 @@ static bool ww_same(const struct trace *t, const struct ww_byte *x, const struct
 		return x->found == y->found;
 	if (x->sys != y->sys || x->inst < 0 || y->inst < 0)
 		return x->rec == y->rec;
-	const struct trace_inst *a = &t->insts[last->inst], *b = &t->insts[y->inst];
+	const struct trace_inst av = trace_inst_get(t, last->inst), bv = trace_inst_get(t, y->inst);
+	const struct trace_inst *a = &av, *b = &bv;
 	return a->stmt == b->stmt && (b->n == a->n || b->n == a->n + 1) &&
 	       (x->pc == y->pc || x->inst == y->inst);
 }
@@ -124,7 +125,7 @@ static void ww_line(struct qz *q, struct mn_map *map, const struct ww_byte *w,
 	else
 		qz_puts(q, "before any statement");
 	if (last->inst >= 0 && last->inst != w->inst)
-		qz_printf(q, "-#%u", t->insts[last->inst].n);
+		qz_printf(q, "-#%u", trace_inst_get(t, last->inst).n);
 	const struct trace_insn *ti = NULL;
 	for (size_t k = 0; k < t->ninsns && !w->sys && !ti; k++)
 		if (t->insns[k].pc == w->pc)

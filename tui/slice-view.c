@@ -25,15 +25,15 @@ bool tui_slice_place(const struct tui_slicev *sv, int32_t inst, const char **fil
 		     unsigned *n)
 {
 	const struct trace *tr = &slice_rec(sv->q)->tr;
-	if (inst < 0 || (size_t)inst >= tr->ninsts)
+	if (inst < 0 || (size_t)inst >= tr->insts.n)
 		return false;
-	uint32_t s = tr->insts[inst].stmt;
+	uint32_t s = trace_inst_get(tr, inst).stmt;
 	if (s >= tr->nstmts || !tr->stmts[s].file)
 		return false;
 	*file = tr->stmts[s].file;
 	*line = tr->stmts[s].line;
 	if (n)
-		*n = tr->insts[inst].n;
+		*n = trace_inst_get(tr, inst).n;
 	return true;
 }
 

@@ -128,6 +128,29 @@ expect "progress line" '^recording: [0-9]+ instructions, [0-9]+ per second, trac
 expect "long recording" '^Recorded 10[0-9]{6} instructions'
 expect "slice progress line" '^slicing: [0-9]+ of 10[0-9]{6} instructions \([0-9]+%\), [0-9]+ per second$'
 
+# A thread started inside the region: the recorder follows one thread and
+# holds the others, so it stops before the clone, says so, and the program
+# runs on to its end (it used to wait for ever in pthread_join).
+for eng in emulate step; do
+	qz -ex "set record engine $eng" -ex 'break main' -ex run -ex 'record on' -ex continue \
+		-ex 'info record' -ex slice $B/thr4-O0
+	expect "thread in the region ($eng): refused" \
+		'^warning: the program starts a thread \(clone3?\) at 0x[0-9a-f]+: qzdb records one thread, so recording stops here'
+	expect "thread in the region ($eng): runs on" '^sum 30$'
+	expect "thread in the region ($eng): what was recorded stays" '^Slice 1 from thr4\.c:[0-9]+#1: '
+done
+
+# Code rewritten in place (a load, then mov eax, 7 at the same address):
+# the decode cache drops what it decoded from a page the program writes, so
+# the second call reads nothing and x = 9 stays out of b's slice.
+for eng in emulate step; do
+	qz -ex "set record engine $eng" -ex 'break main' -ex run -ex 'record on' -ex 'break 24' \
+		-ex continue -ex 'slice smc.c:23' -ex 'info slice 1' -ex continue $B/smc-O0
+	expect "code rewritten in place ($eng): sliced" '^  smc\.c:17 #1$'
+	expect_not "code rewritten in place ($eng): decoded again" '^  smc\.c:21 #1$'
+	expect "code rewritten in place ($eng): output" '^5 7$'
+done
+
 # A signal sent while the emulator runs (the process is stopped meanwhile)
 # stops it, as Ctrl-C would: what was recorded stays.
 $QZDB --batch -ex 'break main' -ex run -ex 'set var n = 85000000' -ex 'record on' \

@@ -5,7 +5,7 @@
 # the file under 4 bytes per instruction. Two regions: rec_libc's string
 # and stdio calls (glibc's SSE2 functions), and sl_long-O0's loop, which
 # starts a statement instance every 3 instructions (the instance tables
-# stay in memory: 24 bytes an instance).
+# go to their compressed file: slice/trace-tab.c).
 . tests/lib.sh
 if [ "${SLOW:-0}" != 1 ]; then
 	skip "100M recordings" "SLOW=1 runs them"
@@ -20,6 +20,7 @@ long() {
 	OUT=$(cat $B/recslow.out)
 	expect "$_n: 100M recorded" '^Recorded 1[0-9]{8} instructions'
 	expect "$_n: trace file" 'zstd-compressed to [0-9]+ bytes \(([0-3]\.[0-9]+|4\.000) bytes per instruction\)'
+	expect "$_n: instance tables on disk" '^Statement-instance tables: .* \(0\.[0-9]+ bytes per instruction\)\.$'
 	rss=$(sed -n 's/^rss //p' $B/recslow.rss)
 	if [ -n "$rss" ] && [ "$rss" -lt 262144 ]; then pass "$_n: under 256 MiB ($((rss / 1024)) MiB)"
 	else fail "$_n: under 256 MiB" "peak RSS $((${rss:-0} / 1024)) MiB"; fi

@@ -16,6 +16,9 @@
 #   slice-10M     sl_long-O0 with n = 850000 (10 million instructions): the
 #                 time of one slice over the whole loop, as qzdb measures it
 #   rss-100M      (SLOW=1 only) qzdb's peak RSS recording 100 million
+#   slice-100M    (SLOW=1 only) one slice over those 100 million instructions
+#                 of sl_long-O0: seconds as qzdb measures them, and the
+#                 whole run's peak RSS (the slice's 93 million edges)
 # Environment: QZDB, GDB, RUNS, N2 (default 2000), N3 (200000), NL (200).
 # Times: the median of RUNS.
 cd "$(dirname "$0")/../.." || exit 1
@@ -122,4 +125,11 @@ if [ "${SLOW:-0}" = 1 ]; then
 		-ex "break $LSTOP" -ex continue -ex 'info record' $LB 92000
 	rss100 sl_long-O0 -ex 'break main' -ex run -ex 'set var n = 8500000' -ex 'record on' \
 		-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0
+	rss100 slice-100M -ex 'break main' -ex run -ex 'set var n = 8500000' -ex 'record on' \
+		-ex 'break sl_long.c:38' -ex continue -ex 'info record' -ex 'slice sl_long.c:37' \
+		-ex 'info slices' $B/sl_long-O0 >/dev/null
+	awk -v n="$(insns_of slice-100M)" '/^Slice 1 from .* in [0-9.]+ s$/ {
+		printf "slice-100M: %.2f s for one slice over %d instructions (goal: <= 20 s)\n", $(NF - 1), n; found = 1 }
+		END { if (!found) print "slice-100M: n/a (see tests/build/bench/slice-100M.out)" }' "$LOG/slice-100M.out"
+	awk '/^rss/ { printf "slice-100M: %.0f MiB peak recording and slicing\n", $2 / 1024 }' "$LOG/slice-100M.rss"
 fi

@@ -3,7 +3,7 @@
 # shows its progress (runs done, best size so far) instead of a bare
 # "running", nothing is written over the screen on stderr, and Ctrl-C
 # stops it keeping the best input so far, as in plain mode. A long
-# recording shows its instructions there the same way.
+# recording shows its instructions there the same way (progress.sh).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tui/common.sh
 fixtures_build || exit 1
@@ -31,19 +31,3 @@ type_cmd 'quit'
 see "reduce ui: quit" '^QZDB-EXITED 0'
 tui_end
 
-tui_start 100 30 -- "$B/sl_long-O0"
-type_cmd 'break main'
-type_cmd 'run'
-see "record ui: at main" 'stopped at sl_long.c'
-type_cmd 'set var n = 1500000'
-type_cmd 'record on'
-type_cmd 'break sl_long.c:38'
-type_cmd 'continue'
-see "record ui: progress in the status line" '^ recording: [0-9]+ instructions, [0-9]+ per second, trace'
-wait_for 'stopped at sl_long.c:38' >/dev/null ||   # slow under ASan
-	wait_for 'stopped at sl_long.c:38' >/dev/null
-see "record ui: done" 'stopped at sl_long.c:38'
-not_see "record ui: no progress line over the screen" '^recording: [0-9]+ instructions'
-type_cmd 'quit'
-see "record ui: quit" '^QZDB-EXITED 0'
-tui_end

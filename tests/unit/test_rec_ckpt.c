@@ -49,7 +49,7 @@ int main(void)
 	cmd(q, "next");
 	struct rec *r = slice_rec(q);
 	uint64_t n1 = r->tr.n;
-	size_t insts1 = r->tr.ninsts;
+	size_t insts1 = r->tr.insts.n;
 	void *saved = h->save(q);
 	cmd(q, "break sl_rec.c:20");
 	cmd(q, "continue");
@@ -59,7 +59,7 @@ int main(void)
 	check(n1 > 0 && n2 > n1, "recorded on after the save", "n1 %llu n2 %llu",
 	      (unsigned long long)n1, (unsigned long long)n2);
 	h->restore(q, saved);
-	check(r->tr.n == n1 && r->tr.ninsts >= insts1, "restore cuts the recording back",
+	check(r->tr.n == n1 && r->tr.insts.n >= insts1, "restore cuts the recording back",
 	      "n %llu (want %llu)", (unsigned long long)r->tr.n, (unsigned long long)n1);
 	check(r->on && q->driver != NULL, "recording stays on after the restore", "");
 	cmd(q, "info slice 1");

@@ -2,7 +2,9 @@
  * memory addresses round-trip through the compact encoding, in memory and
  * spilled to the temporary file; side tables answer by record number; a
  * mark and truncate (a rollback) restores an earlier trace exactly, also
- * when the mark lies in spilled bytes. */
+ * when the mark lies in spilled bytes. The side tables (trace-tab.c) keep
+ * their rows through compressed chunks, in the file and without one, and
+ * answer searches and truncation across chunk boundaries. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,9 +127,122 @@ static void run(size_t spill_at, const char *what)
 	free(w);
 }
 
+/* Row i of the test table: a ascending with gaps, b anything. */
+static struct trace_row tab_row(size_t i)
+{
+	return (struct trace_row){ (uint32_t)(i * 3 + i / 7), (uint32_t)((i * 2654435761u) % 1000) };
+}
+
+static bool tab_same(const struct trace_tab *t, size_t n, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct trace_row r = trace_tab_get(t, i);
+		if (r.a != tab_row(i).a || r.b != tab_row(i).b) {
+			*bad = i;
+			return false;
+		}
+	}
+	*bad = n;
+	return t->n == n;
+}
+
+static void tables(bool nofile, const char *what)
+{
+	struct trace_tab_file f = { .failed = nofile };
+	struct trace_tab t = { .file = &f };
+	size_t n = 3 * TRACE_TAB_CHUNK + 123, bad = 0;
+	char name[200];
+	for (size_t i = 0; i < n; i++)
+		trace_tab_push(&t, tab_row(i));
+	snprintf(name, sizeof name, "%s: %zu rows read back through compressed chunks", what, n);
+	check(t.nchunks == 3 && tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
+	snprintf(name, sizeof name, "%s: chunks are where they should be", what);
+	check(nofile ? !f.f && t.chunks[0].mem : f.f && !t.chunks[0].mem && f.end > 0, name,
+	      "file %p, mem %p", (void *)f.f, (void *)t.chunks[0].mem);
+	snprintf(name, sizeof name, "%s: compressed (under 4 bytes a row)", what);
+	size_t cbytes = 0;
+	for (size_t k = 0; k < t.nchunks; k++)
+		cbytes += t.chunks[k].csize;
+	check(cbytes < 4 * 3 * TRACE_TAB_CHUNK, name, "%zu bytes for %d rows", cbytes, 3 * TRACE_TAB_CHUNK);
+	bool ok = trace_tab_upto(&t, 0) == 1;
+	for (size_t i = 1; i < n && ok; i += 37) {   /* a of row i, and just below it */
+		ok = trace_tab_upto(&t, tab_row(i).a) == i + 1 &&
+		     trace_tab_upto(&t, tab_row(i).a - 1) == i;
+		bad = i;
+	}
+	snprintf(name, sizeof name, "%s: search by a", what);
+	check(ok && trace_tab_upto(&t, UINT32_MAX) == n, name, "wrong at row %zu", bad);
+	size_t k = SIZE_MAX, first, count, found = SIZE_MAX;
+	const struct trace_row *r;
+	uint32_t want = tab_row(2 * TRACE_TAB_CHUNK + 5).b;
+	while (found == SIZE_MAX && (r = trace_tab_find_b(&t, want, true, &k, &first, &count)))
+		for (size_t j = count; j-- > 0 && found == SIZE_MAX;)
+			if (r[j].b == want)
+				found = first + j;
+	size_t expect = SIZE_MAX;
+	for (size_t i = n; i-- > 0 && expect == SIZE_MAX;)
+		if (tab_row(i).b == want)
+			expect = i;
+	snprintf(name, sizeof name, "%s: the last row with a given b", what);
+	check(found == expect, name, "found %zu, want %zu", found, expect);
+	trace_tab_truncate(&t, 2 * TRACE_TAB_CHUNK);   /* a chunk boundary */
+	snprintf(name, sizeof name, "%s: truncate to a chunk boundary", what);
+	check(tab_same(&t, 2 * TRACE_TAB_CHUNK, &bad) && trace_tab_last(&t).a == tab_row(2 * TRACE_TAB_CHUNK - 1).a,
+	      name, "first difference at row %zu", bad);
+	trace_tab_truncate(&t, TRACE_TAB_CHUNK / 2);
+	for (size_t i = TRACE_TAB_CHUNK / 2; i < n; i++)
+		trace_tab_push(&t, tab_row(i));
+	snprintf(name, sizeof name, "%s: truncate inside a chunk, then grow again", what);
+	check(tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
+	trace_tab_clear(&t);
+	trace_tab_push(&t, tab_row(0));
+	snprintf(name, sizeof name, "%s: clear", what);
+	check(t.n == 1 && t.nchunks == 0 && trace_tab_get(&t, 0).b == tab_row(0).b, name, "n %zu", t.n);
+	trace_tab_free(&t);
+	if (f.f)
+		fclose(f.f);
+}
+
+/* Instances over many chunks: their spans in the recording. */
+static void spans(void)
+{
+	struct trace t;
+	memset(&t, 0, sizeof t);
+	static const uint8_t nop[] = { 0x90 };
+	add_insn(&t, nop, 1);
+	size_t n = 5 * TRACE_TAB_CHUNK;
+	for (size_t i = 0; i < n; i++) {   /* instance 0 comes back every 10 records */
+		trace_set_inst(&t, i % 10 == 9 ? 0 : trace_new_inst(&t, (uint32_t)(i % 3), (uint32_t)i));
+		trace_set_cd(&t, (int64_t)i / 2);
+		trace_add(&t, 0, NULL, false);
+	}
+	uint64_t first = 0, last = 0;
+	bool ok0 = trace_inst_span(&t, 0, &first, &last) && first == 0 && last == n - 1;
+	int32_t mid = trace_inst_at(&t, 3 * TRACE_TAB_CHUNK + 2);
+	uint64_t f2 = 0, l2 = 0;
+	bool ok1 = mid > 0 && trace_inst_span(&t, mid, &f2, &l2) && f2 == l2 &&
+		   f2 == 3 * TRACE_TAB_CHUNK + 2 && trace_inst_get(&t, mid).n == f2;
+	check(ok0 && ok1 && !trace_inst_span(&t, (int32_t)t.insts.n + 5, NULL, NULL),
+	      "instance spans over compressed chunks", "inst 0 %llu-%llu, inst %d %llu-%llu",
+	      (unsigned long long)first, (unsigned long long)last, mid, (unsigned long long)f2,
+	      (unsigned long long)l2);
+	struct trace_back sb, cb;
+	trace_back_init(&sb, &t.segs);
+	trace_back_init(&cb, &t.cds);
+	bool ok = true;
+	for (uint64_t i = n; i-- > 0 && ok;)
+		ok = trace_back_at(&sb, i) == trace_inst_at(&t, i) &&
+		     trace_back_at(&cb, i) == trace_cd_at(&t, i) && trace_cd_at(&t, i) == (int64_t)i / 2;
+	check(ok, "walking backwards agrees with the searches", "");
+	trace_free(&t);
+}
+
 int main(void)
 {
 	run(0, "in memory");
 	run(4096, "spilled");
+	tables(false, "table in the file");
+	tables(true, "table without a file");
+	spans();
 	return 0;
 }
