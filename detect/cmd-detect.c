@@ -10,12 +10,12 @@
 #include "cmd/cmd.h"
 #include "target/session.h"
 
-/* The events the engine delivers (heap calls, start, exit). */
+/* The events the engine delivers (all but deref). */
 static bool class_supported(const struct spec *s, enum spec_event *missing)
 {
 	for (int i = 0; i < s->nrules; i++) {
 		enum spec_event e = s->rules[i].ev;
-		if (e == EV_READ || e == EV_WRITE || e == EV_DEREF) {
+		if (e == EV_DEREF) {
 			*missing = e;
 			return false;
 		}
@@ -28,7 +28,7 @@ static int class_set(struct qz *q, struct det_class *c, bool on)
 	enum spec_event miss;
 	if (on && !class_supported(c->spec, &miss))
 		return qz_error(q, "Detector %s needs %s events, which this qzdb does not "
-				"deliver yet (heap calls, libwrite, start, exit, segv, canary and smash only).",
+				"deliver yet (every event but deref).",
 				c->spec->name,
 				spec_event_name(miss));
 	c->on = on;
@@ -70,6 +70,8 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_arm(q);
 	else if (was && !det_any_on(st))
 		det_heap_disarm(q);
+	else if (was && qz_running(q) && !st->entry_site)
+		det_acc_arm(q);   /* a read or write class on or off */
 	return r;
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "spec.h"
+#include "slice/view.h"
 #include "util/hmap.h"
 
 struct qz;
@@ -47,6 +48,23 @@ struct det_class {
 	unsigned long hits;
 };
 
+/* shadow.c: per 8-byte granule of the heap, SH_OK (every byte the
+ * block's or unknown), 1-7 (the first n bytes a block's, the rest past
+ * its end), SH_RED (a chunk header or slack past a block) or SH_FREED. */
+enum { SH_OK = 0, SH_RED = 8, SH_FREED = 9 };
+struct det_shadow {
+	struct hmap pages;           /* addr >> 15 -> 4096 granule states */
+	uint64_t lo, hi;             /* every page lies inside */
+	uint64_t last_key;
+	uint8_t *last;
+};
+void det_shadow_set(struct det_shadow *sh, uint64_t addr, uint64_t len, uint8_t state);
+uint8_t det_shadow_byte(struct det_shadow *sh, uint64_t a);
+/* Is a byte of [addr, addr+size) not addressable? *first: the first. */
+bool det_shadow_bad(struct det_shadow *sh, uint64_t addr, unsigned size, uint64_t *first);
+void det_shadow_reset(struct det_shadow *sh);
+size_t det_shadow_bytes(const struct det_shadow *sh);
+
 enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_COUNT };
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
 
@@ -83,6 +101,15 @@ struct detect_state {
 	uint64_t report_stop;        /* q->nstops when it was made */
 	bool report_made_stop;       /* it stopped the program (not a signal) */
 	char *last_chain;
+	bool vpc_offsets;            /* vpc.c follows pointer arithmetic */
+
+	/* access.c: the read and write events */
+	struct det_shadow sh;
+	bool acc_on;                 /* the watcher is on for this run */
+	struct qz *acc_q;
+	unsigned long acc_checked;   /* the program's instructions looked at */
+	struct slice_view_access acc_hit;   /* the one check stopped at */
+	int acc_mem;                 /* its operand */
 };
 
 struct detect_state *det_state(struct qz *q);
@@ -129,6 +156,8 @@ struct det_event {
 	bool loc_mem;                /* the locator's field is the address of
 	                                the bad value (8 bytes) in memory */
 	const char *obj;             /* canary, smash: the overflowed array */
+	const struct det_block *near;/* read, write: the block it ran past */
+	const char *access;          /* read, write: "read", "write" */
 };
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
@@ -160,6 +189,14 @@ void det_vpc_mem(struct qz *q, const char *what, uint64_t addr, uint64_t value);
 int det_stack_canary(struct qz *q, struct detect_state *st, uint64_t ret);
 bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t fault_addr,
 		     struct sbuf *out);
+/* access.c: the read and write events (the program's loads and stores
+ * outside every live heap block), kept in the shadow from the heap
+ * events; armed when a class that is on has a read or write rule. */
+bool det_acc_wanted(const struct detect_state *st);
+void det_acc_arm(struct qz *q);
+void det_acc_disarm(struct qz *q);
+void det_acc_alloc(struct qz *q, struct detect_state *st, const struct det_block *b);
+void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block *b);
 /* A general register's value now (recorder numbering: rax rcx rdx rbx
  * rsp rbp rsi rdi r8-r15). */
 uint64_t det_reg_value(struct qz *q, int reg);

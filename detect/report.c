@@ -97,13 +97,17 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 		   const char *name, size_t n, struct sbuf *out)
 {
 	struct detect_state *st = det_state(q);
-	const struct det_block *b = e->blk ? e->blk : blk_holding(st, e->f[F_ADDR]);
+	const struct det_block *b = e->blk ? e->blk : e->near ? e->near :
+				    blk_holding(st, e->f[F_ADDR]);
 	char site[256];
 #define IS(w) (n == strlen(w) && memcmp(name, w, n) == 0)
 	if (IS("addr") || IS("result"))
 		sbuf_printf(out, "0x%llx", (unsigned long long)e->f[IS("addr") ? F_ADDR : F_RESULT]);
-	else if (IS("size") || IS("over"))
-		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
+	else if (IS("size") || IS("over") || IS("under"))
+		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE :
+								  IS("over") ? F_OVER : F_UNDER]);
+	else if (IS("access"))
+		sbuf_add(out, e->access ? e->access : spec_event_name(e->ev));
 	else if (IS("fn"))
 		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
 	else if (IS("indirect")) {
@@ -173,11 +177,14 @@ static void locate(struct qz *q, const struct spec_rule *r, const struct det_eve
 		return;
 	int reg = e->reg[r->locate] - 1;
 	uint64_t value = e->f[r->locate];
+	/* an access's address is its pointer plus an offset: follow it */
+	det_state(q)->vpc_offsets = e->ev == EV_READ || e->ev == EV_WRITE;
 	if (e->faulted) {   /* the pointer, not the address */
 		snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
 		value = det_reg_value(q, reg);
 	}
 	det_vpc(q, what, reg, value, e->faulted);
+	det_state(q)->vpc_offsets = false;
 }
 
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)

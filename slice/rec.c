@@ -453,6 +453,17 @@ int rec_step_one(struct qz *q, struct rec *r)
 		return run_step_raw(q);
 	}
 	const struct trace_insn *e = &r->tr.insns[id];
+	if (r->watch.check && e->in.nmem) {
+		uint64_t a[INSN_MAX_MEM];
+		for (int i = 0; i < e->in.nmem; i++)
+			a[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
+		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0)) {
+			int ev = rec_watch_fire(q, r, e);
+			if (ev != RUN_STEPPED)
+				return ev;
+			regs = proc_regs(q->proc);
+		}
+	}
 	if (rec_pre(q, r, e, regs->rsp))
 		return RUN_STOPPED;
 	int64_t recno = -1;
@@ -565,6 +576,8 @@ void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
 static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target *t, bool one)
 {
 	for (;;) {
+		if (r->watch.check)
+			rec_watch_keep(q, r);
 		if (!r->on && !r->counting) {
 			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);

@@ -1,0 +1,86 @@
+/* watch: a memory-access watcher over the recorder's engines (view.h's
+ * slice_view_watch). The program runs under the engine the recorder
+ * picks (the emulator where it can) in counting mode, without a trace
+ * unless recording is on; each instruction with memory operands is shown
+ * to the watcher before it runs. */
+#include <string.h>
+
+#include "proc/proc.h"
+#include "rec-int.h"
+#include "slice.h"
+#include "target/run.h"
+#include "target/session.h"
+
+bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
+		   bool skipped)
+{
+	if (r->watch_pass) {   /* the access fire let run: once */
+		bool pass = r->watch_pass == e->pc;
+		r->watch_pass = 0;
+		if (pass)
+			return false;
+	}
+	/* nop and prefetch name memory they do not access (a padding
+	 * nopl 0x0(%rax) lands anywhere) */
+	if (skipped || (e->in.text[0] == 'n' && !strncmp(e->in.text, "nop", 3)) ||
+	    (e->in.text[0] == 'p' && !strncmp(e->in.text, "prefetch", 8)))
+		return false;
+	struct slice_view_access a = { .pc = e->pc, .user = e->user, .nmem = e->in.nmem };
+	for (int i = 0; i < e->in.nmem; i++) {
+		a.mem[i].addr = addr[i];
+		a.mem[i].size = e->in.mem[i].size;
+		a.mem[i].rw = e->in.mem[i].rw & (INSN_MEM_R | INSN_MEM_W);
+		a.mem[i].base = e->in.mem[i].base;
+	}
+	return r->watch.check(r->watch.ctx, &a);
+}
+
+int rec_watch_fire(struct qz *q, struct rec *r, const struct trace_insn *e)
+{
+	(void)q;
+	r->watch_pass = e->pc;
+	return r->watch.fire(r->watch.ctx);
+}
+
+void rec_watch_keep(struct qz *q, struct rec *r)
+{
+	if (!q->proc || proc_nthreads(q->proc) < 2)
+		return;
+	struct slice_view_watch w = r->watch;
+	slice_view_unwatch(q);
+	if (w.lost)
+		w.lost(w.ctx, "the program started a thread, and the engine runs one thread at a time");
+}
+
+int slice_view_watch(struct qz *q, const struct slice_view_watch *w)
+{
+	struct rec *r = slice_rec(q);
+	if (!qz_running(q))
+		return qz_error(q, "The program is not being run.");
+	r->watch = *w;
+	r->watch_pass = 0;
+	r->counting = true;
+	q->driver = &slice_mod;
+	rec_emu_pick(q, r);
+	return 0;
+}
+
+void slice_view_unwatch(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	if (!r->watch.check)
+		return;
+	memset(&r->watch, 0, sizeof r->watch);
+	if (!slice_state(q)->nsb)
+		r->counting = false;
+	if (!r->on && !r->counting)
+		q->driver = NULL;
+}
+
+bool slice_view_watching(struct qz *q, const char **engine)
+{
+	struct rec *r = slice_rec(q);
+	if (engine)
+		*engine = r->engine ? r->engine->name : "single-step";
+	return r->watch.check != NULL;
+}
