@@ -118,6 +118,7 @@ static void acc_lost(void *ctx, const char *why)
 {
 	struct detect_state *st = ctx;
 	st->acc_on = false;
+	st->acc_lost = "the program started a thread";
 	det_shadow_reset(&st->sh);
 	qz_warn(st->acc_q, "Memory-access detectors (reads and writes) are off for the rest of "
 		"this run: %s.", why);
@@ -187,6 +188,8 @@ void det_acc_arm(struct qz *q)
 		return;
 	}
 	st->acc_on = true;
+	slice_view_watching(q, &st->acc_engine);
+	st->acc_lost = NULL;
 }
 
 void det_acc_disarm(struct qz *q)
@@ -195,5 +198,6 @@ void det_acc_disarm(struct qz *q)
 	if (st->acc_on && qz_running(q))
 		slice_view_unwatch(q);
 	st->acc_on = false;
+	st->acc_engine = NULL;
 	det_shadow_reset(&st->sh);
 }

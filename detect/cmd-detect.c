@@ -133,6 +133,15 @@ static void info_events(struct qz *q, struct detect_state *st)
 		  st->nall == 1 ? "" : "s", live);
 	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop).\n",
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
+	if (st->acc_engine)
+		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
+			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",
+			  st->acc_engine, st->acc_on ? "runs" : "ran", st->acc_checked,
+			  st->events[EV_READ], st->events[EV_WRITE], det_shadow_bytes(&st->sh) >> 10,
+			  st->acc_lost ? "; off since " : "", st->acc_lost ? st->acc_lost : "");
+	else if (det_acc_wanted(st))
+		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
+			"seen from the program's entry, when a class that needs them is on).\n");
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)

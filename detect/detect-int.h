@@ -106,6 +106,8 @@ struct detect_state {
 	/* access.c: the read and write events */
 	struct det_shadow sh;
 	bool acc_on;                 /* the watcher is on for this run */
+	const char *acc_engine;      /* the engine that ran it (this run), or NULL */
+	const char *acc_lost;        /* why it went off mid-run, or NULL */
 	struct qz *acc_q;
 	unsigned long acc_checked;   /* the program's instructions looked at */
 	struct slice_view_access acc_hit;   /* the one check stopped at */

@@ -86,6 +86,8 @@ void det_heap_start(struct qz *q)
 	struct detect_state *st = det_state(q);
 	det_heap_reset(st);
 	memset(st->events, 0, sizeof st->events);   /* counted per run */
+	st->acc_engine = st->acc_lost = NULL;
+	st->acc_checked = 0;
 	st->traps = 0;
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
