@@ -20,23 +20,31 @@
 
 #define ACC_CHUNK_SLACK (64u << 10)   /* a chunk this much bigger is not glibc's */
 
-bool det_acc_wanted(const struct detect_state *st)
+static bool class_has(const struct detect_state *st, enum spec_event a, enum spec_event b)
 {
 	for (size_t i = 0; st && i < st->nclasses; i++)
 		for (int k = 0; st->classes[i].on && k < st->classes[i].spec->nrules; k++) {
 			enum spec_event e = st->classes[i].spec->rules[k].ev;
-			if (e == EV_READ || e == EV_WRITE)
+			if (e == a || e == b)
 				return true;
 		}
 	return false;
 }
 
-static bool acc_check(void *ctx, const struct slice_view_access *a)
+bool det_acc_wanted(const struct detect_state *st)
 {
-	struct detect_state *st = ctx;
-	if (!a->user)
+	return class_has(st, EV_READ, EV_WRITE) || det_un_wanted(st);
+}
+
+bool det_un_wanted(const struct detect_state *st)
+{
+	return class_has(st, EV_UNINIT, EV_UNINIT);
+}
+
+static bool acc_check(struct detect_state *st, const struct slice_view_access *a)
+{
+	if (!a->user || !a->nmem)
 		return false;
-	st->acc_checked++;
 	for (int i = 0; i < a->nmem; i++) {
 		uint64_t first;
 		if (a->mem[i].rw && det_shadow_bad(&st->sh, a->mem[i].addr, a->mem[i].size, &first)) {
@@ -98,9 +106,22 @@ static bool acc_event(struct detect_state *st, struct det_event *e)
 	return true;
 }
 
-static int acc_fire(void *ctx)
+/* The watcher's check: the read and write events first, then
+ * definedness (which must see every instruction that runs, once). */
+static bool watch_check(void *ctx, const struct slice_view_access *a)
 {
 	struct detect_state *st = ctx;
+	st->watch_pc = a->pc;
+	st->watch_un = false;
+	st->acc_checked += a->user;
+	if (st->acc_rw && acc_check(st, a) && !a->again)
+		return true;
+	st->watch_un = st->un_on && det_un_check(st, a);
+	return st->watch_un;
+}
+
+static int acc_fire(struct detect_state *st)
+{
 	struct qz *q = st->acc_q;
 	struct det_event e = {0};
 	if (!acc_event(st, &e))
@@ -114,10 +135,17 @@ static int acc_fire(void *ctx)
 	return det_stop(q, &out);
 }
 
+static int watch_fire(void *ctx)
+{
+	struct detect_state *st = ctx;
+	return st->watch_un ? det_un_fire(st->acc_q, st, st->watch_pc) : acc_fire(st);
+}
+
 static void acc_lost(void *ctx, const char *why)
 {
 	struct detect_state *st = ctx;
-	st->acc_on = false;
+	st->acc_on = st->un_on = false;
+	det_undef_reset(&st->un);
 	st->acc_lost = "the program started a thread";
 	det_shadow_reset(&st->sh);
 	qz_warn(st->acc_q, "Memory-access detectors (reads and writes) are off for the rest of "
@@ -178,9 +206,17 @@ void det_acc_arm(struct qz *q)
 		det_acc_disarm(q);
 		return;
 	}
-	if (st->acc_on && slice_view_watching(q, NULL))
+	if (st->acc_on && slice_view_watching(q, NULL) && st->un_on == det_un_wanted(st) &&
+	    st->acc_rw == class_has(st, EV_READ, EV_WRITE))
 		return;
-	struct slice_view_watch w = { acc_check, acc_fire, acc_lost, st };
+	st->acc_rw = class_has(st, EV_READ, EV_WRITE);
+	bool un = det_un_wanted(st);
+	if (un && !st->un_on) {   /* definedness from here on */
+		memset(st->un_vb, 0, sizeof st->un_vb);
+		st->un_after_call = false;
+	}
+	st->un_on = un;
+	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st, un };
 	st->acc_q = q;
 	if (slice_view_watch(q, &w) < 0) {
 		qz_warn(q, "Memory-access detectors are off: %s", q->err.s ? q->err.s : "");
@@ -197,7 +233,8 @@ void det_acc_disarm(struct qz *q)
 	struct detect_state *st = det_state(q);
 	if (st->acc_on && qz_running(q))
 		slice_view_unwatch(q);
-	st->acc_on = false;
+	st->acc_on = st->un_on = false;
 	st->acc_engine = NULL;
 	det_shadow_reset(&st->sh);
+	det_undef_reset(&st->un);
 }

@@ -36,8 +36,9 @@ void det_heap_reset(struct detect_state *st)
 	memset(st->lw_at, 0, sizeof st->lw_at);
 	st->late = st->exit_seen = false;
 	st->skip_sp = st->skip_ret = 0;
-	st->acc_on = false;
+	st->acc_on = st->un_on = false;
 	det_shadow_reset(&st->sh);
+	det_undef_reset(&st->un);
 }
 
 static bool user_bp_at(struct qz *q, uint64_t pc)
@@ -139,8 +140,9 @@ void det_heap_gone(struct qz *q)
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
 	memset(st->lw_at, 0, sizeof st->lw_at);
-	st->acc_on = false;   /* the watcher went with the process */
+	st->acc_on = st->un_on = false;   /* the watcher went with the process */
 	det_shadow_reset(&st->sh);
+	det_undef_reset(&st->un);
 }
 
 /* The call instruction that returns to ret, decoded into d: false if
@@ -315,6 +317,8 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 		snprintf(b->alloc_fn, sizeof b->alloc_fn, "%s", p.fn);
 		b->free_fn[0] = 0;
 		det_acc_alloc(q, st, b);
+		if (p.ev != EV_REALLOC)   /* realloc's block holds the old contents */
+			det_un_alloc(st, b, p.ev == EV_CALLOC);
 	}
 	st->events[p.ev]++;
 	struct det_event e = { .ev = p.ev, .site = p.site,

@@ -77,12 +77,23 @@ static bool eval(struct detect_state *st, const struct det_event *e, const struc
 	return false;
 }
 
-void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len)
+bool det_site_line(struct qz *q, uint64_t ret, const char **file, int *line)
 {
 	struct qz_module *m = ret ? qz_module_at(q, ret - 1) : NULL;
 	const struct lines_row *r = m && m->lines ? lines_at(m->lines, ret - 1 - m->bias) : NULL;
-	if (r && r->file) {
-		snprintf(buf, len, "%s:%d", str_basename(r->file), r->line);
+	if (!r || !r->file)
+		return false;
+	*file = r->file;
+	*line = r->line;
+	return true;
+}
+
+void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len)
+{
+	const char *file;
+	int line;
+	if (det_site_line(q, ret, &file, &line)) {
+		snprintf(buf, len, "%s:%d", str_basename(file), line);
 		return;
 	}
 	char sym[128];
@@ -106,6 +117,8 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 	else if (IS("size") || IS("over") || IS("under"))
 		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE :
 								  IS("over") ? F_OVER : F_UNDER]);
+	else if (IS("origin"))
+		sbuf_add(out, e->origin ? e->origin : "?");
 	else if (IS("access"))
 		sbuf_add(out, e->access ? e->access : spec_event_name(e->ev));
 	else if (IS("fn"))
@@ -180,7 +193,8 @@ static void locate(struct qz *q, const struct spec_rule *r, const struct det_eve
 	/* an access's address is its pointer plus an offset: follow it */
 	det_state(q)->vpc_offsets = e->ev == EV_READ || e->ev == EV_WRITE;
 	if (e->faulted) {   /* the pointer, not the address */
-		snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
+		snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
+			 e->ev == EV_UNINIT ? "value" : "pointer");
 		value = det_reg_value(q, reg);
 	}
 	det_vpc(q, what, reg, value, e->faulted);

@@ -1,39 +1,51 @@
 /* shadow: what the detectors know of each heap byte, per 8-byte granule
  * (memcheck's A bits, coarsened): addressable, past a block's end (the
  * slack up to the chunk's end and the next chunk's header), or freed.
- * Granules live in 32 KiB pages of the address space, made on first
+ * Granules live in pages (det_page, also uninit.c's), made on first
  * write; an address no page covers is addressable (the detectors know
- * nothing of it). [lo, hi) bounds every page: most accesses (the stack,
- * globals) are decided by one comparison. */
+ * nothing of it). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "detect-int.h"
 #include "util/util.h"
 
-#define SH_PAGE_SHIFT 15
-#define SH_GRANULES ((1u << SH_PAGE_SHIFT) / 8)
+#define SH_PAGE_SHIFT DET_PAGE_SHIFT
+#define SH_GRANULES DET_PAGE_BYTES
+
+uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make)
+{
+	uint64_t key = addr >> DET_PAGE_SHIFT;
+	if (p->last && p->last_key == key)
+		return p->last;
+	uint8_t *b = hmap_get(&p->map, key);
+	if (!b && make) {
+		b = xcalloc(DET_PAGE_BYTES, 1);
+		hmap_put(&p->map, key, b);
+		uint64_t lo = key << DET_PAGE_SHIFT, hi = lo + (1u << DET_PAGE_SHIFT);
+		if (!p->hi || lo < p->lo)
+			p->lo = lo;
+		if (hi > p->hi)
+			p->hi = hi;
+	}
+	if (b) {
+		p->last = b;
+		p->last_key = key;
+	}
+	return b;
+}
+
+void det_pages_free(struct det_pages *p)
+{
+	for (size_t i = 0; i < p->map.cap; i++)
+		free(hmap_slot(&p->map, i));
+	hmap_free(&p->map);
+	memset(p, 0, sizeof *p);
+}
 
 static uint8_t *sh_page(struct det_shadow *sh, uint64_t addr, bool make)
 {
-	uint64_t key = addr >> SH_PAGE_SHIFT;
-	if (sh->last && sh->last_key == key)
-		return sh->last;
-	uint8_t *p = hmap_get(&sh->pages, key);
-	if (!p && make) {
-		p = xcalloc(SH_GRANULES, 1);
-		hmap_put(&sh->pages, key, p);
-		uint64_t lo = key << SH_PAGE_SHIFT, hi = lo + (1u << SH_PAGE_SHIFT);
-		if (!sh->hi || lo < sh->lo)
-			sh->lo = lo;
-		if (hi > sh->hi)
-			sh->hi = hi;
-	}
-	if (p) {
-		sh->last = p;
-		sh->last_key = key;
-	}
-	return p;
+	return det_page(&sh->pages, addr, make);
 }
 
 void det_shadow_set(struct det_shadow *sh, uint64_t addr, uint64_t len, uint8_t state)
@@ -59,7 +71,7 @@ void det_shadow_set(struct det_shadow *sh, uint64_t addr, uint64_t len, uint8_t 
 /* The state of the byte at a: SH_OK, SH_RED or SH_FREED. */
 uint8_t det_shadow_byte(struct det_shadow *sh, uint64_t a)
 {
-	if (a < sh->lo || a >= sh->hi)
+	if (a < sh->pages.lo || a >= sh->pages.hi)
 		return SH_OK;
 	const uint8_t *p = sh_page(sh, a, false);
 	uint8_t s = p ? p[(a >> 3) & (SH_GRANULES - 1)] : SH_OK;
@@ -71,7 +83,7 @@ uint8_t det_shadow_byte(struct det_shadow *sh, uint64_t a)
 bool det_shadow_bad(struct det_shadow *sh, uint64_t addr, unsigned size, uint64_t *first)
 {
 	uint64_t end = addr + (size ? size : 1);
-	if (end <= sh->lo || addr >= sh->hi)
+	if (end <= sh->pages.lo || addr >= sh->pages.hi)
 		return false;
 	for (uint64_t a = addr; a < end; a++) {
 		const uint8_t *p = sh_page(sh, a, false);
@@ -94,13 +106,10 @@ bool det_shadow_bad(struct det_shadow *sh, uint64_t addr, unsigned size, uint64_
 
 void det_shadow_reset(struct det_shadow *sh)
 {
-	for (size_t i = 0; i < sh->pages.cap; i++)
-		free(hmap_slot(&sh->pages, i));
-	hmap_free(&sh->pages);
-	memset(sh, 0, sizeof *sh);
+	det_pages_free(&sh->pages);
 }
 
 size_t det_shadow_bytes(const struct det_shadow *sh)
 {
-	return sh->pages.n * SH_GRANULES;
+	return sh->pages.map.n * SH_GRANULES;
 }

@@ -30,11 +30,14 @@
  * slot, result the address it held), read and write (the program's own
  * load or store that touches a heap byte outside every live block: a
  * freed block, a block's header or the slack past its end; addr is the
- * first such byte, size the access's); dereferences parse but a class
- * using them cannot be turned on yet. */
+ * first such byte, size the access's), uninit (a value made from memory
+ * nothing wrote, heap or stack, decides a branch, forms an address or is
+ * a system call's argument: addr is that memory, 0 if unknown; size the
+ * bytes read from it); dereferences parse but a class using them cannot
+ * be turned on yet. */
 enum spec_event {
 	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT, EV_SEGV,
-	EV_LIBWRITE, EV_CANARY, EV_SMASH, EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
+	EV_LIBWRITE, EV_CANARY, EV_SMASH, EV_READ, EV_WRITE, EV_DEREF, EV_UNINIT, EV_COUNT
 };
 
 /* The values an event binds (which ones each event has: spec_event_has).

@@ -165,6 +165,24 @@ static int offset_sources(const struct slice_view_rec *r, const struct vloc *l, 
 static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links,
 		       bool offsets);
 
+/* Memory nothing in the recording wrote, inside a live heap block: the
+ * value was there since the block was allocated (never written). */
+static bool alloc_link(struct qz *q, uint64_t a, struct vlink *k)
+{
+	struct detect_state *st = det_state(q);
+	for (size_t i = 0; i < st->nall; i++) {
+		const struct det_block *b = st->all[i];
+		if (!b->live || a < b->addr || a >= b->addr + b->size)
+			continue;
+		*k = (struct vlink){ .kind = L_LIB, .inst = -1 };
+		snprintf(k->fn, sizeof k->fn, "%s, never written", b->alloc_fn[0] ? b->alloc_fn : "?");
+		if (!det_site_line(q, b->alloc_site, &k->file, &k->line))
+			k->file = NULL;
+		return true;
+	}
+	return false;
+}
+
 /* Walk back from record end; the links found, in order. offsets: follow
  * pointer arithmetic (the chain of an access's address). */
 static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links,
@@ -180,7 +198,9 @@ static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *
 			if (slice_view_get(v, i, &r) && (found = defines(&r, &l)))
 				break;
 		if (!found) {
-			links[n++] = (struct vlink){ .kind = L_START };
+			if (!l.mem || !alloc_link(q, l.addr, &links[n]))
+				links[n] = (struct vlink){ .kind = L_START };
+			n++;
 			break;
 		}
 		struct vloc src;

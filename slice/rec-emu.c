@@ -242,13 +242,13 @@ static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
 }
 
 /* Does the watcher (watch.c) want to look at e before it runs? */
-static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc)
+static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc, uint64_t sp)
 {
 	uint64_t addr[INSN_MAX_MEM];
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0);
+	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
 }
 
 static void re_hook(void *ctx, uint64_t pc)
@@ -279,7 +279,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, sp))
 		return re_halt(x, RE_NATIVE);
-	if (r->watch.check && e->in.nmem && re_watch(x, e, pc))
+	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, sp))
 		return re_halt(x, RE_WATCH);
 	if (rec_pre(x->q, r, e, sp))
 		return re_halt(x, RE_SBREAK);

@@ -453,11 +453,11 @@ int rec_step_one(struct qz *q, struct rec *r)
 		return run_step_raw(q);
 	}
 	const struct trace_insn *e = &r->tr.insns[id];
-	if (r->watch.check && e->in.nmem) {
+	if (r->watch.check && (e->in.nmem || r->watch.every)) {
 		uint64_t a[INSN_MAX_MEM];
 		for (int i = 0; i < e->in.nmem; i++)
 			a[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
-		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0)) {
+		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp)) {
 			int ev = rec_watch_fire(q, r, e);
 			if (ev != RUN_STEPPED)
 				return ev;
@@ -496,6 +496,8 @@ int rec_step_one(struct qz *q, struct rec *r)
 	r->last_sp = pre.rsp;
 	if (e->in.kind == INSN_SYSCALL && r->on)
 		rec_syscall(q, r, &pre);
+	if (e->in.kind == INSN_SYSCALL && r->watch.sys)
+		rec_watch_sys(q, r, &pre, (long)proc_regs(q->proc)->rax);
 	rec_post(q, r, e, recno, proc_regs(q->proc)->rsp, proc_regs(q->proc)->rip);
 	return RUN_STEPPED;
 }
