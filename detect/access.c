@@ -197,6 +197,20 @@ void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block 
 	det_shadow_set(&st->sh, b->addr, end - b->addr, SH_FREED);
 }
 
+void det_acc_rebuild(struct qz *q, struct detect_state *st)
+{
+	det_shadow_reset(&st->sh);
+	for (int live = 0; live < 2; live++)   /* live blocks over freed ones */
+		for (size_t i = 0; st->acc_on && qz_running(q) && i < st->nall; i++)
+			if (st->all[i]->live && live)
+				det_acc_alloc(q, st, st->all[i]);
+			else if (!st->all[i]->live && !live)
+				det_acc_free(q, st, st->all[i]);
+	/* what was undefined then is not known: defined (nothing reported) */
+	det_undef_reset(&st->un);
+	memset(st->un_vb, 0, sizeof st->un_vb);
+}
+
 void det_acc_arm(struct qz *q)
 {
 	struct detect_state *st = det_state(q);

@@ -238,6 +238,9 @@ void det_acc_arm(struct qz *q);
 void det_acc_disarm(struct qz *q);
 void det_acc_alloc(struct qz *q, struct detect_state *st, const struct det_block *b);
 void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block *b);
+/* After a rollback (checkpoint restore): the shadow again from the heap
+ * model; definedness starts afresh (everything defined). */
+void det_acc_rebuild(struct qz *q, struct detect_state *st);
 /* uninit.c: the uninit event (definedness through the program's
  * instructions). check: before each instruction (true: fire); fire: the
  * process stopped at pc. */

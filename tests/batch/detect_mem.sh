@@ -100,6 +100,13 @@ expect_not "mid-run: no block known, no report" "$report"
 qz -ex "break node_new" -ex run -ex 'detect on dangling' -ex 'delete' -ex continue $B/det_uaf-O0
 expect "mid-run before the allocations: found" "^Dangling pointer dereference: read of 4 bytes"
 
+# A rollback: the shadow is rebuilt from the restored heap model (the
+# block is live again, then freed again): the same report, once more.
+qz -ex 'detect on' -ex "break det_uaf.c:$_drop" -ex run -ex checkpoint -ex delete -ex continue \
+   -ex 'rollback 1' -ex continue -ex 'info detect' $B/det_uaf-O0
+expect_count "rollback: the use after free twice" 2 '^Dangling pointer dereference: read of 4 bytes'
+expect "rollback: fired twice" '^dangling +yes +3 +2 +Dangling pointer dereference$'
+
 # A second thread: the events go off with a warning, the run completes.
 qz -ex 'detect on' -ex run -ex 'info detect' $B/thr4-O2
 expect "threads: warning" '^warning: Memory-access detectors \(reads and writes\) are off for the rest of this run: the program started a thread'
