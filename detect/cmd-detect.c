@@ -10,12 +10,12 @@
 #include "cmd/cmd.h"
 #include "target/session.h"
 
-/* The events the engine delivers (heap calls, start, exit). */
+/* The events the engine delivers (all but deref). */
 static bool class_supported(const struct spec *s, enum spec_event *missing)
 {
 	for (int i = 0; i < s->nrules; i++) {
 		enum spec_event e = s->rules[i].ev;
-		if (e == EV_READ || e == EV_WRITE || e == EV_DEREF) {
+		if (e == EV_DEREF) {
 			*missing = e;
 			return false;
 		}
@@ -23,12 +23,23 @@ static bool class_supported(const struct spec *s, enum spec_event *missing)
 	return true;
 }
 
+/* A class `detect on` without names leaves off: uninit rules check every
+ * instruction's definedness (the slowest events) and still give false
+ * positives on some real programs (detect/README.md). */
+static bool class_by_name_only(const struct spec *s)
+{
+	for (int i = 0; i < s->nrules; i++)
+		if (s->rules[i].ev == EV_UNINIT)
+			return true;
+	return false;
+}
+
 static int class_set(struct qz *q, struct det_class *c, bool on)
 {
 	enum spec_event miss;
 	if (on && !class_supported(c->spec, &miss))
 		return qz_error(q, "Detector %s needs %s events, which this qzdb does not "
-				"deliver yet (heap calls, libwrite, start, exit, segv, canary and smash only).",
+				"deliver yet (every event but deref).",
 				c->spec->name,
 				spec_event_name(miss));
 	c->on = on;
@@ -63,13 +74,16 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 	free(words);
 	for (size_t i = 0; r == 0 && n == 0 && i < st->nclasses; i++) {
 		enum spec_event miss;
-		if (!on || class_supported(st->classes[i].spec, &miss))
+		if (!on || (class_supported(st->classes[i].spec, &miss) &&
+			    !class_by_name_only(st->classes[i].spec)))
 			st->classes[i].on = on;
 	}
 	if (!was && det_any_on(st))
 		det_heap_arm(q);
 	else if (was && !det_any_on(st))
 		det_heap_disarm(q);
+	else if (was && qz_running(q) && !st->entry_site)
+		det_acc_arm(q);   /* a read or write class on or off */
 	return r;
 }
 
@@ -83,6 +97,10 @@ static int cmd_detect_on(struct qz *q, const char *args)
 		if (st->classes[i].on)
 			qz_printf(q, " %s", st->classes[i].spec->name);
 	qz_puts(q, ".\n");
+	for (size_t i = 0; !*str_skip_space(args) && i < st->nclasses; i++)
+		if (!st->classes[i].on && class_by_name_only(st->classes[i].spec))
+			qz_printf(q, "Off unless named: %s (detect on %s).\n",
+				  st->classes[i].spec->name, st->classes[i].spec->name);
 	return 0;
 }
 
@@ -131,6 +149,15 @@ static void info_events(struct qz *q, struct detect_state *st)
 		  st->nall == 1 ? "" : "s", live);
 	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop).\n",
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
+	if (st->acc_engine)
+		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
+			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",
+			  st->acc_engine, st->acc_on ? "runs" : "ran", st->acc_checked,
+			  st->events[EV_READ], st->events[EV_WRITE], det_shadow_bytes(&st->sh) >> 10,
+			  st->acc_lost ? "; off since " : "", st->acc_lost ? st->acc_lost : "");
+	else if (det_acc_wanted(st))
+		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
+			"seen from the program's entry, when a class that needs them is on).\n");
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)
@@ -226,14 +253,22 @@ const struct cmd_def detect_cmds[] = {
 	 "Turn detector classes on (all without a name).",
 	 "While a class is on, `run` and `continue` watch the heap calls\n"
 	 "(malloc, calloc, realloc, free) and the program's exit; when a rule's\n"
-	 "condition holds the program stops like at a breakpoint, with a report."},
+	 "condition holds the program stops like at a breakpoint, with a report.\n"
+	 "Classes with read or write rules (dangling, heap-overflow) also check\n"
+	 "each load and store of the program's own code against the heap: the\n"
+	 "program then runs under the recorder's emulator from its entry (one\n"
+	 "thread; a second thread turns them off), stopping before the bad access.\n"
+	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
+	 "keeps the program native (breakpoints on the heap calls only)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
 	 "Turn detector classes off (all without a name).", NULL},
 	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,
 	 "Load a detector class from a spec file (spec.h has the language).",
 	 "A class of the same name is replaced. Errors give FILE:LINE:COLUMN."},
 	{"info detect", NULL, "info detect", Y, cmd_info_detect,
-	 "List detector classes, the heap events seen and their cost.", NULL},
+	 "List detector classes, the heap events seen and their cost.",
+	 "With read or write classes on: the engine that runs the program, the\n"
+	 "instructions checked and the shadow's size."},
 	{"set detect-record", NULL, "set detect-record on|off", Y, cmd_set_detect_record,
 	 "Whether detectors record the whole run, for value propagation chains.",
 	 "With it on, a run with detectors on is recorded from the program's entry\n"

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "spec.h"
+#include "slice/view.h"
 #include "util/hmap.h"
 
 struct qz;
@@ -47,6 +48,41 @@ struct det_class {
 	unsigned long hits;
 };
 
+/* shadow.c: per 8-byte granule of the heap, SH_OK (every byte the
+ * block's or unknown), 1-7 (the first n bytes a block's, the rest past
+ * its end), SH_RED (a chunk header or slack past a block) or SH_FREED. */
+enum { SH_OK = 0, SH_RED = 8, SH_FREED = 9 };
+/* Pages of 4 KiB of shadow data, one per 32 KiB of the address space,
+ * made on first use; [lo, hi) bounds them all (most addresses, the stack
+ * and globals, fall outside at once). */
+#define DET_PAGE_SHIFT 15
+#define DET_PAGE_BYTES 4096u
+struct det_pages {
+	struct hmap map;             /* addr >> DET_PAGE_SHIFT -> its bytes */
+	uint64_t lo, hi;
+	uint64_t last_key;
+	uint8_t *last;
+};
+/* The page of addr (made if make), or NULL. */
+uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make);
+void det_pages_free(struct det_pages *p);
+struct det_shadow {
+	struct det_pages pages;      /* a granule state a byte */
+};
+void det_shadow_set(struct det_shadow *sh, uint64_t addr, uint64_t len, uint8_t state);
+uint8_t det_shadow_byte(struct det_shadow *sh, uint64_t a);
+/* Is a byte of [addr, addr+size) not addressable? *first: the first. */
+bool det_shadow_bad(struct det_shadow *sh, uint64_t addr, unsigned size, uint64_t *first);
+void det_shadow_reset(struct det_shadow *sh);
+size_t det_shadow_bytes(const struct det_shadow *sh);
+
+/* uninit.c: undefined bytes, a bit each (no page: defined). */
+struct det_undef {
+	struct det_pages pages;      /* a bit a byte */
+	struct hmap said;            /* pcs reported at: once each */
+};
+void det_undef_reset(struct det_undef *u);
+
 enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_COUNT };
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
 
@@ -83,6 +119,33 @@ struct detect_state {
 	uint64_t report_stop;        /* q->nstops when it was made */
 	bool report_made_stop;       /* it stopped the program (not a signal) */
 	char *last_chain;
+	bool vpc_offsets;            /* vpc.c follows pointer arithmetic */
+
+	/* access.c: the read and write events */
+	struct det_shadow sh;
+	bool acc_on;                 /* the watcher is on for this run */
+	bool acc_rw;                 /* for read and write events */
+	const char *acc_engine;      /* the engine that ran it (this run), or NULL */
+	const char *acc_lost;        /* why it went off mid-run, or NULL */
+	struct qz *acc_q;
+	unsigned long acc_checked;   /* the program's instructions looked at */
+	struct slice_view_access acc_hit;   /* the one check stopped at */
+	int acc_mem;                 /* its operand */
+	uint64_t watch_pc;           /* the instruction check stopped at */
+	bool watch_un;               /* and why: uninit (else read/write) */
+
+	/* uninit.c: definedness */
+	bool un_on;
+	struct det_undef un;         /* undefined memory */
+	uint32_t un_vb[64];          /* per register: its undefined bytes */
+	uint64_t un_vo[64];          /* and where they were read from */
+	int un_flag_reg;             /* the register that made the flags so */
+	bool un_after_call;          /* the last instruction was a call */
+	const char *un_use;          /* the report: what it decides, NULL: a
+	                                system call to look at */
+	int un_reg;                  /* the register carrying it, -1 */
+	uint64_t un_orig;
+	char un_what[64], un_from[512];
 };
 
 struct detect_state *det_state(struct qz *q);
@@ -129,6 +192,10 @@ struct det_event {
 	bool loc_mem;                /* the locator's field is the address of
 	                                the bad value (8 bytes) in memory */
 	const char *obj;             /* canary, smash: the overflowed array */
+	const struct det_block *near;/* read, write: the block it ran past */
+	const char *access;          /* read, write: "read", "write"; uninit:
+	                                what the value decides */
+	const char *origin;          /* uninit: where it was read from */
 };
 /* Evaluate every rule of every class that is on for event e; append the
  * reports of those that hold to out; true if any did. */
@@ -145,6 +212,9 @@ int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret
 /* heap.c: back to the call instruction before ret if it is a direct call
  * of fn, the function just entered (so it reruns unchanged); true if so. */
 bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn);
+/* fault.c: the program's site of pc (as a return address: pc + 1 in the
+ * program, else the first program frame's return address). */
+uint64_t det_fault_site(struct qz *q, uint64_t pc, bool *in_program);
 /* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
 int det_on_signal(struct qz *q, int sig);
 /* vpc.c: the value propagation chain of value, held in register reg now,
@@ -160,6 +230,25 @@ void det_vpc_mem(struct qz *q, const char *what, uint64_t addr, uint64_t value);
 int det_stack_canary(struct qz *q, struct detect_state *st, uint64_t ret);
 bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t fault_addr,
 		     struct sbuf *out);
+/* access.c: the read and write events (the program's loads and stores
+ * outside every live heap block), kept in the shadow from the heap
+ * events; armed when a class that is on has a read or write rule. */
+bool det_acc_wanted(const struct detect_state *st);
+void det_acc_arm(struct qz *q);
+void det_acc_disarm(struct qz *q);
+void det_acc_alloc(struct qz *q, struct detect_state *st, const struct det_block *b);
+void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block *b);
+/* After a rollback (checkpoint restore): the shadow again from the heap
+ * model; definedness starts afresh (everything defined). */
+void det_acc_rebuild(struct qz *q, struct detect_state *st);
+/* uninit.c: the uninit event (definedness through the program's
+ * instructions). check: before each instruction (true: fire); fire: the
+ * process stopped at pc. */
+bool det_un_wanted(const struct detect_state *st);
+bool det_un_check(struct detect_state *st, const struct slice_view_access *a);
+int det_un_fire(struct qz *q, struct detect_state *st, uint64_t pc);
+void det_un_alloc(struct detect_state *st, const struct det_block *b, bool zeroed);
+void det_un_sys(void *ctx, uint64_t addr, uint64_t len);
 /* A general register's value now (recorder numbering: rax rcx rdx rbx
  * rsp rbp rsi rdi r8-r15). */
 uint64_t det_reg_value(struct qz *q, int reg);
@@ -168,6 +257,9 @@ uint64_t det_reg_value(struct qz *q, int reg);
 #define DET_REG_RDI 7
 #define DET_REG_RSI 6
 #define DET_REG_RDX 2
+/* The line of a return address in the program (the call's); false if
+ * it has none. */
+bool det_site_line(struct qz *q, uint64_t ret, const char **file, int *line);
 /* "file:line" of a return address in the program (the call's line). */
 void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len);
 

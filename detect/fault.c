@@ -30,7 +30,7 @@ static int fault_base(struct qz *q, uint64_t pc)
 /* The program's site of the fault: its pc, or the first program frame's
  * return address when a library faulted (strlen(NULL)). Returned as a
  * return address (det_site_text looks up ret - 1). */
-static uint64_t fault_site(struct qz *q, uint64_t pc, bool *in_program)
+uint64_t det_fault_site(struct qz *q, uint64_t pc, bool *in_program)
 {
 	*in_program = qz_module_at(q, pc) == &q->exe;
 	if (*in_program)
@@ -62,7 +62,7 @@ int det_on_signal(struct qz *q, int sig)
 	uint64_t pc = proc_pc(q->proc);
 	bool in_program;
 	struct det_event e = { .ev = EV_SEGV, .f = { [F_ADDR] = (uint64_t)si.si_addr } };
-	e.site = fault_site(q, pc, &in_program);
+	e.site = det_fault_site(q, pc, &in_program);
 	if (in_program) {
 		e.reg[F_ADDR] = 1 + fault_base(q, pc);
 		e.faulted = pc;

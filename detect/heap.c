@@ -36,6 +36,9 @@ void det_heap_reset(struct detect_state *st)
 	memset(st->lw_at, 0, sizeof st->lw_at);
 	st->late = st->exit_seen = false;
 	st->skip_sp = st->skip_ret = 0;
+	st->acc_on = st->un_on = false;
+	det_shadow_reset(&st->sh);
+	det_undef_reset(&st->un);
 }
 
 static bool user_bp_at(struct qz *q, uint64_t pc)
@@ -84,6 +87,8 @@ void det_heap_start(struct qz *q)
 	struct detect_state *st = det_state(q);
 	det_heap_reset(st);
 	memset(st->events, 0, sizeof st->events);   /* counted per run */
+	st->acc_engine = st->acc_lost = NULL;
+	st->acc_checked = 0;
 	st->traps = 0;
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
@@ -104,6 +109,7 @@ void det_heap_arm(struct qz *q)
 		return;
 	if (plant_fns(q, st)) {
 		det_lw_plant(q, st);
+		det_acc_arm(q);
 		st->late = true;
 		qz_warn(q, "The program is running: heap events are seen from now on, and blocks "
 			"allocated before are not known (run again to see them all).");
@@ -122,6 +128,7 @@ void det_heap_disarm(struct qz *q)
 		for (size_t i = 0; i < st->npend; i++)
 			bp_site_del(&q->bps, q->proc, st->pend[i].ret);
 		det_lw_unplant(q, st);
+		det_acc_disarm(q);
 	}
 	det_heap_reset(st);
 }
@@ -133,6 +140,9 @@ void det_heap_gone(struct qz *q)
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
 	memset(st->lw_at, 0, sizeof st->lw_at);
+	st->acc_on = st->un_on = false;   /* the watcher went with the process */
+	det_shadow_reset(&st->sh);
+	det_undef_reset(&st->un);
 }
 
 /* The call instruction that returns to ret, decoded into d: false if
@@ -194,11 +204,13 @@ static struct det_block *block_add(struct detect_state *st, uint64_t addr)
 	return b;
 }
 
-static void apply_free(struct detect_state *st, uint64_t addr, uint64_t site, const char *fn)
+static void apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
+		       const char *fn)
 {
 	struct det_block *b = hmap_get(&st->blocks, addr);
 	if (!b || !b->live)
 		return;
+	det_acc_free(q, st, b);
 	b->live = false;
 	b->free_site = site;
 	snprintf(b->free_fn, sizeof b->free_fn, "%s", fn);
@@ -260,7 +272,7 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 			return det_stop(q, &out);
 		}
 	}
-	apply_free(st, addr, site, fn);
+	apply_free(q, st, addr, site, fn);
 	return RUN_AGAIN;
 }
 
@@ -295,7 +307,7 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 	bp_site_del(&q->bps, q->proc, p.ret);
 	uint64_t res = proc_regs(q->proc)->rax;
 	if (p.ev == EV_REALLOC && p.addr && res != p.addr && (res || !p.size))
-		apply_free(st, p.addr, p.site, p.fn);
+		apply_free(q, st, p.addr, p.site, p.fn);
 	if (res) {
 		struct det_block *b = block_add(st, res);
 		b->live = true;
@@ -304,6 +316,9 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 		b->free_site = 0;
 		snprintf(b->alloc_fn, sizeof b->alloc_fn, "%s", p.fn);
 		b->free_fn[0] = 0;
+		det_acc_alloc(q, st, b);
+		if (p.ev != EV_REALLOC)   /* realloc's block holds the old contents */
+			det_un_alloc(st, b, p.ev == EV_CALLOC);
 	}
 	st->events[p.ev]++;
 	struct det_event e = { .ev = p.ev, .site = p.site,
@@ -343,6 +358,7 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		st->entry_site = 0;
 		plant_fns(q, st);
 		det_lw_plant(q, st);
+		det_acc_arm(q);
 		if (st->record && slice_view_record(q) < 0)
 			sbuf_reset(&q->err);
 		st->events[EV_START]++;

@@ -77,12 +77,23 @@ static bool eval(struct detect_state *st, const struct det_event *e, const struc
 	return false;
 }
 
-void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len)
+bool det_site_line(struct qz *q, uint64_t ret, const char **file, int *line)
 {
 	struct qz_module *m = ret ? qz_module_at(q, ret - 1) : NULL;
 	const struct lines_row *r = m && m->lines ? lines_at(m->lines, ret - 1 - m->bias) : NULL;
-	if (r && r->file) {
-		snprintf(buf, len, "%s:%d", str_basename(r->file), r->line);
+	if (!r || !r->file)
+		return false;
+	*file = r->file;
+	*line = r->line;
+	return true;
+}
+
+void det_site_text(struct qz *q, uint64_t ret, char *buf, size_t len)
+{
+	const char *file;
+	int line;
+	if (det_site_line(q, ret, &file, &line)) {
+		snprintf(buf, len, "%s:%d", str_basename(file), line);
 		return;
 	}
 	char sym[128];
@@ -97,13 +108,19 @@ static void expand(struct qz *q, const struct det_class *c, const struct det_eve
 		   const char *name, size_t n, struct sbuf *out)
 {
 	struct detect_state *st = det_state(q);
-	const struct det_block *b = e->blk ? e->blk : blk_holding(st, e->f[F_ADDR]);
+	const struct det_block *b = e->blk ? e->blk : e->near ? e->near :
+				    blk_holding(st, e->f[F_ADDR]);
 	char site[256];
 #define IS(w) (n == strlen(w) && memcmp(name, w, n) == 0)
 	if (IS("addr") || IS("result"))
 		sbuf_printf(out, "0x%llx", (unsigned long long)e->f[IS("addr") ? F_ADDR : F_RESULT]);
-	else if (IS("size") || IS("over"))
-		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE : F_OVER]);
+	else if (IS("size") || IS("over") || IS("under"))
+		sbuf_printf(out, "%llu", (unsigned long long)e->f[IS("size") ? F_SIZE :
+								  IS("over") ? F_OVER : F_UNDER]);
+	else if (IS("origin"))
+		sbuf_add(out, e->origin ? e->origin : "?");
+	else if (IS("access"))
+		sbuf_add(out, e->access ? e->access : spec_event_name(e->ev));
 	else if (IS("fn"))
 		sbuf_add(out, e->fn ? e->fn : spec_event_name(e->ev));
 	else if (IS("indirect")) {
@@ -173,11 +190,15 @@ static void locate(struct qz *q, const struct spec_rule *r, const struct det_eve
 		return;
 	int reg = e->reg[r->locate] - 1;
 	uint64_t value = e->f[r->locate];
+	/* an access's address is its pointer plus an offset: follow it */
+	det_state(q)->vpc_offsets = e->ev == EV_READ || e->ev == EV_WRITE;
 	if (e->faulted) {   /* the pointer, not the address */
-		snprintf(what, sizeof what, "%s pointer", spec_event_name(e->ev));
+		snprintf(what, sizeof what, "%s %s", spec_event_name(e->ev),
+			 e->ev == EV_UNINIT ? "value" : "pointer");
 		value = det_reg_value(q, reg);
 	}
 	det_vpc(q, what, reg, value, e->faulted);
+	det_state(q)->vpc_offsets = false;
 }
 
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)

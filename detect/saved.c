@@ -63,6 +63,7 @@ void det_restore(struct qz *q, const void *saved)
 	st->exit_seen = s->exit_seen;
 	st->skip_sp = s->skip_sp;
 	st->skip_ret = s->skip_ret;
+	det_acc_rebuild(q, st);
 }
 
 void det_free_saved(void *saved)

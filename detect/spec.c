@@ -16,16 +16,16 @@
 
 static const char *const event_names[EV_COUNT] = {
 	"malloc", "calloc", "realloc", "free", "start", "exit", "segv", "libwrite", "canary",
-	"smash", "read", "write", "deref",
+	"smash", "read", "write", "deref", "uninit",
 };
-static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over" };
+static const char *const field_names[F_COUNT] = { "addr", "size", "result", "over", "under" };
 static const char *const pred_names[P_COUNT] = {
 	"allocated", "freed", "inblock", "reachable", "infreed", "indirect",
 };
 
 const char *const spec_placeholders[] = {
 	"addr", "size", "result", "bsize", "offset", "alloc", "allocfn", "freed", "freefn",
-	"here", "class", "over", "fn", "buffer", "indirect", NULL,
+	"here", "class", "over", "under", "fn", "buffer", "indirect", "access", "origin", NULL,
 };
 
 enum tok_kind { T_EOF, T_NL, T_IDENT, T_NUM, T_STR, T_LP, T_RP, T_CMP };
@@ -627,13 +627,14 @@ bool spec_event_has(enum spec_event e, bool each_block, enum spec_field f)
 {
 	switch (e) {
 	case EV_MALLOC: case EV_CALLOC: return f == F_SIZE || f == F_RESULT;
-	case EV_REALLOC: return f != F_OVER;
+	case EV_REALLOC: return f != F_OVER && f != F_UNDER;
 	case EV_LIBWRITE: return f == F_ADDR || f == F_SIZE || f == F_OVER;
 	case EV_FREE: case EV_SEGV: return f == F_ADDR;
 	case EV_CANARY: return f == F_ADDR || f == F_OVER;
 	case EV_SMASH: return f == F_ADDR || f == F_RESULT || f == F_OVER;
 	case EV_EXIT: return each_block && (f == F_ADDR || f == F_SIZE);
-	case EV_READ: case EV_WRITE: case EV_DEREF: return f == F_ADDR || f == F_SIZE;
+	case EV_READ: case EV_WRITE: return f != F_RESULT;
+	case EV_DEREF: case EV_UNINIT: return f == F_ADDR || f == F_SIZE;
 	default: return false;
 	}
 }

@@ -27,19 +27,28 @@
  * strcat or strncat, before it writes: addr, size), canary (the stack
  * protector found a frame's guard overwritten: addr is the guard's slot)
  * and smash (a return through an overwritten return address: addr is the
- * slot, result the address it held); reads, writes and dereferences parse
- * but a class using them cannot be turned on yet. */
+ * slot, result the address it held), read and write (the program's own
+ * load or store that touches a heap byte outside every live block: a
+ * freed block, a block's header or the slack past its end; addr is the
+ * first such byte, size the access's), uninit (a value made from memory
+ * nothing wrote, heap or stack, decides a branch, forms an address or is
+ * a system call's argument: addr is that memory, 0 if unknown; size the
+ * bytes read from it); dereferences parse but a class using them cannot
+ * be turned on yet. */
 enum spec_event {
 	EV_MALLOC, EV_CALLOC, EV_REALLOC, EV_FREE, EV_START, EV_EXIT, EV_SEGV,
-	EV_LIBWRITE, EV_CANARY, EV_SMASH, EV_READ, EV_WRITE, EV_DEREF, EV_COUNT
+	EV_LIBWRITE, EV_CANARY, EV_SMASH, EV_READ, EV_WRITE, EV_DEREF, EV_UNINIT, EV_COUNT
 };
 
 /* The values an event binds (which ones each event has: spec_event_has).
  * over: bytes a libwrite writes past the end of the live block holding
  * addr (0 when it stays inside, or addr is in no block); for canary and
  * smash, bytes from the end of the overflowed array to the end of the
- * overwritten slot (0 when no array is known). */
-enum spec_field { F_ADDR, F_SIZE, F_RESULT, F_OVER, F_COUNT };
+ * overwritten slot (0 when no array is known); for read and write, bytes
+ * of the access past the end of the live block it ran past. under: read
+ * and write, bytes of the access before the start of the live block it
+ * ran into (an underflow). */
+enum spec_field { F_ADDR, F_SIZE, F_RESULT, F_OVER, F_UNDER, F_COUNT };
 
 /* Auxiliary predicates on an address. */
 enum spec_pred {

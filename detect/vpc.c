@@ -137,8 +137,56 @@ static size_t add_link(struct vlink *links, size_t n, const struct slice_view_re
 	return n + 1;
 }
 
-/* Walk back from record end; the links found, in order. */
-static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links)
+/* Pointer arithmetic (p + i): the registers that may hold the pointer it
+ * offsets, for the chain of an access's address: lea's base and index,
+ * an add's two operands, a sub's destination. 0 for anything else. */
+static int offset_sources(const struct slice_view_rec *r, const struct vloc *l, struct vloc *src)
+{
+	int n = 0;
+	if (l->mem)
+		return 0;
+	if (!strcmp(r->text, "lea") && r->nmem) {
+		if (r->mem[0].base < 16 && r->mem[0].base != REG_RSP)
+			src[n++] = (struct vloc){ .reg = r->mem[0].base, .size = l->size };
+		if (r->mem[0].index < 16)
+			src[n++] = (struct vloc){ .reg = r->mem[0].index, .size = l->size };
+		return n;
+	}
+	bool add = !strcmp(r->text, "add");
+	if ((!add && strcmp(r->text, "sub")) || r->nmem || !((r->use >> l->reg) & 1))
+		return 0;
+	src[n++] = *l;
+	uint64_t other = r->use & ~(1ull << l->reg) & 0xffff;
+	if (add && other && !(other & (other - 1)))
+		src[n++] = (struct vloc){ .reg = __builtin_ctzll(other), .size = l->size };
+	return n;
+}
+
+static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links,
+		       bool offsets);
+
+/* Memory nothing in the recording wrote, inside a live heap block: the
+ * value was there since the block was allocated (never written). */
+static bool alloc_link(struct qz *q, uint64_t a, struct vlink *k)
+{
+	struct detect_state *st = det_state(q);
+	for (size_t i = 0; i < st->nall; i++) {
+		const struct det_block *b = st->all[i];
+		if (!b->live || a < b->addr || a >= b->addr + b->size)
+			continue;
+		*k = (struct vlink){ .kind = L_LIB, .inst = -1 };
+		snprintf(k->fn, sizeof k->fn, "%s, never written", b->alloc_fn[0] ? b->alloc_fn : "?");
+		if (!det_site_line(q, b->alloc_site, &k->file, &k->line))
+			k->file = NULL;
+		return true;
+	}
+	return false;
+}
+
+/* Walk back from record end; the links found, in order. offsets: follow
+ * pointer arithmetic (the chain of an access's address). */
+static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *links,
+		       bool offsets)
 {
 	struct slice_view *v = slice_view_open(q);
 	struct slice_view_rec r;
@@ -150,7 +198,9 @@ static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *
 			if (slice_view_get(v, i, &r) && (found = defines(&r, &l)))
 				break;
 		if (!found) {
-			links[n++] = (struct vlink){ .kind = L_START };
+			if (!l.mem || !alloc_link(q, l.addr, &links[n]))
+				links[n] = (struct vlink){ .kind = L_START };
+			n++;
 			break;
 		}
 		struct vloc src;
@@ -163,6 +213,25 @@ static size_t vpc_walk(struct qz *q, uint64_t end, struct vloc l, struct vlink *
 		if (!r.user) {
 			lib_link(q, v, i, &links[n++]);
 			break;
+		}
+		struct vloc alt[2];
+		int nalt = !copy && offsets ? offset_sources(&r, &l, alt) : 0;
+		if (nalt) {   /* the operand whose chain reaches an allocation */
+			if (!n || links[n - 1].file != r.file || links[n - 1].line != r.line)
+				n = add_link(links, n, &r, L_COPY, false, false);
+			l = alt[0];
+			for (int k = 1; k < nalt && n < VPC_MAX_LINKS - 1; k++) {
+				struct vlink sub[VPC_MAX_LINKS];
+				size_t m = vpc_walk(q, i, alt[0], sub, true);
+				if (m && sub[m - 1].kind == L_LIB)
+					break;
+				m = vpc_walk(q, i, alt[k], sub, true);
+				if (m && sub[m - 1].kind == L_LIB) {
+					l = alt[k];
+					break;
+				}
+			}
+			continue;
 		}
 		if (!copy) {
 			n = add_link(links, n, &r, L_COMPUTED, false, false);
@@ -242,7 +311,7 @@ static void vpc_from(struct qz *q, const char *what, struct vloc start, uint64_t
 		end--;   /* recorded, but it did not complete */
 	slice_view_close(v);
 	struct vlink links[VPC_MAX_LINKS];
-	size_t n = vpc_walk(q, end, start, links);
+	size_t n = vpc_walk(q, end, start, links, st->vpc_offsets);
 	struct sbuf out = {0};
 	sbuf_printf(&out, "Value propagation chain of 0x%llx:\n%s", (unsigned long long)value, what);
 	for (size_t i = 0; i < n; i++) {

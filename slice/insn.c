@@ -364,6 +364,9 @@ static void insn_fill(struct insn *in, const ZydisDecodedInstruction *d,
 			insn_add_mem_op(in, &ops[i], pc, d);
 		else if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[i].imm.is_relative)
 			ZydisCalcAbsoluteAddress(d, &ops[i], pc, &in->target);
+		else if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+			 ops[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
+			in->imm = true;
 	}
 	insn_add_flags(in, d);
 	insn_string_ptrs(in, d);

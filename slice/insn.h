@@ -48,6 +48,7 @@ struct insn {
 	bool zero_idiom;
 	uint8_t xstate;          /* INSN_XSAVE / INSN_XRSTOR, else 0 */
 	bool native;             /* an emulator must not run it: see insn_native */
+	bool imm;                /* has an explicit immediate operand */
 	uint64_t use, def;       /* register masks (1 << INSN_R_...) */
 	uint64_t cond_def;       /* defs that may not happen (cmov): no kill */
 	uint64_t target;         /* direct branch/call target, runtime */

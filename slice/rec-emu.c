@@ -23,7 +23,7 @@
 #include "target/run.h"
 #include "target/session.h"
 
-enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK };
+enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK, RE_WATCH };
 
 struct rec_emu {
 	struct emu *m;
@@ -44,6 +44,7 @@ struct rec_emu {
 	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
 	uint32_t ticks;
 	uint64_t emulated, native;
+	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
 };
 
 static bool re_forced_off;
@@ -242,6 +243,16 @@ static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
 	return emu_read(x->m, pc, buf, len) == 0 ? 0 : qz_read(x->q, pc, buf, len);
 }
 
+/* Does the watcher (watch.c) want to look at e before it runs? */
+static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc, uint64_t sp)
+{
+	uint64_t addr[INSN_MAX_MEM];
+	for (int i = 0; i < e->in.nmem; i++)
+		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
+	x->watch_id = e - x->r->tr.insns;
+	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
+}
+
 static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
@@ -270,6 +281,8 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, sp))
 		return re_halt(x, RE_NATIVE);
+	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, sp))
+		return re_halt(x, RE_WATCH);
 	if (rec_pre(x->q, r, e, sp))
 		return re_halt(x, RE_SBREAK);
 	re_record(x, e, id, pc, sp);
@@ -407,6 +420,8 @@ static int re_step(struct qz *q, struct rec *r)
 	switch (x->end) {
 	case RE_SBREAK:
 		return RUN_STOPPED;
+	case RE_WATCH:   /* the process is now in the state before it */
+		return rec_watch_fire(q, r, &r->tr.insns[x->watch_id]);
 	case RE_NATIVE:
 		return re_native(x, q, r);
 	default:

@@ -31,4 +31,19 @@ int rec_step_one(struct qz *q, struct rec *r);
 bool rec_sys_writes(struct qz *q, const struct user_regs_struct *a, long ret,
 		    struct sys_writes *out);
 
+/* watch.c: whether the watcher wants to look at e before it runs (addr:
+ * its operands' addresses, skipped: a rep with count 0, sp: rsp), and its look,
+ * with the process in the state before e (an enum run_ev). */
+bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
+		   bool skipped, uint64_t sp);
+/* After a system call (pre: registers before it): its writes to sys. */
+void rec_watch_sys(struct qz *q, struct rec *r, const struct user_regs_struct *pre, long ret);
+int rec_watch_fire(struct qz *q, struct rec *r, const struct trace_insn *e);
+/* Before each step: the watcher ends when a second thread appears (the
+ * engines run the current thread alone, holding the others: a thread
+ * waiting for another would wait for ever), its lost callback told. */
+void rec_watch_keep(struct qz *q, struct rec *r);
+/* The watcher ends: a thread starts (its lost hook says so). */
+void rec_watch_drop(struct qz *q, struct rec *r);
+
 #endif

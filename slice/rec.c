@@ -558,11 +558,26 @@ int rec_step_one(struct qz *q, struct rec *r)
 	}
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (e->in.kind == INSN_SYSCALL && rec_starts_thread(q, regs)) {
-		qz_warn(q, "the program starts a thread (%s) at 0x%llx: qzdb records one thread, so "
-			"%s stops here and the program runs on", regs->rax == SYS_clone ? "clone" : "clone3",
-			(unsigned long long)pc, r->on ? "recording" : "counting for sbreaks");
+		if (r->on || !r->watch.check)
+			qz_warn(q, "the program starts a thread (%s) at 0x%llx: qzdb records one thread, "
+				"so %s stops here and the program runs on",
+				regs->rax == SYS_clone ? "clone" : "clone3", (unsigned long long)pc,
+				r->on ? "recording" : "counting for sbreaks");
+		if (r->watch.check)   /* the detectors' memory events end too */
+			rec_watch_drop(q, r);
 		rec_give_up(q, r);
 		return run_step_raw(q);
+	}
+	if (r->watch.check && (e->in.nmem || r->watch.every)) {
+		uint64_t a[INSN_MAX_MEM];
+		for (int i = 0; i < e->in.nmem; i++)
+			a[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
+		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp)) {
+			int ev = rec_watch_fire(q, r, e);
+			if (ev != RUN_STEPPED)
+				return ev;
+			regs = proc_regs(q->proc);
+		}
 	}
 	if (rec_pre(q, r, e, regs->rsp))
 		return RUN_STOPPED;
@@ -599,6 +614,8 @@ int rec_step_one(struct qz *q, struct rec *r)
 			rec_code_written(r, addr[i], e->in.mem[i].size);
 	if (e->in.kind == INSN_SYSCALL && r->on)
 		rec_syscall(q, r, &pre);
+	if (e->in.kind == INSN_SYSCALL && r->watch.sys)
+		rec_watch_sys(q, r, &pre, (long)proc_regs(q->proc)->rax);
 	rec_post(q, r, e, recno, proc_regs(q->proc)->rsp, proc_regs(q->proc)->rip);
 	return RUN_STEPPED;
 }
@@ -685,6 +702,8 @@ void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
 static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target *t, bool one)
 {
 	for (;;) {
+		if (r->watch.check)
+			rec_watch_keep(q, r);
 		if (!r->on && !r->counting) {
 			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);

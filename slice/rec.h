@@ -12,6 +12,7 @@
 #include "rev.h"
 #include "trace.h"
 #include "util/hmap.h"
+#include "view.h"
 
 struct qz;
 struct run_target;
@@ -92,6 +93,10 @@ struct rec {
 	void (*on_progress)(void *ctx, const struct rec_progress *p);
 	void *progress_ctx;
 	int progress_mode;         /* 0 auto (stderr if a tty), 1 always, -1 never */
+	/* A memory-access watcher (view.h, watch.c): on when check is set;
+	 * pass: the pc whose access fire let run (asked no more once). */
+	struct slice_view_watch watch;
+	uint64_t watch_pass;
 };
 
 void rec_init(struct rec *r);

@@ -168,6 +168,7 @@ static void slice_on_gone(struct qz *q)
 	st->rec.on = false;
 	rev_reset(q);
 	st->rec.counting = false;
+	memset(&st->rec.watch, 0, sizeof st->rec.watch);   /* the watcher arms each run */
 	st->snext = 0;
 	st->nff = 0;
 	q->driver = NULL;

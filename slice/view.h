@@ -6,6 +6,7 @@
 #define QZ_SLICE_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct qz;
@@ -46,5 +47,60 @@ void slice_view_close(struct slice_view *v);
 bool slice_view_decode(struct qz *q, uint64_t pc, struct slice_view_rec *out);
 /* The register number of a name ("rdi"), -1. */
 int slice_view_reg(const char *name);
+
+/* An instruction about to run and the memory it accesses (a rep string
+ * instruction: one iteration, asked once per iteration). */
+struct slice_view_access {
+	uint64_t pc;
+	bool user;               /* the program's own code */
+	bool again;              /* fire let it run: it runs now (check must
+	                            not ask to look again) */
+	int nmem;
+	struct { uint64_t addr; unsigned size; unsigned rw; uint8_t base, index; } mem[3];
+	/* with every (below): what the instruction is */
+	uint64_t sp;             /* rsp before it */
+	uint64_t use, def, cond_def;   /* register masks as slice_view_rec's */
+	enum slice_view_kind {
+		SLICE_VIEW_OTHER, SLICE_VIEW_JCC, SLICE_VIEW_JMP_IND, SLICE_VIEW_CALL,
+		SLICE_VIEW_CALL_IND, SLICE_VIEW_RET, SLICE_VIEW_SYSCALL
+	} kind;
+	bool zero_idiom;         /* xor r,r and the like: defines without using */
+	bool imm;                /* has an immediate operand */
+	const char *text;        /* the mnemonic */
+};
+
+/* A watcher of memory accesses (detect/'s read and write events). check
+ * is asked before each instruction with memory operands runs, under
+ * either recording engine, and must be quick and read nothing of the
+ * process; true: the watcher wants to look. fire is then called with the
+ * process stopped before that instruction, in exactly the state native
+ * execution would have it, and returns an enum run_ev: RUN_STOPPED to
+ * stop there (it printed why), RUN_STEPPED to let the instruction run
+ * (check is not asked again for it, nor after a stop when the program
+ * goes on from there). One thread only: when the program starts a
+ * second, the watcher is turned off and lost is told. */
+struct slice_view_watch {
+	bool (*check)(void *ctx, const struct slice_view_access *a);
+	int (*fire)(void *ctx);
+	/* The watcher was turned off by the engine (why: a reason). */
+	void (*lost)(void *ctx, const char *why);
+	/* Optional: after a system call, each range the kernel wrote (as
+	 * slice/sys.c models it: len 0 once when its effects are unknown). */
+	void (*sys)(void *ctx, uint64_t addr, uint64_t len);
+	void *ctx;
+	bool every;              /* ask for every instruction, not only those
+	                            with memory operands */
+};
+
+/* Run the program under the recorder's engine from now on (without
+ * recording, unless recording is on) so that w sees every access: until
+ * slice_view_unwatch or the process ends. -1 with the error set. */
+int slice_view_watch(struct qz *q, const struct slice_view_watch *w);
+void slice_view_unwatch(struct qz *q);
+/* A system call's name ("write"), or its number as text. */
+const char *slice_view_sys_name(long nr, char *buf, size_t size);
+/* Whether the watcher is on, and the engine running the program for it
+ * ("emulate", "single-step"). */
+bool slice_view_watching(struct qz *q, const char **engine);
 
 #endif

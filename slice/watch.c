@@ -1,0 +1,125 @@
+/* watch: a memory-access watcher over the recorder's engines (view.h's
+ * slice_view_watch). The program runs under the engine the recorder
+ * picks (the emulator where it can) in counting mode, without a trace
+ * unless recording is on; each instruction with memory operands is shown
+ * to the watcher before it runs. */
+#include <string.h>
+
+#include "proc/proc.h"
+#include "rec-int.h"
+#include "slice.h"
+#include "target/run.h"
+#include "target/session.h"
+
+static enum slice_view_kind watch_kind(uint8_t k)
+{
+	switch (k) {
+	case INSN_JCC: return SLICE_VIEW_JCC;
+	case INSN_JMP_IND: return SLICE_VIEW_JMP_IND;
+	case INSN_CALL: return SLICE_VIEW_CALL;
+	case INSN_CALL_IND: return SLICE_VIEW_CALL_IND;
+	case INSN_RET: return SLICE_VIEW_RET;
+	case INSN_SYSCALL: return SLICE_VIEW_SYSCALL;
+	default: return SLICE_VIEW_OTHER;
+	}
+}
+
+bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
+		   bool skipped, uint64_t sp)
+{
+	bool again = false;
+	if (r->watch_pass) {   /* the access fire let run: once */
+		again = r->watch_pass == e->pc;
+		r->watch_pass = 0;
+	}
+	/* nop and prefetch name memory they do not access (a padding
+	 * nopl 0x0(%rax) lands anywhere); a rep with count 0 does nothing */
+	bool none = skipped || (e->in.text[0] == 'n' && !strncmp(e->in.text, "nop", 3)) ||
+		    (e->in.text[0] == 'p' && !strncmp(e->in.text, "prefetch", 8));
+	if (none && !r->watch.every)
+		return false;
+	struct slice_view_access a = {
+		.pc = e->pc, .user = e->user, .again = again, .nmem = none ? 0 : e->in.nmem,
+		.sp = sp, .use = e->in.use, .def = e->in.def, .cond_def = e->in.cond_def,
+		.kind = watch_kind(e->in.kind), .zero_idiom = e->in.zero_idiom, .imm = e->in.imm,
+		.text = e->in.text,
+	};
+	for (int i = 0; i < a.nmem; i++) {
+		a.mem[i].addr = addr[i];
+		a.mem[i].size = e->in.mem[i].size;
+		a.mem[i].rw = e->in.mem[i].rw & (INSN_MEM_R | INSN_MEM_W);
+		a.mem[i].base = e->in.mem[i].base;
+		a.mem[i].index = e->in.mem[i].index;
+	}
+	return r->watch.check(r->watch.ctx, &a) && !again;
+}
+
+void rec_watch_sys(struct qz *q, struct rec *r, const struct user_regs_struct *pre, long ret)
+{
+	struct sys_writes w;
+	if (!rec_sys_writes(q, pre, ret, &w)) {
+		r->watch.sys(r->watch.ctx, 0, 0);
+		return;
+	}
+	for (int k = 0; k < w.n; k++)
+		r->watch.sys(r->watch.ctx, w.v[k].addr, w.v[k].len);
+}
+
+int rec_watch_fire(struct qz *q, struct rec *r, const struct trace_insn *e)
+{
+	(void)q;
+	r->watch_pass = e->pc;
+	return r->watch.fire(r->watch.ctx);
+}
+
+void rec_watch_drop(struct qz *q, struct rec *r)
+{
+	struct slice_view_watch w = r->watch;
+	slice_view_unwatch(q);
+	if (w.lost)
+		w.lost(w.ctx, "the program started a thread, and the engine runs one thread at a time");
+}
+
+void rec_watch_keep(struct qz *q, struct rec *r)
+{
+	if (q->proc && proc_nthreads(q->proc) >= 2)
+		rec_watch_drop(q, r);
+}
+
+int slice_view_watch(struct qz *q, const struct slice_view_watch *w)
+{
+	struct rec *r = slice_rec(q);
+	if (!qz_running(q))
+		return qz_error(q, "The program is not being run.");
+	r->watch = *w;
+	r->watch_pass = 0;
+	r->counting = true;
+	q->driver = &slice_mod;
+	rec_emu_pick(q, r);
+	return 0;
+}
+
+void slice_view_unwatch(struct qz *q)
+{
+	struct rec *r = slice_rec(q);
+	if (!r->watch.check)
+		return;
+	memset(&r->watch, 0, sizeof r->watch);
+	if (!slice_state(q)->nsb)
+		r->counting = false;
+	if (!r->on && !r->counting)
+		q->driver = NULL;
+}
+
+bool slice_view_watching(struct qz *q, const char **engine)
+{
+	struct rec *r = slice_rec(q);
+	if (engine)
+		*engine = r->engine ? r->engine->name : "single-step";
+	return r->watch.check != NULL;
+}
+
+const char *slice_view_sys_name(long nr, char *buf, size_t size)
+{
+	return sys_name(nr, buf, size);
+}

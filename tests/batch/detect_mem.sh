@@ -1,0 +1,121 @@
+#!/bin/sh
+# detect_mem (issue 20): the read and write events, the program's own loads
+# and stores checked against the heap's shadow while the recorder's engine
+# runs it. A use after free of a small block (det_uaf) and a heap overflow
+# and over-read by plain loops (det_heapov) at -O0 and -O2: the right line,
+# the block's sites, the chain from the pointer back to malloc; fixed
+# versions and other programs silent; the single-step fallback finds the
+# same; a second thread turns the events off with a warning. The uninit
+# class (by name only): a branch on a malloc'd slot nothing wrote, and on
+# a stack variable set on one path only, at -O0 and -O2; the buffer
+# read(2) fills is defined; fixed versions silent.
+. tests/lib.sh
+F=tests/fixtures
+line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer|Stack buffer overflow)'
+normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+hex='0x[0-9a-f]+'
+
+uaf() {
+	_b=$B/det_uaf-$1 _use=$(line det_uaf.c 'n += p->key > 0') _loop=$(line det_uaf.c 'p = p->next)')
+	_a=$(line det_uaf.c 'malloc(sizeof *n)') _f=$(line det_uaf.c '	free(n);')
+	_r=$(line det_uaf.c 'recent = a;')
+	# -O2 inlines node_drop's free as a tail call: its site is main's call
+	[ $1 = O2 ] && _f=$(line det_uaf.c 'node_drop(a, fixed)')
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex 'info detect' -ex continue $_b
+	expect "uaf-$1 report" "^Dangling pointer dereference: read of 4 bytes at $hex, 0 bytes into a 24-byte block allocated at det_uaf.c:$_a by malloc and freed at det_uaf.c:$_f by free, at det_uaf.c:$_use$"
+	expect "uaf-$1 stops at the load" "^$_use	+n \+= p->key > 0;$"
+	expect "uaf-$1 chain: the global that kept the pointer" "^read pointer ← .*recent = a \(det_uaf.c:$_r(, copy)?\) ← .*malloc \(det_uaf.c:$_a\)$"
+	expect "uaf-$1 info detect: the engine" '^Memory accesses: the emulate engine runs the program; [0-9]+ of its instructions checked, read 1 write 0 events'
+	expect "uaf-$1 continue: the next field read" "^Dangling pointer dereference: read of 8 bytes at $hex, 16 bytes into a 24-byte block .* at det_uaf.c:$_loop$"
+	qz -ex 'detect on' -ex run $_b fixed
+	expect_not "uaf-fixed-$1 no report" "$report"
+	expect "uaf-fixed-$1 exits normally" "$normal"
+	# the heap-call classes alone cannot see it
+	qz -ex 'detect on double-free invalid-free leak' -ex run $_b
+	expect_not "uaf-$1 unseen without the class" "$report"
+}
+
+overflow() {
+	_b=$B/det_heapov-$1 _st=$(line det_heapov.c 'v[i] = i * i') _ld=$(line det_heapov.c 't += s[i]')
+	_a=$(line det_heapov.c 'malloc(n * sizeof *v)') _s=$(line det_heapov.c 'malloc(24)')
+	qz -ex 'detect on' -ex 'set detect-record on' -ex run -ex continue $_b
+	expect "overflow-$1 store report" "^Heap buffer overflow: write of 4 bytes at $hex, 4 bytes past the end of a 36-byte block allocated at det_heapov.c:$_a by malloc, at det_heapov.c:$_st$"
+	expect "overflow-$1 stops at the store" "^$_st	+v\[i\] = i \* i;$"
+	expect "overflow-$1 store chain: through the index arithmetic to malloc" "^write pointer ← (v\[i\] = i \* i \(det_heapov.c:$_st\) ← int \*v = malloc\(n \* sizeof \*v\) \(det_heapov.c:$_a\) ← )?malloc \(det_heapov.c:$_a\)$"
+	expect "overflow-$1 load report" "^Heap buffer overflow: read of 1 bytes at $hex, 1 bytes past the end of a 24-byte block allocated at det_heapov.c:$_s by malloc, at det_heapov.c:$_ld$"
+	expect "overflow-$1 load chain" "^read pointer ← .* ← char \*s = malloc\(24\) \(det_heapov.c:$_s\) ← malloc \(det_heapov.c:$_s\)$"
+	_for=$(line det_heapov.c 'i < n + !fixed')
+	expect_not "overflow-$1 a loop's increments are one link" "\(det_heapov.c:($_for|$_ld)\) ← [^←]*\(det_heapov.c:($_for|$_ld)\)"
+	qz -ex 'detect on' -ex run $_b fixed
+	expect_not "overflow-fixed-$1 no report" "$report"
+	expect "overflow-fixed-$1 exits normally" "$normal"
+}
+
+uninit() {
+	_b=$B/det_uninit-$1 _cmp=$(line det_uninit.c 'c->n[i] > c->n[best]') _use=$(line det_uninit.c 'if (flag)')
+	_a=$(line det_uninit.c 'malloc(sizeof(struct counts))')
+	# -O2 inlines counts_new into main: the site is its line there
+	[ $1 = O2 ] && _a=$(line det_uninit.c 'counts_new(fixed);')
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex 'set detect-record on' -ex run \
+		-ex continue -ex 'info detect' $_b 2>&1)
+	expect "uninit-$1 heap report" "^Uninitialised value used by (a conditional branch|an address): it was read from 8 bytes into a 32-byte block allocated at det_uninit.c:$_a by malloc, which nothing wrote, at det_uninit.c:$_cmp$"
+	expect "uninit-$1 stops at the comparison" "^$_cmp	+if \(c->n\[i\] > c->n\[best\]\)$"
+	expect_count "uninit-$1 one report a site" 1 "at det_uninit.c:$_cmp$"
+	if [ $1 = O0 ]; then
+		expect "uninit-$1 chain: back to the allocation" "^uninit value ← if \(c->n\[i\] > c->n\[best\]\) \(det_uninit.c:$_cmp\) ← malloc, never written \(det_uninit.c:$_a\)$"
+		# at -O2 v lives in a register that holds an old, defined value
+		expect "uninit-$1 stack report" "^Uninitialised value used by a conditional branch: it was read from the stack at $hex, which nothing wrote, at det_uninit.c:$_use$"
+	fi
+	expect "uninit-$1 info detect" '^Memory accesses: the emulate engine (runs|ran) the program; [0-9]+ of its instructions checked'
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run $_b fixed 2>&1)
+	expect_not "uninit-fixed-$1 no report (read(2) fills buf)" '^Uninitialised'
+	expect "uninit-fixed-$1 exits normally" "$normal"
+}
+
+for o in O0 O2; do
+	uaf $o
+	overflow $o
+	uninit $o
+done
+
+# detect on without names leaves uninit off, and says so.
+qz -ex 'detect on' $B/det_uninit-O0
+expect "uninit by name only" '^Off unless named: uninit \(detect on uninit\)\.$'
+
+# Without debug info: the same events, sites as addresses.
+qz -ex 'detect on' -ex run $B/det_heapov-nodebug
+expect "nodebug overflow found" "^Heap buffer overflow: write of 4 bytes at $hex, 4 bytes past the end of a 36-byte block allocated at $hex <squares\+[0-9]+> by malloc, at $hex <squares\+[0-9]+>$"
+
+# The fallback engine (no emulator) sees the same access.
+qz -ex 'maint emulator off' -ex 'detect on' -ex run -ex 'info detect' $B/det_uaf-O2
+expect "single-step fallback: found" "^Dangling pointer dereference: read of 4 bytes at $hex, 0 bytes into a 24-byte block"
+expect "single-step fallback: its engine" '^Memory accesses: the single-step engine runs the program'
+
+# Turned on mid-run: blocks allocated from then on are watched.
+_drop=$(line det_uaf.c 'node_drop(a, fixed)')
+qz -ex "break det_uaf.c:$_drop" -ex run -ex 'detect on dangling' -ex continue $B/det_uaf-O0
+expect "mid-run: no block known, nothing reported" "$normal"
+expect_not "mid-run: no block known, no report" "$report"
+qz -ex "break node_new" -ex run -ex 'detect on dangling' -ex 'delete' -ex continue $B/det_uaf-O0
+expect "mid-run before the allocations: found" "^Dangling pointer dereference: read of 4 bytes"
+
+# A rollback: the shadow is rebuilt from the restored heap model (the
+# block is live again, then freed again): the same report, once more.
+qz -ex 'detect on' -ex "break det_uaf.c:$_drop" -ex run -ex checkpoint -ex delete -ex continue \
+   -ex 'rollback 1' -ex continue -ex 'info detect' $B/det_uaf-O0
+expect_count "rollback: the use after free twice" 2 '^Dangling pointer dereference: read of 4 bytes'
+expect "rollback: fired twice" '^dangling +yes +3 +2 +Dangling pointer dereference$'
+
+# A second thread: the events go off with a warning, the run completes.
+qz -ex 'detect on' -ex run -ex 'info detect' $B/thr4-O2
+expect "threads: warning" '^warning: Memory-access detectors \(reads and writes\) are off for the rest of this run: the program started a thread'
+expect "threads: info detect says why" 'off since the program started a thread\.$'
+expect "threads: exits normally" "$normal"
+
+# Programs with no heap bug: silent.
+for p in values fdlist sl_memcpy ckpt_prop; do
+	qz -ex 'detect on' -ex run $B/$p-O2
+	expect_not "clean $p no report" "$report"
+	expect "clean $p exits normally" "$normal"
+done
