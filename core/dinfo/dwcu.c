@@ -715,3 +715,28 @@ void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane)
 	}
 	dwcu_lines_free(sane);
 }
+
+struct dwcu_file *dwcu_file_open(const char *path, char *err, size_t errlen)
+{
+	struct dwcu_file *f = xcalloc(1, sizeof(*f));
+	if (dwcu_open(path, &f->sane, &f->fd, &f->dbg, err, errlen) == DW_DLV_ERROR) {
+		free(f);
+		return NULL;
+	}
+	f->refs = 1;
+	return f;
+}
+
+struct dwcu_file *dwcu_file_get(struct dwcu_file *f)
+{
+	f->refs++;
+	return f;
+}
+
+void dwcu_file_put(struct dwcu_file *f)
+{
+	if (!f || --f->refs > 0)
+		return;
+	dwcu_close(f->dbg, f->fd, &f->sane);
+	free(f);
+}

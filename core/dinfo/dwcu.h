@@ -62,6 +62,20 @@ void dwcu_lines_free(struct dwcu_lines *lines);
  * (*dbg NULL; *fd closed), DW_DLV_ERROR with err set and *sane freed. */
 int dwcu_open(const char *path, struct dwcu_lines *sane, int *fd,
 	      Dwarf_Debug *dbg, char *err, size_t errlen);
+/* One open DWARF reader that the line tables and the DIE reader of a file
+ * share (each open decompresses and walks .debug_info again: 30 ms for
+ * libc's debug file). dbg is NULL for a file without DWARF. */
+struct dwcu_file {
+	Dwarf_Debug dbg;
+	int fd;
+	struct dwcu_lines sane;
+	int refs;
+};
+/* dwcu_open into a new dwcu_file with one reference; NULL with err. */
+struct dwcu_file *dwcu_file_open(const char *path, char *err, size_t errlen);
+/* Another reference; drop one (the last closes the file). */
+struct dwcu_file *dwcu_file_get(struct dwcu_file *f);
+void dwcu_file_put(struct dwcu_file *f);
 /* Undo dwcu_open: dwarf_finish, close fd, free *sane (dbg may be NULL:
  * a file without DWARF, whose fd is already closed). */
 void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane);

@@ -526,9 +526,9 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 static const char *frame_cu_name(const struct di_info *di, const char *file)
 {
 	size_t n, fl = strlen(file);
-	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
+	const struct di_func *const *fs = di ? di_funcs(di, &n) : NULL;
 	for (size_t i = 0; fs && i < n; i++) {
-		const char *cu = fs[i].cu_name;
+		const char *cu = fs[i]->cu_name;
 		size_t cl = cu ? strlen(cu) : 0;
 		if (cl && cu[0] != '/' && cl < fl && file[fl - cl - 1] == '/' &&
 		    strcmp(file + fl - cl, cu) == 0)

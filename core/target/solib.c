@@ -73,10 +73,8 @@ static void solib_debug_file(struct qz *q, struct qz_module *m)
  * read on first use. */
 void solib_debug_info(struct qz *q, struct qz_module *m)
 {
-	char err[256];
 	if (img_has_debug_info(m->img)) {
-		m->lines = lines_open(m->path, err, sizeof err);
-		m->di = di_open(m->path, err, sizeof err);
+		qz_mod_read_debug(m, m->path);
 		return;
 	}
 	solib_debug_file(q, m);
