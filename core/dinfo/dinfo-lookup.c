@@ -53,6 +53,22 @@ const struct di_func *di_func_at(const struct di_info *cdi, uint64_t pc)
 	return f;
 }
 
+const struct di_func *di_func_at_named(const struct di_info *cdi, uint64_t pc,
+				       const char *name)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	const struct di_func *f = di_func_at(di, pc);   /* indexes pc's unit */
+	size_t i = SORTED_UPTO(di->franges, di->nfranges, lo, pc);
+	while (f && i-- > 0 && di->franges[i].lo == f->lo) {
+		const struct di_func *g = di->franges[i].f;
+		if (g->lo == f->lo && g->name && !strcmp(g->name, name)) {
+			di_func_read_all(di, g);
+			return g;
+		}
+	}
+	return f;
+}
+
 /* An external function before a static one, then the lowest address. */
 static bool better_func(const struct di_func *f, const struct di_func *best)
 {
@@ -342,6 +358,22 @@ void di_scope_gdb_order(const struct di_scope *s, const struct di_var **v, size_
 	}
 }
 
+/* The variables of s's range-less child blocks (and theirs): gdb reads
+ * such a block's children as if it were not there, into s. */
+static size_t rangeless_vars(const struct di_scope *s, const struct di_var **out,
+			     size_t n, size_t max, int depth)
+{
+	for (size_t i = 0; i < s->nchildren && depth < MAX_SCOPE_DEPTH; i++) {
+		const struct di_scope *c = &s->children[i];
+		if (c->nranges)
+			continue;
+		for (size_t k = c->nvars; k-- > 0 && n < max;)
+			out[n++] = &c->vars[k];
+		n = rangeless_vars(c, out, n, max, depth + 1);
+	}
+	return n;
+}
+
 /* The variables of body's scopes that cover pc, then params. */
 static size_t scope_vars_at(const struct di_scope *body, const struct di_var *params,
 			    size_t nparams, uint64_t pc, const struct di_var **out,
@@ -359,9 +391,11 @@ static size_t scope_vars_at(const struct di_scope *body, const struct di_var *pa
 				inner = &s->children[i];
 		s = inner;
 	}
-	while (depth-- > 0)
+	while (depth-- > 0) {
 		for (size_t i = chain[depth]->nvars; i-- > 0 && n < max;)
 			out[n++] = &chain[depth]->vars[i];
+		n = rangeless_vars(chain[depth], out, n, max, 0);
+	}
 	for (size_t i = 0; i < nparams && n < max; i++)
 		out[n++] = &params[i];
 	return n;

@@ -181,6 +181,11 @@ void di_close(struct di_info *di);
  * di_func_named return functions read in full. */
 const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
 const struct di_func *di_func_named(const struct di_info *di, const char *name);
+/* di_func_at, but of several functions that begin where that one does (gas
+ * gives each alias of an assembly function its own: munmap, __GI_munmap),
+ * the one called name if there is one. */
+const struct di_func *di_func_at_named(const struct di_info *di, uint64_t pc,
+				       const char *name);
 /* Every top-level function of that name (a static one in each unit that
  * has one, as gdb's `break FUNC` finds them), by address, at most max. */
 size_t di_funcs_named(const struct di_info *di, const char *name,

@@ -288,7 +288,7 @@ static bool solib_user_bp_at(struct qz *q, uint64_t pc)
 {
 	for (size_t i = 0; i < q->bps.n; i++)
 		for (size_t j = 0; q->bps.bps[i].enabled && j < q->bps.bps[i].nlocs; j++)
-			if (q->bps.bps[i].locs[j].addr == pc)
+			if (q->bps.bps[i].locs[j].addr == pc && !q->bps.bps[i].locs[j].disabled)
 				return true;
 	return false;
 }
