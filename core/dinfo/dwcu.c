@@ -377,6 +377,9 @@ void dwcu_lines_free(struct dwcu_lines *lines)
 	free(lines->ok);
 	lines->ok = NULL;
 	lines->n = 0;
+	free(lines->data);
+	lines->data = NULL;
+	lines->data_size = 0;
 }
 
 /* Find .debug_line (decompressed if need be) and index it. */
@@ -397,6 +400,11 @@ static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (data)
 			index_lines(data, lines);
+		if (data && data->d_buf && !lines->raw) {
+			lines->data = xmalloc(data->d_size ? data->d_size : 1);
+			memcpy(lines->data, data->d_buf, data->d_size);
+			lines->data_size = data->d_size;
+		}
 		return;
 	}
 }

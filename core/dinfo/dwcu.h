@@ -41,6 +41,9 @@ struct dwcu_lines {
 	 * again (linefno.c); raw is false if it is compressed. */
 	uint64_t sec_off, sec_size;
 	bool raw;
+	/* A compressed section's bytes, decompressed (libc6-dbg's are). */
+	uint8_t *data;
+	size_t data_size;
 };
 
 /* Check the ELF file at path for what libdwarf 20210528 does not survive:

@@ -232,17 +232,20 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 	t->ord = ld->nrows++;
 }
 
-/* The file numbers of a DWARF 5 table's n rows read from its bytes, or
- * NULL if they cannot be (a compressed section, another row count). */
+/* The file numbers of a DWARF 5 table's n rows read from its bytes (in the
+ * file, or decompressed in memory), or NULL if they cannot be (another row
+ * count). */
 static uint32_t *v5_fnos(struct loader *ld, Dwarf_Line_Context ctx, size_t n)
 {
 	const struct dwcu_lines *s = &ld->lt->dw->sane;
 	Dwarf_Unsigned off = 0;
 	Dwarf_Error e = NULL;
 	uint32_t *v = NULL;
-	if (!s->raw || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
+	if ((!s->raw && !s->data) || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
 		return NULL;
-	if (linefno_rows(ld->lt->dw->fd, s->sec_off, s->sec_size, off, &v) != n) {
+	size_t got = s->raw ? linefno_rows(ld->lt->dw->fd, s->sec_off, s->sec_size, off, &v) :
+			      linefno_rows_mem(s->data, s->data_size, off, &v);
+	if (got != n) {
 		free(v);
 		return NULL;
 	}

@@ -49,6 +49,13 @@ expect "print stdout" '^\$2 = \(FILE \*\) 0x[0-9a-f]+ <_IO_2_1_stdout_>$'
 expect "libc has debug info" "^0x[0-9a-f]{16}  0x[0-9a-f]{16}  Yes         /lib/x86_64-linux-gnu/libc.so.6\$"
 expect_not "no library lacks it" '^\(\*\)'
 
+# Stepping out of main: __libc_start_call_main is defined in a header, and
+# libc6-dbg's compressed DWARF 5 line tables credit its rows to it (their
+# file numbers read from the decompressed table, as gdb reads them).
+vs_gdb "next out of main into libc_start_call_main.h as gdb" \
+	-ex 'break 18' -ex "run < $IN" -ex next -ex next -ex bt -ex 'info line' $BIN
+expect "out of main: the header's name" '^__libc_start_call_main \(main=main@entry=0x[0-9a-f]+ <main>, argc=argc@entry=1, argv=argv@entry=0x[0-9a-f]+\) at ../sysdeps/nptl/libc_start_call_main.h:[0-9]+$'
+
 # A function in two libraries (libc's munmap and ld.so's own): one
 # breakpoint, two locations, each enabled and disabled alone (gdb's
 # "y-" for an enabled location of a disabled breakpoint); gdb's words for

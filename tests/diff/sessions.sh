@@ -15,8 +15,8 @@
 #   sh tests/diff/sessions.sh                      # the small fixed set
 #   make difftest                                  # 20 programs
 #   SESS_SEED0=1 SESS_MOVES=12 SESS_SHOW=1 ...     # SHOW: every difference
-#   SESS_REAL=1 ...                                # real programs instead
-# Real programs (SESS_REAL=1; make difftest runs them too): C programs
+#   SESS_REAL=1 ...                                # real programs only
+# Real programs (one session each by default, SESS_REAL=1 for NSESS): C programs
 # nobody here wrote whose source Debian ships, built the same way:
 # jansson's json_process.c (the library's test driver, on a small test
 # directory), zlib's enough.c (a self-contained program) and zran.c (random
@@ -265,6 +265,7 @@ real_inputs() {
 
 # real_sessions: NSESS sessions on each real program at -O0 and -O2
 real_sessions() {
+	command -v readelf >/dev/null 2>&1 || return 0
 	real_inputs
 	real_progs | while IFS='|' read -r name src libs args; do
 		P=$SD/real/$name
@@ -291,7 +292,14 @@ real_sessions() {
 	done
 }
 
-if [ -n "$SESS_REAL" ]; then real_sessions; else csmith_sessions; fi
+# by default both: the csmith programs, then SESS_REAL_N sessions (default
+# 1) on each real program; SESS_REAL=1: the real programs alone, NSESS each
+if [ -n "$SESS_REAL" ]; then
+	real_sessions
+else
+	csmith_sessions
+	NSESS=${SESS_REAL_N:-1} real_sessions
+fi
 
 # the table: kind, then per level commands / differing / first differences
 # (categories with a difference), then the rate per level
