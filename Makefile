@@ -47,11 +47,14 @@ test: deps
 	@sh tests/run.sh
 
 # `make difftest`: qzdb against gdb in random sessions on 20 csmith programs
-# (tests/diff/sessions.sh, about 5,000 commands), with the table of
-# differences by command and optimisation level; make test runs 2.
+# (tests/diff/sessions.sh, about 5,000 commands) and 10 on each of three real
+# programs (about 1,900), with the tables of differences by command and
+# optimisation level; make test runs 2 csmith programs and 1 session each.
 difftest: deps
 	$(MAKE) qzdb
 	@SESS_PROGS=$${SESS_PROGS:-20} SESS_N=$${SESS_N:-4} SESS_MAX=$${SESS_MAX:-100000} \
+		sh tests/diff/sessions.sh
+	@SESS_REAL=1 SESS_N=$${SESS_REAL_N:-10} SESS_MAX=$${SESS_MAX:-100000} \
 		sh tests/diff/sessions.sh
 
 # `make bench QUICK=1`: fewer runs and iterations (tests/bench.sh).

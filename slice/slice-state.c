@@ -106,11 +106,11 @@ static void slice_free_saved(void *saved)
 static void slice_ff_plant(struct qz *q, struct slice_state *st)
 {
 	size_t n = 0;
-	const struct di_func *f = q->exe.di ? di_funcs(q->exe.di, &n) : NULL;
+	const struct di_func *const *f = q->exe.di ? di_funcs(q->exe.di, &n) : NULL;
 	st->nff = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t a = f[i].lo + q->exe.bias;
-		if (!f[i].lo || bp_site_add(&q->bps, q->proc, a) < 0)
+		uint64_t a = f[i]->lo + q->exe.bias;
+		if (!f[i]->lo || bp_site_add(&q->bps, q->proc, a) < 0)
 			continue;
 		XGROW(st->ff, st->ff_cap, st->nff + 1);
 		st->ff[st->nff++] = a;

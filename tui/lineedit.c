@@ -366,10 +366,10 @@ static void cand_program(struct cands *c, struct qz *q)
 		}
 	}
 	if (q->exe.di) {
-		const struct di_func *f = di_funcs(q->exe.di, &n);
+		const struct di_func *const *f = di_funcs(q->exe.di, &n);
 		for (size_t i = 0; i < n; i++)
-			if (f[i].name)
-				cand_add(c, f[i].name);
+			if (f[i]->name)
+				cand_add(c, f[i]->name);
 	}
 }
 

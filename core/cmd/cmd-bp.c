@@ -178,7 +178,40 @@ static int cmd_bp_range(struct qz *q, int64_t lo, int64_t hi,
 	return 0;
 }
 
-static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, struct bp *))
+/* enable/disable N.M or N.M-K: locations of breakpoint num alone, in
+ * gdb's words for bad numbers; *a is past the dot. */
+static int cmd_bp_locs(struct qz *q, int64_t num, const char **a, int on)
+{
+	int64_t lo, hi;
+	const char *start = *a;
+	int r = str_num(a, 0, INT32_MAX, &lo);
+	if (r == STR_NUM_OK && **a == '-') {
+		(*a)++;
+		r = str_num(a, 0, INT32_MAX, &hi);
+	} else {
+		hi = lo;
+	}
+	struct bp *b = bp_find(&q->bps, (int)num);
+	if (!b)
+		return qz_error(q, "No breakpoint number %lld.", (long long)num);
+	if (r != STR_NUM_OK || (**a && !isspace((unsigned char)**a)))
+		return qz_error(q, "Bad breakpoint location number '%.*s'",
+				(int)strcspn(start, " \t"), start);
+	if (lo > hi)
+		return qz_error(q, "Inverted breakpoint location range at '%.*s'",
+				(int)strcspn(start, " \t"), start);
+	if (lo == 0 || (size_t)hi > b->nlocs)
+		return qz_error(q, "Bad breakpoint location number '%lld'",
+				(long long)(lo == 0 ? 0 : hi));
+	for (int64_t i = lo; i <= hi; i++)
+		b->locs[i - 1].disabled = !on;
+	bp_sync(&q->bps, q->proc);
+	return 0;
+}
+
+/* on: 1 enable, 0 disable, -1 neither (delete: no N.M). */
+static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, struct bp *),
+		       int on)
 {
 	if (!*a) {
 		for (size_t i = q->bps.n; i-- > 0;)
@@ -191,6 +224,14 @@ static int cmd_bp_each(struct qz *q, const char *a, void (*fn)(struct qz *, stru
 		const char *start = a;
 		char why[160];
 		int r = str_num(&a, 1, INT32_MAX, &lo);
+		if (r == STR_NUM_OK && *a == '.' && on >= 0) {
+			a++;
+			if (cmd_bp_locs(q, lo, &a, on) < 0) {
+				rc = -1;
+				a += strcspn(a, " \t");
+			}
+			continue;
+		}
 		if (r == STR_NUM_OK && *a == '-') {
 			a++;
 			r = str_num(&a, 1, INT32_MAX, &hi);
@@ -239,14 +280,14 @@ int cmd_delete(struct qz *q, const char *a)
 {
 	if (str_starts(a, "breakpoints"))
 		a = str_skip_space(a + 11);
-	return cmd_bp_each(q, a, cmd_bp_do_delete);
+	return cmd_bp_each(q, a, cmd_bp_do_delete, -1);
 }
 
 int cmd_disable(struct qz *q, const char *a)
 {
 	if (str_starts(a, "breakpoints"))
 		a = str_skip_space(a + 11);
-	return cmd_bp_each(q, a, cmd_bp_do_disable);
+	return cmd_bp_each(q, a, cmd_bp_do_disable, 0);
 }
 
 int cmd_enable(struct qz *q, const char *a)
@@ -256,7 +297,7 @@ int cmd_enable(struct qz *q, const char *a)
 	bool once = str_starts(a, "once ");
 	if (once)
 		return qz_error(q, "enable once is not supported yet.");
-	return cmd_bp_each(q, a, cmd_bp_do_enable);
+	return cmd_bp_each(q, a, cmd_bp_do_enable, 1);
 }
 
 static struct bp *cmd_bp_arg(struct qz *q, const char **a)
@@ -375,7 +416,9 @@ static void cmd_bp_row(struct qz *q, const struct bp *b, struct sbuf *out,
 	for (size_t i = 0; b->nlocs > 1 && i < b->nlocs; i++) {
 		char num[32];
 		snprintf(num, sizeof num, "%d.%zu", b->num, i + 1);
-		sbuf_printf(out, "%-28s%-3s 0x%016llx ", num, b->enabled ? "y" : "n",
+		/* gdb: "y-" for a location on whose breakpoint is off */
+		const char *on = b->locs[i].disabled ? "n" : b->enabled ? "y" : "y-";
+		sbuf_printf(out, "%-28s%-3s 0x%016llx ", num, on,
 			    (unsigned long long)b->locs[i].addr);
 		cmd_bp_what(q, &b->locs[i], out);
 		sbuf_addc(out, '\n');

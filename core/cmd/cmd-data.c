@@ -271,7 +271,7 @@ static int cmd_vars_into(struct qz *q, const struct frame *f, bool params, int i
 	const struct di_var *pv = f->inl ? f->inl->params : f->func->params;
 	size_t np = f->inl ? f->inl->nparams : f->func->nparams;
 	for (size_t i = 0; params && i < np; i++) {
-		cmd_var_line(q, f, &pv[i], indent, &b);
+		cmd_var_line(q, f, frame_param_shown(pv, np, i), indent, &b);
 		shown++;
 	}
 	sbuf_reset(&q->err);

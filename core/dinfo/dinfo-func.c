@@ -534,10 +534,8 @@ static void func_read(struct di_info *di, Dwarf_Die die, struct di_func *f,
 
 struct di_fstate *di_fstate_of(const struct di_info *di, const struct di_func *f)
 {
-	uintptr_t p = (uintptr_t)f, lo = (uintptr_t)di->funcs;
-	if (di->nfuncs && p >= lo && p < (uintptr_t)(di->funcs + di->nfuncs))
-		return &di->fst[f - di->funcs];
-	return &((struct di_nested *)(uintptr_t)f)->s;   /* f is its first member */
+	(void)di;
+	return &((struct di_fent *)(uintptr_t)f)->s;   /* f is its first member */
 }
 
 void di_func_read_all(struct di_info *di, const struct di_func *f)
@@ -576,12 +574,11 @@ static void add_nested(struct di_info *di, Dwarf_Die die)
 	struct di_cu *cu = di_cu_of(di, die);
 	if (di_attr_flag(die, DW_AT_declaration) || !di_func_note(di, die, cu, &any, &f))
 		return;
-	struct di_nested *n = di_alloc(di, sizeof(*n));
+	struct di_fent *n = di_alloc(di, sizeof(*n));
 	n->f = f;
 	n->s.off = di_die_offset(die);
 	n->s.cu = cu;
 	n->s.expanded = true;
-	n->s.next_named = -1;
 	XGROW(di->nested, di->capnested, di->nnested + 1);
 	di->nested[di->nnested++] = n;
 	di_add_franges(di, &n->f);
@@ -595,7 +592,14 @@ void di_cu_expand(struct di_info *di, struct di_cu *cu)
 	if (cu->expanded)
 		return;
 	cu->expanded = true;
-	for (size_t i = 0; i < di->nfuncs; i++)
-		if (di->fst[i].cu == cu)
-			di_func_read_all(di, &di->funcs[i]);
+	/* A snapshot: reading a function may index more units, which sorts
+	 * di->funcs again. */
+	size_t n = di->nfuncs;
+	const struct di_func **fs = xmalloc((n ? n : 1) * sizeof(*fs));
+	if (n)
+		memcpy(fs, di->funcs, n * sizeof(*fs));
+	for (size_t i = 0; i < n; i++)
+		if (di_fstate_of(di, fs[i])->cu == cu)
+			di_func_read_all(di, fs[i]);
+	free(fs);
 }

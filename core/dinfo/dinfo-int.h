@@ -66,9 +66,13 @@ struct di_cu {
 	bool inlines_xcu;          /* ... whose origins may be in another unit */
 	bool expanded;             /* every function of it has been expanded
 	                              (GNU C nested functions are found so) */
+	bool indexed;              /* its top-level DIEs are in the index */
+	Dwarf_Off abbrev_off;      /* its abbreviation table */
 	struct di_abbrev *abbrevs; /* by abbreviation code, filled as met */
 	size_t nabbrevs;
 };
+
+struct di_fent;
 
 /* What a function has besides its public struct: where its DIE is, whether
  * the DIE has been read in full, and its call sites. */
@@ -79,13 +83,16 @@ struct di_fstate {
 	struct di_callsite *calls; /* DW_TAG_call_site, by return_pc */
 	size_t ncalls;
 	struct di_static *as_static;  /* the function as a variable, once asked */
-	int next_named;            /* index of the next function of the same
-	                              name in address order, -1 at the end */
+	struct di_fent *next_named;   /* the next function of the same name in
+	                              address order */
+	size_t ord;                /* creation order: ties of address keep it */
 };
 
-/* A GNU C nested function: found only when its parent is expanded. */
-struct di_nested {
-	struct di_func f;
+/* A function and its state, in the arena so that its address stays while
+ * units are indexed on demand: a top-level function (in di_info.funcs)
+ * or a GNU C nested one (found only when its parent is expanded). */
+struct di_fent {
+	struct di_func f;          /* first: a di_func pointer is a di_fent's */
 	struct di_fstate s;
 };
 
@@ -132,15 +139,21 @@ struct di_callsite_vec {
  * what has been read in full since. Lookups take a const di_info but
  * expand it: it is never const in fact (di_open made it). */
 struct di_info {
-	Dwarf_Debug dbg;           /* open until di_close: DIEs are read lazily */
-	int fd;                    /* dbg's file, -1 without dbg */
-	struct dwcu_lines sane;    /* line tables dwarf_srcfiles may read */
+	struct dwcu_file *dw;      /* held until di_close: DIEs are read lazily */
+	Dwarf_Debug dbg;           /* dw's reader, NULL without DWARF */
 	struct di_arena_blk *arena;
-	struct di_func *funcs;     /* top-level functions, by lo */
-	struct di_fstate *fst;     /* fst[i] goes with funcs[i] */
-	size_t nfuncs, capfuncs, capfst;
-	struct hmap func_names; /* name -> 1 + index of its first function */
-	struct di_nested **nested;
+	struct di_func **funcs;    /* top-level functions (each a di_fent's),
+	                              by lo once di_index_sort has run */
+	size_t nfuncs, capfuncs;
+	size_t nsorted;            /* funcs sorted and in franges, func_names */
+	struct hmap func_names; /* name -> its first di_fent by address */
+	/* Units are indexed when something inside them is first needed (a
+	 * library's separate debug file: libc's has 2,000 units): by pc
+	 * through the units' ranges, every unit at the first lookup by
+	 * name. Otherwise di_open indexes all of them. */
+	bool lazy;
+	bool all_indexed;
+	struct di_fent **nested;
 	size_t nnested, capnested;
 	struct di_func_range *franges;
 	size_t nfranges, capfranges;
@@ -254,6 +267,10 @@ bool di_func_note(struct di_info *di, Dwarf_Die die, struct di_cu *cu,
 	const struct di_abbrev *ab, struct di_func *f);
 struct di_static *di_new_static(struct di_info *di, enum di_static_kind kind,
 	const char *name);
+/* Lazy mode: index the units whose code covers pc; every unit. No-ops
+ * once every unit is indexed. */
+void di_index_pc(struct di_info *di, uint64_t pc);
+void di_index_all(struct di_info *di);
 
 /* dinfo-func.c: reading a function in full (on its first lookup) */
 void di_parse_var(struct di_info *di, Dwarf_Die die, bool param,

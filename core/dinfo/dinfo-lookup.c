@@ -44,11 +44,28 @@ static bool expand_cu_at(struct di_info *di, uint64_t pc)
 const struct di_func *di_func_at(const struct di_info *cdi, uint64_t pc)
 {
 	struct di_info *di = (struct di_info *)cdi;   /* see struct di_info */
+	di_index_pc(di, pc);
 	const struct di_func *f = func_at(di, pc);
 	if (!f && expand_cu_at(di, pc))
 		f = func_at(di, pc);
 	if (f)
 		di_func_read_all(di, f);
+	return f;
+}
+
+const struct di_func *di_func_at_named(const struct di_info *cdi, uint64_t pc,
+				       const char *name)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	const struct di_func *f = di_func_at(di, pc);   /* indexes pc's unit */
+	size_t i = SORTED_UPTO(di->franges, di->nfranges, lo, pc);
+	while (f && i-- > 0 && di->franges[i].lo == f->lo) {
+		const struct di_func *g = di->franges[i].f;
+		if (g->lo == f->lo && g->name && !strcmp(g->name, name)) {
+			di_func_read_all(di, g);
+			return g;
+		}
+	}
 	return f;
 }
 
@@ -64,10 +81,10 @@ const struct di_func *di_func_named(const struct di_info *cdi, const char *name)
 {
 	struct di_info *di = (struct di_info *)cdi;
 	const struct di_func *best = NULL;
-	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
-	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
-		if (better_func(&di->funcs[i], best))
-			best = &di->funcs[i];
+	di_index_all(di);
+	for (struct di_fent *fe = hmap_sget(&di->func_names, name); fe; fe = fe->s.next_named)
+		if (better_func(&fe->f, best))
+			best = &fe->f;
 	for (size_t i = 0; i < di->nnested; i++) {
 		const struct di_func *f = &di->nested[i]->f;
 		if (f->name && !strcmp(f->name, name) && better_func(f, best))
@@ -83,23 +100,26 @@ size_t di_funcs_named(const struct di_info *cdi, const char *name,
 {
 	struct di_info *di = (struct di_info *)cdi;
 	size_t n = 0;
-	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
-	for (int i = (int)first - 1; i >= 0 && n < max; i = di->fst[i].next_named) {
+	di_index_all(di);
+	for (struct di_fent *fe = hmap_sget(&di->func_names, name); fe && n < max;
+	     fe = fe->s.next_named) {
 		size_t k = n++;   /* by address: insertion */
-		while (k > 0 && out[k - 1]->lo > di->funcs[i].lo) {
+		while (k > 0 && out[k - 1]->lo > fe->f.lo) {
 			out[k] = out[k - 1];
 			k--;
 		}
-		out[k] = &di->funcs[i];
+		out[k] = &fe->f;
 		di_func_read_all(di, out[k]);
 	}
 	return n;
 }
 
-const struct di_func *di_funcs(const struct di_info *di, size_t *n)
+const struct di_func *const *di_funcs(const struct di_info *cdi, size_t *n)
 {
+	struct di_info *di = (struct di_info *)cdi;
+	di_index_all(di);
 	*n = di->nfuncs;
-	return di->funcs;
+	return (const struct di_func *const *)di->funcs;
 }
 
 const struct di_func *di_func_expand(const struct di_info *di, const struct di_func *f)
@@ -239,16 +259,16 @@ const struct di_static *di_find_static(struct di_info *di, const char *name,
 {
 	const struct di_static *best = NULL;
 	int best_r = -1;
+	di_index_all(di);
 	if (!di->enums_read)
 		read_enums(di);
 	for (struct di_static *s = hmap_sget(&di->statics, name); s; s = s->next) {
 		static_expand(di, s);
 		rank_static(s, cu_file, &best, &best_r);
 	}
-	uintptr_t first = (uintptr_t)hmap_sget(&di->func_names, name);
-	for (int i = (int)first - 1; i >= 0; i = di->fst[i].next_named)
-		rank_static(func_static(di, &di->funcs[i], (uint64_t)i), cu_file,
-			    &best, &best_r);
+	uint64_t k = 0;   /* of equals, the lowest address first */
+	for (struct di_fent *fe = hmap_sget(&di->func_names, name); fe; fe = fe->s.next_named)
+		rank_static(func_static(di, &fe->f, k++), cu_file, &best, &best_r);
 	for (size_t i = 0; i < di->nnested; i++) {
 		const struct di_func *f = &di->nested[i]->f;
 		if (f->name && !strcmp(f->name, name))
@@ -338,6 +358,22 @@ void di_scope_gdb_order(const struct di_scope *s, const struct di_var **v, size_
 	}
 }
 
+/* The variables of s's range-less child blocks (and theirs): gdb reads
+ * such a block's children as if it were not there, into s. */
+static size_t rangeless_vars(const struct di_scope *s, const struct di_var **out,
+			     size_t n, size_t max, int depth)
+{
+	for (size_t i = 0; i < s->nchildren && depth < MAX_SCOPE_DEPTH; i++) {
+		const struct di_scope *c = &s->children[i];
+		if (c->nranges)
+			continue;
+		for (size_t k = c->nvars; k-- > 0 && n < max;)
+			out[n++] = &c->vars[k];
+		n = rangeless_vars(c, out, n, max, depth + 1);
+	}
+	return n;
+}
+
 /* The variables of body's scopes that cover pc, then params. */
 static size_t scope_vars_at(const struct di_scope *body, const struct di_var *params,
 			    size_t nparams, uint64_t pc, const struct di_var **out,
@@ -355,9 +391,11 @@ static size_t scope_vars_at(const struct di_scope *body, const struct di_var *pa
 				inner = &s->children[i];
 		s = inner;
 	}
-	while (depth-- > 0)
+	while (depth-- > 0) {
 		for (size_t i = chain[depth]->nvars; i-- > 0 && n < max;)
 			out[n++] = &chain[depth]->vars[i];
+		n = rangeless_vars(chain[depth], out, n, max, 0);
+	}
 	for (size_t i = 0; i < nparams && n < max; i++)
 		out[n++] = &params[i];
 	return n;
@@ -432,6 +470,7 @@ size_t di_inline_instances(const struct di_info *cdi, const char *name,
 {
 	struct di_info *di = (struct di_info *)cdi;
 	struct inline_list l = {0};
+	di_index_all(di);
 	if (!di->xcu_expanded) {
 		di->xcu_expanded = true;
 		for (size_t i = 0; i < di->ncus; i++)
@@ -441,8 +480,8 @@ size_t di_inline_instances(const struct di_info *cdi, const char *name,
 	for (struct di_origin *o = hmap_sget(&di->origins, name); o; o = o->next)
 		di_cu_expand(di, o->cu);
 	for (size_t i = 0; i < di->nfuncs; i++)
-		if (di->fst[i].expanded)
-			match_inlines(di->funcs[i].inlines, di->funcs[i].ninlines, name, &l);
+		if (di_fstate_of(di, di->funcs[i])->expanded)
+			match_inlines(di->funcs[i]->inlines, di->funcs[i]->ninlines, name, &l);
 	for (size_t i = 0; i < di->nnested; i++)
 		match_inlines(di->nested[i]->f.inlines, di->nested[i]->f.ninlines, name, &l);
 	if (l.n)

@@ -4,7 +4,8 @@
  * global variables, type names); a function's parameters, scopes, inlined
  * calls and call sites are read when it is first looked up, a variable's
  * type and location likewise, so that start-up stays fast on large
- * programs. This file reads the units and builds that index (di_open);
+ * programs; a lazy index (di_from) even indexes a unit only when a pc
+ * inside it or a name is first looked up. This file reads the units and builds that index (di_open);
  * dinfo-read.c has the helpers every reader shares, dinfo-func.c reads a
  * function in full, dinfo-lookup.c answers the queries, dinfo-type.c reads
  * types, dinfo-loc.c location expressions, dinfo-eval.c their evaluation. */
@@ -29,7 +30,7 @@ static void cu_read_files(struct di_info *di, struct di_cu *cu)
 	cu->files_read = true;
 	if (!cudie)
 		return;
-	if (dwcu_files_ok(&di->sane, cudie) && dwarf_srcfiles(cudie, &files, &n, &e) == DW_DLV_OK) {
+	if (dwcu_files_ok(&di->dw->sane, cudie) && dwarf_srcfiles(cudie, &files, &n, &e) == DW_DLV_OK) {
 		cu->files = di_alloc(di, (size_t)n * sizeof(*cu->files));
 		cu->nfiles = (size_t)n;
 		for (Dwarf_Signed i = 0; i < n; i++) {
@@ -313,11 +314,11 @@ static void index_func(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
 			index_origin(di, cu, die, ab);
 		return;
 	}
+	struct di_fent *fe = di_alloc(di, sizeof(*fe));
+	fe->f = f;
+	fe->s = (struct di_fstate){ .off = di_die_offset(die), .cu = cu, .ord = di->nfuncs };
 	XGROW(di->funcs, di->capfuncs, di->nfuncs + 1);
-	XGROW(di->fst, di->capfst, di->nfuncs + 1);
-	di->funcs[di->nfuncs] = f;
-	di->fst[di->nfuncs++] = (struct di_fstate){ .off = di_die_offset(die), .cu = cu,
-						    .next_named = -1 };
+	di->funcs[di->nfuncs++] = &fe->f;
 }
 
 static void index_var(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
@@ -332,15 +333,14 @@ static void index_var(struct di_info *di, struct di_cu *cu, Dwarf_Die die,
 	s->cu = cu;
 }
 
-static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
+/* The top-level DIEs of one unit into the index. */
+static void index_cu_dies(struct di_info *di, struct di_cu *cu, Dwarf_Die cudie,
+			  Dwarf_Off abbrev)
 {
-	struct di_info *di = arg;
+	cu->indexed = true;
 	/* A unit whose DIE tree libdwarf would choke on is left out whole:
 	 * nothing of it is indexed, so nothing of it is read later. */
 	if (!dwcu_tree_ok(di->dbg, cudie))
-		return;
-	struct di_cu *cu = di_cu_of(di, cudie);
-	if (!cu)
 		return;
 	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
 	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
@@ -358,67 +358,114 @@ static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
 	}
 }
 
-static const struct di_func *sort_base;
-
-static int cmp_func_idx(const void *a, const void *b)
+/* dwcu_each's callback: every unit is noted (name, ranges); its DIEs are
+ * indexed too unless the index is lazy. */
+static void index_cu(void *arg, Dwarf_Die cudie, Dwarf_Off abbrev)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t lx = sort_base[x].lo, ly = sort_base[y].lo;
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return x < y ? -1 : x > y;
+	struct di_info *di = arg;
+	struct di_cu *cu = di_cu_of(di, cudie);
+	if (!cu)
+		return;
+	cu->abbrev_off = abbrev;
+	if (!di->lazy)
+		index_cu_dies(di, cu, cudie, abbrev);
 }
 
-/* Sort the functions by address, index their ranges and their names. */
-static void index_funcs(struct di_info *di)
+static void index_unit(struct di_info *di, struct di_cu *cu)
+{
+	Dwarf_Die cudie = cu->indexed ? NULL : di_offdie(di, cu->off);
+	cu->indexed = true;
+	if (!cudie)
+		return;
+	index_cu_dies(di, cu, cudie, cu->abbrev_off);
+	dwarf_dealloc_die(cudie);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct di_fent *x = *(const struct di_fent *const *)a;
+	const struct di_fent *y = *(const struct di_fent *const *)b;
+	if (x->f.lo != y->f.lo)
+		return x->f.lo < y->f.lo ? -1 : 1;
+	return x->s.ord < y->s.ord ? -1 : x->s.ord > y->s.ord;
+}
+
+/* Sort the functions by address, index their ranges and their names
+ * (again, after units were added to the index). */
+static void index_sort(struct di_info *di)
 {
 	size_t n = di->nfuncs;
-	if (!n)
+	if (n == di->nsorted)
 		return;
-	size_t *ord = xmalloc(n * sizeof(*ord));
+	di->nsorted = n;
+	qsort(di->funcs, n, sizeof(*di->funcs), cmp_func);
+	di->nfranges = 0;
 	for (size_t i = 0; i < n; i++)
-		ord[i] = i;
-	sort_base = di->funcs;
-	qsort(ord, n, sizeof(*ord), cmp_func_idx);
-	struct di_func *funcs = xmalloc(n * sizeof(*funcs));
-	struct di_fstate *fst = xmalloc(n * sizeof(*fst));
-	for (size_t i = 0; i < n; i++) {
-		funcs[i] = di->funcs[ord[i]];
-		fst[i] = di->fst[ord[i]];
-	}
-	free(ord);
-	free(di->funcs);
-	free(di->fst);
-	di->funcs = funcs;
-	di->fst = fst;
-	di->capfuncs = di->capfst = n;
-	for (size_t i = 0; i < n; i++)
-		di_add_franges(di, &funcs[i]);
+		di_add_franges(di, di->funcs[i]);
+	for (size_t i = 0; i < di->nnested; i++)
+		di_add_franges(di, &di->nested[i]->f);
 	qsort(di->franges, di->nfranges, sizeof(*di->franges), di_cmp_frange);
+	hmap_free(&di->func_names);
 	for (size_t i = n; i-- > 0;) {   /* chains in address order */
-		if (!funcs[i].name)
+		struct di_fent *fe = (struct di_fent *)di->funcs[i];
+		if (!fe->f.name)
 			continue;
-		uintptr_t next = (uintptr_t)hmap_sget(&di->func_names, funcs[i].name);
-		fst[i].next_named = (int)next - 1;
-		hmap_sput(&di->func_names, funcs[i].name, (void *)(uintptr_t)(i + 1));
+		fe->s.next_named = hmap_sget(&di->func_names, fe->f.name);
+		hmap_sput(&di->func_names, fe->f.name, fe);
 	}
+}
+
+void di_index_pc(struct di_info *di, uint64_t pc)
+{
+	if (di->all_indexed)
+		return;
+	for (size_t i = 0; i < di->ncus; i++) {
+		struct di_cu *cu = di->cus[i];
+		if (!cu->indexed && di_ranges_cover(cu->ranges, cu->nranges, pc))
+			index_unit(di, cu);
+	}
+	index_sort(di);
+}
+
+void di_index_all(struct di_info *di)
+{
+	if (di->all_indexed)
+		return;
+	di->all_indexed = true;
+	/* (index_unit may add units met by reference: count as it goes) */
+	for (size_t i = 0; i < di->ncus; i++)
+		index_unit(di, di->cus[i]);
+	index_sort(di);
+}
+
+struct di_info *di_from(struct dwcu_file *dw, bool lazy)
+{
+	struct di_info *di = xcalloc(1, sizeof(*di));
+	di->dw = dwcu_file_get(dw);
+	di->dbg = dw->dbg;
+	di->lazy = lazy;
+	if (di->dbg)
+		dwcu_each(di->dbg, index_cu, di);
+	/* Units met by reference while indexing (an origin in a later unit)
+	 * were noted by di_cu_of but not indexed there: index them now. */
+	if (!lazy)
+		di_index_all(di);
+	index_sort(di);
+	return di;
+}
+
+bool di_index_complete(const struct di_info *di)
+{
+	return di->all_indexed;
 }
 
 struct di_info *di_open(const char *path, char *err, size_t errlen)
 {
-	struct dwcu_lines sane = {0};
-	int fd;
-	Dwarf_Debug dbg;
-	int res = dwcu_open(path, &sane, &fd, &dbg, err, errlen);
-	if (res == DW_DLV_ERROR)
+	struct dwcu_file *dw = dwcu_file_open(path, err, errlen);
+	if (!dw)
 		return NULL;
-	struct di_info *di = xcalloc(1, sizeof(*di));
-	di->sane = sane;
-	di->fd = fd;
-	di->dbg = dbg;
-	if (res == DW_DLV_OK)
-		dwcu_each(di->dbg, index_cu, di);
-	index_funcs(di);
+	struct di_info *di = di_from(dw, false);
+	dwcu_file_put(dw);
 	return di;
 }
 
@@ -426,7 +473,7 @@ void di_close(struct di_info *di)
 {
 	if (!di)
 		return;
-	dwcu_close(di->dbg, di->fd, &di->sane);
+	dwcu_file_put(di->dw);
 	for (size_t i = 0; i < di->ncus; i++)   /* units live in the arena */
 		free(di->cus[i]->abbrevs);
 	for (struct di_arena_blk *b = di->arena, *next; b; b = next) {
@@ -438,7 +485,6 @@ void di_close(struct di_info *di)
 	for (size_t i = 0; i < ARRAY_LEN(maps); i++)
 		hmap_free(maps[i]);
 	free(di->funcs);
-	free(di->fst);
 	free(di->nested);
 	free(di->franges);
 	free(di->enum_offs);

@@ -164,6 +164,16 @@ struct di_info;
  * open until di_close. A file without .debug_info gives an empty, usable
  * object; NULL plus err only for unreadable files. */
 struct di_info *di_open(const char *path, char *err, size_t errlen);
+/* The same from a file already open (core/dinfo/dwcu.h), shared with its
+ * line tables (di_from takes its own reference). lazy: a unit's DIEs are
+ * indexed only when something inside it is first needed: a pc in its
+ * ranges (di_func_at, di_callsite_at), or any lookup by name, which
+ * indexes every unit (a large separate debug file such as libc's, where
+ * most sessions look at a few units). */
+struct dwcu_file;
+struct di_info *di_from(struct dwcu_file *dw, bool lazy);
+/* Whether every unit is indexed (lookups by name cost nothing more). */
+bool di_index_complete(const struct di_info *di);
 void di_close(struct di_info *di);
 
 /* The function whose ranges contain pc (concrete out-of-line instances;
@@ -171,6 +181,11 @@ void di_close(struct di_info *di);
  * di_func_named return functions read in full. */
 const struct di_func *di_func_at(const struct di_info *di, uint64_t pc);
 const struct di_func *di_func_named(const struct di_info *di, const char *name);
+/* di_func_at, but of several functions that begin where that one does (gas
+ * gives each alias of an assembly function its own: munmap, __GI_munmap),
+ * the one called name if there is one. */
+const struct di_func *di_func_at_named(const struct di_info *di, uint64_t pc,
+				       const char *name);
 /* Every top-level function of that name (a static one in each unit that
  * has one, as gdb's `break FUNC` finds them), by address, at most max. */
 size_t di_funcs_named(const struct di_info *di, const char *name,
@@ -179,7 +194,7 @@ size_t di_funcs_named(const struct di_info *di, const char *name,
  * lo, hi, ranges, external and cu_name are filled in until di_func_expand
  * (or di_func_at/di_func_named) reads the rest. GNU C nested functions are
  * not listed. */
-const struct di_func *di_funcs(const struct di_info *di, size_t *n);
+const struct di_func *const *di_funcs(const struct di_info *di, size_t *n);
 /* Read the rest of f (from di_funcs) if not done yet; returns f. */
 const struct di_func *di_func_expand(const struct di_info *di, const struct di_func *f);
 

@@ -377,6 +377,9 @@ void dwcu_lines_free(struct dwcu_lines *lines)
 	free(lines->ok);
 	lines->ok = NULL;
 	lines->n = 0;
+	free(lines->data);
+	lines->data = NULL;
+	lines->data_size = 0;
 }
 
 /* Find .debug_line (decompressed if need be) and index it. */
@@ -397,6 +400,11 @@ static void find_lines(Elf *elf, size_t shstr, struct dwcu_lines *lines)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (data)
 			index_lines(data, lines);
+		if (data && data->d_buf && !lines->raw) {
+			lines->data = xmalloc(data->d_size ? data->d_size : 1);
+			memcpy(lines->data, data->d_buf, data->d_size);
+			lines->data_size = data->d_size;
+		}
 		return;
 	}
 }
@@ -714,4 +722,29 @@ void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane)
 		close(fd);
 	}
 	dwcu_lines_free(sane);
+}
+
+struct dwcu_file *dwcu_file_open(const char *path, char *err, size_t errlen)
+{
+	struct dwcu_file *f = xcalloc(1, sizeof(*f));
+	if (dwcu_open(path, &f->sane, &f->fd, &f->dbg, err, errlen) == DW_DLV_ERROR) {
+		free(f);
+		return NULL;
+	}
+	f->refs = 1;
+	return f;
+}
+
+struct dwcu_file *dwcu_file_get(struct dwcu_file *f)
+{
+	f->refs++;
+	return f;
+}
+
+void dwcu_file_put(struct dwcu_file *f)
+{
+	if (!f || --f->refs > 0)
+		return;
+	dwcu_close(f->dbg, f->fd, &f->sane);
+	free(f);
 }

@@ -41,6 +41,9 @@ struct dwcu_lines {
 	 * again (linefno.c); raw is false if it is compressed. */
 	uint64_t sec_off, sec_size;
 	bool raw;
+	/* A compressed section's bytes, decompressed (libc6-dbg's are). */
+	uint8_t *data;
+	size_t data_size;
 };
 
 /* Check the ELF file at path for what libdwarf 20210528 does not survive:
@@ -62,6 +65,20 @@ void dwcu_lines_free(struct dwcu_lines *lines);
  * (*dbg NULL; *fd closed), DW_DLV_ERROR with err set and *sane freed. */
 int dwcu_open(const char *path, struct dwcu_lines *sane, int *fd,
 	      Dwarf_Debug *dbg, char *err, size_t errlen);
+/* One open DWARF reader that the line tables and the DIE reader of a file
+ * share (each open decompresses and walks .debug_info again: 30 ms for
+ * libc's debug file). dbg is NULL for a file without DWARF. */
+struct dwcu_file {
+	Dwarf_Debug dbg;
+	int fd;
+	struct dwcu_lines sane;
+	int refs;
+};
+/* dwcu_open into a new dwcu_file with one reference; NULL with err. */
+struct dwcu_file *dwcu_file_open(const char *path, char *err, size_t errlen);
+/* Another reference; drop one (the last closes the file). */
+struct dwcu_file *dwcu_file_get(struct dwcu_file *f);
+void dwcu_file_put(struct dwcu_file *f);
 /* Undo dwcu_open: dwarf_finish, close fd, free *sane (dbg may be NULL:
  * a file without DWARF, whose fd is already closed). */
 void dwcu_close(Dwarf_Debug dbg, int fd, struct dwcu_lines *sane);

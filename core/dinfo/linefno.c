@@ -82,6 +82,28 @@ static size_t lf_table(const uint8_t *d, size_t size, uint32_t **out)
 	return rows.n;
 }
 
+/* The length of the table whose first 12 bytes are head, unit header
+ * included, if it fits in room bytes; else 0. */
+static uint64_t lf_total(const uint8_t *head, uint64_t room)
+{
+	uint64_t len = rd_le(head, 4), total = len + 4;
+	if (len == 0xffffffff) {
+		len = rd_le(head + 4, 8);
+		total = len + 12;
+	}
+	return total < len || total > room ? 0 : total;
+}
+
+size_t linefno_rows_mem(const uint8_t *sec, uint64_t sec_size, uint64_t table_off,
+			uint32_t **out)
+{
+	*out = NULL;
+	if (!sec || table_off > sec_size || sec_size - table_off < 12)
+		return 0;
+	uint64_t total = lf_total(sec + table_off, sec_size - table_off);
+	return total ? lf_table(sec + table_off, total, out) : 0;
+}
+
 size_t linefno_rows(int fd, uint64_t sec_off, uint64_t sec_size,
 		    uint64_t table_off, uint32_t **out)
 {
@@ -90,13 +112,8 @@ size_t linefno_rows(int fd, uint64_t sec_off, uint64_t sec_size,
 	if (fd < 0 || table_off + sizeof head > sec_size ||
 	    pread(fd, head, sizeof head, (off_t)(sec_off + table_off)) != (ssize_t)sizeof head)
 		return 0;
-	uint64_t len = rd_le(head, 4);
-	uint64_t total = len + 4;
-	if (len == 0xffffffff) {
-		len = rd_le(head + 4, 8);
-		total = len + 12;
-	}
-	if (total > sec_size - table_off)
+	uint64_t total = lf_total(head, sec_size - table_off);
+	if (!total)
 		return 0;
 	uint8_t *buf = xmalloc(total);
 	size_t n = 0;

@@ -18,4 +18,9 @@
 size_t linefno_rows(int fd, uint64_t sec_off, uint64_t sec_size,
 		    uint64_t table_off, uint32_t **out);
 
+/* The same from the section's bytes in memory (a compressed .debug_line,
+ * decompressed). */
+size_t linefno_rows_mem(const uint8_t *sec, uint64_t sec_size, uint64_t table_off,
+			uint32_t **out);
+
 #endif

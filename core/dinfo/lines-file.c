@@ -89,6 +89,7 @@ const char *lines_file(const struct lines *clt, const char *name)
 	struct lines *lt = lines_mut(clt);
 	if (!name || !*name)
 		return NULL;
+	lines_note_files(lt);
 	char *norm = str_path_norm(name);
 	const char *f = NULL;
 	if (norm[0] == '/') {
@@ -118,8 +119,9 @@ const char **lines_files(const struct lines *clt, size_t *n)
 }
 
 /* Accept an interned pointer or any name lines_file understands. */
-static const char *resolve_file(const struct lines *lt, const char *file)
+static const char *resolve_file(struct lines *lt, const char *file)
 {
+	lines_note_files(lt);
 	for (size_t i = 0; i < lt->nall; i++)
 		if (lt->all[i] == file)
 			return file;

@@ -29,9 +29,8 @@ struct lrange {
 };
 
 struct lines {
-	Dwarf_Debug dbg;          /* open until lines_close: units load lazily */
-	int fd;                   /* dbg's file, -1 without dbg */
-	struct dwcu_lines sane;   /* line tables dwarf_srcfiles may read */
+	struct dwcu_file *dw;     /* held until lines_close: units load lazily */
+	Dwarf_Debug dbg;          /* dw's reader, NULL without DWARF */
 	struct lcu *cus;
 	size_t ncus, capcus;
 	struct lrange *ranges;    /* by lo */
@@ -49,10 +48,13 @@ struct lines {
 	const char **files;       /* names that have rows, first-seen order */
 	size_t nfiles;
 	bool merged;
+	bool files_noted;         /* every unit's file table is in names, all */
 };
 
 /* Read the line table of unit i (once). */
 void lines_cu_load(struct lines *lt, size_t i);
+/* Note every unit's file table (once). */
+void lines_note_files(struct lines *lt);
 /* Load every unit and merge their rows in address order (once). */
 void lines_merge_all(struct lines *lt);
 /* Units load on demand, so const lookups fill lt in: it is never const in

@@ -134,7 +134,7 @@ static void load_files(struct loader *ld, Dwarf_Die cu, Dwarf_Line_Context ctx,
 	Dwarf_Signed n = 0;
 	Dwarf_Error e = NULL;
 	ld->nfcache = 0;
-	if (!dwcu_files_ok(&ld->lt->sane, cu) || dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
+	if (!dwcu_files_ok(&ld->lt->dw->sane, cu) || dwarf_srcfiles(cu, &files, &n, &e) != DW_DLV_OK)
 		return;
 	if (base < 0 || base > 1)
 		base = 0;
@@ -232,17 +232,20 @@ static void add_line(struct loader *ld, Dwarf_Line line, size_t *seq_start)
 	t->ord = ld->nrows++;
 }
 
-/* The file numbers of a DWARF 5 table's n rows read from its bytes, or
- * NULL if they cannot be (a compressed section, another row count). */
+/* The file numbers of a DWARF 5 table's n rows read from its bytes (in the
+ * file, or decompressed in memory), or NULL if they cannot be (another row
+ * count). */
 static uint32_t *v5_fnos(struct loader *ld, Dwarf_Line_Context ctx, size_t n)
 {
-	const struct dwcu_lines *s = &ld->lt->sane;
+	const struct dwcu_lines *s = &ld->lt->dw->sane;
 	Dwarf_Unsigned off = 0;
 	Dwarf_Error e = NULL;
 	uint32_t *v = NULL;
-	if (!s->raw || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
+	if ((!s->raw && !s->data) || dwarf_srclines_table_offset(ctx, &off, &e) != DW_DLV_OK)
 		return NULL;
-	if (linefno_rows(ld->lt->fd, s->sec_off, s->sec_size, off, &v) != n) {
+	size_t got = s->raw ? linefno_rows(ld->lt->dw->fd, s->sec_off, s->sec_size, off, &v) :
+			      linefno_rows_mem(s->data, s->data_size, off, &v);
+	if (got != n) {
 		free(v);
 		return NULL;
 	}
@@ -342,13 +345,41 @@ static void note_range(void *arg, uint64_t lo, uint64_t hi)
 	lt->ranges[lt->nranges++] = (struct lrange){ .lo = lo, .hi = hi, .cu = nc->cu };
 }
 
-/* What lines_open notes of a unit: where it is, its code, its files (so
- * that lines_file knows headers without code too). */
+/* A unit's file table, so that lines_file knows headers without code too
+ * (a loaded unit noted its own in load_files). */
+static void note_files(struct lines *lt, struct lcu *cu)
+{
+	char **files = NULL;
+	Dwarf_Signed n = 0;
+	Dwarf_Die die = NULL;
+	Dwarf_Error e = NULL;
+	if (cu->loaded || dwarf_offdie_b(lt->dbg, cu->off, 1, &die, &e) != DW_DLV_OK)
+		return;
+	if (dwcu_files_ok(&lt->dw->sane, die) && dwarf_srcfiles(die, &files, &n, &e) == DW_DLV_OK) {
+		for (Dwarf_Signed i = 0; i < n; i++) {
+			cu_add_file(cu, lines_intern(lt, files[i]));
+			dwarf_dealloc(lt->dbg, files[i], DW_DLA_STRING);
+		}
+		dwarf_dealloc(lt->dbg, files, DW_DLA_LIST);
+	}
+	dwarf_dealloc_die(die);
+}
+
+/* Every unit's file table (once): reading 2,000 of them costs 25 ms, so
+ * not before a file is asked for by name. */
+void lines_note_files(struct lines *lt)
+{
+	if (lt->files_noted)
+		return;
+	lt->files_noted = true;
+	for (size_t i = 0; i < lt->ncus; i++)
+		note_files(lt, &lt->cus[i]);
+}
+
+/* What lines_open notes of a unit: where it is and its code. */
 static void note_cu(void *arg, Dwarf_Die die, Dwarf_Off abbrev)
 {
 	struct lines *lt = arg;
-	char **files = NULL;
-	Dwarf_Signed n = 0;
 	Dwarf_Addr base = 0;
 	Dwarf_Error e = NULL;
 	(void)abbrev;
@@ -356,13 +387,6 @@ static void note_cu(void *arg, Dwarf_Die die, Dwarf_Off abbrev)
 	struct lcu *cu = &lt->cus[lt->ncus];
 	memset(cu, 0, sizeof(*cu));
 	dwarf_dieoffset(die, &cu->off, &e);
-	if (dwcu_files_ok(&lt->sane, die) && dwarf_srcfiles(die, &files, &n, &e) == DW_DLV_OK) {
-		for (Dwarf_Signed i = 0; i < n; i++) {
-			cu_add_file(cu, lines_intern(lt, files[i]));
-			dwarf_dealloc(lt->dbg, files[i], DW_DLA_STRING);
-		}
-		dwarf_dealloc(lt->dbg, files, DW_DLA_LIST);
-	}
 	struct note_ctx nc = { lt, lt->ncus };
 	if (dwarf_lowpc(die, &base, &e) != DW_DLV_OK)
 		base = 0;
@@ -391,22 +415,25 @@ static void index_ranges(struct lines *lt)
 	}
 }
 
+struct lines *lines_from(struct dwcu_file *dw)
+{
+	struct lines *lt = xcalloc(1, sizeof(*lt));
+	lt->dw = dwcu_file_get(dw);
+	lt->dbg = dw->dbg;
+	if (!lt->dbg)
+		return lt;
+	dwcu_each(lt->dbg, note_cu, lt);
+	index_ranges(lt);
+	return lt;
+}
+
 struct lines *lines_open(const char *path, char *err, size_t errlen)
 {
-	struct dwcu_lines sane = {0};
-	int fd;
-	Dwarf_Debug dbg;
-	int res = dwcu_open(path, &sane, &fd, &dbg, err, errlen);
-	if (res == DW_DLV_ERROR)
+	struct dwcu_file *dw = dwcu_file_open(path, err, errlen);
+	if (!dw)
 		return NULL;
-	struct lines *lt = xcalloc(1, sizeof(*lt));
-	lt->sane = sane;
-	lt->fd = fd;
-	if (res == DW_DLV_NO_ENTRY)
-		return lt;
-	lt->dbg = dbg;
-	dwcu_each(dbg, note_cu, lt);
-	index_ranges(lt);
+	struct lines *lt = lines_from(dw);
+	dwcu_file_put(dw);
 	return lt;
 }
 
@@ -421,7 +448,7 @@ void lines_close(struct lines *lt)
 {
 	if (!lt)
 		return;
-	dwcu_close(lt->dbg, lt->fd, &lt->sane);
+	dwcu_file_put(lt->dw);
 	for (size_t i = 0; i < lt->ncus; i++) {
 		free(lt->cus[i].files);
 		free(lt->cus[i].rows);

@@ -22,6 +22,10 @@ struct lines;
 /* Load every line table of the file. Returns an empty table (not NULL) for a
  * file without .debug_line; NULL plus err only for unreadable files. */
 struct lines *lines_open(const char *path, char *err, size_t errlen);
+/* The same from a file already open (core/dinfo/dwcu.h), shared with its
+ * DIE reader: lines_from takes its own reference. */
+struct dwcu_file;
+struct lines *lines_from(struct dwcu_file *dw);
 void lines_close(struct lines *lt);
 bool lines_empty(const struct lines *lt);
 

@@ -132,7 +132,7 @@ static int bp_users_at(const struct bp_table *t, uint64_t addr)
 		if (!b->enabled)
 			continue;
 		for (size_t j = 0; j < b->nlocs; j++)
-			n += b->locs[j].addr == addr;
+			n += b->locs[j].addr == addr && !b->locs[j].disabled;
 	}
 	return n;
 }
@@ -164,7 +164,7 @@ void bp_sync(struct bp_table *t, struct proc *p)
 	for (size_t i = 0; i < t->n; i++) {
 		struct bp *b = &t->bps[i];
 		for (size_t j = 0; b->enabled && j < b->nlocs; j++) {
-			if (b->locs[j].addr)
+			if (b->locs[j].addr && !b->locs[j].disabled)
 				bp_site_lift(t, p, bp_site_get(t, b->locs[j].addr));
 		}
 	}

@@ -45,6 +45,7 @@ struct bp_loc {
 	bool absolute;          /* *ADDR: stays at that address across runs */
 	bool in_lib;            /* in a shared library: no address until it is
 	                           loaded (core/target/solib.c places it) */
+	bool disabled;          /* disable N.M: this location alone is off */
 };
 
 struct bp {

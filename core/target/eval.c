@@ -69,6 +69,57 @@ static int eval_lib_global(struct qz *q, const char *name, struct val *out,
 	return 1;
 }
 
+/* A function of module m at link address link as a value: its DWARF
+ * function's type if the module has one there, else gdb's type for a
+ * symbol without debug information. */
+static void eval_func_value(struct qz *q, struct qz_module *m, const struct img_sym *s,
+			    struct val *out)
+{
+	const struct di_func *f = !s->is_ifunc && qz_mod_has_debug(m) && qz_mod_di(q, m) ?
+		di_func_at_named(m->di, s->addr, s->name) : NULL;
+	const struct di_type *t = f && f->lo == s->addr && f->type ? f->type :
+		val_builtin(s->is_ifunc ? "<text gnu-indirect-function variable, no debug info>" :
+					  "<text variable, no debug info>");
+	*out = (struct val){ .type = t, .where = VAL_MEM, .addr = s->addr + m->bias };
+	out->bytes = xcalloc(1, 1);
+}
+
+/* A name only a symbol table has (a program built without -g, a library
+ * without its debug file), as gdb's minimal symbols: the program, then
+ * the libraries, a global symbol before a local one. A function is a
+ * value (see eval_func_value); data without a type is refused in gdb's
+ * words. 1 if no symbol has the name. */
+static int eval_minsym(struct qz *q, const char *name, struct val *out,
+		       char *err, size_t errlen)
+{
+	size_t nmods = 1 + (qz_running(q) ? q->nlibs : 0);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nmods; i++) {
+			struct qz_module *m = i ? &q->libs[i - 1] : &q->exe;
+			if (!m->img || (i && !m->lo))
+				continue;
+			const struct img_sym *s = pass ? img_sym_named(m->img, name) :
+				img_sym_named_global(m->img, name);
+			if (!s || !s->addr)
+				continue;
+			if (!s->is_func) {
+				snprintf(err, errlen, "'%s' has unknown type; cast it to its "
+					 "declared type", name);
+				return -1;
+			}
+			eval_func_value(q, m, s, out);
+			return 0;
+		}
+	}
+	bool any_debug = q->exe.img && img_has_debug_info(q->exe.img);
+	for (size_t i = 1; !any_debug && i < nmods; i++)
+		any_debug = qz_mod_has_debug(&q->libs[i - 1]);
+	if (any_debug)
+		return 1;
+	snprintf(err, errlen, "No symbol table is loaded.  Use the \"file\" command.");
+	return -1;   /* gdb's words when no object has debug information */
+}
+
 static int eval_lookup_var(void *arg, const char *name, struct val *out,
 			   char *err, size_t errlen)
 {
@@ -82,14 +133,14 @@ static int eval_lookup_var(void *arg, const char *name, struct val *out,
 				return eval_var_value_in(q, f, eval_frame_bias(q, f), vars[i],
 							 out, err, errlen);
 	}
-	if (!q->exe.di)
-		return eval_lib_global(q, name, out, err, errlen);
 	const char *cu = f && f->func ? f->func->cu_name : NULL;
-	const struct di_var *v = di_static_named(q->exe.di, name, cu);
-	if (!v && cu)   /* gdb looks in every unit's statics last */
+	const struct di_var *v = q->exe.di ? di_static_named(q->exe.di, name, cu) : NULL;
+	if (!v && cu && q->exe.di)   /* gdb looks in every unit's statics last */
 		v = di_static_named(q->exe.di, name, NULL);
-	if (!v)
-		return eval_lib_global(q, name, out, err, errlen);
+	if (!v) {
+		int rc = eval_lib_global(q, name, out, err, errlen);
+		return rc == 1 ? eval_minsym(q, name, out, err, errlen) : rc;
+	}
 	return eval_var_value(q, qz_running(q) ? f : NULL, v, out, err, errlen);
 }
 

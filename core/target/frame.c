@@ -526,9 +526,9 @@ static void frame_di_ctx_plain(struct qz *q, const struct frame *f, struct di_ct
 static const char *frame_cu_name(const struct di_info *di, const char *file)
 {
 	size_t n, fl = strlen(file);
-	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
+	const struct di_func *const *fs = di ? di_funcs(di, &n) : NULL;
 	for (size_t i = 0; fs && i < n; i++) {
-		const char *cu = fs[i].cu_name;
+		const char *cu = fs[i]->cu_name;
 		size_t cl = cu ? strlen(cu) : 0;
 		if (cl && cu[0] != '/' && cl < fl && file[fl - cl - 1] == '/' &&
 		    strcmp(file + fl - cl, cu) == 0)
@@ -596,9 +596,10 @@ static void frame_print_arg(struct qz *q, const struct di_var *v, const uint8_t 
 	val_free(&val);
 }
 
-/* One "name=value" of a frame line, with gdb's entry-value forms:
- * name=name@entry=V when both are known and equal, name@entry=V when only
- * the entry value is. */
+/* One "name=value" of a frame line, with gdb's entry-value forms (print
+ * entry-values default): name=name@entry=V when both are known and equal,
+ * name=V, name@entry=W when they differ, name=<optimized out>,
+ * name@entry=W when only the entry value is known. */
 static void frame_describe_arg(struct qz *q, const struct frame *f, const struct di_var *v,
 			       const struct di_ctx *ctx, struct sbuf *out)
 {
@@ -618,8 +619,8 @@ static void frame_describe_arg(struct qz *q, const struct frame *f, const struct
 			sbuf_printf(out, ", %s@entry=", name);
 			frame_print_arg(q, v, ent, size, out);
 		}
-	} else if (has_entry) {
-		sbuf_printf(out, "%s@entry=", name);
+	} else if (has_entry) {   /* gdb's default print entry-values: both */
+		sbuf_printf(out, "%s=<optimized out>, %s@entry=", name, name);
 		frame_print_arg(q, v, ent, size, out);
 	} else if (r == 1 && t && (t->kind == DI_STRUCT || t->kind == DI_UNION ||
 				   t->kind == DI_ARRAY)) {
@@ -632,6 +633,15 @@ static void frame_describe_arg(struct qz *q, const struct frame *f, const struct
 	}
 }
 
+const struct di_var *frame_param_shown(const struct di_var *params, size_t n, size_t i)
+{
+	const struct di_var *v = &params[i];
+	for (size_t k = n; v->name && k-- > i + 1;)
+		if (params[k].name && !strcmp(params[k].name, v->name))
+			return &params[k];
+	return v;
+}
+
 static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf *out)
 {
 	struct di_ctx ctx;
@@ -641,7 +651,7 @@ static void frame_describe_args(struct qz *q, const struct frame *f, struct sbuf
 	for (size_t i = 0; i < np; i++) {
 		if (i)
 			sbuf_add(out, ", ");
-		frame_describe_arg(q, f, &params[i], &ctx, out);
+		frame_describe_arg(q, f, frame_param_shown(params, np, i), &ctx, out);
 	}
 }
 

@@ -93,4 +93,11 @@ void frame_di_ctx(struct qz *q, const struct frame *f, struct di_ctx *ctx);
 /* Name of a file as gdb prints it (as the compiler was given it). */
 const char *frame_file_name(struct qz *q, const char *file);
 
+/* The parameter gdb shows in place of params[i]: gdb looks each one up by
+ * name in the function's block, which finds the last parameter of that
+ * name (gcc gives a clone's parameter a second DIE holding its constant
+ * value: string_printf.constprop's s). */
+struct di_var;
+const struct di_var *frame_param_shown(const struct di_var *params, size_t n, size_t i);
+
 #endif

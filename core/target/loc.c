@@ -182,33 +182,53 @@ static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 		qsort(*out, *n, sizeof **out, loc_cmp);
 }
 
-/* A function of a loaded library, as the dynamic linker binds the name:
- * first the library that exports it (its DWARF function at that address
- * when there is one: libc's fgets is _IO_fgets), then a function of that
- * name in any library's DWARF or symbols (ld.so's own minimal free and
- * munmap, found so only when nothing exports the name). */
+/* Whether a location at link address link of m is among out already. */
+static bool loc_have(const struct loc_addr *out, size_t n, const struct qz_module *m,
+		     uint64_t link)
+{
+	for (size_t i = 0; i < n; i++)
+		if (out[i].mod == m && out[i].link_addr == link)
+			return true;
+	return false;
+}
+
+/* A function of the loaded libraries, as gdb's linespec finds it: in every
+ * library that has a function of that name, one location (libc's munmap
+ * and ld.so's own make two). The name is found through the symbol table,
+ * an exported symbol before a local one, and then its DWARF function at
+ * that address (libc's fgets is _IO_fgets), so that a library whose units
+ * are indexed on demand reads only the unit that has it; calls inlined in
+ * a library whose index is complete are locations too. */
 static bool loc_library_function(struct qz *q, const char *name,
 				 struct loc_addr **out, size_t *n)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
-			struct qz_module *l = &q->libs[i];
-			const struct img_sym *s = !l->img || !l->lo ? NULL : pass ?
-				img_sym_named(l->img, name) : img_sym_named_global(l->img, name);
-			const struct di_func *f = NULL;
-			if (pass == 0 && s && s->is_func && s->addr && qz_mod_di(q, l)) {
-				f = di_func_at(l->di, s->addr);
-				f = f && f->lo == s->addr ? f : NULL;
-			} else if (pass == 1 && l->lo && qz_mod_di(q, l))
-				f = di_func_named(l->di, name);
-			if (!l->lo || (!f && !(s && s->is_func && s->addr)))
-				continue;
+	size_t before = *n;
+	for (size_t i = 0; qz_running(q) && i < q->nlibs; i++) {
+		struct qz_module *l = &q->libs[i];
+		if (!l->img || !l->lo)
+			continue;
+		const struct img_sym *s = img_sym_named_global(l->img, name);
+		if (!s || !s->is_func || !s->addr)
+			s = img_sym_named(l->img, name);
+		if (s && (!s->is_func || !s->addr))
+			s = NULL;
+		const struct di_func *f = s && qz_mod_di(q, l) ?
+			di_func_at_named(l->di, s->addr, name) : NULL;
+		f = f && f->lo == s->addr ? f : NULL;
+		if (!s && l->di && di_index_complete(l->di))
+			f = di_func_named(l->di, name);
+		if ((s || f) && !loc_have(*out, *n, l, f ? f->lo : s->addr)) {
 			uint64_t lo = f ? f->lo : s->addr, hi = f ? f->hi : s->addr + s->size;
 			loc_push(q, l, loc_skip_prologue(q, l, lo, hi), out, n);
-			return true;
+			/* gdb names it by what it found, not by an alias */
+			(*out)[*n - 1].func = f ? f->name : s->name;
 		}
+		if (l->di && di_index_complete(l->di))
+			loc_inlined(q, l, name, out, n);
 	}
-	return false;
+	if (*n - before > 1)
+		qsort(*out + before, *n - before, sizeof **out, loc_cmp);
+	return *n > before;
 }
 
 static int loc_function(struct qz *q, const char *name, struct loc_addr **out, size_t *n)
@@ -340,12 +360,26 @@ static int loc_relative(struct qz *q, const char *spec, struct loc_addr **out, s
 	return r;
 }
 
+/* Whether the location at link of b's old ones was disabled alone (gdb
+ * keeps that across a re-resolution when the location stays). */
+static bool loc_was_disabled(const struct bp_loc *old, size_t n, uint64_t link,
+			     const char *func)
+{
+	for (size_t i = 0; i < n; i++)
+		if (old[i].disabled && old[i].link_addr == link &&
+		    !old[i].func == !func && (!func || !strcmp(old[i].func, func)))
+			return true;
+	return false;
+}
+
 void loc_fill_bp(struct qz *q, struct bp *b, const struct loc_addr *locs, size_t n)
 {
-	bp_free_locs(b);
+	struct bp_loc *old = b->locs;
+	size_t nold = b->nlocs;
 	b->locs = n ? xcalloc(n, sizeof *b->locs) : NULL;
 	b->nlocs = n;
 	for (size_t i = 0; i < n; i++) {
+		b->locs[i].disabled = loc_was_disabled(old, nold, locs[i].link_addr, locs[i].func);
 		b->locs[i].link_addr = locs[i].link_addr;
 		b->locs[i].addr = locs[i].addr;
 		b->locs[i].file = locs[i].file;
@@ -354,6 +388,8 @@ void loc_fill_bp(struct qz *q, struct bp *b, const struct loc_addr *locs, size_t
 		b->locs[i].absolute = locs[i].absolute;
 		b->locs[i].in_lib = locs[i].mod && locs[i].mod != &q->exe && !locs[i].absolute;
 	}
+	struct bp tmp = { .locs = old, .nlocs = nold };
+	bp_free_locs(&tmp);
 }
 
 int loc_resolve_ex(struct qz *q, const char *spec, bool skip_prologue,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dinfo/dwcu.h"
 #include "frame.h"
 #include "session.h"
 #include "solib.h"
@@ -21,6 +22,7 @@ static void qz_module_free(struct qz_module *m)
 		di_close(m->di);
 	if (m->unw)
 		unw_close(m->unw);
+	dwcu_file_put(m->dw);
 	free(m->path);
 	free(m->name);
 	free(m->debug_path);
@@ -48,21 +50,49 @@ void qz_exe_open(struct qz *q, const char *path, struct img *im)
 	char err[512];
 	q->exe.path = xstrdup(path);
 	q->exe.img = im;
-	q->exe.lines = lines_open(path, err, sizeof err);
-	q->exe.di = di_open(path, err, sizeof err);
+	qz_mod_read_debug(&q->exe, path);
 	q->exe.unw = unw_open(path, err, sizeof err);
 }
 
-/* Opening libc's debug file costs about 250 ms for its DWARF index and
- * 65 ms for its line tables (4 MB, 2,000 units): paid only when an address
- * or a name inside the library needs them, never at startup. */
+void qz_mod_read_debug(struct qz_module *m, const char *path)
+{
+	char err[512];
+	struct dwcu_file *dw = dwcu_file_open(path, err, sizeof err);
+	if (!dw)
+		return;
+	m->lines = lines_from(dw);
+	m->di = di_from(dw, false);
+	dwcu_file_put(dw);
+}
+
+/* The separate debug file, opened once for the line tables and the DIEs
+ * (held until both have been read from it); NULL with err. */
+static struct dwcu_file *qz_mod_dwarf(struct qz_module *m, char *err, size_t len)
+{
+	if (!m->dw)
+		m->dw = dwcu_file_open(m->debug_path, err, len);
+	return m->dw;
+}
+
+static void qz_mod_dwarf_done(struct qz_module *m)
+{
+	if (m->lines_tried && m->di_tried) {
+		dwcu_file_put(m->dw);
+		m->dw = NULL;
+	}
+}
+
+/* A separate debug file is read when an address or a name inside the
+ * library first needs it, never at startup (libc's: 4 MB, 2,000 units). */
 struct lines *qz_mod_lines(struct qz *q, struct qz_module *m)
 {
 	char err[512];
 	if (m->lines || !m->debug_path || m->lines_tried)
 		return m->lines;
 	m->lines_tried = true;
-	m->lines = lines_open(m->debug_path, err, sizeof err);
+	struct dwcu_file *dw = qz_mod_dwarf(m, err, sizeof err);
+	m->lines = dw ? lines_from(dw) : NULL;
+	qz_mod_dwarf_done(m);
 	if (!m->lines)
 		qz_warn(q, "Could not read line tables of \"%s\": %s", m->debug_path, err);
 	else if (lines_empty(m->lines)) {   /* a damaged file reads as empty */
@@ -73,13 +103,17 @@ struct lines *qz_mod_lines(struct qz *q, struct qz_module *m)
 	return m->lines;
 }
 
+/* Its units are indexed on demand: libc's debug file has 2,000, of which
+ * a stop inside fgets needs one. */
 struct di_info *qz_mod_di(struct qz *q, struct qz_module *m)
 {
 	char err[512];
 	if (m->di || !m->debug_path || m->di_tried)
 		return m->di;
 	m->di_tried = true;
-	m->di = di_open(m->debug_path, err, sizeof err);
+	struct dwcu_file *dw = qz_mod_dwarf(m, err, sizeof err);
+	m->di = dw ? di_from(dw, true) : NULL;
+	qz_mod_dwarf_done(m);
 	if (!m->di)
 		qz_warn(q, "Could not read debug information of \"%s\": %s", m->debug_path, err);
 	return m->di;

@@ -10,6 +10,7 @@
 
 struct qz;
 struct img;
+struct dwcu_file;
 
 /* One loaded ELF object: the program or a shared library. */
 struct qz_module {
@@ -25,6 +26,7 @@ struct qz_module {
 	struct di_info *di;
 	char *debug_path;         /* separate debug file, or NULL */
 	bool lines_tried, di_tried;   /* the debug file was opened (or failed) */
+	struct dwcu_file *dw;     /* that file's DWARF reader, shared by both */
 	struct unw *unw;          /* opened lazily for libraries */
 	uint64_t bias;            /* runtime address = link-time + bias */
 	uint64_t lo, hi;          /* mapped range, runtime */
@@ -33,6 +35,9 @@ struct qz_module {
 /* The program at path (its image im already open) with its line tables,
  * debug information and unwind tables, as q->exe. */
 void qz_exe_open(struct qz *q, const char *path, struct img *im);
+/* Read the line tables and the DIE index of path (the program, a library
+ * built with -g) into m through one DWARF reader. */
+void qz_mod_read_debug(struct qz_module *m, const char *path);
 /* The module's line tables and debug information, reading them from its
  * separate debug file the first time they are asked for (a warning if
  * that file is unreadable: the module then has none). */

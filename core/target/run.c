@@ -215,7 +215,7 @@ bool run_bp_stops(struct qz *q, struct bp *b)
 static int run_bp_at(const struct bp *b, uint64_t pc)
 {
 	for (size_t i = 0; i < b->nlocs; i++)
-		if (b->locs[i].addr == pc)
+		if (b->locs[i].addr == pc && !b->locs[i].disabled)
 			return (int)i + 1;
 	return 0;
 }

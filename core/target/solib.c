@@ -73,10 +73,8 @@ static void solib_debug_file(struct qz *q, struct qz_module *m)
  * read on first use. */
 void solib_debug_info(struct qz *q, struct qz_module *m)
 {
-	char err[256];
 	if (img_has_debug_info(m->img)) {
-		m->lines = lines_open(m->path, err, sizeof err);
-		m->di = di_open(m->path, err, sizeof err);
+		qz_mod_read_debug(m, m->path);
 		return;
 	}
 	solib_debug_file(q, m);
@@ -290,7 +288,7 @@ static bool solib_user_bp_at(struct qz *q, uint64_t pc)
 {
 	for (size_t i = 0; i < q->bps.n; i++)
 		for (size_t j = 0; q->bps.bps[i].enabled && j < q->bps.bps[i].nlocs; j++)
-			if (q->bps.bps[i].locs[j].addr == pc)
+			if (q->bps.bps[i].locs[j].addr == pc && !q->bps.bps[i].locs[j].disabled)
 				return true;
 	return false;
 }

@@ -587,7 +587,8 @@ static int eval_scoped(struct expr_ev *ev, const char *scope, const char *name, 
 		env->lookup_scoped(env->arg, scope, name, out, ev->err, ev->errlen) : 1;
 	if (rc <= 0)
 		return rc;
-	return expr_fail(ev, "No symbol \"%s\" in %s.", name, scope);
+	/* gdb's words name neither the file nor the function */
+	return expr_fail(ev, "No symbol \"%s\" in specified context.", name);
 }
 
 static int eval_history(struct expr_ev *ev, const struct expr_node *n, struct val *out)

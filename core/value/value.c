@@ -30,6 +30,9 @@ static struct di_type builtins[] = {
 	BASE("__int128", 16, DW_ATE_signed),
 	BASE("unsigned __int128", 16, DW_ATE_unsigned),
 	{ .kind = DI_VOID, .name = "void" },
+	/* gdb's types of a function known only from a symbol table */
+	{ .kind = DI_FUNC, .name = "<text variable, no debug info>" },
+	{ .kind = DI_FUNC, .name = "<text gnu-indirect-function variable, no debug info>" },
 };
 
 /* What $pc points to: gdb calls it void (), unprototyped, which the type
@@ -534,9 +537,12 @@ static const struct di_type *skip_cv(const struct di_type *t, unsigned *q)
 	return t;
 }
 
+/* (A function type with a name is one of gdb's "<text variable, no debug
+ * info>": its name is all there is to say.) */
 static bool is_declarator(const struct di_type *t)
 {
-	return t && (t->kind == DI_PTR || t->kind == DI_ARRAY || t->kind == DI_FUNC);
+	return t && (t->kind == DI_PTR || t->kind == DI_ARRAY ||
+		     (t->kind == DI_FUNC && !t->name));
 }
 
 static void name_tagged(struct sbuf *out, const char *tag, const char *name)

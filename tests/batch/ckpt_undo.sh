@@ -111,8 +111,8 @@ expect "raw munmap: rollback still done" '^#0  mark \(round=4\)'
 # engine stops at it too, to save what it drops).
 qz -ex 'break mark' -ex run -ex c -ex checkpoint -ex 'break munmap' -ex c -ex bt -ex delete -ex c \
    -ex 'rollback 1' -ex "maint dump-state $D/r1" $B/ckpt_undo-O0
-if libc_dbg; then   # gdb's shape with libc6-dbg (gdb also lists ld.so's munmap: "Breakpoint 2.1")
-	expect "user breakpoint on munmap" '^Thread 1 "ckpt_undo-O0" hit Breakpoint 2, __GI_munmap \(\) at ../sysdeps/unix/syscall-template.S:[0-9]+$'
+if libc_dbg; then   # gdb's shape with libc6-dbg (libc's munmap and ld.so's: "Breakpoint 2.1")
+	expect "user breakpoint on munmap" '^Thread 1 "ckpt_undo-O0" hit Breakpoint 2\.1, __GI_munmap \(\) at ../sysdeps/unix/syscall-template.S:[0-9]+$'
 else
 	expect "user breakpoint on munmap" '^Thread 1 "ckpt_undo-O0" hit Breakpoint 2, 0x[0-9a-f]+ in munmap \(\)'
 fi

@@ -496,3 +496,26 @@ for o in O0 O2; do
 	next
 	E
 done
+
+# Names only a symbol table has (gdb's minimal symbols): a program built
+# without -g and libc without its debug file. A function is
+# {<text variable, no debug info>} ADDR <sym> (an IFUNC's
+# <text gnu-indirect-function variable, ...>); data without a type is
+# refused in gdb's words.
+agree "gdbagree-minsyms" $B/libc_fgets-nodebug <<-'E'
+	print main
+	whatis main
+	print &main
+	print/x main
+	output main
+	print nosuch
+	break main
+	- run
+	print puts
+	print fgets
+	print index
+	whatis puts
+	print &fgets
+	print stdout
+	print count
+	E

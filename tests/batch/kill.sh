@@ -118,8 +118,12 @@ own_fds_cloexec "qzdb's own descriptors are close-on-exec"
 qz_die KILL
 prog_ok "SIGKILL at a breakpoint: the program runs on unharmed"
 
-at_stop "SIGKILL after stepping" KILL 'break mix' continue next next
+# (killed once both steps are done: the commands are queued at once, and
+# the continue's stop is printed while the steps are still to run)
+STOP='after-two-steps$'
+at_stop "SIGKILL after stepping" KILL 'break mix' continue next next 'echo after-two-steps\n'
 prog_ok "SIGKILL after next: the program runs on unharmed"
+STOP='^Breakpoint 1, mix'
 
 at_stop "SIGHUP at a breakpoint" HUP 'break mix' continue
 prog_ok "SIGHUP at a breakpoint: the program runs on unharmed"

@@ -24,8 +24,8 @@ vs_gdb() {
 	shift
 	qz "$@"
 	if ! command -v gdb >/dev/null 2>&1; then pass "$_name (no gdb)"; return; fi
-	_drop='^\[Thread debugging|^Using host libthread_db|^$|^\[Inferior 1'
-	_mask='s/0x7ffffff[0-9a-f]{5}/STACK/g'
+	_drop='^\[Thread debugging|^Using host libthread_db|^$|^\[Inferior 1|^\[New Thread|^\[Thread .* exited\]'
+	_mask='s/0x7ffffff[0-9a-f]{5}/STACK/g; s/\(LWP [0-9]+\)/(LWP N)/; s/^error: //'
 	_q=$(printf '%s\n' "$OUT" | grep -Ev -- "$_drop" | sed -E "$_mask")
 	_g=$(timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' "$@" 2>&1 </dev/null |
 		grep -Ev -- "$_drop" | sed -E "$_mask")
@@ -48,6 +48,27 @@ expect "finish: the value" '^Value returned is \$1 = 0x[0-9a-f]+ "hello\\n"$'
 expect "print stdout" '^\$2 = \(FILE \*\) 0x[0-9a-f]+ <_IO_2_1_stdout_>$'
 expect "libc has debug info" "^0x[0-9a-f]{16}  0x[0-9a-f]{16}  Yes         /lib/x86_64-linux-gnu/libc.so.6\$"
 expect_not "no library lacks it" '^\(\*\)'
+
+# Stepping out of main: __libc_start_call_main is defined in a header, and
+# libc6-dbg's compressed DWARF 5 line tables credit its rows to it (their
+# file numbers read from the decompressed table, as gdb reads them).
+vs_gdb "next out of main into libc_start_call_main.h as gdb" \
+	-ex 'break 18' -ex "run < $IN" -ex next -ex next -ex bt -ex 'info line' $BIN
+expect "out of main: the header's name" '^__libc_start_call_main \(main=main@entry=0x[0-9a-f]+ <main>, argc=argc@entry=1, argv=argv@entry=0x[0-9a-f]+\) at ../sysdeps/nptl/libc_start_call_main.h:[0-9]+$'
+
+# A function in two libraries (libc's munmap and ld.so's own): one
+# breakpoint, two locations, each enabled and disabled alone (gdb's
+# "y-" for an enabled location of a disabled breakpoint); gdb's words for
+# bad location numbers; the stop names the location (Breakpoint 2.1).
+vs_gdb "break munmap: two locations, disable N.M, as gdb" \
+	-ex 'break mark' -ex run -ex continue -ex 'break munmap' -ex 'info breakpoints' \
+	-ex 'disable 2.2' -ex 'info breakpoints' -ex 'disable 2' -ex 'info breakpoints' \
+	-ex 'enable 2' -ex 'disable 2.1-2' -ex 'info breakpoints' -ex 'disable 2.3' \
+	-ex 'disable 2.0' -ex 'disable 2.2-1' -ex 'disable 7.1' -ex 'enable 2.1' \
+	-ex continue -ex 'info breakpoints' $B/ckpt_undo-O0
+expect "munmap: two locations" '^Breakpoint 2 at 0x[0-9a-f]+: munmap\. \(2 locations\)$'
+expect "munmap: each named by the symbol" '^2\.2 +n +0x[0-9a-f]{16} in munmap at ../sysdeps/unix/syscall-template.S:[0-9]+$'
+expect "munmap: the location stops alone" 'hit Breakpoint 2\.1, __GI_munmap \(\) at '
 
 vs_gdb "step into fgets and strlen (an IFUNC), next, finish as gdb" \
 	-ex 'break main' -ex "run < $IN" -ex next -ex step -ex bt -ex step \

@@ -15,6 +15,13 @@
 #   sh tests/diff/sessions.sh                      # the small fixed set
 #   make difftest                                  # 20 programs
 #   SESS_SEED0=1 SESS_MOVES=12 SESS_SHOW=1 ...     # SHOW: every difference
+#   SESS_REAL=1 ...                                # real programs only
+# Real programs (one session each by default, SESS_REAL=1 for NSESS): C programs
+# nobody here wrote whose source Debian ships, built the same way:
+# jansson's json_process.c (the library's test driver, on a small test
+# directory), zlib's enough.c (a self-contained program) and zran.c (random
+# access into a gzip file, with zlib); the names a session picks come from
+# their -O0 debug information (globals, locals and parameters, functions).
 # A FAIL when more commands differ than SESS_MAX (a ratchet: the default set
 # has 1 difference left, uninitialised memory holding a GOT address that gdb
 # names <sym@got.plt>, and 1 of slack; lower it, never raise it), and for
@@ -30,10 +37,10 @@ SEED0=${SESS_SEED0:-11}
 NSESS=${SESS_N:-3}
 MOVES=${SESS_MOVES:-12}
 MAXDIFF=${SESS_MAX:-2}
-SD=$B/sessions
+SD=${SESS_DIR:-$B/sessions}
 mkdir -p "$SD"
 
-if ! csmith_found; then
+if [ -z "$SESS_REAL" ] && ! csmith_found; then
 	skip sessions "csmith or its headers (Debian csmith) not installed"
 	exit 0
 fi
@@ -57,6 +64,37 @@ names() {
 code_lines() {
 	readelf --debug-dump=decodedline "$1" 2>/dev/null |
 		awk -v f="$2" '$1 == f && $2 ~ /^[0-9]+$/ && $3 ~ /^0x/ { print $2 }' | sort -un
+}
+
+# dwarf_names BIN SRC: from BIN's debug information, the globals (file
+# $P.g), locals and parameters ($P.l) and functions with code ($P.f) of the
+# unit SRC (a base name).
+dwarf_names() {
+	readelf --debug-dump=info "$1" 2>/dev/null | awk -v src="$2" -v P="$P" '
+	function flush() {
+		if (insrc && name != "" && name !~ /^_/) {
+			if (tag == "DW_TAG_variable" && depth == 1 && !decl) print name > (P ".g")
+			else if ((tag == "DW_TAG_variable" || tag == "DW_TAG_formal_parameter") && depth > 1 && infunc)
+				print name > (P ".l")
+			else if (tag == "DW_TAG_subprogram" && depth == 1 && code && name != "main") print name > (P ".f")
+		}
+		name = ""; decl = 0; code = 0
+	}
+	/^ <[0-9]+><[0-9a-f]+>: Abbrev Number:/ {
+		flush()
+		d = $1; gsub(/[<>]/, " ", d); split(d, dd, " "); depth = dd[1] + 0
+		tag = $NF; gsub(/[()]/, "", tag)
+		if (depth == 0) insrc = 0
+		if (depth == 1) infunc = (tag == "DW_TAG_subprogram")
+		next
+	}
+	/DW_AT_name/ { n = $NF; if (depth == 0) { k = split(n, parts, "/"); insrc = (parts[k] == src) } else name = n; next }
+	/DW_AT_declaration/ { decl = 1 }
+	/DW_AT_low_pc|DW_AT_ranges/ { code = 1 }
+	END { flush() }'
+	for _k in g l f; do
+		sort -u "$P.$_k" -o "$P.$_k" 2>/dev/null || : >"$P.$_k"
+	done
 }
 
 # gen SEED NMOVES SRC: one session's commands, from awk's generator seeded
@@ -124,17 +162,18 @@ gen() {
 	}'
 }
 
-# session NAME BIN CMDFILE: run both debuggers; adds "LEVEL KIND DIFF FIRST"
-# records to $SD/records (one per command).
+# session NAME CMDFILE BIN [ARGS...]: run both debuggers; adds "LEVEL KIND
+# DIFF FIRST" records to $SD/records (one per command).
 session() {
-	_p=$SD/$1 _bin=$2
-	awk '{ printf "echo \\n@@@ %d\\n\n%s\n", NR, $0 }' "$3" >"$_p.cmds"
-	gdb_run_cached "$_p.cmds" "$_p.gdb" "$_bin"
+	_p=$SD/$1 _list=$2
+	shift 2
+	awk '{ printf "echo \\n@@@ %d\\n\n%s\n", NR, $0 }' "$_list" >"$_p.cmds"
+	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
 	if [ $DBG_RC -ge 124 ] || ! grep -q '^@@@ 1$' "$_p.gdb"; then
 		fail "sessions-$1" "gdb side broken (rc $DBG_RC), see $_p.gdb"
 		return
 	fi
-	dbg_run qz "$_p.cmds" "$_p.qz" "$_bin"
+	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
 	if [ $DBG_RC -eq 124 ] || [ $DBG_RC -gt 128 ]; then
 		fail "sessions-$1" "qzdb timed out or died (exit status $DBG_RC), see $_p.qz"
 		return
@@ -162,43 +201,105 @@ session() {
 				sed 's/^</    -/; s/^>/    +/' | head -8
 		} >>"$_p.why"
 		_first=0
-	done <"$3"
+	done <"$_list"
 	cat "$_p.why" >>"$SD/why"
 }
 
 : >"$SD/records"
 : >"$SD/why"
-seed=$SEED0
-taken=0
-tries=0
-while [ $taken -lt "$PROGS" ] && [ $tries -lt $((PROGS * 4 + 4)) ]; do
-	s=$seed
-	seed=$((seed + 1))
-	tries=$((tries + 1))
-	P=$SD/s$s
-	# shellcheck disable=SC2086
-	[ -s "$P.c" ] || csmith -s "$s" $CSMITH_OPTS -o "$P.c" >/dev/null 2>&1 || continue
-	ok=1
-	for o in O0 O2; do
-		[ "$P-$o" -nt "$P.c" ] || gcc -g -w -$o -I"$CSMITH_INC" -o "$P-$o" "$P.c" 2>/dev/null || ok=0
-		[ $ok = 1 ] && timeout 0.5 "$P-$o" >/dev/null 2>&1 || ok=0
-	done
-	[ $ok = 1 ] || continue
-	taken=$((taken + 1))
-	names "$P" g_ >"$P.g"
-	{ names "$P" l_; names "$P" p_; } >"$P.l"
-	names "$P" func_ >"$P.f"
-	code_lines "$P-O0" "s$s.c" >"$P.lines"
-	k=0
-	while [ $k -lt "$NSESS" ]; do
-		gen $((s * 100 + k)) "$MOVES" "s$s.c" >"$P-$k.list"
+
+# csmith_sessions: PROGS csmith programs from seed SEED0 on.
+csmith_sessions() {
+	seed=$SEED0
+	taken=0
+	tries=0
+	while [ $taken -lt "$PROGS" ] && [ $tries -lt $((PROGS * 4 + 4)) ]; do
+		s=$seed
+		seed=$((seed + 1))
+		tries=$((tries + 1))
+		P=$SD/s$s
+		# shellcheck disable=SC2086
+		[ -s "$P.c" ] || csmith -s "$s" $CSMITH_OPTS -o "$P.c" >/dev/null 2>&1 || continue
+		ok=1
 		for o in O0 O2; do
-			LVL=$o
-			session "s$s-$o-$k" "$P-$o" "$P-$k.list"
+			[ "$P-$o" -nt "$P.c" ] || gcc -g -w -$o -I"$CSMITH_INC" -o "$P-$o" "$P.c" 2>/dev/null || ok=0
+			[ $ok = 1 ] && timeout 0.5 "$P-$o" >/dev/null 2>&1 || ok=0
 		done
-		k=$((k + 1))
+		[ $ok = 1 ] || continue
+		taken=$((taken + 1))
+		names "$P" g_ >"$P.g"
+		{ names "$P" l_; names "$P" p_; } >"$P.l"
+		names "$P" func_ >"$P.f"
+		code_lines "$P-O0" "s$s.c" >"$P.lines"
+		k=0
+		while [ $k -lt "$NSESS" ]; do
+			gen $((s * 100 + k)) "$MOVES" "s$s.c" >"$P-$k.list"
+			for o in O0 O2; do
+				LVL=$o
+				session "s$s-$o-$k" "$P-$k.list" "$P-$o"
+			done
+			k=$((k + 1))
+		done
 	done
-done
+}
+
+# real_progs: NAME|SOURCE|LIBS|ARGS of each real program that is installed
+# (ARGS may name files real_inputs makes).
+real_progs() {
+	_j=/usr/share/doc/libjansson4/examples/json_process.c
+	_z=/usr/share/doc/zlib1g-dev/examples
+	[ -f $_j ] && [ -f /usr/include/jansson.h ] && echo "json_process|$_j|-ljansson|$SD/real/jp"
+	[ -f $_z/enough.c ] && echo "enough|$_z/enough.c||12 6 8"
+	[ -f $_z/zran.c ] && [ -f $_z/zran.h ] && [ -f /usr/include/zlib.h ] &&
+		echo "zran|$_z/zran.c|-DTEST -lz|$SD/real/zran.gz"
+}
+
+# real_inputs: the files the real programs read
+real_inputs() {
+	mkdir -p "$SD/real/jp"
+	printf '{"b": [1, 2.5, "x\\u00e9"], "a": {"k": null, "t": true}}\n' >"$SD/real/jp/input"
+	printf 'JSON_INDENT=2\nJSON_SORT_KEYS=1\n' >"$SD/real/jp/env"
+	printf '{}' >"$SD/real/jp/output"
+	[ -s "$SD/real/zran.gz" ] || seq 1 20000 | gzip -9 >"$SD/real/zran.gz"
+}
+
+# real_sessions: NSESS sessions on each real program at -O0 and -O2
+real_sessions() {
+	command -v readelf >/dev/null 2>&1 || return 0
+	real_inputs
+	real_progs | while IFS='|' read -r name src libs args; do
+		P=$SD/real/$name
+		cmp -s "$src" "$P.c" || cp "$src" "$P.c"
+		[ "$name" = zran ] && cp "$(dirname "$src")/zran.h" "$SD/real/" 2>/dev/null
+		ok=1
+		for o in O0 O2; do
+			# shellcheck disable=SC2086
+			[ "$P-$o" -nt "$P.c" ] || gcc -g -w -$o -o "$P-$o" "$P.c" $libs 2>/dev/null || ok=0
+		done
+		[ $ok = 1 ] || { fail "sessions-$name" "$src does not build"; continue; }
+		dwarf_names "$P-O0" "$name.c"
+		code_lines "$P-O0" "$name.c" >"$P.lines"
+		k=0
+		while [ $k -lt "$NSESS" ]; do
+			gen $((k * 7919 + ${#name})) "$MOVES" "$name.c" >"$P-$k.list"
+			for o in O0 O2; do
+				LVL=$o
+				# shellcheck disable=SC2086
+				session "$name-$o-$k" "$P-$k.list" "$P-$o" $args
+			done
+			k=$((k + 1))
+		done
+	done
+}
+
+# by default both: the csmith programs, then SESS_REAL_N sessions (default
+# 1) on each real program; SESS_REAL=1: the real programs alone, NSESS each
+if [ -n "$SESS_REAL" ]; then
+	real_sessions
+else
+	csmith_sessions
+	NSESS=${SESS_REAL_N:-1} real_sessions
+fi
 
 # the table: kind, then per level commands / differing / first differences
 # (categories with a difference), then the rate per level

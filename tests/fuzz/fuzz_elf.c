@@ -143,14 +143,14 @@ static struct di_info *try_dinfo(void)
 	if (!di)
 		return NULL;
 	size_t n;
-	const struct di_func *fs = di_funcs(di, &n);
+	const struct di_func *const *fs = di_funcs(di, &n);
 	for (size_t i = 0; i < n && i < MAX_FUNCS; i++) {
-		try_func(&fs[i]);
-		di_func_at(di, fs[i].lo);
-		if (fs[i].name) {
-			di_func_named(di, fs[i].name);
+		try_func(fs[i]);
+		di_func_at(di, fs[i]->lo);
+		if (fs[i]->name) {
+			di_func_named(di, fs[i]->name);
 			const struct di_inline *in[8];
-			di_inline_instances(di, fs[i].name, in, 8);
+			di_inline_instances(di, fs[i]->name, in, 8);
 		}
 	}
 	static const char *const types[] = {
@@ -171,11 +171,11 @@ static void try_unwind(struct di_info *di)
 	if (!u)
 		return;
 	size_t n = 0;
-	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
+	const struct di_func *const *fs = di ? di_funcs(di, &n) : NULL;
 	uint64_t pcs[MAX_PCS + 2] = { 0x1000, 0x401000 };
 	size_t npcs = 2;
 	for (size_t i = 0; i < n && npcs < ARRAY_LEN(pcs); i++)
-		pcs[npcs++] = fs[i].lo + 4;
+		pcs[npcs++] = fs[i]->lo + 4;
 	for (size_t i = 0; i < npcs; i++) {
 		struct di_regs regs, caller;
 		uint64_t cfa;

@@ -664,9 +664,9 @@ static void test_inline_basic_O2(struct di_info *di, const char *bin)
 	lines_close(lt);
 
 	size_t top = 0, inl = 0, nf;
-	const struct di_func *fs = di_funcs(di, &nf);
+	const struct di_func *const *fs = di_funcs(di, &nf);
 	for (size_t i = 0; i < nf; i++)
-		top += di_func_expand(di, &fs[i])->ninlines;
+		top += di_func_expand(di, fs[i])->ninlines;
 	for (size_t i = 0; m && i < m->ninlines; i++)
 		inl += !strcmp(m->inlines[i].name, "push") || !strcmp(m->inlines[i].name, "sum_list");
 	check(m && m->ninlines >= 2 && inl >= 2 && !di_func_named(di, "square") &&
@@ -690,10 +690,10 @@ static void test_inline_basic_O0(void)
 	char err[256] = "";
 	struct di_info *di = di_open(bin, err, sizeof err);
 	size_t n = 0, inl = 0;
-	const struct di_func *fs = di ? di_funcs(di, &n) : NULL;
+	const struct di_func *const *fs = di ? di_funcs(di, &n) : NULL;
 	const struct di_inline *ins[4];
 	for (size_t i = 0; i < n; i++) {
-		const struct di_func *f = di_func_expand(di, &fs[i]);
+		const struct di_func *f = di_func_expand(di, fs[i]);
 		inl += f->ninlines + (f->inlines != NULL);
 	}
 	check(di && n >= 6 && !inl && !di_inline_instances(di, "push", ins, 4) &&
@@ -719,11 +719,11 @@ static void test_basic_O2(void)
 	check(!di_func_named(di, "square"), "fully inlined function is not a function",
 	      "square found");
 	size_t n;
-	const struct di_func *fs = di_funcs(di, &n);
+	const struct di_func *const *fs = di_funcs(di, &n);
 	bad = 0;
 	for (size_t i = 0; i < n; i++)
-		bad += di_func_at(di, fs[i].lo) != &fs[i] || !fs[i].name ||
-		       fs[i].lo != nm_addr(bin, fs[i].name);
+		bad += di_func_at(di, fs[i]->lo) != fs[i] || !fs[i]->name ||
+		       fs[i]->lo != nm_addr(bin, fs[i]->name);
 	check(n >= 5 && !bad, "-O2 every function at its nm address", "n=%zu bad=%zu", n, bad);
 	const struct di_func *sl = di_func_named(di, "sum_list");
 	const struct di_var *vs[8];
@@ -866,9 +866,9 @@ static void write_file(const char *path, const char *text)
 static void test_lazy_units(struct di_info *di, const char *bin)
 {
 	size_t n, bad = 0;
-	const struct di_func *fs = di_funcs(di, &n);
+	const struct di_func *const *fs = di_funcs(di, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct di_func *f = di_func_expand(di, &fs[i]);
+		const struct di_func *f = di_func_expand(di, fs[i]);
 		bad += !f->name || !f->decl_line || !f->decl_file || di_func_at(di, f->lo) != f ||
 		       (!strcmp(f->name, "outer") && (f->nparams != 1 || !f->ret));
 	}
