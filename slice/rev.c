@@ -190,6 +190,21 @@ static bool rv_back_counting(struct qz *q, struct rev_log *l, int *depth)
 	return true;
 }
 
+/* rv_back_counting, then the position is published and a breakpoint
+ * in the frame the move started in (depth 0) ends it there: false when
+ * the move is over (the start of history or a breakpoint, reported). */
+static bool rv_back_stopping(struct qz *q, struct rev_log *l, int *depth)
+{
+	if (!rv_back_counting(q, l, depth))
+		return false;
+	rv_publish(q);
+	if (*depth == 0 && run_check_bp_here(q)) {
+		rv_bp_stopped(q);
+		return false;
+	}
+	return true;
+}
+
 int rev_stepi(struct qz *q, int n, bool over)
 {
 	struct rev_log *l;
@@ -572,25 +587,15 @@ static int rv_finish_inline(struct qz *q, struct rev_log *l, int shown)
 	q->inline_unskip = 0;
 	frame_invalidate(q);
 	do {
-		if (!rv_back_counting(q, l, &depth))
+		if (!rv_back_stopping(q, l, &depth))
 			return 0;
-		rv_publish(q);
-		if (depth == 0 && run_check_bp_here(q)) {
-			rv_bp_stopped(q);
-			return 0;
-		}
 		d = depth ? shown : frame_inline_state(q, proc_pc(q->proc), &skipped, &cl, &cf);
 	} while (depth != 0 || d >= shown || rv_cfa(q) != cfa);
 	/* in the middle of the caller's row: on to its start */
 	struct rv_row w = rv_row_at(q, proc_pc(q->proc));
 	while (w.ok && (depth != 0 || proc_pc(q->proc) != w.lo)) {
-		if (!rv_back_counting(q, l, &depth))
+		if (!rv_back_stopping(q, l, &depth))
 			return 0;
-		rv_publish(q);
-		if (depth == 0 && run_check_bp_here(q)) {
-			rv_bp_stopped(q);
-			return 0;
-		}
 	}
 	rv_report(q, 0, 0, true);
 	return 0;
@@ -623,15 +628,8 @@ int rev_finish(struct qz *q)
 	}
 	int depth = q->sel_frame;
 	while (depth >= 0) {
-		if (!rv_back_counting(q, l, &depth))
+		if (!rv_back_stopping(q, l, &depth))
 			return 0;
-		if (depth == 0) {
-			rv_publish(q);
-			if (run_check_bp_here(q)) {
-				rv_bp_stopped(q);
-				return 0;
-			}
-		}
 	}
 	rv_report(q, 0, 0, true);
 	return 0;

@@ -6,13 +6,12 @@
 # normally; the commands' errors; a user's own spec; user breakpoints on
 # the allocator still stop.
 . tests/lib.sh
-F=tests/fixtures
+. tests/detect-lib.sh
+# here a report means one of the heap classes' (the stack example's own
+# report is checked apart)
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer)'
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
-report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer)'
-normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
-hex='0x[0-9a-f]+'
 
 double_free() {
 	_b=$B/bug_dfree-$1 _f=$(line bug_dfree.c 'free(r->name)') _a=$(line bug_dfree.c 'strdup(name)')

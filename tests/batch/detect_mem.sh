@@ -10,11 +10,7 @@
 # a stack variable set on one path only, at -O0 and -O2; the buffer
 # read(2) fills is defined; fixed versions silent.
 . tests/lib.sh
-F=tests/fixtures
-line() { grep -nF -- "$2" "$F/$1" | head -1 | cut -d: -f1; }
-report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer|Stack buffer overflow)'
-normal='^\[Inferior 1 \(process [0-9]+\) exited normally\]$'
-hex='0x[0-9a-f]+'
+. tests/detect-lib.sh
 
 uaf() {
 	_b=$B/det_uaf-$1 _use=$(line det_uaf.c 'n += p->key > 0') _loop=$(line det_uaf.c 'p = p->next)')
