@@ -708,6 +708,7 @@ const struct qz_mod ckpt_mod = {
 	.on_sigtrap = rx_on_sigtrap,
 	.on_detach = rx_forget,
 	.reverse = rx_reverse,
+	.can_reverse = rx_can_reverse,
 	.mark = ckpt_hidden_take,
 	.back = ckpt_hidden_rollback,
 };

@@ -159,10 +159,16 @@ static int rx_goal_finish(struct qz *q, struct rx_goal *g)
 	return 0;
 }
 
+bool rx_can_reverse(struct qz *q)
+{
+	struct rx *x = ckpt_state(q)->rx;
+	return x && x->on && q->proc && proc_alive(q->proc);
+}
+
 int rx_reverse(struct qz *q, int how)
 {
 	struct rx *x = ckpt_state(q)->rx;
-	if (!x || !x->on || !q->proc || !proc_alive(q->proc))
+	if (!rx_can_reverse(q))
 		return MOD_UNCLAIMED;
 	if (how == MOD_REV_CONTINUE)
 		return rx_back(q, NULL);

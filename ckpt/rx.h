@@ -119,5 +119,8 @@ int rx_on_trap(struct qz *q, uint64_t pc);
 
 /* rx-step.c: qz_mod.reverse (enum mod_reverse). */
 int rx_reverse(struct qz *q, int how);
+/* The module's can_reverse: the system calls are being logged, so the
+ * program can be taken back by re-execution (set exec-direction). */
+bool rx_can_reverse(struct qz *q);
 
 #endif

@@ -12,6 +12,8 @@
 #   - the past altered (a read's count changed) diverges from the log:
 #     stopped with the message, live from there;
 #   - the same with the pagemap and hash checkpoint methods forced;
+#   - set exec-direction reverse with re-execution alone: continue and
+#     next go back;
 #   - refusals: a program that started a thread; no checkpoint-interval
 #     leaves reverse-continue to the recorder's message.
 . tests/lib.sh
@@ -98,6 +100,21 @@ expect "divergence: said, with both calls" \
 expect "divergence: stopped in the read" '^0x[0-9a-f]+ in .*read'
 expect "divergence: the log ends there" \
 	'^System calls logged: [0-9]+ \(.*\); the program has made [0-9]+ of them\.$'
+
+# set exec-direction reverse with re-execution alone (no recording): the
+# forward commands go back; forward again, the same crash.
+session auto -ex 'break note' -ex 'set exec-direction reverse' -ex 'show exec-direction' \
+	-ex 'echo === back\n' -ex 'continue' -ex 'next' -ex 'set exec-direction forward' \
+	-ex 'echo === fwd\n' -ex 'continue' -ex 'continue'
+ALL=$OUT
+expect "exec-direction: accepted" '^Reverse\.$'
+OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== back$/,/^=== fwd$/p')
+expect "exec-direction: continue goes back to the last hit" \
+	'^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\) at .*reexec\.c:[0-9]+$'
+expect "exec-direction: next goes back to the call" '^main \(.*\) at .*reexec\.c:[0-9]+$'
+OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== fwd$/,$p')
+expect "exec-direction: forward, the hit again" '^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\)'
+expect "exec-direction: forward, the same crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
 
 # A thread: refused.
 qz -ex 'set checkpoint-interval 5' -ex 'break started' -ex run -ex 'reverse-continue' \
