@@ -24,6 +24,18 @@ expect_runs() {
 	if [ "$_r" = "$2" ]; then pass "$1"; else fail "$1" "$_r runs, wanted $2"; fi
 }
 
+# expect_guided_runs NAME N: the same, where N was measured: a guided
+# search follows the failing run's slice, which goes through libc's string
+# functions, and glibc picks those by CPU (N with its EVEX versions, on
+# AVX-512 machines); elsewhere the count differs and is not checked.
+expect_guided_runs() {
+	if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+		expect_runs "$1" "$2"
+	else
+		skip "$1" "the count was measured with libc's AVX-512 string functions"
+	fi
+}
+
 # fewer NAME A B: A < B (both numbers)
 fewer() {
 	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt "$3" ]; then pass "$1"
@@ -63,7 +75,9 @@ for o in O0 O2; do
 	fewer "nest $o guided: fewer runs than plain" "$(runs)" "$plain"
 	# 20: ddmin's last stage goes on after each single-unit removal (22
 	# while it started over)
-	[ $o = O0 ] && expect_runs "nest $o guided: runs" 20
+	[ $o = O0 ] && expect_guided_runs "nest $o guided: runs" 20
+	[ $o = O0 ] && nest_runs=$(runs) &&
+		nest_analysis=$(printf '%s\n' "$OUT" | grep -m1 '^  analysis: ' | sed 's/ (slice.*//')
 	# the result still fails the same way, and is 1-minimal: reducing it
 	# again finds the same failure and removes nothing
 	cp $T/doc.txt.min $T/again.txt
@@ -74,9 +88,11 @@ done
 # a breakpoint of the user's does not stop the guided analysis short
 cp tests/fixtures/rd_nest.txt $T/doc.txt
 qz -ex 'break item' -ex 'reduce file 1 --jobs 2' $B/rd_nest-O0 $T/doc.txt
-expect "nest guided past a breakpoint: the same analysis" '^  analysis: 497 of 982 bytes relevant'
+a=$(printf '%s\n' "$OUT" | grep -m1 '^  analysis: ' | sed 's/ (slice.*//')
+if [ -n "$a" ] && [ "$a" = "$nest_analysis" ]; then pass "nest guided past a breakpoint: the same analysis"
+else fail "nest guided past a breakpoint: the same analysis" "'$a', without the breakpoint '$nest_analysis'"; fi
 expect "nest guided past a breakpoint: the same result" 'from 982 to 3 bytes \(guided\)'
-expect_runs "nest guided past a breakpoint: the same runs" 20
+expect_runs "nest guided past a breakpoint: the same runs" "$nest_runs"
 qz -ex 'break main' -ex 'run' -ex 'reduce file 1' $B/rd_nest-O0 $T/doc.txt
 expect "guided with the program running: refused" 'error: reduce: the program is running: kill it first'
 # gdb agrees on where the minimal input crashes
@@ -114,14 +130,14 @@ for o in O0 O2; do
 	# finds each newline through a mask register, so where the crashing
 	# line starts depends on the earlier lines' chunks, and the slice
 	# says so).
-	[ $o = O0 ] && expect_runs "calc $o guided: runs" 23
+	[ $o = O0 ] && expect_guided_runs "calc $o guided: runs" 23
 done
 qz -ex "reduce stdin $T/calc.txt --by lines --plain" $B/rd_calc-O0
 expect "calc --by lines: one line" '^Reduced standard input from 477 to 7 bytes \(ddmin\)'
 expect_runs "calc --by lines: runs" 9
 qz -ex "reduce stdin $T/calc.txt --by lines" $B/rd_calc-O0
 expect "calc --by lines guided: the relevant line alone" '^Reduced standard input from 477 to 7 bytes \(guided\)'
-expect_runs "calc --by lines guided: runs" 4   # 26 of 53 lines relevant: see above
+expect_guided_runs "calc --by lines guided: runs" 4   # 26 of 53 lines relevant: see above
 qz -ex "reduce stdin $T/calc.txt --by tokens --plain" $B/rd_calc-O0
 expect "calc --by tokens" '^Minimal input: "84/0"$'
 expect_runs "calc --by tokens: runs" 40
