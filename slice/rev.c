@@ -351,6 +351,27 @@ static void rv_warn_rwatch(struct qz *q)
 	}
 }
 
+/* One instruction back, the position published; false when the move is
+ * over, said: the start of history reached, or a breakpoint or watchpoint
+ * (its value changed) stops there. */
+static bool rv_back_watched(struct qz *q, struct rev_log *l)
+{
+	if (!rv_back1(q, l)) {
+		rv_no_more(q);
+		return false;
+	}
+	rv_publish(q);
+	if (rv_at_first(l)) {
+		rv_no_more(q);
+		return false;
+	}
+	if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
+		rv_bp_stopped(q);
+		return false;
+	}
+	return true;
+}
+
 int rev_continue(struct qz *q)
 {
 	struct rev_log *l;
@@ -360,21 +381,9 @@ int rev_continue(struct qz *q)
 	if (rv_need(q, &l) < 0)
 		return -1;
 	rv_warn_rwatch(q);
-	for (;;) {
-		if (!rv_back1(q, l)) {
-			rv_no_more(q);
-			return 0;
-		}
-		rv_publish(q);
-		if (rv_at_first(l)) {
-			rv_no_more(q);
-			return 0;
-		}
-		if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
-			rv_bp_stopped(q);
-			return 0;
-		}
-	}
+	while (rv_back_watched(q, l))
+		;
+	return 0;
 }
 
 /* ---- reverse-step, reverse-next, reverse-finish ---- */
@@ -540,19 +549,8 @@ static int rev_line(struct qz *q, bool over, int n)
 		}
 		q->inline_unskip = 0;   /* gdb hides them at every step's stop */
 		do {
-			if (!rv_back1(q, l)) {
-				rv_no_more(q);
+			if (!rv_back_watched(q, l))
 				return 0;
-			}
-			rv_publish(q);
-			if (rv_at_first(l)) {
-				rv_no_more(q);
-				return 0;
-			}
-			if (run_check_bp_here(q) || watch_check_values(q) == RUN_STOPPED) {
-				rv_bp_stopped(q);
-				return 0;
-			}
 		} while (!rv_step_here(q, &s));
 		/* gdb prints the source line alone when the frame is the
 		 * range's and the function the one the command began in */
