@@ -34,6 +34,13 @@ session() {
 	   -ex "run $F 30000000 < $IN" "$@" $BIN
 }
 
+# part FROM [TO]: the lines of $ALL from the marker `=== FROM` to `=== TO`
+# (or to the end).
+part() {
+	if [ -n "$2" ]; then printf '%s\n' "$ALL" | sed -n "/^=== $1\$/,/^=== $2\$/p"
+	else printf '%s\n' "$ALL" | sed -n "/^=== $1\$/,\$p"; fi
+}
+
 # The values the run printed, as patterns for print's output.
 printed() {
 	line=$(printf '%s\n' "$OUT" | grep -m1 '^line=hello file=')
@@ -67,16 +74,16 @@ for m in auto pagemap hash; do
 		continue
 	fi
 	expect "$m: the original crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
-	OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== rc1$/,/^=== rc2$/p')
+	OUT=$(part rc1 rc2)
 	expect "$m: reverse-continue stops at the last hit before the crash" \
 		'^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\) at .*reexec\.c:[0-9]+$'
 	expect "$m: stdin, the file as read, time, ns, pid, rand as the run printed" \
 		"^\\\$1 = \\{line = \"hello\", .*$VALS"
-	OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== rc2$/,/^=== fwd$/p')
+	OUT=$(part rc2 fwd)
 	expect "$m: reverse-continue again: the hit before" \
 		'^Breakpoint 1, note \(s=0x[0-9a-f]+, step=1\) at .*reexec\.c:[0-9]+$'
 	expect "$m: the same values there" "^\\\$2 = \\{line = \"hello\", .*$VALS"
-	OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== fwd$/,$p')
+	OUT=$(part fwd)
 	expect "$m: forward: the next hit" '^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\)'
 	expect "$m: forward: the same crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
 	expect "$m: the same crash line" '^[0-9]+		\*p = note\(&s, 2\);   /\* the crash \*/$'
@@ -108,11 +115,11 @@ session auto -ex 'break note' -ex 'set exec-direction reverse' -ex 'show exec-di
 	-ex 'echo === fwd\n' -ex 'continue' -ex 'continue'
 ALL=$OUT
 expect "exec-direction: accepted" '^Reverse\.$'
-OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== back$/,/^=== fwd$/p')
+OUT=$(part back fwd)
 expect "exec-direction: continue goes back to the last hit" \
 	'^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\) at .*reexec\.c:[0-9]+$'
 expect "exec-direction: next goes back to the call" '^main \(.*\) at .*reexec\.c:[0-9]+$'
-OUT=$(printf '%s\n' "$ALL" | sed -n '/^=== fwd$/,$p')
+OUT=$(part fwd)
 expect "exec-direction: forward, the hit again" '^Breakpoint 1, note \(s=0x[0-9a-f]+, step=2\)'
 expect "exec-direction: forward, the same crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
 
