@@ -652,12 +652,10 @@ static bool rec_progress_due(struct rec *r)
 	return true;
 }
 
-/* To the front end's hook, else to stderr in plain mode. */
+/* To the front end's status line, else to stderr in plain mode. */
 static void rec_progress_show(struct rec *r, const char *line)
 {
-	if (r->on_progress)
-		r->on_progress(r->progress_ctx, &r->prog);
-	else if (progress_claimed())
+	if (progress_claimed())
 		progress_set(line);
 	else if (r->progress_mode > 0 || (r->progress_mode == 0 && isatty(2)))
 		fputs(line, stderr);
@@ -674,11 +672,9 @@ void rec_tick(struct rec *r, uint32_t n)
 	p->insns = r->insns_seen - p->base;
 	p->rate = p->secs > 0 ? (double)p->insns / p->secs : 0;
 	p->bytes = r->tr.len;
-	p->what = r->on ? "recording" : "counting";
-	p->total = 0;
 	char line[160];
 	snprintf(line, sizeof line, "%s: %llu instructions, %.0f per second, trace %.1f MiB\n",
-		 p->what, (unsigned long long)p->insns, p->rate,
+		 r->on ? "recording" : "counting", (unsigned long long)p->insns, p->rate,
 		 (double)p->bytes / (1 << 20));
 	rec_progress_show(r, line);
 }
@@ -689,8 +685,6 @@ void rec_slice_tick(struct rec *r, uint64_t done, uint64_t total)
 	if (!rec_progress_due(r))
 		return;
 	p->insns = done;
-	p->total = total;
-	p->what = "slicing";
 	p->rate = p->secs > 0 ? (double)done / p->secs : 0;
 	char line[160];
 	snprintf(line, sizeof line, "slicing: %llu of %llu instructions (%.0f%%), %.0f per second\n",

@@ -33,13 +33,12 @@ struct rec_engine {
 	void (*end)(struct qz *q, struct rec *r);
 };
 
-/* A long recording's progress, for a front end's status bar: filled while
- * a region runs (plain mode prints it on stderr once a second instead). */
+/* A long recording's or slice's progress, filled while it runs: a line
+ * once a second, to the front end's status line (util/progress.h) or on
+ * stderr in plain mode. */
 struct rec_progress {
 	bool active;              /* a region has run for over half a second */
-	const char *what;         /* "recording", "counting" or "slicing" */
 	uint64_t insns;           /* instructions executed in the region */
-	uint64_t total;           /* slicing: of how many (0 otherwise) */
 	double secs, rate;        /* seconds so far, instructions per second */
 	uint64_t bytes;           /* trace bytes */
 	double start, last_print; /* internal: monotonic seconds */
@@ -89,9 +88,6 @@ struct rec {
 	void *read_code_ctx;
 	struct rev_log undo;       /* reverse execution (rev.h) */
 	struct rec_progress prog;
-	/* A front end that shows progress itself (NULL: stderr in plain mode). */
-	void (*on_progress)(void *ctx, const struct rec_progress *p);
-	void *progress_ctx;
 	int progress_mode;         /* 0 auto (stderr if a tty), 1 always, -1 never */
 	/* A memory-access watcher (view.h, watch.c): on when check is set;
 	 * pass: the pc whose access fire let run (asked no more once). */
