@@ -15,8 +15,10 @@
  *      are removed whole (complements only), going on after a removal
  *      rather than starting over; leaves that stay are kept, surviving
  *      inner nodes open into their children;
- * then ddmin over what is left makes the result 1-minimal (going on
- * after each removal, and ending with a pass that removes nothing).
+ * then a unit at a time over what is left makes the result 1-minimal
+ * (going on after each removal, and ending with a pass that removes
+ * nothing; the units one instance read together are a level of their
+ * own, so no coarser search is needed there).
  * The dissertation builds its tree breadth-first over every dependence
  * edge from the failure; on a lexer that makes every byte a small group
  * of its own (GNU bc: 1 to 6 bytes a step, tens of runs each), since
@@ -269,6 +271,19 @@ static void gd_attach(const struct red *r, const struct slice_input *in, const s
 	}
 }
 
+/* The units one instance read (us, m of them): a leaf, or a node over
+ * one leaf each (a line read whole by fgets: the next level tries its
+ * bytes, the search's last pass need not start over at halves). */
+static size_t gd_own(struct gd_tree *t, uint32_t *us, size_t m)
+{
+	if (m == 1)
+		return gd_add(t, us, m, NULL, 0);
+	size_t *ks = xmalloc(m * sizeof *ks);
+	for (size_t j = 0; j < m; j++)
+		ks[j] = gd_add(t, xmemdup(&us[j], sizeof *us), 1, NULL, 0);
+	return gd_add(t, us, m, ks, m);
+}
+
 /* Build the tree bottom-up, children before parents; returns the root's
  * node, or (size_t)-1 when nothing hangs on it. */
 static size_t gd_build(struct red *r, const struct slice_input *in, const struct gd_src *src,
@@ -309,7 +324,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 			for (size_t j = 0; j < m; j++)
 				us[j] = (uint32_t)own.to[own.start[v] + j];
 			XGROW(ks, cap, nk + 1);
-			ks[nk++] = gd_add(t, us, m, NULL, 0);
+			ks[nk++] = gd_own(t, us, m);
 		}
 		for (size_t e = kids.start[v]; e < kids.start[v + 1]; e++)
 			if (node[kids.to[e]] != (size_t)-1) {
@@ -503,14 +518,18 @@ int red_guided(struct red *r)
 	size_t root = gd_build(r, &in, &src, base, unit_of, &t);
 	if (root != (size_t)-1 && !r->dd.stopped)
 		gd_search(r, &t, root);
-	/* 1-minimal: ddmin over what the tree left, a unit at a time once
-	 * it reaches single units */
+	/* 1-minimal: a unit at a time over what the tree left (its levels
+	 * tried the coarser groups; ending with a pass that removes
+	 * nothing), or ddmin when there was no tree */
 	if (r->best && !r->dd.stopped) {
 		uint32_t *res;
 		size_t n;
 		uint32_t *cur = xmemdup(r->best, (r->nbest ? r->nbest : 1) * sizeof *cur);
 		size_t ncur = r->nbest;
-		dd_min(&r->dd, cur, ncur, &res, &n);
+		if (root != (size_t)-1)
+			dd_min_linear(&r->dd, cur, ncur, &res, &n);
+		else
+			dd_min(&r->dd, cur, ncur, &res, &n);
 		free(r->best);
 		r->best = res;
 		r->nbest = n;

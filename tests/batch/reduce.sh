@@ -141,8 +141,8 @@ for o in O0 O2; do
 	min_is "calc $o guided: minimal input" $T/calc.txt.min '4/0'
 	fewer "calc $o guided: fewer runs than plain" "$(runs)" "$plain"
 	# 29 (the lines are the iterations of main's loop, side by side: the
-	# first level keeps the crashing line in 4 runs, ddmin then takes its
-	# 20 bytes to 3; 23 with the breadth-first dependence tree, which
+	# first level keeps the crashing line, the next its bytes (fgets read
+	# them at once) down to 3; 23 with the breadth-first dependence tree, which
 	# split the line by its readers; 30 while ddmin's last stage started
 	# over after each removal; 27 before the recorder tracked k0-k7 (issue
 	# 23): libc's EVEX memchr finds each newline through a mask register,
