@@ -200,7 +200,7 @@ int dd_min_linear(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out,
 int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t *nout)
 {
 	uint32_t *c = xmemdup(ids, (len ? len : 1) * sizeof *ids);
-	size_t n = 2;
+	size_t n = 2, from = 0;
 	int rc = 0;
 	while (len >= 2) {
 		if (n > len)
@@ -213,18 +213,21 @@ int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t
 			break;
 		}
 		/* with n == 2 the complements are the subsets */
-		struct dd_round r = { .c = c, .len = len, .n = n,
-				      .subsets = !d->complements_only || n == 2 };
+		struct dd_round r = { .c = c, .len = len, .n = n, .from = from,
+				      .subsets = !d->sweep && (!d->complements_only || n == 2) };
 		r.count = r.subsets && n == 2 ? 2 : r.subsets ? 2 * n : n;
 		long f = dd_first_fail(d, &r);
 		if (f >= 0) {
-			bool subset = !d->complements_only && (size_t)f < n;
+			bool subset = r.subsets && n > 2 && (size_t)f < n;
 			uint32_t *buf = xmalloc(len * sizeof *buf);
 			struct dd_cfg now = dd_cand(&r, (size_t)f, buf);
 			memmove(c, now.ids, now.n * sizeof *c);
 			free(buf);
 			len = now.n;
 			n = subset ? 2 : (n - 1 > 2 ? n - 1 : 2);
+			/* sweeping: the chunk that followed the removed one is
+			 * at f now */
+			from = d->sweep ? (size_t)f : 0;
 			if (d->step)
 				d->step(d->arg, &(struct dd_cfg){ c, len });
 		}
@@ -234,9 +237,14 @@ int dd_min(struct dd *d, const uint32_t *ids, size_t len, uint32_t **out, size_t
 			break;
 		}
 		if (f < 0) {
+			if (n >= len && from) {   /* the pass at single units */
+				from = 0;         /* starts at the first */
+				continue;
+			}
 			if (n >= len)
 				break;
 			n = 2 * n < len ? 2 * n : len;
+			from = 0;
 		}
 	}
 	*out = c;

@@ -41,6 +41,11 @@ struct dd {
 	/* At single units, go on as dd_min_linear does rather than start
 	 * over after each removal (the result is 1-minimal either way). */
 	bool linear_tail;
+	/* After a chunk goes, go on from the next chunk at the same size
+	 * rather than start the granularity over (complements only; the
+	 * linear pass at single units then makes the result 1-minimal):
+	 * about two passes of the input per halving of the chunk size. */
+	bool sweep;
 	size_t runs;              /* configurations the algorithm needed */
 	size_t launched;          /* configurations test evaluated (more: a
 	                             batch runs ahead) */

@@ -3,14 +3,26 @@
  *   1. record the failing run, slice back from the failure, and keep the
  *      input bytes the failure depends on (data and control): one run
  *      checks that they alone still fail;
- *   2. build the input decomposition tree: a breadth-first spanning tree
- *      of the slice's dependence edges from the failure, each byte hung
- *      on the statement instance that read it, chains collapsed;
+ *   2. build the input decomposition tree from the run's own control
+ *      structure: each unit hangs on the first instance that read it,
+ *      each instance on its dynamic control parent, a loop's iterations
+ *      side by side; chains collapsed. So the bytes one call of a lexer
+ *      read are one node, the tokens one parse routine read one above
+ *      them (a recursive descent parser's constructs nest so); a
+ *      table-driven parser, whose every step decides the rest of the
+ *      parse, gives a chain: token after token, each tried once;
  *   3. search it level by level: at each level the nodes' input subsets
- *      are removed whole (complements only), leaves that stay are kept,
- *      surviving inner nodes open into their children;
- * then ddmin over what is left makes the result 1-minimal (going on
- * after each removal at single units rather than starting over). */
+ *      are removed whole (complements only), going on after a removal
+ *      rather than starting over; leaves that stay are kept, surviving
+ *      inner nodes open into their children;
+ * then a unit at a time over what is left makes the result 1-minimal
+ * (going on after each removal, and ending with a pass that removes
+ * nothing; the units one instance read together are a level of their
+ * own, so no coarser search is needed there).
+ * The dissertation builds its tree breadth-first over every dependence
+ * edge from the failure; on a lexer that makes every byte a small group
+ * of its own (GNU bc: 1 to 6 bytes a step, tens of runs each), since
+ * every byte read decides the lexer's control flow. */
 #include "reduce.h"
 
 #include <stdio.h>
@@ -163,69 +175,131 @@ static void gd_adj(struct gd_adj *a, size_t n, const int32_t *from, const int32_
 	free(fill);
 }
 
-/* Breadth-first from crit over the slice's edges: order[] (k reached),
- * parent[] (-1 for crit and the unreached). */
-static size_t gd_bfs(const struct slice_input *in, size_t n, int32_t *order, int32_t *parent)
+/* The control tree over the readers: each instance's dynamic control
+ * parent (its first control edge in the slice), from the owners up to
+ * the run's top, where a virtual root (id n - 1) takes them all. A call's
+ * statements hang on the caller's branch in effect, so a call's reads
+ * stay together. A loop's iterations are siblings: the recorder lets a
+ * loop's branch replace its own earlier instance, and an instance whose
+ * control parent is an earlier instance of its own statement (a loop
+ * header that calls the reader, `while ((c = next()))`) is that loop's
+ * next iteration: it hangs beside it. A cycle (a statement that spans its
+ * own branch) is cut. order[0..k): top-down (parents first). */
+static size_t gd_ctl(const struct slice_input *in, size_t n, const int32_t *owner, size_t nowner,
+		     int32_t *order, int32_t *parent)
 {
-	int32_t *from = xmalloc((in->nedges + 1) * sizeof *from), *to = xmalloc((in->nedges + 1) * sizeof *to);
-	for (size_t i = 0; i < in->nedges; i++) {
-		from[i] = in->edges[i].from;
-		to[i] = in->edges[i].to;
-	}
-	struct gd_adj a;
-	gd_adj(&a, n, from, to, in->nedges);
-	uint8_t *seen = xcalloc(n, 1);
+	int32_t root = (int32_t)(n - 1), *depth = xmalloc(n * sizeof *depth);
+	uint8_t *state = xcalloc(n, 1);   /* 1 on the walk now, 2 placed */
+	int32_t *path = xmalloc(n * sizeof *path);
 	for (size_t i = 0; i < n; i++)
 		parent[i] = -1;
-	size_t k = 0;
-	order[k++] = in->crit;
-	seen[in->crit] = 1;
-	for (size_t h = 0; h < k; h++)
-		for (size_t e = a.start[order[h]]; e < a.start[order[h] + 1]; e++)
-			if (!seen[a.to[e]]) {
-				seen[a.to[e]] = 1;
-				parent[a.to[e]] = order[h];
-				order[k++] = a.to[e];
-			}
-	free(from);
-	free(to);
-	free(a.start);
-	free(a.to);
-	free(seen);
+	int32_t *prev = depth;   /* until the walk: the iteration before, -1 */
+	for (size_t i = 0; i < n; i++)
+		prev[i] = -1;
+	for (size_t i = 0; i < in->nedges; i++) {
+		const struct slice_input_edge *e = &in->edges[i];
+		if (!e->control || e->from < 0 || e->to < 0 || (size_t)e->from >= n - 1 ||
+		    (size_t)e->to >= n - 1 || parent[e->from] >= 0 || prev[e->from] >= 0 ||
+		    e->from == e->to)
+			continue;
+		if (e->again && e->to < e->from)
+			prev[e->from] = e->to;
+		else
+			parent[e->from] = e->to;
+	}
+	/* a loop's next iteration hangs beside the one before it, not under
+	 * it (ids grow with time: the one before is settled first) */
+	for (size_t i = 0; i < n - 1; i++)
+		if (prev[i] >= 0)
+			parent[i] = parent[prev[i]];
+	state[root] = 2;
+	depth[root] = 0;
+	size_t k = 0, maxd = 0;
+	order[k++] = root;
+	for (size_t u = 0; u < nowner; u++) {
+		size_t np = 0;
+		int32_t v = owner[u];
+		while (v >= 0 && !state[v]) {
+			state[v] = 1;
+			path[np++] = v;
+			v = parent[v];
+		}
+		if (v >= 0 && state[v] == 1)
+			v = -1;   /* the walk met itself: cut there */
+		if (np && v < 0)
+			parent[path[np - 1]] = v = root;
+		for (size_t j = np; j-- > 0;) {
+			depth[path[j]] = depth[v] + 1;
+			if ((size_t)depth[path[j]] > maxd)
+				maxd = (size_t)depth[path[j]];
+			state[path[j]] = 2;
+			order[k++] = path[j];
+			v = path[j];
+		}
+	}
+	/* top-down: by depth (a counting sort, stable) */
+	size_t *cnt = xcalloc(maxd + 2, sizeof *cnt);
+	for (size_t i = 0; i < k; i++)
+		cnt[depth[order[i]] + 1]++;
+	for (size_t d = 1; d <= maxd + 1; d++)
+		cnt[d] += cnt[d - 1];
+	memcpy(path, order, k * sizeof *path);
+	for (size_t i = 0; i < k; i++)
+		order[cnt[depth[path[i]]]++] = path[i];
+	free(cnt);
+	free(depth);
+	free(state);
+	free(path);
 	return k;
 }
 
-/* Each unit of the base hangs on the reader of its bytes reached first. */
+/* Each unit of the base hangs on the first instance (in time: ids are
+ * given in execution order) that read one of its bytes. */
 static void gd_attach(const struct red *r, const struct slice_input *in, const struct gd_src *src,
-		      const uint8_t *base, const int32_t *rank, uint32_t *unit_of, int32_t *owner)
+		      const uint8_t *base, uint32_t *unit_of, int32_t *owner)
 {
 	for (size_t u = 0; u < r->nunits; u++)
 		owner[u] = -1;
 	for (size_t i = 0; i < in->nuses; i++) {
 		int64_t b = gd_byte(r, in, src, &in->uses[i]);
 		int32_t user = in->uses[i].user;
-		if (b < 0 || !base[unit_of[b]] || rank[user] < 0)
+		if (b < 0 || !base[unit_of[b]] || user < 0 || (size_t)user >= in->ninsts)
 			continue;
 		int32_t *o = &owner[unit_of[b]];
-		if (*o < 0 || rank[user] < rank[*o])
+		if (*o < 0 || user < *o)
 			*o = user;
 	}
 }
 
-/* Build the tree bottom-up in reverse breadth-first order; returns the
- * root's node, or (size_t)-1 when nothing hangs on it. */
+/* The units one instance read (us, m of them): a leaf, or a node over
+ * one leaf each (a line read whole by fgets: the next level tries its
+ * bytes, the search's last pass need not start over at halves). */
+static size_t gd_own(struct gd_tree *t, uint32_t *us, size_t m)
+{
+	if (m == 1)
+		return gd_add(t, us, m, NULL, 0);
+	size_t *ks = xmalloc(m * sizeof *ks);
+	for (size_t j = 0; j < m; j++)
+		ks[j] = gd_add(t, xmemdup(&us[j], sizeof *us), 1, NULL, 0);
+	return gd_add(t, us, m, ks, m);
+}
+
+/* Build the tree bottom-up, children before parents; returns the root's
+ * node, or (size_t)-1 when nothing hangs on it. */
 static size_t gd_build(struct red *r, const struct slice_input *in, const struct gd_src *src,
 		       const uint8_t *base, uint32_t *unit_of, struct gd_tree *t)
 {
 	size_t n = in->ninsts + 1;
 	int32_t *order = xmalloc(n * sizeof *order), *parent = xmalloc(n * sizeof *parent);
-	int32_t *rank = xmalloc(n * sizeof *rank), *owner = xmalloc(r->nunits * sizeof *owner);
-	size_t k = gd_bfs(in, n, order, parent);
-	for (size_t i = 0; i < n; i++)
-		rank[i] = -1;
-	for (size_t i = 0; i < k; i++)
-		rank[order[i]] = (int32_t)i;
-	gd_attach(r, in, src, base, rank, unit_of, owner);
+	int32_t *owner = xmalloc(r->nunits * sizeof *owner);
+	gd_attach(r, in, src, base, unit_of, owner);
+	int32_t *readers = xmalloc((r->nunits + 1) * sizeof *readers);
+	size_t nr = 0;
+	for (size_t u = 0; u < r->nunits; u++)
+		if (owner[u] >= 0)
+			readers[nr++] = owner[u];
+	size_t k = gd_ctl(in, n, readers, nr, order, parent);
+	free(readers);
 	/* own units and children of each instance, as adjacency lists */
 	int32_t *uf = xmalloc((r->nunits + 1) * sizeof *uf), *ut = xmalloc((r->nunits + 1) * sizeof *ut);
 	int32_t *cf = xmalloc(n * sizeof *cf), *ct = xmalloc(n * sizeof *ct);
@@ -250,7 +324,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 			for (size_t j = 0; j < m; j++)
 				us[j] = (uint32_t)own.to[own.start[v] + j];
 			XGROW(ks, cap, nk + 1);
-			ks[nk++] = gd_add(t, us, m, NULL, 0);
+			ks[nk++] = gd_own(t, us, m);
 		}
 		for (size_t e = kids.start[v]; e < kids.start[v + 1]; e++)
 			if (node[kids.to[e]] != (size_t)-1) {
@@ -273,7 +347,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 		qsort(us, total, sizeof *us, red_cmp_u32);
 		node[v] = gd_add(t, us, total, ks, nk);
 	}
-	size_t root = node[in->crit];
+	size_t root = node[n - 1];
 	if (loose) {   /* base units no reader was found for: one more leaf */
 		uint32_t *us = xmalloc(loose * sizeof *us);
 		size_t j = 0;
@@ -294,7 +368,7 @@ static size_t gd_build(struct red *r, const struct slice_input *in, const struct
 			root = gd_add(t, all, total, ks, 2);
 		}
 	}
-	free(order); free(parent); free(rank); free(owner);
+	free(order); free(parent); free(owner);
 	free(uf); free(ut); free(cf); free(ct);
 	free(own.start); free(own.to); free(kids.start); free(kids.to);
 	free(node);
@@ -431,6 +505,7 @@ int red_guided(struct red *r)
 	/* every ddmin of the search goes on after a single-unit (or single
 	 * node) removal rather than starting over */
 	r->dd.linear_tail = true;
+	r->dd.sweep = true;
 	gd_step1(r, base, nrel);
 	free(r->best);   /* the tree's result replaces it; this if there is none */
 	r->best = xmalloc(r->nunits * sizeof *r->best);
@@ -443,14 +518,18 @@ int red_guided(struct red *r)
 	size_t root = gd_build(r, &in, &src, base, unit_of, &t);
 	if (root != (size_t)-1 && !r->dd.stopped)
 		gd_search(r, &t, root);
-	/* 1-minimal: ddmin over what the tree left, a unit at a time once
-	 * it reaches single units */
+	/* 1-minimal: a unit at a time over what the tree left (its levels
+	 * tried the coarser groups; ending with a pass that removes
+	 * nothing), or ddmin when there was no tree */
 	if (r->best && !r->dd.stopped) {
 		uint32_t *res;
 		size_t n;
 		uint32_t *cur = xmemdup(r->best, (r->nbest ? r->nbest : 1) * sizeof *cur);
 		size_t ncur = r->nbest;
-		dd_min(&r->dd, cur, ncur, &res, &n);
+		if (root != (size_t)-1)
+			dd_min_linear(&r->dd, cur, ncur, &res, &n);
+		else
+			dd_min(&r->dd, cur, ncur, &res, &n);
 		free(r->best);
 		r->best = res;
 		r->nbest = n;

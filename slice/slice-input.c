@@ -41,8 +41,12 @@ int slice_input_deps(struct qz *q, struct slice_input *out)
 							 uses.v[i].addr };
 	out->nedges = s.nedges;
 	out->edges = xcalloc(s.nedges ? s.nedges : 1, sizeof *out->edges);
-	for (size_t i = 0; i < s.nedges; i++)
-		out->edges[i] = (struct slice_input_edge){ s.edges[i].from, s.edges[i].to };
+	for (size_t i = 0; i < s.nedges; i++) {
+		const struct slice_edge *e = &s.edges[i];
+		bool ctl = e->kind == SLICE_CONTROL;
+		out->edges[i] = (struct slice_input_edge){ e->from, e->to, ctl,
+			ctl && trace_inst_get(t, e->from).stmt == trace_inst_get(t, e->to).stmt };
+	}
 	free(uses.v);
 	free(s.members);
 	free(s.edges);

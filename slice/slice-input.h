@@ -19,8 +19,11 @@ struct slice_input_sys { uint64_t addr, len, file; int64_t off; };
 /* Statement instance user used the byte at addr, written by sys[sys], or
  * (sys -1) already in memory when recording began (argv, environment). */
 struct slice_input_use { int32_t user, sys; uint64_t addr; };
-/* from depends on to (data or control). */
-struct slice_input_edge { int32_t from, to; };
+/* from depends on to: through data, or control (to is from's dynamic
+ * control parent, the branch instance that decided it ran); again: to is
+ * an earlier instance of from's own statement (a loop's next iteration,
+ * decided by the last). */
+struct slice_input_edge { int32_t from, to; uint8_t control, again; };
 
 struct slice_input {
 	int32_t crit;             /* the failure's statement instance */

@@ -36,6 +36,16 @@ expect_guided_runs() {
 	fi
 }
 
+# expect_guided NAME REGEX: a line of the guided search's log, where its
+# figures were measured (as expect_guided_runs)
+expect_guided() {
+	if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo; then
+		expect "$1" "$2"
+	else
+		skip "$1" "the figures were measured with libc's AVX-512 string functions"
+	fi
+}
+
 # fewer NAME A B: A < B (both numbers)
 fewer() {
 	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -lt "$3" ]; then pass "$1"
@@ -73,9 +83,14 @@ for o in O0 O2; do
 	expect "nest $o guided: reduced" '^Reduced .*doc.txt from 982 to 3 bytes \(guided\)'
 	min_is "nest $o guided: minimal input" $T/doc.txt.min '{{{'
 	fewer "nest $o guided: fewer runs than plain" "$(runs)" "$plain"
-	# 20: ddmin's last stage goes on after each single-unit removal (22
-	# while it started over)
-	[ $o = O0 ] && expect_guided_runs "nest $o guided: runs" 20
+	# 22 (20 with the breadth-first dependence tree, which a lexer breaks
+	# into groups of a few bytes, see guide.c; 22 before ddmin's last
+	# stage went on after each single-unit removal)
+	[ $o = O0 ] && expect_guided_runs "nest $o guided: runs" 22
+	# the control tree's first level: the items of the top group are its
+	# loop's iterations, side by side; all but the nested one go at once
+	[ $o = O0 ] && expect_guided "nest $o guided: the first level keeps the nested group" \
+		'^  level1 +5 runs +19 bytes$'
 	[ $o = O0 ] && nest_runs=$(runs) &&
 		nest_analysis=$(printf '%s\n' "$OUT" | grep -m1 '^  analysis: ' | sed 's/ (slice.*//')
 	# the result still fails the same way, and is 1-minimal: reducing it
@@ -125,19 +140,22 @@ for o in O0 O2; do
 	expect "calc $o guided: step 1" '^  step1 +1 runs +[0-9]+ bytes'
 	min_is "calc $o guided: minimal input" $T/calc.txt.min '4/0'
 	fewer "calc $o guided: fewer runs than plain" "$(runs)" "$plain"
-	# 23 (30 while ddmin's last stage started over after each removal;
-	# 27 before the recorder tracked k0-k7 (issue 23): libc's EVEX memchr
-	# finds each newline through a mask register, so where the crashing
-	# line starts depends on the earlier lines' chunks, and the slice
-	# says so).
-	[ $o = O0 ] && expect_guided_runs "calc $o guided: runs" 23
+	# 29 (the lines are the iterations of main's loop, side by side: the
+	# first level keeps the crashing line, the next its bytes (fgets read
+	# them at once) down to 3; 23 with the breadth-first dependence tree, which
+	# split the line by its readers; 30 while ddmin's last stage started
+	# over after each removal; 27 before the recorder tracked k0-k7 (issue
+	# 23): libc's EVEX memchr finds each newline through a mask register,
+	# so where the crashing line starts depends on the earlier lines'
+	# chunks, and the slice says so).
+	[ $o = O0 ] && expect_guided_runs "calc $o guided: runs" 29
 done
 qz -ex "reduce stdin $T/calc.txt --by lines --plain" $B/rd_calc-O0
 expect "calc --by lines: one line" '^Reduced standard input from 477 to 7 bytes \(ddmin\)'
 expect_runs "calc --by lines: runs" 9
 qz -ex "reduce stdin $T/calc.txt --by lines" $B/rd_calc-O0
 expect "calc --by lines guided: the relevant line alone" '^Reduced standard input from 477 to 7 bytes \(guided\)'
-expect_guided_runs "calc --by lines guided: runs" 4   # 26 of 53 lines relevant: see above
+expect_guided_runs "calc --by lines guided: runs" 8   # 26 of 53 lines relevant: see above; one level of 26 (4 with the breadth-first tree)
 qz -ex "reduce stdin $T/calc.txt --by tokens --plain" $B/rd_calc-O0
 expect "calc --by tokens" '^Minimal input: "84/0"$'
 expect_runs "calc --by tokens: runs" 40

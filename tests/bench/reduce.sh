@@ -14,13 +14,14 @@
 # Debian's bc 1.07.1 source (apt-get source, no system change: a private
 # source list) with that one loop bound put back, and a 1,918-byte
 # statistics program in bc's language that uses 70 variables and 70
-# arrays (generated below: the BugBench input is not available). SLOW=1:
-# each way takes tens of thousands of runs.
+# arrays (generated below: the BugBench input is not available), by bytes
+# and by tokens. SLOW=1: plain ddmin takes tens of thousands of runs.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 . tests/bench/lib.sh
 D=$LOG/reduce
 mkdir -p $D
+D=$(realpath $D)   # the runs happen in $D: paths into it must hold there
 QZDB=$(realpath "$QZDB")   # the runs happen in $D
 
 # bc_build: $D/bc/bc-1.07.1/bc/bc with bc-1.06's more_arrays bug, or 1.
@@ -63,7 +64,8 @@ reduce_both() {
 		opt=; [ $how = plain ] && opt=--plain
 		[ -n "$REINPUT" ] && eval "$REINPUT"
 		t0=$(date +%s%N)
-		(cd $D && qzx -ex "reduce $what $opt" "$@" > $name-$how.out 2>&1)
+		# plain ddmin on bc takes longer than qzx's 10 minutes, pinned
+		(cd $D && timeout 3600 "$QZDB" --batch -ex "reduce $what $opt" "$@" > $name-$how.out 2>&1)
 		t1=$(date +%s%N)
 		runs=$(sed -n 's/^(in \([0-9]*\) runs, .*/\1/p' $D/$name-$how.out)
 		size=$(sed -n 's/^Reduced .* to \([0-9]*\) bytes .*/\1/p' $D/$name-$how.out)
@@ -80,13 +82,15 @@ figure_of() {
 }
 
 if [ "${SLOW:-0}" != 1 ]; then
-	echo "reduce-bc: skipped (SLOW=1 runs it: tens of thousands of runs each way, over half an hour pinned)"
+	echo "reduce-bc: skipped (SLOW=1 runs it: plain ddmin takes tens of thousands of runs, about half an hour pinned)"
 elif bc_build; then
 	REINPUT="bc_input > $D/bc-input.txt"
 	bc_input > $D/bc-input.txt
-	reduce_both bc "stdin $D/bc-input.txt" $D/bc/bc-1.07.1/bc/bc -q > $D/bc-figures
+	for by in bytes tokens; do
+		reduce_both bc-$by "stdin $D/bc-input.txt --by $by" $D/bc/bc-1.07.1/bc/bc -q > $D/bc-$by-figures
+		figure_of reduce-bc-$by "GNU bc 1.07.1 with bc-1.06's more_arrays overflow, $(wc -c < $D/bc-input.txt)-byte program, by $by" < $D/bc-$by-figures
+	done
 	REINPUT=
-	figure_of reduce-bc "GNU bc 1.07.1 with bc-1.06's more_arrays overflow, $(wc -c < $D/bc-input.txt)-byte program" < $D/bc-figures
 else
 	echo "reduce-bc: n/a (Debian's bc source could not be fetched or built: $D/bc/*.log)"
 fi

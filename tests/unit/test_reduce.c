@@ -58,6 +58,7 @@ static int oracle_test(void *arg, const struct dd_cfg *cfgs, size_t n, int *out)
 }
 
 static bool linear_tail;   /* minimise's ddmin goes on at single units */
+static bool sweep;         /* and after a removal at every granularity */
 
 /* Run ddmin on the whole of text; the result as a string. */
 static char *minimise(struct oracle *o, size_t batch, bool complements, size_t *runs)
@@ -67,7 +68,8 @@ static char *minimise(struct oracle *o, size_t batch, bool complements, size_t *
 	for (size_t i = 0; i < len; i++)
 		ids[i] = (uint32_t)i;
 	struct dd d = { .test = oracle_test, .arg = o, .batch = batch,
-			.complements_only = complements, .linear_tail = linear_tail };
+			.complements_only = complements, .linear_tail = linear_tail,
+			.sweep = sweep };
 	dd_known(&d, ids, len, DD_FAIL);
 	dd_min(&d, ids, len, &res, &nout);
 	char *s = xmalloc(nout + 1);
@@ -194,13 +196,18 @@ static void test_complements(void)
 	free(r);
 }
 
+/* Fails while at least n c's are left. */
+static int judge_count(const char *s, char c, int n)
+{
+	for (; *s; s++)
+		n -= *s == c;
+	return n <= 0 ? DD_FAIL : DD_PASS;
+}
+
 /* Fails when at least 12 'a's are left. */
 static int judge_twelve(const char *s)
 {
-	int n = 0;
-	for (; *s; s++)
-		n += *s == 'a';
-	return n >= 12 ? DD_FAIL : DD_PASS;
+	return judge_count(s, 'a', 12);
 }
 
 static void test_linear_tail(void)
@@ -226,6 +233,42 @@ static void test_linear_tail(void)
 	free(r);
 	free(rl);
 	free(rl3);
+}
+
+/* Fails while the three x's are left. */
+static int judge_three_x(const char *s)
+{
+	return judge_count(s, 'x', 3);
+}
+
+static void test_sweep(void)
+{
+	/* most units go (as a guided search's tokens of a long program):
+	 * ddmin starts each granularity over after a removal, the sweep goes
+	 * on from the chunk after it; the same 1-minimal result */
+	struct sbuf b = {0};
+	for (int i = 0; i < 300; i++)
+		sbuf_addc(&b, i == 41 || i == 150 || i == 263 ? 'x' : "abcdefg"[i % 7]);
+	const char *text = b.s;
+	size_t runs_lin, runs_sw, runs_sw3;
+	linear_tail = true;
+	struct oracle l = { .text = text, .judge = judge_three_x }, w = l, w3 = l;
+	char *rl = minimise(&l, 1, true, &runs_lin);
+	sweep = true;
+	char *rw = minimise(&w, 1, true, &runs_sw);
+	char *rw3 = minimise(&w3, 3, true, &runs_sw3);
+	sweep = linear_tail = false;
+	check(strcmp(rw, "xxx") == 0 && strcmp(rl, rw) == 0 && one_minimal(judge_three_x, rw),
+	      "ddmin_sweep_result", "linear tail \"%s\", sweep \"%s\"", rl, rw);
+	check(runs_sw < runs_lin && !w.dup, "ddmin_sweep_fewer",
+	      "sweep %zu runs, linear tail %zu", runs_sw, runs_lin);
+	check(strcmp(rw3, rw) == 0 && runs_sw3 == runs_sw && !w3.dup, "ddmin_sweep_parallel",
+	      "batch 3: \"%s\" in %zu runs", rw3, runs_sw3);
+	printf("# sweep %zu runs, linear tail %zu\n", runs_sw, runs_lin);
+	free(rl);
+	free(rw);
+	free(rw3);
+	sbuf_free(&b);
 }
 
 /* The units of text by a granularity, joined with '|'. */
@@ -275,6 +318,7 @@ int main(void)
 	test_select();
 	test_178();
 	test_linear_tail();
+	test_sweep();
 	test_bounds();
 	test_complements();
 	return 0;
