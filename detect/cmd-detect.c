@@ -84,6 +84,7 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_disarm(q);
 	else if (was && qz_running(q) && !st->entry_site)
 		det_acc_arm(q);   /* a read or write class on or off */
+	det_acc_libc(st);
 	return r;
 }
 
@@ -147,8 +148,11 @@ static void info_events(struct qz *q, struct detect_state *st)
 		live += st->all[i]->live;
 	qz_printf(q, ".\nHeap: %zu block%s known, %zu live.\n", st->nall,
 		  st->nall == 1 ? "" : "s", live);
-	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop).\n",
+	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop)",
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
+	if (st->mtraps)
+		qz_printf(q, "; %lu heap calls seen inside the emulator, without a stop", st->mtraps);
+	qz_puts(q, ".\n");
 	if (st->acc_engine)
 		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
 			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",

@@ -102,17 +102,25 @@ static void re_collect_sites(struct rec_emu *x)
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
 }
 
-/* Would rec_region look at pc (a planted site, an internal stop)? */
-static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+static bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
-	if (x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
-	    bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64))
-		return true;
+	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
+	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
+}
+
+static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+{
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
 		if (t->addr[i] == pc && sp >= t->min_sp[i])
 			return true;
 	return false;
+}
+
+/* Would rec_region look at pc (a planted site, an internal stop)? */
+static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+{
+	return re_is_site(x, pc) || re_is_target(x, pc, sp);
 }
 
 /* A signal waits for the thread, not blocked (Ctrl-C, a timer, raise):
@@ -253,6 +261,26 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
 }
 
+/* The watcher's heap calls in the machine (view.h's at): handled there
+ * (true) or the machine stops before pc (false). */
+static bool re_at(struct rec_emu *x, uint64_t pc, uint64_t sp, bool site)
+{
+	enum { RAX = 0, RSI = 6, RDI = 7 };   /* emu_reg's numbers */
+	struct slice_view_machine m = { pc, sp, emu_reg(x->m, RDI), emu_reg(x->m, RSI),
+					emu_reg(x->m, RAX), site, re_undo_mem, x };
+	return x->r->watch.at(x->r->watch.ctx, &m);
+}
+
+/* Is pc one of the returns the watcher awaits in the machine? */
+static bool re_is_ret(const struct rec_emu *x, uint64_t pc)
+{
+	const struct slice_view_watch *w = &x->r->watch;
+	for (size_t i = 0; w->at && i < *w->nrets; i++)
+		if (w->rets[i] == pc)
+			return true;
+	return false;
+}
+
 static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
@@ -269,8 +297,12 @@ static void re_hook(void *ctx, uint64_t pc)
 	}
 	bool first = x->first;
 	x->first = false;
-	if (!first && re_must_look(x, pc, sp))
+	if (!first && re_must_look(x, pc, sp)) {
+		if (!r->watch.at || re_is_target(x, pc, sp) || !re_at(x, pc, sp, true))
+			return re_halt(x, RE_STOP);
+	} else if (re_is_ret(x, pc) && !re_at(x, pc, sp, false)) {
 		return re_halt(x, RE_STOP);
+	}
 	if (!first && re_periodic(x))
 		return re_halt(x, RE_NATIVE);
 	int64_t id = rec_insn_id(x->q, r, pc);

@@ -702,7 +702,10 @@ static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target 
 			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);
 		}
-		int ev = (one ? rec_step_engine.step_one : r->engine->step_one)(q, r);
+		const struct rec_engine *eng = one ? &rec_step_engine : r->engine;
+		if (r->watch.native && r->watch.nrets && *r->watch.nrets && eng == &rec_step_engine)
+			r->watch.native(r->watch.ctx);
+		int ev = eng->step_one(q, r);
 		if (ev != RUN_STEPPED)
 			return ev;
 		if (one)

@@ -123,3 +123,13 @@ const char *slice_view_sys_name(long nr, char *buf, size_t size)
 {
 	return sys_name(nr, buf, size);
 }
+
+void slice_view_libc_baseline(bool on)
+{
+	rec_emu_libc_baseline(on);
+}
+
+bool slice_view_libc_is_baseline(void)
+{
+	return rec_emu_libc_is_baseline();
+}
