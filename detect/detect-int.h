@@ -182,6 +182,7 @@ int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
  * and added; an allocation's return applied (res: its result) and its
  * event into e. */
 bool det_user_bp_at(struct qz *q, uint64_t pc);
+bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len);
 struct det_block *det_block_add(struct detect_state *st, uint64_t addr);
 void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
 		    const char *fn);

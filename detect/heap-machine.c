@@ -8,6 +8,7 @@
  * report is made there), a user's breakpoint is on the address, the call
  * came from a library (its program call site needs the process's frames),
  * a stop rewound to a free, two awaited returns meet (a tail call). */
+#include <stdio.h>
 #include <string.h>
 
 #include "detect-int.h"
@@ -68,17 +69,17 @@ static bool mach_return(struct qz *q, struct detect_state *st, const struct slic
 }
 
 static bool mach_free(struct qz *q, struct detect_state *st, const struct slice_view_machine *m,
-		      uint64_t ret)
+		      uint64_t site, const char *fn)
 {
 	if (st->skip_sp)   /* heap.c knows which free a report rewound to */
 		return false;
 	if (st->late && !hmap_get(&st->blocks, m->rdi))
 		return true;   /* a block from before detect was on: nothing */
-	struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = m->rdi }, .site = ret };
+	struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = m->rdi }, .site = site };
 	if (det_would_fire(st, &e))
 		return false;
 	st->events[EV_FREE]++;
-	det_apply_free(q, st, m->rdi, ret, "free");
+	det_apply_free(q, st, m->rdi, site, fn);
 	return true;
 }
 
@@ -90,14 +91,29 @@ static bool mach_entry(struct qz *q, struct detect_state *st, const struct slice
 			which = i;
 	uint64_t ret;
 	if ((which != DF_FREE && which != DF_MALLOC && which != DF_CALLOC && which != DF_REALLOC) ||
-	    m->read(m->rctx, m->sp, &ret, 8) < 0 || qz_module_at(q, ret) != &q->exe)
+	    m->read(m->rctx, m->sp, &ret, 8) < 0)
 		return false;
+	/* a library's call: the program's call of that library (the first
+	 * frame in the program), from the calls the machine saw */
+	char fn[32];
+	snprintf(fn, sizeof fn, "%s", which == DF_FREE ? "free" : "");
+	uint64_t site = ret;
+	if (qz_module_at(q, ret) != &q->exe) {
+		if (!m->prog_ret || st->late)
+			return false;
+		site = m->prog_ret;
+		char callee[32];
+		if (det_callee_name(q, site, callee, sizeof callee))
+			snprintf(fn, sizeof fn, "%s", callee);
+	}
 	if (which == DF_FREE)
-		return mach_free(q, st, m, ret);
+		return mach_free(q, st, m, site, fn);
 	if (st->nmrets == DET_MRETS)
 		return false;
 	struct det_pending p = det_pend_make(which, m->rdi, m->rsi, ret, m->sp);
-	p.site = ret;
+	p.site = site;
+	if (fn[0])
+		snprintf(p.fn, sizeof p.fn, "%s", fn);
 	p.machine = true;
 	det_pend_add(st, &p);
 	return true;

@@ -165,7 +165,7 @@ static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 
 /* The name of the function the call before ret calls ("strdup" for a
  * call to strdup@plt); false if it is not known. */
-static bool callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
+bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
 {
 	struct dis_insn d;
 	if (!call_before(q, ret, &d) || !d.has_target || !qz_symbolize(q, d.target, buf, len))
@@ -188,7 +188,7 @@ static uint64_t program_site(struct qz *q, uint64_t ret, char *fn, size_t len)
 			break;
 		if (f->mod != &q->exe)
 			continue;
-		callee_name(q, f->pc, fn, len);
+		det_callee_name(q, f->pc, fn, len);
 		return f->pc;
 	}
 	return 0;
@@ -243,7 +243,7 @@ bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
 	if (qz_module_at(q, ret) != &q->exe || !call_before(q, ret, &d) || !d.has_target)
 		return false;
 	bool ours = d.target == proc_pc(q->proc) ||
-		    (callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
+		    (det_callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
 	if (!ours)
 		return false;
 	struct user_regs_struct *r = proc_regs(q->proc);

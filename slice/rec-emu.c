@@ -42,6 +42,8 @@ struct rec_emu {
 	bool fp_valid;              /* fp is the process's */
 	bool signal_waits;          /* the next step must be native */
 	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
+	bool lean;                  /* counting for the watcher alone (fixed for a
+	                               run): no instances, no control parents */
 	uint32_t ticks;
 	uint64_t emulated, native;
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
@@ -108,17 +110,26 @@ static bool re_is_site(const struct rec_emu *x, uint64_t pc)
 	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
 }
 
-static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+/* The machine's rsp, read once per hook (*sp is UINT64_MAX until then):
+ * a register read costs Unicorn an eflags computation. */
+static uint64_t re_sp(const struct rec_emu *x, uint64_t *sp)
+{
+	if (*sp == UINT64_MAX)
+		*sp = emu_reg(x->m, INSN_R_RSP);
+	return *sp;
+}
+
+static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
 {
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] == pc && sp >= t->min_sp[i])
+		if (t->addr[i] == pc && re_sp(x, sp) >= t->min_sp[i])
 			return true;
 	return false;
 }
 
 /* Would rec_region look at pc (a planted site, an internal stop)? */
-static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
 {
 	return re_is_site(x, pc) || re_is_target(x, pc, sp);
 }
@@ -227,14 +238,14 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 
 /* A ret or indirect jump or call to a non-canonical address faults on the
  * CPU (the pc stays on it); the machine would jump. */
-static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t sp)
+static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t *sp)
 {
 	const struct insn *in = &e->in;
 	uint64_t to = 0;
 	if (in->kind != INSN_RET && in->kind != INSN_JMP_IND && in->kind != INSN_CALL_IND)
 		return false;
 	if (in->kind == INSN_RET)
-		to = emu_read_u64(x->m, sp);
+		to = emu_read_u64(x->m, re_sp(x, sp));
 	else if (in->nmem)
 		to = emu_read_u64(x->m, re_addr(x, in, &in->mem[0], e->pc));
 	else
@@ -261,14 +272,33 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
 }
 
+/* The program's calls still open at stack pointer sp. */
+static void re_calls_open(struct rec *r, uint64_t sp)
+{
+	while (r->npcalls && r->pcalls[r->npcalls - 1].sp < sp)   /* returned */
+		r->npcalls--;
+}
+
 /* The watcher's heap calls in the machine (view.h's at): handled there
  * (true) or the machine stops before pc (false). */
 static bool re_at(struct rec_emu *x, uint64_t pc, uint64_t sp, bool site)
 {
 	enum { RAX = 0, RSI = 6, RDI = 7 };   /* emu_reg's numbers */
+	struct rec *r = x->r;
+	re_calls_open(r, sp);
 	struct slice_view_machine m = { pc, sp, emu_reg(x->m, RDI), emu_reg(x->m, RSI),
-					emu_reg(x->m, RAX), site, re_undo_mem, x };
+					emu_reg(x->m, RAX), site,
+					r->pcalls_ok && r->npcalls ? r->pcalls[r->npcalls - 1].ret : 0,
+					re_undo_mem, x };
 	return x->r->watch.at(x->r->watch.ctx, &m);
+}
+
+/* A call of the program's own code, about to run (rsp before it: sp). */
+static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
+{
+	re_calls_open(r, sp);
+	XGROW(r->pcalls, r->pcalls_cap, r->npcalls + 1);
+	r->pcalls[r->npcalls++] = (struct rec_pcall){ e->pc + e->in.len, sp - 8 };
 }
 
 /* Is pc one of the returns the watcher awaits in the machine? */
@@ -285,22 +315,23 @@ static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
 	struct rec *r = x->r;
-	uint64_t sp = emu_reg(x->m, INSN_R_RSP);
+	uint64_t sp = UINT64_MAX;
 	if (x->prev_id >= 0) {
 		const struct trace_insn *p = &r->tr.insns[x->prev_id];
 		/* After a rep's last iteration the machine looks at it once
 		 * more (count 0) before moving on; the CPU does not. */
 		if (p->in.rep && p->pc == pc && emu_reg(x->m, 1) == 0)
 			return;
-		rec_post(x->q, r, p, x->prev_rec, sp, pc);
+		if (!x->lean)
+			rec_post(x->q, r, p, x->prev_rec, re_sp(x, &sp), pc);
 		x->prev_id = -1;
 	}
 	bool first = x->first;
 	x->first = false;
-	if (!first && re_must_look(x, pc, sp)) {
-		if (!r->watch.at || re_is_target(x, pc, sp) || !re_at(x, pc, sp, true))
+	if (!first && re_must_look(x, pc, &sp)) {
+		if (!r->watch.at || re_is_target(x, pc, &sp) || !re_at(x, pc, re_sp(x, &sp), true))
 			return re_halt(x, RE_STOP);
-	} else if (re_is_ret(x, pc) && !re_at(x, pc, sp, false)) {
+	} else if (re_is_ret(x, pc) && !re_at(x, pc, re_sp(x, &sp), false)) {
 		return re_halt(x, RE_STOP);
 	}
 	if (!first && re_periodic(x))
@@ -311,13 +342,15 @@ static void re_hook(void *ctx, uint64_t pc)
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
-	if (re_bad_target(x, e, sp))
+	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
-	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, sp))
+	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
-	if (rec_pre(x->q, r, e, sp))
+	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
-	re_record(x, e, id, pc, sp);
+	if (r->watch.at && e->user && (e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND))
+		re_note_call(r, e, re_sp(x, &sp));
+	re_record(x, e, id, pc, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
 }
 
 /* ---- around a run: state in and out of the process ---- */
@@ -433,6 +466,9 @@ static int re_step(struct qz *q, struct rec *r)
 		proc_stop_all(q->proc);   /* no other thread runs while we emulate */
 	re_load(x, q);
 	x->sbreaks = slice_state(q)->nsb || slice_state(q)->snext;
+	x->lean = !r->on && !x->sbreaks;
+	if (x->lean)   /* nothing counts instances now: later counts are not exact */
+		r->exact = false;
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;

@@ -93,6 +93,13 @@ struct rec {
 	 * pass: the pc whose access fire let run (asked no more once). */
 	struct slice_view_watch watch;
 	uint64_t watch_pass;
+	/* While watch.at is set: the program's own calls still open (return
+	 * address, rsp after the call), innermost last, for the program call
+	 * site of a heap call a library makes; pcalls_ok: complete, every
+	 * call since the program's entry ran in the emulator. */
+	struct rec_pcall { uint64_t ret, sp; } *pcalls;
+	size_t npcalls, pcalls_cap;
+	bool pcalls_ok;
 };
 
 void rec_init(struct rec *r);

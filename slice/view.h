@@ -74,6 +74,10 @@ struct slice_view_access {
 struct slice_view_machine {
 	uint64_t pc, sp, rdi, rsi, rax;
 	bool site;               /* pc is a planted site */
+	/* the return address of the innermost open call the program's own
+	 * code made (the program's call site of a library's heap call), 0 if
+	 * not known */
+	uint64_t prog_ret;
 	int (*read)(void *rctx, uint64_t addr, void *buf, size_t len);
 	void *rctx;
 };

@@ -93,6 +93,8 @@ int slice_view_watch(struct qz *q, const struct slice_view_watch *w)
 		return qz_error(q, "The program is not being run.");
 	r->watch = *w;
 	r->watch_pass = 0;
+	r->npcalls = 0;   /* the program's calls are known from its entry on */
+	r->pcalls_ok = q->exe.img && proc_pc(q->proc) == img_entry(q->exe.img) + q->exe.bias;
 	r->counting = true;
 	q->driver = &slice_mod;
 	rec_emu_pick(q, r);
