@@ -40,6 +40,7 @@ struct det_pending {
 	char fn[32];
 	uint64_t seq;                /* order of entry (pend_seq) */
 	bool machine;                /* awaited in the emulator, no site planted */
+	uint64_t out;                /* posix_memalign: where the result goes */
 };
 
 /* A detector class: a spec, whether it is on, how often it fired. */
@@ -84,7 +85,8 @@ struct det_undef {
 };
 void det_undef_reset(struct det_undef *u);
 
-enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_COUNT };
+enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_MEMALIGN,
+	      DF_ALIGNED_ALLOC, DF_POSIX_MEMALIGN, DF_COUNT };
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
 #define DET_MRETS 16                 /* returns awaited in the emulator at once */
 
@@ -187,8 +189,11 @@ struct det_block *det_block_add(struct detect_state *st, uint64_t addr);
 void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
 		    const char *fn);
 struct det_event;
-struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t ret,
-				 uint64_t sp);
+struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t rdx,
+				 uint64_t ret, uint64_t sp);
+/* The block an allocation returned (rax: its return value), 0 if none. */
+uint64_t det_alloc_result(struct qz *q, struct detect_state *st, const struct det_pending *p,
+			  uint64_t rax);
 void det_pend_add(struct detect_state *st, struct det_pending *p);
 void det_alloc_apply(struct qz *q, struct detect_state *st, const struct det_pending *p,
 		     uint64_t res, struct det_event *e);

@@ -64,7 +64,7 @@ static bool mach_return(struct qz *q, struct detect_state *st, const struct slic
 	st->pend[at] = st->pend[--st->npend];
 	det_mrets_sync(st);
 	struct det_event e;
-	det_alloc_apply(q, st, &p, m->rax, &e);
+	det_alloc_apply(q, st, &p, det_alloc_result(q, st, &p, m->rax), &e);
 	return true;
 }
 
@@ -90,8 +90,7 @@ static bool mach_entry(struct qz *q, struct detect_state *st, const struct slice
 		if (st->fn_at[i] && st->fn_at[i] == m->pc)
 			which = i;
 	uint64_t ret;
-	if ((which != DF_FREE && which != DF_MALLOC && which != DF_CALLOC && which != DF_REALLOC) ||
-	    m->read(m->rctx, m->sp, &ret, 8) < 0)
+	if (which < 0 || which == DF_EXIT || which == DF_STACKCHK || m->read(m->rctx, m->sp, &ret, 8) < 0)
 		return false;
 	/* a library's call: the program's call of that library (the first
 	 * frame in the program), from the calls the machine saw */
@@ -110,7 +109,7 @@ static bool mach_entry(struct qz *q, struct detect_state *st, const struct slice
 		return mach_free(q, st, m, site, fn);
 	if (st->nmrets == DET_MRETS)
 		return false;
-	struct det_pending p = det_pend_make(which, m->rdi, m->rsi, ret, m->sp);
+	struct det_pending p = det_pend_make(which, m->rdi, m->rsi, m->rdx, ret, m->sp);
 	p.site = site;
 	if (fn[0])
 		snprintf(p.fn, sizeof p.fn, "%s", fn);

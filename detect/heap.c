@@ -3,10 +3,13 @@
  * dynamic linker binds them (the program first, then the libraries in load
  * order), planted once the program reaches its entry point (the libraries
  * are loaded then, and the program has allocated nothing yet): free and
- * _exit decide at their entry, malloc/calloc/realloc at their return (an
- * internal stop at the return address, for the result). Every event's
- * site is the program's call site: a call from inside a library (strdup's
- * malloc) is charged to the program's call of that library function. */
+ * _exit decide at their entry, malloc/calloc/realloc and the aligned
+ * allocations (memalign, aligned_alloc, posix_memalign: malloc events) at
+ * their return (an internal stop at the return address, for the result).
+ * Every event's site is the program's call site: a call from inside a
+ * library (strdup's malloc) is charged to the program's call of that
+ * library function. While the memory watcher runs the program in the
+ * emulator, heap-machine.c sees most of these calls there instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,8 @@
 #include "target/session.h"
 
 static const char *const fn_names[DF_COUNT] = {
-	"malloc", "calloc", "realloc", "free", "_exit", "__stack_chk_fail",
+	"malloc", "calloc", "realloc", "free", "_exit", "__stack_chk_fail", "memalign",
+	"aligned_alloc", "posix_memalign",
 };
 
 void det_heap_reset(struct detect_state *st)
@@ -279,15 +283,20 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 	return RUN_AGAIN;
 }
 
-struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t ret,
-				 uint64_t sp)
+struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t rdx,
+				 uint64_t ret, uint64_t sp)
 {
-	struct det_pending p = { .ev = which == DF_MALLOC ? EV_MALLOC :
-					which == DF_CALLOC ? EV_CALLOC : EV_REALLOC,
+	/* the aligned allocations are malloc events (the spec language's) */
+	struct det_pending p = { .ev = which == DF_CALLOC ? EV_CALLOC :
+					which == DF_REALLOC ? EV_REALLOC : EV_MALLOC,
 				 .ret = ret, .sp = sp + 8 };
 	snprintf(p.fn, sizeof p.fn, "%s", fn_names[which]);
 	if (which == DF_MALLOC)
 		p.size = rdi;
+	else if (which == DF_MEMALIGN || which == DF_ALIGNED_ALLOC)
+		p.size = rsi;
+	else if (which == DF_POSIX_MEMALIGN)
+		p.out = rdi, p.size = rdx;
 	else if (which == DF_CALLOC)
 		p.size = __builtin_mul_overflow(rdi, rsi, &p.size) ? UINT64_MAX : p.size;
 	else
@@ -306,7 +315,7 @@ void det_pend_add(struct detect_state *st, struct det_pending *p)
 static int on_alloc_entry(struct qz *q, struct detect_state *st, int which, uint64_t ret)
 {
 	struct user_regs_struct *r = proc_regs(q->proc);
-	struct det_pending p = det_pend_make(which, r->rdi, r->rsi, ret, r->rsp);
+	struct det_pending p = det_pend_make(which, r->rdi, r->rsi, r->rdx, ret, r->rsp);
 	p.site = program_site(q, ret, p.fn, sizeof p.fn);
 	if (bp_site_add(&q->bps, q->proc, ret) < 0)
 		return RUN_AGAIN;
@@ -323,8 +332,19 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 	if (!p.machine)
 		bp_site_del(&q->bps, q->proc, p.ret);
 	struct det_event e;
-	det_alloc_apply(q, st, &p, proc_regs(q->proc)->rax, &e);
+	det_alloc_apply(q, st, &p, det_alloc_result(q, st, &p, proc_regs(q->proc)->rax), &e);
 	return det_fire(q, &e, out);
+}
+
+uint64_t det_alloc_result(struct qz *q, struct detect_state *st, const struct det_pending *p,
+			  uint64_t rax)
+{
+	uint64_t res = 0;
+	if (!p->out)
+		return rax;
+	if (rax == 0 && det_read(q, st, p->out, &res, sizeof res) < 0)   /* 0: success */
+		res = 0;
+	return rax == 0 ? res : 0;
 }
 
 void det_alloc_apply(struct qz *q, struct detect_state *st, const struct det_pending *pp,

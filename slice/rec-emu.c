@@ -283,11 +283,11 @@ static void re_calls_open(struct rec *r, uint64_t sp)
  * (true) or the machine stops before pc (false). */
 static bool re_at(struct rec_emu *x, uint64_t pc, uint64_t sp, bool site)
 {
-	enum { RAX = 0, RSI = 6, RDI = 7 };   /* emu_reg's numbers */
+	enum { RAX = 0, RDX = 2, RSI = 6, RDI = 7 };   /* emu_reg's numbers */
 	struct rec *r = x->r;
 	re_calls_open(r, sp);
 	struct slice_view_machine m = { pc, sp, emu_reg(x->m, RDI), emu_reg(x->m, RSI),
-					emu_reg(x->m, RAX), site,
+					emu_reg(x->m, RDX), emu_reg(x->m, RAX), site,
 					r->pcalls_ok && r->npcalls ? r->pcalls[r->npcalls - 1].ret : 0,
 					re_undo_mem, x };
 	return x->r->watch.at(x->r->watch.ctx, &m);

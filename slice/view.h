@@ -72,7 +72,7 @@ struct slice_view_access {
 /* The machine at a heap call (slice_view_watch's at): the registers an
  * allocator's entry and return need, and its memory (read: 0, -1). */
 struct slice_view_machine {
-	uint64_t pc, sp, rdi, rsi, rax;
+	uint64_t pc, sp, rdi, rsi, rdx, rax;
 	bool site;               /* pc is a planted site */
 	/* the return address of the innermost open call the program's own
 	 * code made (the program's call site of a library's heap call), 0 if

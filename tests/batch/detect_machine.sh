@@ -4,7 +4,8 @@
 # and malloc/calloc/realloc's entry and return are handled there, without
 # a ptrace stop (detect/heap-machine.c). Checked on det_libcall (blocks a
 # library allocates: strdup called directly, from a helper, from a qsort
-# callback; realloc(NULL); calloc; recursion), at -O0 and -O2, with each
+# callback; realloc(NULL); calloc; recursion; memalign, aligned_alloc and
+# posix_memalign on chunks freed before), at -O0 and -O2, with each
 # of its bugs: the reports, stops and chains are exactly those of the
 # single-step engine (every heap call a trap on the process), and the
 # double free's and invalid free's those of native breakpoints (the heap
@@ -36,9 +37,10 @@ _lbl=$(line det_libcall.c 'return strdup(s);')
 _dbl=$(line det_libcall.c 'free(q.a);')
 _inner=$(line det_libcall.c '"inner") == 0 ?')
 _first=$(line det_libcall.c 'free(p.a);')
+_pm=$(line det_libcall.c 'posix_memalign(&al')
 for o in O0 O2; do
 	b=$B/det_libcall-$o
-	for bug in none leak double inner; do
+	for bug in none leak double inner aligned; do
 		qz -ex 'detect on' -ex run -ex 'info detect' $b $bug
 		raw=$OUT emu=$(norm | grep -v '^Cost:')
 		expect "$o $bug: heap calls inside the emulator" '; [0-9]{2,} heap calls seen inside the emulator, without a stop\.$'
@@ -52,6 +54,9 @@ for o in O0 O2; do
 			dbl=$(printf '%s\n' "$emu" | grep -E "$report")
 			qz -ex 'detect on double-free invalid-free leak' -ex run $b $bug
 			same "$o double: as native breakpoints" "$dbl" "$(norm | grep -E "$report")" ;;
+		aligned) OUT=$emu
+			[ $o = O0 ] && expect "$o aligned: a posix_memalign'd block leaked" "^Memory leak of $hex \(40 bytes, allocated at det_libcall.c:$_pm by posix_memalign\), not freed at exit$"
+			expect_not "$o aligned: nothing else" '^(Dangling|Heap buffer|Invalid|Double)' ;;
 		inner) OUT=$emu
 			expect "$o inner: the report" "^Invalid free of $hex, 1 bytes into a [0-9]+-byte block allocated at det_libcall.c:[0-9]+ by strdup, at det_libcall.c:$_inner$" ;;
 		esac
