@@ -162,6 +162,9 @@ static void info_events(struct qz *q, struct detect_state *st)
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");
+	if (st->acc_engine && slice_view_loops_unhooked(q))
+		qz_printf(q, "Hot loops touching no memory run unchecked so far: %llu.\n",
+			  (unsigned long long)slice_view_loops_unhooked(q));
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)

@@ -32,7 +32,10 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 
 struct emu {
 	uc_engine *uc;
-	uc_hook code_hook, fault_hook;
+	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
+	int ncode_hooks;
+	uint64_t skip[EMU_MAX_SKIP][2];   /* emu_hook_skip's ranges */
+	int nskip;
 	emu_hook_fn hook;
 	emu_mask_fn mask;
 	void *ctx;
@@ -85,7 +88,8 @@ struct emu *emu_new(char *why, size_t whylen)
 	}
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
-	uc_hook_add(uc, &m->code_hook, UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	m->ncode_hooks = 1;
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
 	return m;
 }
@@ -199,10 +203,49 @@ uint64_t emu_pc(struct emu *m)
 
 /* ---- running ---- */
 
+enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
+{
+	uc_err e = uc_emu_start(m->uc, pc, 0, usec, 0);
+	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
+}
+
 enum emu_end emu_run(struct emu *m, uint64_t pc)
 {
-	uc_err e = uc_emu_start(m->uc, pc, 0, 0, 0);
-	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
+	return emu_run_for(m, pc, 0);
+}
+
+/* Code translated before holds the hook as it was: translate it all
+ * again (removing the ranges' blocks alone leaves a loop that jumps to
+ * itself translated with the hook). uc_ctl_flush_tlb is Unicorn's
+ * UC_CTL_TB_FLUSH. */
+static void emu_skip_flush(struct emu *m)
+{
+	uc_ctl_flush_tlb(m->uc);
+}
+
+void emu_hook_skip(struct emu *m, const uint64_t (*skip)[2], int n)
+{
+	if (n > EMU_MAX_SKIP)
+		n = EMU_MAX_SKIP;
+	for (int i = 0; i < m->ncode_hooks; i++)
+		uc_hook_del(m->uc, m->code_hooks[i]);
+	m->ncode_hooks = 0;
+	m->nskip = n;
+	memcpy(m->skip, skip, (size_t)n * sizeof *skip);
+	/* the complement of the ranges, as inclusive bounds (1, 0: all) */
+	uint64_t from = 0;
+	for (int i = 0; i <= n; i++) {
+		uint64_t lo = n ? from : 1, hi = i < n ? skip[i][0] - 1 : n ? UINT64_MAX : 0;
+		if (i < n && skip[i][0] == from) {   /* nothing before this one */
+			from = skip[i][1];
+			continue;
+		}
+		uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code,
+			    m, lo, hi);
+		if (i < n)
+			from = skip[i][1];
+	}
+	emu_skip_flush(m);
 }
 
 void emu_stop(struct emu *m)

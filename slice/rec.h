@@ -145,5 +145,8 @@ void rec_emu_libc_baseline(bool on);
 bool rec_emu_libc_is_baseline(void);
 /* Instructions the emulator ran, and those it left to the CPU. */
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native);
+/* Hot loops touching no memory it ran without its hook (counting for the
+ * watcher alone), since the session began. */
+uint64_t rec_emu_clean_loops(const struct rec_emu *x);
 
 #endif

@@ -133,5 +133,8 @@ bool slice_view_libc_is_baseline(void);
 /* Whether the watcher is on, and the engine running the program for it
  * ("emulate", "single-step"). */
 bool slice_view_watching(struct qz *q, const char **engine);
+/* Hot loops of the program's own code that touch no memory, run without
+ * the per-instruction hook while it watched (since the session began). */
+uint64_t slice_view_loops_unhooked(struct qz *q);
 
 #endif

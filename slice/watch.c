@@ -135,3 +135,8 @@ bool slice_view_libc_is_baseline(void)
 {
 	return rec_emu_libc_is_baseline();
 }
+
+uint64_t slice_view_loops_unhooked(struct qz *q)
+{
+	return rec_emu_clean_loops(slice_rec(q)->emu);
+}

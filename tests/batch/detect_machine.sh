@@ -11,7 +11,11 @@
 # double free's and invalid free's those of native breakpoints (the heap
 # classes alone); info detect counts the calls seen inside; a user's
 # breakpoint on malloc still stops; next over a malloc, stepi inside it
-# and a checkpoint rollback keep the model right.
+# keep the model right. Hot loops that touch no memory (det_spin at -O2)
+# run without the emulator's per-instruction hook: the overflow after them
+# is still found, a breakpoint set inside one later stops there and next
+# steps as the single-step engine does, and a loop that never ends still
+# gets its SIGALRM (the machine's time limit).
 . tests/lib.sh
 . tests/detect-lib.sh
 
@@ -81,3 +85,23 @@ expect_not "next over malloc: no false report" '^(Invalid free|Heap buffer overf
 qz -ex 'detect on' -ex "break det_libcall.c:$_dm" -ex run -ex 'stepi 12' -ex delete -ex continue $B/det_libcall-O0
 expect_not "stepi inside malloc: no report" "$report"
 expect "stepi inside malloc: exits" "$normal"
+
+_put=$(line det_spin.c 'v[i] = x;') _dm=$(line det_spin.c 'malloc(4 * sizeof *v)')
+_call=$(line det_spin.c 'v[k] = spin(') _body=$(line det_spin.c 'x = x * 1103515245u + 12345u;')
+for o in O0 O2; do
+	want=$($B/det_spin-$o 200000 over 2>/dev/null | head -1)
+	qz -ex 'detect on' -ex run -ex 'info detect' -ex continue $B/det_spin-$o 200000 over
+	expect "spin $o: the overflow after the hot loops" "^Heap buffer overflow: write of 4 bytes at $hex, 4 bytes past the end of a 16-byte block allocated at det_spin.c:$_dm by malloc, at det_spin.c:$_put$"
+	expect "spin $o: the loops' result as natively" "^$want$"
+	[ $o = O2 ] && expect "spin $o: a hot loop ran unchecked" '^Hot loops touching no memory run unchecked so far: [1-9]'
+	qz -ex 'detect on' -ex run $B/det_spin-$o 1000 forever
+	expect "spin $o: a loop without end still gets its signal" "$normal"
+	for eng in on off; do
+		qz -ex "maint emulator $eng" -ex 'detect on' -ex "break det_spin.c:$_call" -ex run -ex continue \
+			-ex "break det_spin.c:$_body" -ex continue -ex next -ex next -ex 'info breakpoints' $B/det_spin-$o 3000
+		[ $eng = on ] && emu=$(norm)
+	done
+	OUT=$emu
+	expect "spin $o: a breakpoint set in a hot loop stops" "^Breakpoint 2, .*det_spin.c:$_body$"
+	same "spin $o: next in it as the single-step engine" "$emu" "$(norm)"
+done
