@@ -259,12 +259,15 @@ const struct cmd_def detect_cmds[] = {
 	{"detect on", NULL, "detect on [CLASS...]", Y, cmd_detect_on,
 	 "Turn detector classes on (all without a name).",
 	 "While a class is on, `run` and `continue` watch the heap calls\n"
-	 "(malloc, calloc, realloc, free) and the program's exit; when a rule's\n"
+	 "(malloc, calloc, realloc, memalign, aligned_alloc, posix_memalign,\n"
+	 "free) and the program's exit; when a rule's\n"
 	 "condition holds the program stops like at a breakpoint, with a report.\n"
 	 "Classes with read or write rules (dangling, heap-overflow) also check\n"
 	 "each load and store of the program's own code against the heap: the\n"
 	 "program then runs under the recorder's emulator from its entry (one\n"
-	 "thread; a second thread turns them off), stopping before the bad access.\n"
+	 "thread; a second thread turns them off), stopping before the bad access;\n"
+	 "heap calls are then seen inside the emulator, and programs started get\n"
+	 "glibc's SSE2 string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
 	 "keeps the program native (breakpoints on the heap calls only)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
