@@ -8,10 +8,13 @@
 #define _GNU_SOURCE   /* process_vm_readv */
 #include "emu.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <unicorn/unicorn.h>
 
@@ -36,6 +39,13 @@ struct emu {
 	int ncode_hooks;
 	uint64_t skip[EMU_MAX_SKIP][2];   /* emu_hook_skip's ranges */
 	int nskip;
+	/* emu_run_for's time limit: one thread for the machine's life (Unicorn's
+	 * own timeout polls every 2 us from a thread made for each run) */
+	pthread_t timer;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool timer_made, running, quit;
+	uint64_t gen, usec;
 	emu_hook_fn hook;
 	emu_mask_fn mask;
 	void *ctx;
@@ -98,6 +108,13 @@ void emu_free(struct emu *m)
 {
 	if (!m)
 		return;
+	if (m->timer_made) {
+		pthread_mutex_lock(&m->mu);
+		m->quit = true;
+		pthread_cond_signal(&m->cv);
+		pthread_mutex_unlock(&m->mu);
+		pthread_join(m->timer, NULL);
+	}
 	emu_forget(m);
 	uc_close(m->uc);
 	free(m->chunks);
@@ -203,9 +220,59 @@ uint64_t emu_pc(struct emu *m)
 
 /* ---- running ---- */
 
+/* The timer thread: a run still going usec after it began (the same
+ * run: gen) is stopped. */
+static void *emu_timer(void *arg)
+{
+	struct emu *m = arg;
+	pthread_mutex_lock(&m->mu);
+	while (!m->quit) {
+		if (!m->running) {
+			pthread_cond_wait(&m->cv, &m->mu);
+			continue;
+		}
+		uint64_t gen = m->gen;
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		uint64_t ns = (uint64_t)t.tv_nsec + m->usec * 1000;
+		t.tv_sec += (time_t)(ns / 1000000000);
+		t.tv_nsec = (long)(ns % 1000000000);
+		int rc = 0;
+		while (m->running && m->gen == gen && !m->quit && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&m->cv, &m->mu, &t);
+		if (rc == ETIMEDOUT && m->running && m->gen == gen && !m->quit) {
+			uc_emu_stop(m->uc);   /* Unicorn's own timeout does it from a thread too */
+			m->running = false;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+static void emu_timer_set(struct emu *m, bool running, uint64_t usec)
+{
+	pthread_mutex_lock(&m->mu);
+	m->running = running;
+	m->usec = usec;
+	m->gen++;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
 enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 {
-	uc_err e = uc_emu_start(m->uc, pc, 0, usec, 0);
+	if (usec && !m->timer_made) {
+		pthread_mutex_init(&m->mu, NULL);
+		pthread_cond_init(&m->cv, NULL);
+		m->timer_made = pthread_create(&m->timer, NULL, emu_timer, m) == 0;
+	}
+	bool timed = usec && m->timer_made;
+	if (timed)
+		emu_timer_set(m, true, usec);
+	/* without the thread, Unicorn's own time limit */
+	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+	if (timed)
+		emu_timer_set(m, false, 0);
 	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
 }
 
