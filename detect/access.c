@@ -22,13 +22,7 @@
 
 static bool class_has(const struct detect_state *st, enum spec_event a, enum spec_event b)
 {
-	for (size_t i = 0; st && i < st->nclasses; i++)
-		for (int k = 0; st->classes[i].on && k < st->classes[i].spec->nrules; k++) {
-			enum spec_event e = st->classes[i].spec->rules[k].ev;
-			if (e == a || e == b)
-				return true;
-		}
-	return false;
+	return det_rule_on(st, a) || det_rule_on(st, b);
 }
 
 bool det_acc_wanted(const struct detect_state *st)
@@ -144,6 +138,7 @@ static int watch_fire(void *ctx)
 static void acc_lost(void *ctx, const char *why)
 {
 	struct detect_state *st = ctx;
+	det_heap_unmachine(st->acc_q, st);
 	st->acc_on = st->un_on = false;
 	det_undef_reset(&st->un);
 	st->acc_lost = "the program started a thread";
@@ -152,13 +147,20 @@ static void acc_lost(void *ctx, const char *why)
 		"this run: %s.", why);
 }
 
+static void acc_native(void *ctx)
+{
+	struct detect_state *st = ctx;
+	det_heap_unmachine(st->acc_q, st);
+}
+
 /* glibc's chunk of the block at b: its usable end (the next chunk's
  * header follows) and whether it was mmapped; false if the word before
  * the block is not a plausible chunk size (another allocator). */
-static bool acc_chunk(struct qz *q, const struct det_block *b, uint64_t *end, bool *mapped)
+static bool acc_chunk(struct qz *q, struct detect_state *st, const struct det_block *b,
+		      uint64_t *end, bool *mapped)
 {
 	uint64_t w;
-	if (b->addr < 8 || qz_read(q, b->addr - 8, &w, 8) < 0)
+	if (b->addr < 8 || det_read(q, st, b->addr - 8, &w, 8) < 0)
 		return false;
 	uint64_t csize = w & ~7ull;
 	*mapped = w & 2;
@@ -175,7 +177,7 @@ void det_acc_alloc(struct qz *q, struct detect_state *st, const struct det_block
 		return;
 	uint64_t end;
 	bool mapped;
-	if (!acc_chunk(q, b, &end, &mapped)) {
+	if (!acc_chunk(q, st, b, &end, &mapped)) {
 		det_shadow_set(&st->sh, b->addr, b->size, SH_OK);
 		return;
 	}
@@ -192,7 +194,7 @@ void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block 
 {
 	uint64_t end;
 	bool mapped;
-	if (!st->acc_on || !acc_chunk(q, b, &end, &mapped) || mapped)
+	if (!st->acc_on || !acc_chunk(q, st, b, &end, &mapped) || mapped)
 		return;
 	det_shadow_set(&st->sh, b->addr, end - b->addr, SH_FREED);
 }
@@ -209,6 +211,22 @@ void det_acc_rebuild(struct qz *q, struct detect_state *st)
 	/* what was undefined then is not known: defined (nothing reported) */
 	det_undef_reset(&st->un);
 	memset(st->un_vb, 0, sizeof st->un_vb);
+}
+
+/* The memory events run the program in the emulator, which runs glibc's
+ * AVX2 and EVEX string functions one native step at a time (tens of µs
+ * an instruction): programs started while they are on get the SSE2 ones
+ * (as under Valgrind, whose CPU has no AVX-512), unless the user chose. */
+void det_acc_libc(struct detect_state *st)
+{
+	bool want = det_acc_wanted(st);
+	if (want && !st->libc_set && !slice_view_libc_is_baseline()) {
+		slice_view_libc_baseline(true);
+		st->libc_set = true;
+	} else if (!want && st->libc_set) {
+		slice_view_libc_baseline(false);
+		st->libc_set = false;
+	}
 }
 
 void det_acc_arm(struct qz *q)
@@ -230,7 +248,8 @@ void det_acc_arm(struct qz *q)
 		st->un_after_call = false;
 	}
 	st->un_on = un;
-	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st, un };
+	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st, un,
+				      det_heap_at, st->mrets, &st->nmrets, acc_native };
 	st->acc_q = q;
 	if (slice_view_watch(q, &w) < 0) {
 		qz_warn(q, "Memory-access detectors are off: %s", q->err.s ? q->err.s : "");
@@ -245,6 +264,7 @@ void det_acc_arm(struct qz *q)
 void det_acc_disarm(struct qz *q)
 {
 	struct detect_state *st = det_state(q);
+	det_heap_unmachine(q, st);
 	if (st->acc_on && qz_running(q))
 		slice_view_unwatch(q);
 	st->acc_on = st->un_on = false;

@@ -84,6 +84,7 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_disarm(q);
 	else if (was && qz_running(q) && !st->entry_site)
 		det_acc_arm(q);   /* a read or write class on or off */
+	det_acc_libc(st);
 	return r;
 }
 
@@ -147,8 +148,11 @@ static void info_events(struct qz *q, struct detect_state *st)
 		live += st->all[i]->live;
 	qz_printf(q, ".\nHeap: %zu block%s known, %zu live.\n", st->nall,
 		  st->nall == 1 ? "" : "s", live);
-	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop).\n",
+	qz_printf(q, "Cost: %lu internal stops, %.3f ms in the detectors (%.1f us a stop)",
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
+	if (st->mtraps)
+		qz_printf(q, "; %lu heap calls seen inside the emulator, without a stop", st->mtraps);
+	qz_puts(q, ".\n");
 	if (st->acc_engine)
 		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
 			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",
@@ -158,6 +162,9 @@ static void info_events(struct qz *q, struct detect_state *st)
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");
+	if (st->acc_engine && slice_view_loops_unhooked(q))
+		qz_printf(q, "Hot loops touching no memory run unchecked so far: %llu.\n",
+			  (unsigned long long)slice_view_loops_unhooked(q));
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)
@@ -252,12 +259,15 @@ const struct cmd_def detect_cmds[] = {
 	{"detect on", NULL, "detect on [CLASS...]", Y, cmd_detect_on,
 	 "Turn detector classes on (all without a name).",
 	 "While a class is on, `run` and `continue` watch the heap calls\n"
-	 "(malloc, calloc, realloc, free) and the program's exit; when a rule's\n"
+	 "(malloc, calloc, realloc, memalign, aligned_alloc, posix_memalign,\n"
+	 "free) and the program's exit; when a rule's\n"
 	 "condition holds the program stops like at a breakpoint, with a report.\n"
 	 "Classes with read or write rules (dangling, heap-overflow) also check\n"
 	 "each load and store of the program's own code against the heap: the\n"
 	 "program then runs under the recorder's emulator from its entry (one\n"
-	 "thread; a second thread turns them off), stopping before the bad access.\n"
+	 "thread; a second thread turns them off), stopping before the bad access;\n"
+	 "heap calls are then seen inside the emulator, and programs started get\n"
+	 "glibc's SSE2 string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
 	 "keeps the program native (breakpoints on the heap calls only)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,

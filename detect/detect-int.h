@@ -39,6 +39,8 @@ struct det_pending {
 	uint64_t site;               /* the program's call site (return addr) */
 	char fn[32];
 	uint64_t seq;                /* order of entry (pend_seq) */
+	bool machine;                /* awaited in the emulator, no site planted */
+	uint64_t out;                /* posix_memalign: where the result goes */
 };
 
 /* A detector class: a spec, whether it is on, how often it fired. */
@@ -83,8 +85,10 @@ struct det_undef {
 };
 void det_undef_reset(struct det_undef *u);
 
-enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_COUNT };
+enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, DF_MEMALIGN,
+	      DF_ALIGNED_ALLOC, DF_POSIX_MEMALIGN, DF_COUNT };
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
+#define DET_MRETS 16                 /* returns awaited in the emulator at once */
 
 struct detect_state {
 	struct det_class *classes;
@@ -105,6 +109,12 @@ struct detect_state {
 	bool exit_seen;
 	bool record;                 /* set detect-record: record the whole run */
 	uint64_t skip_sp, skip_ret;  /* the free a stop rewound to, rerunning */
+	/* heap-machine.c: heap calls handled inside the emulator */
+	uint64_t mrets[DET_MRETS];   /* the machine-awaited returns (pend's) */
+	size_t nmrets;
+	const struct slice_view_machine *mach;   /* set while one is handled */
+	unsigned long mtraps;        /* heap calls handled there */
+	bool libc_set;               /* det_acc_libc set GLIBC_TUNABLES */
 
 	/* counters for info detect */
 	unsigned long events[EV_COUNT];
@@ -168,6 +178,39 @@ void det_heap_reset(struct detect_state *st);
 /* exit.c: the program reached _exit: reachability, then the exit rules,
  * each block's too. */
 int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
+/* heap.c's model, shared with heap-machine.c: a user's breakpoint at pc;
+ * the record of the block at addr (made if new); a free applied; a heap
+ * call's awaited return (which: an enum det_fn; sp: at its entry) made
+ * and added; an allocation's return applied (res: its result) and its
+ * event into e. */
+bool det_user_bp_at(struct qz *q, uint64_t pc);
+bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len);
+struct det_block *det_block_add(struct detect_state *st, uint64_t addr);
+void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
+		    const char *fn);
+struct det_event;
+struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t rdx,
+				 uint64_t ret, uint64_t sp);
+/* The block an allocation returned (rax: its return value), 0 if none. */
+uint64_t det_alloc_result(struct qz *q, struct detect_state *st, const struct det_pending *p,
+			  uint64_t rax);
+void det_pend_add(struct detect_state *st, struct det_pending *p);
+void det_alloc_apply(struct qz *q, struct detect_state *st, const struct det_pending *p,
+		     uint64_t res, struct det_event *e);
+/* heap-machine.c: heap calls inside the emulator (slice_view_watch's at);
+ * the awaited returns again into mrets; every machine-awaited return
+ * planted as a site (the emulator is left). */
+struct slice_view_machine;
+struct det_event;
+bool det_heap_at(void *ctx, const struct slice_view_machine *m);
+void det_mrets_sync(struct detect_state *st);
+void det_heap_unmachine(struct qz *q, struct detect_state *st);
+/* Memory as the program has it now: the machine's while one is handled. */
+int det_read(struct qz *q, struct detect_state *st, uint64_t addr, void *buf, size_t len);
+/* report.c: would a rule of a class that is on report e (no report made)?
+ * Is a rule on event ev in a class that is on? */
+bool det_would_fire(struct detect_state *st, const struct det_event *e);
+bool det_rule_on(const struct detect_state *st, enum spec_event ev);
 /* A report (and the chain, if any) is shown and kept for info vpc and
  * explain; made_stop: the detector stops the program for it (else it
  * comes before a signal's stop). out is consumed. */
@@ -235,6 +278,9 @@ bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t f
  * events; armed when a class that is on has a read or write rule. */
 bool det_acc_wanted(const struct detect_state *st);
 void det_acc_arm(struct qz *q);
+/* glibc's SSE2 string functions for the next run while read or write or
+ * uninit classes are on (set back when they go off). */
+void det_acc_libc(struct detect_state *st);
 void det_acc_disarm(struct qz *q);
 void det_acc_alloc(struct qz *q, struct detect_state *st, const struct det_block *b);
 void det_acc_free(struct qz *q, struct detect_state *st, const struct det_block *b);

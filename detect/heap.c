@@ -3,10 +3,13 @@
  * dynamic linker binds them (the program first, then the libraries in load
  * order), planted once the program reaches its entry point (the libraries
  * are loaded then, and the program has allocated nothing yet): free and
- * _exit decide at their entry, malloc/calloc/realloc at their return (an
- * internal stop at the return address, for the result). Every event's
- * site is the program's call site: a call from inside a library (strdup's
- * malloc) is charged to the program's call of that library function. */
+ * _exit decide at their entry, malloc/calloc/realloc and the aligned
+ * allocations (memalign, aligned_alloc, posix_memalign: malloc events) at
+ * their return (an internal stop at the return address, for the result).
+ * Every event's site is the program's call site: a call from inside a
+ * library (strdup's malloc) is charged to the program's call of that
+ * library function. While the memory watcher runs the program in the
+ * emulator, heap-machine.c sees most of these calls there instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,8 @@
 #include "target/session.h"
 
 static const char *const fn_names[DF_COUNT] = {
-	"malloc", "calloc", "realloc", "free", "_exit", "__stack_chk_fail",
+	"malloc", "calloc", "realloc", "free", "_exit", "__stack_chk_fail", "memalign",
+	"aligned_alloc", "posix_memalign",
 };
 
 void det_heap_reset(struct detect_state *st)
@@ -31,6 +35,7 @@ void det_heap_reset(struct detect_state *st)
 	hmap_free(&st->blocks);
 	memset(&st->blocks, 0, sizeof st->blocks);
 	st->npend = 0;
+	det_mrets_sync(st);
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
 	memset(st->lw_at, 0, sizeof st->lw_at);
@@ -41,7 +46,7 @@ void det_heap_reset(struct detect_state *st)
 	det_undef_reset(&st->un);
 }
 
-static bool user_bp_at(struct qz *q, uint64_t pc)
+bool det_user_bp_at(struct qz *q, uint64_t pc)
 {
 	for (size_t i = 0; i < q->bps.n; i++)
 		for (size_t j = 0; q->bps.bps[i].enabled && j < q->bps.bps[i].nlocs; j++)
@@ -89,7 +94,7 @@ void det_heap_start(struct qz *q)
 	memset(st->events, 0, sizeof st->events);   /* counted per run */
 	st->acc_engine = st->acc_lost = NULL;
 	st->acc_checked = 0;
-	st->traps = 0;
+	st->traps = st->mtraps = 0;
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
 		return;
@@ -126,7 +131,8 @@ void det_heap_disarm(struct qz *q)
 			if (st->fn_at[i])
 				bp_site_del(&q->bps, q->proc, st->fn_at[i]);
 		for (size_t i = 0; i < st->npend; i++)
-			bp_site_del(&q->bps, q->proc, st->pend[i].ret);
+			if (!st->pend[i].machine)
+				bp_site_del(&q->bps, q->proc, st->pend[i].ret);
 		det_lw_unplant(q, st);
 		det_acc_disarm(q);
 	}
@@ -137,6 +143,7 @@ void det_heap_gone(struct qz *q)
 {
 	struct detect_state *st = det_state(q);
 	st->npend = 0;   /* the sites went with the process */
+	det_mrets_sync(st);
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
 	memset(st->lw_at, 0, sizeof st->lw_at);
@@ -162,7 +169,7 @@ static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 
 /* The name of the function the call before ret calls ("strdup" for a
  * call to strdup@plt); false if it is not known. */
-static bool callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
+bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
 {
 	struct dis_insn d;
 	if (!call_before(q, ret, &d) || !d.has_target || !qz_symbolize(q, d.target, buf, len))
@@ -185,13 +192,13 @@ static uint64_t program_site(struct qz *q, uint64_t ret, char *fn, size_t len)
 			break;
 		if (f->mod != &q->exe)
 			continue;
-		callee_name(q, f->pc, fn, len);
+		det_callee_name(q, f->pc, fn, len);
 		return f->pc;
 	}
 	return 0;
 }
 
-static struct det_block *block_add(struct detect_state *st, uint64_t addr)
+struct det_block *det_block_add(struct detect_state *st, uint64_t addr)
 {
 	struct det_block *b = hmap_get(&st->blocks, addr);
 	if (!b) {
@@ -204,7 +211,7 @@ static struct det_block *block_add(struct detect_state *st, uint64_t addr)
 	return b;
 }
 
-static void apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
+void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
 		       const char *fn)
 {
 	struct det_block *b = hmap_get(&st->blocks, addr);
@@ -240,7 +247,7 @@ bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
 	if (qz_module_at(q, ret) != &q->exe || !call_before(q, ret, &d) || !d.has_target)
 		return false;
 	bool ours = d.target == proc_pc(q->proc) ||
-		    (callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
+		    (det_callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
 	if (!ours)
 		return false;
 	struct user_regs_struct *r = proc_regs(q->proc);
@@ -272,29 +279,47 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 			return det_stop(q, &out);
 		}
 	}
-	apply_free(q, st, addr, site, fn);
+	det_apply_free(q, st, addr, site, fn);
 	return RUN_AGAIN;
+}
+
+struct det_pending det_pend_make(int which, uint64_t rdi, uint64_t rsi, uint64_t rdx,
+				 uint64_t ret, uint64_t sp)
+{
+	/* the aligned allocations are malloc events (the spec language's) */
+	struct det_pending p = { .ev = which == DF_CALLOC ? EV_CALLOC :
+					which == DF_REALLOC ? EV_REALLOC : EV_MALLOC,
+				 .ret = ret, .sp = sp + 8 };
+	snprintf(p.fn, sizeof p.fn, "%s", fn_names[which]);
+	if (which == DF_MALLOC)
+		p.size = rdi;
+	else if (which == DF_MEMALIGN || which == DF_ALIGNED_ALLOC)
+		p.size = rsi;
+	else if (which == DF_POSIX_MEMALIGN)
+		p.out = rdi, p.size = rdx;
+	else if (which == DF_CALLOC)
+		p.size = __builtin_mul_overflow(rdi, rsi, &p.size) ? UINT64_MAX : p.size;
+	else
+		p.addr = rdi, p.size = rsi;
+	return p;
+}
+
+void det_pend_add(struct detect_state *st, struct det_pending *p)
+{
+	p->seq = ++st->pend_seq;
+	XGROW(st->pend, st->pend_cap, st->npend + 1);
+	st->pend[st->npend++] = *p;
+	det_mrets_sync(st);
 }
 
 static int on_alloc_entry(struct qz *q, struct detect_state *st, int which, uint64_t ret)
 {
 	struct user_regs_struct *r = proc_regs(q->proc);
-	struct det_pending p = { .ev = which == DF_MALLOC ? EV_MALLOC :
-					which == DF_CALLOC ? EV_CALLOC : EV_REALLOC,
-				 .ret = ret, .sp = r->rsp + 8 };
-	snprintf(p.fn, sizeof p.fn, "%s", fn_names[which]);
-	if (which == DF_MALLOC)
-		p.size = r->rdi;
-	else if (which == DF_CALLOC)
-		p.size = __builtin_mul_overflow(r->rdi, r->rsi, &p.size) ? UINT64_MAX : p.size;
-	else
-		p.addr = r->rdi, p.size = r->rsi;
+	struct det_pending p = det_pend_make(which, r->rdi, r->rsi, r->rdx, ret, r->rsp);
 	p.site = program_site(q, ret, p.fn, sizeof p.fn);
 	if (bp_site_add(&q->bps, q->proc, ret) < 0)
 		return RUN_AGAIN;
-	p.seq = ++st->pend_seq;
-	XGROW(st->pend, st->pend_cap, st->npend + 1);
-	st->pend[st->npend++] = p;
+	det_pend_add(st, &p);
 	return RUN_AGAIN;
 }
 
@@ -304,12 +329,32 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 {
 	struct det_pending p = st->pend[i];
 	st->pend[i] = st->pend[--st->npend];
-	bp_site_del(&q->bps, q->proc, p.ret);
-	uint64_t res = proc_regs(q->proc)->rax;
+	if (!p.machine)
+		bp_site_del(&q->bps, q->proc, p.ret);
+	struct det_event e;
+	det_alloc_apply(q, st, &p, det_alloc_result(q, st, &p, proc_regs(q->proc)->rax), &e);
+	return det_fire(q, &e, out);
+}
+
+uint64_t det_alloc_result(struct qz *q, struct detect_state *st, const struct det_pending *p,
+			  uint64_t rax)
+{
+	uint64_t res = 0;
+	if (!p->out)
+		return rax;
+	if (rax == 0 && det_read(q, st, p->out, &res, sizeof res) < 0)   /* 0: success */
+		res = 0;
+	return rax == 0 ? res : 0;
+}
+
+void det_alloc_apply(struct qz *q, struct detect_state *st, const struct det_pending *pp,
+		     uint64_t res, struct det_event *e)
+{
+	struct det_pending p = *pp;
 	if (p.ev == EV_REALLOC && p.addr && res != p.addr && (res || !p.size))
-		apply_free(q, st, p.addr, p.site, p.fn);
+		det_apply_free(q, st, p.addr, p.site, p.fn);
 	if (res) {
-		struct det_block *b = block_add(st, res);
+		struct det_block *b = det_block_add(st, res);
 		b->live = true;
 		b->size = p.size;
 		b->alloc_site = p.site;
@@ -321,10 +366,9 @@ static bool on_alloc_return(struct qz *q, struct detect_state *st, size_t i, str
 			det_un_alloc(st, b, p.ev == EV_CALLOC);
 	}
 	st->events[p.ev]++;
-	struct det_event e = { .ev = p.ev, .site = p.site,
-			       .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
-			       .reg = { [F_RESULT] = 1 + DET_REG_RAX } };
-	return det_fire(q, &e, out);
+	*e = (struct det_event){ .ev = p.ev, .site = p.site,
+				 .f = { [F_ADDR] = p.addr, [F_SIZE] = p.size, [F_RESULT] = res },
+				 .reg = { [F_RESULT] = 1 + DET_REG_RAX } };
 }
 
 /* The returns awaited at pc with this sp. A tail call (realloc(NULL, n)
@@ -345,6 +389,7 @@ static int on_returns(struct qz *q, struct detect_state *st, uint64_t pc, uint64
 		if (any)
 			fired |= on_alloc_return(q, st, last, &out);
 	}
+	det_mrets_sync(st);
 	if (fired)
 		return det_stop(q, &out);
 	sbuf_free(&out);
@@ -404,7 +449,7 @@ int det_heap_trap(struct qz *q, uint64_t pc)
 		st->seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	}
 	/* a user's breakpoint on the same address still stops */
-	if (ev == RUN_AGAIN && user_bp_at(q, proc_pc(q->proc)))
+	if (ev == RUN_AGAIN && det_user_bp_at(q, proc_pc(q->proc)))
 		return RUN_TARGET;
 	return ev;
 }

@@ -201,6 +201,31 @@ static void locate(struct qz *q, const struct spec_rule *r, const struct det_eve
 	det_state(q)->vpc_offsets = false;
 }
 
+static bool rule_holds(struct detect_state *st, const struct det_event *e,
+		       const struct spec_rule *r)
+{
+	return r->ev == e->ev && r->each_block == (e->blk != NULL) &&
+	       (!r->cond || eval(st, e, r->cond));
+}
+
+bool det_would_fire(struct detect_state *st, const struct det_event *e)
+{
+	for (size_t i = 0; i < st->nclasses; i++)
+		for (int k = 0; st->classes[i].on && k < st->classes[i].spec->nrules; k++)
+			if (rule_holds(st, e, &st->classes[i].spec->rules[k]))
+				return true;
+	return false;
+}
+
+bool det_rule_on(const struct detect_state *st, enum spec_event ev)
+{
+	for (size_t i = 0; st && i < st->nclasses; i++)
+		for (int k = 0; st->classes[i].on && k < st->classes[i].spec->nrules; k++)
+			if (st->classes[i].spec->rules[k].ev == ev)
+				return true;
+	return false;
+}
+
 bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 {
 	struct detect_state *st = det_state(q);
@@ -209,8 +234,7 @@ bool det_fire(struct qz *q, struct det_event *e, struct sbuf *out)
 		struct det_class *c = &st->classes[i];
 		for (int k = 0; c->on && k < c->spec->nrules; k++) {
 			const struct spec_rule *r = &c->spec->rules[k];
-			if (r->ev != e->ev || r->each_block != (e->blk != NULL) ||
-			    (r->cond && !eval(st, e, r->cond)))
+			if (!rule_holds(st, e, r))
 				continue;
 			c->hits++;
 			if (!any) {

@@ -42,13 +42,16 @@ void det_restore(struct qz *q, const void *saved)
 		return;
 	/* the awaited returns: the sites of now go, those of then come back */
 	for (size_t i = 0; qz_running(q) && i < st->npend; i++)
-		bp_site_del(&q->bps, q->proc, st->pend[i].ret);
+		if (!st->pend[i].machine)
+			bp_site_del(&q->bps, q->proc, st->pend[i].ret);
 	st->npend = 0;
 	for (size_t i = 0; qz_running(q) && i < s->npend; i++)
 		if (bp_site_add(&q->bps, q->proc, s->pend[i].ret) == 0) {
 			XGROW(st->pend, st->pend_cap, st->npend + 1);
-			st->pend[st->npend++] = s->pend[i];
+			st->pend[st->npend] = s->pend[i];
+			st->pend[st->npend++].machine = false;   /* planted now */
 		}
+	det_mrets_sync(st);
 	for (size_t i = 0; i < st->nall; i++)
 		free(st->all[i]);
 	st->nall = 0;

@@ -8,10 +8,13 @@
 #define _GNU_SOURCE   /* process_vm_readv */
 #include "emu.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <unicorn/unicorn.h>
 
@@ -32,7 +35,17 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 
 struct emu {
 	uc_engine *uc;
-	uc_hook code_hook, fault_hook;
+	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
+	int ncode_hooks;
+	uint64_t skip[EMU_MAX_SKIP][2];   /* emu_hook_skip's ranges */
+	int nskip;
+	/* emu_run_for's time limit: one thread for the machine's life (Unicorn's
+	 * own timeout polls every 2 us from a thread made for each run) */
+	pthread_t timer;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool timer_made, running, quit;
+	uint64_t gen, usec;
 	emu_hook_fn hook;
 	emu_mask_fn mask;
 	void *ctx;
@@ -85,7 +98,8 @@ struct emu *emu_new(char *why, size_t whylen)
 	}
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
-	uc_hook_add(uc, &m->code_hook, UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	m->ncode_hooks = 1;
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
 	return m;
 }
@@ -94,6 +108,13 @@ void emu_free(struct emu *m)
 {
 	if (!m)
 		return;
+	if (m->timer_made) {
+		pthread_mutex_lock(&m->mu);
+		m->quit = true;
+		pthread_cond_signal(&m->cv);
+		pthread_mutex_unlock(&m->mu);
+		pthread_join(m->timer, NULL);
+	}
 	emu_forget(m);
 	uc_close(m->uc);
 	free(m->chunks);
@@ -199,10 +220,99 @@ uint64_t emu_pc(struct emu *m)
 
 /* ---- running ---- */
 
+/* The timer thread: a run still going usec after it began (the same
+ * run: gen) is stopped. */
+static void *emu_timer(void *arg)
+{
+	struct emu *m = arg;
+	pthread_mutex_lock(&m->mu);
+	while (!m->quit) {
+		if (!m->running) {
+			pthread_cond_wait(&m->cv, &m->mu);
+			continue;
+		}
+		uint64_t gen = m->gen;
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		uint64_t ns = (uint64_t)t.tv_nsec + m->usec * 1000;
+		t.tv_sec += (time_t)(ns / 1000000000);
+		t.tv_nsec = (long)(ns % 1000000000);
+		int rc = 0;
+		while (m->running && m->gen == gen && !m->quit && rc != ETIMEDOUT)
+			rc = pthread_cond_timedwait(&m->cv, &m->mu, &t);
+		if (rc == ETIMEDOUT && m->running && m->gen == gen && !m->quit) {
+			uc_emu_stop(m->uc);   /* Unicorn's own timeout does it from a thread too */
+			m->running = false;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+static void emu_timer_set(struct emu *m, bool running, uint64_t usec)
+{
+	pthread_mutex_lock(&m->mu);
+	m->running = running;
+	m->usec = usec;
+	m->gen++;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
+{
+	if (usec && !m->timer_made) {
+		pthread_mutex_init(&m->mu, NULL);
+		pthread_cond_init(&m->cv, NULL);
+		m->timer_made = pthread_create(&m->timer, NULL, emu_timer, m) == 0;
+	}
+	bool timed = usec && m->timer_made;
+	if (timed)
+		emu_timer_set(m, true, usec);
+	/* without the thread, Unicorn's own time limit */
+	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+	if (timed)
+		emu_timer_set(m, false, 0);
+	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
+}
+
 enum emu_end emu_run(struct emu *m, uint64_t pc)
 {
-	uc_err e = uc_emu_start(m->uc, pc, 0, 0, 0);
-	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
+	return emu_run_for(m, pc, 0);
+}
+
+/* Code translated before holds the hook as it was: translate it all
+ * again (removing the ranges' blocks alone leaves a loop that jumps to
+ * itself translated with the hook). uc_ctl_flush_tlb is Unicorn's
+ * UC_CTL_TB_FLUSH. */
+static void emu_skip_flush(struct emu *m)
+{
+	uc_ctl_flush_tlb(m->uc);
+}
+
+void emu_hook_skip(struct emu *m, const uint64_t (*skip)[2], int n)
+{
+	if (n > EMU_MAX_SKIP)
+		n = EMU_MAX_SKIP;
+	for (int i = 0; i < m->ncode_hooks; i++)
+		uc_hook_del(m->uc, m->code_hooks[i]);
+	m->ncode_hooks = 0;
+	m->nskip = n;
+	memcpy(m->skip, skip, (size_t)n * sizeof *skip);
+	/* the complement of the ranges, as inclusive bounds (1, 0: all) */
+	uint64_t from = 0;
+	for (int i = 0; i <= n; i++) {
+		uint64_t lo = n ? from : 1, hi = i < n ? skip[i][0] - 1 : n ? UINT64_MAX : 0;
+		if (i < n && skip[i][0] == from) {   /* nothing before this one */
+			from = skip[i][1];
+			continue;
+		}
+		uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code,
+			    m, lo, hi);
+		if (i < n)
+			from = skip[i][1];
+	}
+	emu_skip_flush(m);
 }
 
 void emu_stop(struct emu *m)

@@ -45,7 +45,14 @@ enum emu_end { EMU_STOPPED, EMU_FAULT };
  * called for not executed) or an instruction faults or is unknown to the
  * machine (EMU_FAULT: the pc is that instruction's). */
 enum emu_end emu_run(struct emu *m, uint64_t pc);
+/* The same, stopping by itself after about usec microseconds (0: never). */
+enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec);
 void emu_stop(struct emu *m);
+/* The hook is called everywhere but in the n ranges [lo, hi) of skip
+ * (sorted, disjoint, n <= EMU_MAX_SKIP): code translated from now on
+ * there runs without it. Between runs only. */
+#define EMU_MAX_SKIP 3
+void emu_hook_skip(struct emu *m, const uint64_t (*skip)[2], int n);
 uint64_t emu_pc(struct emu *m);
 
 /* len bytes of the machine's memory (mapped already); 0 or -1. */

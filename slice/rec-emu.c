@@ -42,6 +42,17 @@ struct rec_emu {
 	bool fp_valid;              /* fp is the process's */
 	bool signal_waits;          /* the next step must be native */
 	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
+	bool lean;                  /* counting for the watcher alone (fixed for a
+	                               run): no instances, no control parents */
+	/* Lean runs without uninit: hot loops of the program's own code that
+	 * touch no memory run without the hook (emu_hook_skip): nothing there
+	 * is the watcher's or needs a stop. */
+	uint64_t clean[EMU_MAX_SKIP][2];
+	int nclean;
+	bool retune;                /* clean changed: apply before the next run */
+	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
+	uint64_t clean_found;
+	bool halt_next;             /* stop before the next hooked instruction */
 	uint32_t ticks;
 	uint64_t emulated, native;
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
@@ -61,6 +72,11 @@ void rec_emu_free(struct rec_emu *x)
 	emu_free(x->m);
 	free(x->sites);
 	free(x);
+}
+
+uint64_t rec_emu_clean_loops(const struct rec_emu *x)
+{
+	return x ? x->clean_found : 0;
 }
 
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native)
@@ -102,17 +118,34 @@ static void re_collect_sites(struct rec_emu *x)
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
 }
 
-/* Would rec_region look at pc (a planted site, an internal stop)? */
-static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t sp)
+static bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
-	if (x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
-	    bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64))
-		return true;
+	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
+	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
+}
+
+/* The machine's rsp, read once per hook (*sp is UINT64_MAX until then):
+ * a register read costs Unicorn an eflags computation. */
+static uint64_t re_sp(const struct rec_emu *x, uint64_t *sp)
+{
+	if (*sp == UINT64_MAX)
+		*sp = emu_reg(x->m, INSN_R_RSP);
+	return *sp;
+}
+
+static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
+{
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] == pc && sp >= t->min_sp[i])
+		if (t->addr[i] == pc && re_sp(x, sp) >= t->min_sp[i])
 			return true;
 	return false;
+}
+
+/* Would rec_region look at pc (a planted site, an internal stop)? */
+static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
+{
+	return re_is_site(x, pc) || re_is_target(x, pc, sp);
 }
 
 /* A signal waits for the thread, not blocked (Ctrl-C, a timer, raise):
@@ -133,6 +166,120 @@ static bool re_signal_waits(struct qz *q)
 				return true;
 	}
 	return false;
+}
+
+/* ---- hot loops that touch no memory ---- */
+
+static bool re_is_ret(const struct rec_emu *x, uint64_t pc);
+
+static bool re_overlaps(uint64_t lo, uint64_t hi, uint64_t a, uint64_t len)
+{
+	return a < hi && a + (len ? len : 1) > lo;
+}
+
+/* Clean ranges meeting [a, a+len) are hooked again (all if len is 0 and a
+ * is 0). */
+static void re_clean_drop(struct rec_emu *x, uint64_t a, uint64_t len)
+{
+	int k = 0;
+	for (int i = 0; i < x->nclean; i++)
+		if ((a || len) && !re_overlaps(x->clean[i][0], x->clean[i][1], a, len))
+			memmove(x->clean[k++], x->clean[i], sizeof x->clean[i]);
+	if (k != x->nclean)
+		x->retune = true;
+	x->nclean = k;
+}
+
+static bool re_in_clean(const struct rec_emu *x, uint64_t a)
+{
+	for (int i = 0; i < x->nclean; i++)
+		if (a >= x->clean[i][0] && a < x->clean[i][1])
+			return true;
+	return false;
+}
+
+/* The backward branch at pc was taken once more: true the 1024th time. */
+static bool re_loop_hot(struct rec_emu *x, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 58);
+	if (x->loops[i].pc != pc) {
+		x->loops[i].pc = pc;
+		x->loops[i].n = 0;
+	}
+	return ++x->loops[i].n == 1024;
+}
+
+/* The loop [lo, hi): straight code of the program's own, no memory
+ * operand, no call, return, indirect jump, system call or instruction
+ * the machine cannot run, no site, run target or awaited return. */
+static bool re_loop_clean(struct rec_emu *x, uint64_t lo, uint64_t hi)
+{
+	struct rec *r = x->r;
+	uint64_t a = lo;
+	while (a < hi) {
+		int64_t id = rec_insn_id(x->q, r, a);
+		if (id < 0)
+			return false;
+		const struct trace_insn *e = &r->tr.insns[id];
+		enum insn_kind k = e->in.kind;
+		if (!e->user || e->in.native || e->in.nmem || e->in.rep || k == INSN_CALL ||
+		    k == INSN_CALL_IND || k == INSN_RET || k == INSN_JMP_IND || k == INSN_SYSCALL ||
+		    re_is_site(x, a) || re_is_ret(x, a))
+			return false;
+		a += e->in.len;
+	}
+	const struct run_target *t = r->target;
+	for (int i = 0; t && i < t->n; i++)
+		if (t->addr[i] >= lo && t->addr[i] < hi)
+			return false;
+	return a == hi;
+}
+
+/* A loop found hot: true if it joins the clean ranges. */
+static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
+{
+	if (x->nclean == EMU_MAX_SKIP || !re_loop_clean(x, lo, hi))
+		return false;
+	int i = x->nclean;
+	for (int k = 0; k < x->nclean; k++)
+		if (re_overlaps(x->clean[k][0], x->clean[k][1], lo, hi - lo))
+			return false;
+	while (i > 0 && x->clean[i - 1][0] > lo) {
+		memcpy(x->clean[i], x->clean[i - 1], sizeof x->clean[i]);
+		i--;
+	}
+	x->clean[i][0] = lo;
+	x->clean[i][1] = hi;
+	x->nclean++;
+	x->clean_found++;
+	x->retune = true;
+	return true;
+}
+
+/* Before a run: what may stop or be looked at inside a clean range (a
+ * breakpoint set since, a run target, a planted return) hooks it again;
+ * the hooks as the ranges are now. */
+static void re_clean_tune(struct rec_emu *x)
+{
+	if (!x->lean || x->r->watch.every)
+		re_clean_drop(x, 0, 0);
+	for (size_t i = 0; x->nclean && i < x->nsites; i++)
+		if (re_in_clean(x, x->sites[i]))
+			re_clean_drop(x, x->sites[i], 1);
+	const struct run_target *t = x->r->target;
+	for (int i = 0; x->nclean && t && i < t->n; i++)
+		if (re_in_clean(x, t->addr[i]))
+			re_clean_drop(x, t->addr[i], 1);
+	if (x->retune)
+		emu_hook_skip(x->m, (const uint64_t (*)[2])x->clean, x->nclean);
+	x->retune = false;
+}
+
+/* The machine forgets its pages: and the clean ranges (their code may go). */
+static void re_forget(struct rec_emu *x)
+{
+	re_clean_drop(x, 0, 0);
+	emu_forget(x->m);
 }
 
 /* ---- the hook: one instruction ---- */
@@ -200,6 +347,11 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
 			emu_dirty(x->m, addr[i], e->in.mem[i].size);
 			rec_code_written(r, addr[i], e->in.mem[i].size);
+			for (int k = 0; k < x->nclean; k++)
+				if (re_overlaps(x->clean[k][0], x->clean[k][1], addr[i], e->in.mem[i].size)) {
+					re_clean_drop(x, addr[i], e->in.mem[i].size);
+					x->halt_next = true;
+				}
 		}
 	}
 	x->prev_rec = -1;
@@ -219,14 +371,14 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 
 /* A ret or indirect jump or call to a non-canonical address faults on the
  * CPU (the pc stays on it); the machine would jump. */
-static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t sp)
+static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t *sp)
 {
 	const struct insn *in = &e->in;
 	uint64_t to = 0;
 	if (in->kind != INSN_RET && in->kind != INSN_JMP_IND && in->kind != INSN_CALL_IND)
 		return false;
 	if (in->kind == INSN_RET)
-		to = emu_read_u64(x->m, sp);
+		to = emu_read_u64(x->m, re_sp(x, sp));
 	else if (in->nmem)
 		to = emu_read_u64(x->m, re_addr(x, in, &in->mem[0], e->pc));
 	else
@@ -253,24 +405,76 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
 }
 
+/* The program's calls still open at stack pointer sp. */
+static void re_calls_open(struct rec *r, uint64_t sp)
+{
+	while (r->npcalls && r->pcalls[r->npcalls - 1].sp < sp)   /* returned */
+		r->npcalls--;
+}
+
+/* The watcher's heap calls in the machine (view.h's at): handled there
+ * (true) or the machine stops before pc (false). */
+static bool re_at(struct rec_emu *x, uint64_t pc, uint64_t sp, bool site)
+{
+	enum { RAX = 0, RDX = 2, RSI = 6, RDI = 7 };   /* emu_reg's numbers */
+	struct rec *r = x->r;
+	re_calls_open(r, sp);
+	struct slice_view_machine m = { pc, sp, emu_reg(x->m, RDI), emu_reg(x->m, RSI),
+					emu_reg(x->m, RDX), emu_reg(x->m, RAX), site,
+					r->pcalls_ok && r->npcalls ? r->pcalls[r->npcalls - 1].ret : 0,
+					re_undo_mem, x };
+	return x->r->watch.at(x->r->watch.ctx, &m);
+}
+
+/* A call of the program's own code, about to run (rsp before it: sp). */
+static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
+{
+	re_calls_open(r, sp);
+	XGROW(r->pcalls, r->pcalls_cap, r->npcalls + 1);
+	r->pcalls[r->npcalls++] = (struct rec_pcall){ e->pc + e->in.len, sp - 8 };
+}
+
+/* Is pc one of the returns the watcher awaits in the machine? */
+static bool re_is_ret(const struct rec_emu *x, uint64_t pc)
+{
+	const struct slice_view_watch *w = &x->r->watch;
+	for (size_t i = 0; w->at && i < *w->nrets; i++)
+		if (w->rets[i] == pc)
+			return true;
+	return false;
+}
+
 static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
 	struct rec *r = x->r;
-	uint64_t sp = emu_reg(x->m, INSN_R_RSP);
+	uint64_t sp = UINT64_MAX;
 	if (x->prev_id >= 0) {
 		const struct trace_insn *p = &r->tr.insns[x->prev_id];
 		/* After a rep's last iteration the machine looks at it once
 		 * more (count 0) before moving on; the CPU does not. */
 		if (p->in.rep && p->pc == pc && emu_reg(x->m, 1) == 0)
 			return;
-		rec_post(x->q, r, p, x->prev_rec, sp, pc);
 		x->prev_id = -1;
+		if (!x->lean)
+			rec_post(x->q, r, p, x->prev_rec, re_sp(x, &sp), pc);
+		else if ((p->in.kind == INSN_JCC || p->in.kind == INSN_JMP) && pc <= p->pc && p->user &&
+			 !r->watch.every &&
+			 re_loop_hot(x, p->pc) && re_clean_add(x, pc, p->pc + p->in.len))
+			return re_halt(x, RE_STOP);   /* the loop runs on without the hook */
+	}
+	if (x->halt_next) {   /* code of a clean range was written: hook it again */
+		x->halt_next = false;
+		return re_halt(x, RE_STOP);
 	}
 	bool first = x->first;
 	x->first = false;
-	if (!first && re_must_look(x, pc, sp))
+	if (!first && re_must_look(x, pc, &sp)) {
+		if (!r->watch.at || re_is_target(x, pc, &sp) || !re_at(x, pc, re_sp(x, &sp), true))
+			return re_halt(x, RE_STOP);
+	} else if (re_is_ret(x, pc) && !re_at(x, pc, re_sp(x, &sp), false)) {
 		return re_halt(x, RE_STOP);
+	}
 	if (!first && re_periodic(x))
 		return re_halt(x, RE_NATIVE);
 	int64_t id = rec_insn_id(x->q, r, pc);
@@ -279,13 +483,20 @@ static void re_hook(void *ctx, uint64_t pc)
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
-	if (re_bad_target(x, e, sp))
+	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
-	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, sp))
+	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
-	if (rec_pre(x->q, r, e, sp))
+	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
-	re_record(x, e, id, pc, sp);
+	bool call = e->in.kind == INSN_CALL || e->in.kind == INSN_CALL_IND;
+	if (call && x->nclean && re_in_clean(x, pc + e->in.len)) {   /* a return lands there */
+		re_clean_drop(x, pc + e->in.len, 1);
+		return re_halt(x, RE_STOP);
+	}
+	if (r->watch.at && e->user && call)
+		re_note_call(r, e, re_sp(x, &sp));
+	re_record(x, e, id, pc, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
 }
 
 /* ---- around a run: state in and out of the process ---- */
@@ -324,7 +535,7 @@ static void re_after_fault(struct rec_emu *x, uint64_t pc)
 			trace_truncate(&r->tr, &x->mark);
 		r->insns_seen--;
 		x->emulated--;
-	} else {
+	} else if (!x->lean) {
 		rec_post(x->q, r, p, x->prev_rec, emu_reg(x->m, INSN_R_RSP), pc);
 	}
 	x->prev_id = -1;
@@ -350,7 +561,7 @@ static void re_after_native(struct rec_emu *x, struct qz *q, int64_t id,
 	x->native++;
 	if (ev != RUN_STEPPED || !q->proc || !proc_alive(q->proc) || id < 0) {
 		x->fp_valid = false;
-		return emu_forget(x->m);
+		return re_forget(x);
 	}
 	const struct insn *in = &x->r->tr.insns[id].in;
 	/* xmm0-15 and mxcsr as the machine has them only if the CPU left them */
@@ -359,15 +570,17 @@ static void re_after_native(struct rec_emu *x, struct qz *q, int64_t id,
 	const struct user_regs_struct *now = proc_regs(q->proc);
 	if (now->rip != pre->rip + in->len) {   /* a signal, a jump: anything */
 		x->fp_valid = false;
-		return emu_forget(x->m);
+		return re_forget(x);
 	}
 	if (in->kind == INSN_SYSCALL) {
 		struct sys_writes w;
 		x->signal_waits = re_signal_waits(q);
 		if (re_maps_change((long)pre->rax) || !rec_sys_writes(q, pre, (long)now->rax, &w))
-			return emu_forget(x->m);
-		for (int k = 0; k < w.n; k++)
+			return re_forget(x);
+		for (int k = 0; k < w.n; k++) {
 			emu_refresh(x->m, w.v[k].addr, w.v[k].len);
+			re_clean_drop(x, w.v[k].addr, w.v[k].len);
+		}
 		return;
 	}
 	for (int i = 0; i < in->nmem; i++)
@@ -401,20 +614,29 @@ static int re_step(struct qz *q, struct rec *r)
 		proc_stop_all(q->proc);   /* no other thread runs while we emulate */
 	re_load(x, q);
 	x->sbreaks = slice_state(q)->nsb || slice_state(q)->snext;
+	x->lean = !r->on && !x->sbreaks;
+	if (x->lean)   /* nothing counts instances now: later counts are not exact */
+		r->exact = false;
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;
 	r->read_code = re_read_code;
 	r->read_code_ctx = x;
-	enum emu_end how = emu_run(x->m, proc_pc(q->proc));
+	re_clean_tune(x);
+	/* in a clean loop no hook sees a quit or a signal: a time limit does */
+	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? 100000 : 0);
 	r->read_code = NULL;
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
-	} else if (x->end == RE_NONE && x->prev_id >= 0) {   /* it reached pc 0 */
+	} else if (x->end == RE_NONE && x->prev_id >= 0 && !x->lean) {   /* it reached pc 0 */
 		rec_post(q, r, &r->tr.insns[x->prev_id], x->prev_rec, emu_reg(x->m, INSN_R_RSP),
 			 emu_pc(x->m));
 		x->prev_id = -1;
+	} else if (x->end == RE_NONE && x->nclean) {   /* the time limit */
+		x->prev_id = -1;
+		if (proc_quit_pending() || re_signal_waits(q))
+			x->end = RE_NATIVE;
 	}
 	re_store(x, q);
 	switch (x->end) {
@@ -433,7 +655,7 @@ static void re_end(struct qz *q, struct rec *r)
 {
 	(void)q;
 	if (r->emu && r->emu->m)
-		emu_forget(r->emu->m);
+		re_forget(r->emu);
 	if (r->emu)
 		r->emu->fp_valid = false;
 }

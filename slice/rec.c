@@ -45,6 +45,7 @@ void rec_fini(struct rec *r)
 	free(r->count);
 	free(r->latest);
 	free(r->calls);
+	free(r->pcalls);
 	free(r->cds);
 	free(r->unknown);
 	rec_emu_free(r->emu);
@@ -702,7 +703,13 @@ static int rec_region_loop(struct qz *q, struct rec *r, const struct run_target 
 			q->driver = NULL;
 			return one ? run_step_raw(q) : run_until_target(q, t);
 		}
-		int ev = (one ? rec_step_engine.step_one : r->engine->step_one)(q, r);
+		const struct rec_engine *eng = one ? &rec_step_engine : r->engine;
+		if (r->watch.at && eng == &rec_step_engine) {
+			r->pcalls_ok = false;   /* its calls are not seen */
+			if (*r->watch.nrets)
+				r->watch.native(r->watch.ctx);
+		}
+		int ev = eng->step_one(q, r);
 		if (ev != RUN_STEPPED)
 			return ev;
 		if (one)

@@ -93,6 +93,13 @@ struct rec {
 	 * pass: the pc whose access fire let run (asked no more once). */
 	struct slice_view_watch watch;
 	uint64_t watch_pass;
+	/* While watch.at is set: the program's own calls still open (return
+	 * address, rsp after the call), innermost last, for the program call
+	 * site of a heap call a library makes; pcalls_ok: complete, every
+	 * call since the program's entry ran in the emulator. */
+	struct rec_pcall { uint64_t ret, sp; } *pcalls;
+	size_t npcalls, pcalls_cap;
+	bool pcalls_ok;
 };
 
 void rec_init(struct rec *r);
@@ -138,5 +145,8 @@ void rec_emu_libc_baseline(bool on);
 bool rec_emu_libc_is_baseline(void);
 /* Instructions the emulator ran, and those it left to the CPU. */
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native);
+/* Hot loops touching no memory it ran without its hook (counting for the
+ * watcher alone), since the session began. */
+uint64_t rec_emu_clean_loops(const struct rec_emu *x);
 
 #endif

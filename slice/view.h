@@ -69,6 +69,19 @@ struct slice_view_access {
 	const char *text;        /* the mnemonic */
 };
 
+/* The machine at a heap call (slice_view_watch's at): the registers an
+ * allocator's entry and return need, and its memory (read: 0, -1). */
+struct slice_view_machine {
+	uint64_t pc, sp, rdi, rsi, rdx, rax;
+	bool site;               /* pc is a planted site */
+	/* the return address of the innermost open call the program's own
+	 * code made (the program's call site of a library's heap call), 0 if
+	 * not known */
+	uint64_t prog_ret;
+	int (*read)(void *rctx, uint64_t addr, void *buf, size_t len);
+	void *rctx;
+};
+
 /* A watcher of memory accesses (detect/'s read and write events). check
  * is asked before each instruction with memory operands runs, under
  * either recording engine, and must be quick and read nothing of the
@@ -90,6 +103,19 @@ struct slice_view_watch {
 	void *ctx;
 	bool every;              /* ask for every instruction, not only those
 	                            with memory operands */
+	/* Optional, under the emulator only (heap calls without a ptrace
+	 * stop): asked before the machine runs the instruction at a planted
+	 * site (not a run target; not the first instruction of a step) or at
+	 * one of the nrets addresses of rets, with the machine's registers
+	 * and memory (m->read). true: handled, the machine runs on; false:
+	 * the machine stops before pc as at any site (at plants what must
+	 * then trap there). */
+	bool (*at)(void *ctx, const struct slice_view_machine *m);
+	const uint64_t *rets;
+	const size_t *nrets;
+	/* With at: the program is about to run outside the emulator (stepi,
+	 * the single-step engine): nothing may be awaited in the machine. */
+	void (*native)(void *ctx);
 };
 
 /* Run the program under the recorder's engine from now on (without
@@ -99,8 +125,16 @@ int slice_view_watch(struct qz *q, const struct slice_view_watch *w);
 void slice_view_unwatch(struct qz *q);
 /* A system call's name ("write"), or its number as text. */
 const char *slice_view_sys_name(long nr, char *buf, size_t size);
+/* glibc's string functions of programs started from now on: the SSE2
+ * ones the emulator runs (true) or the vector ones the CPU picks (set
+ * record-libc); and which it is now. */
+void slice_view_libc_baseline(bool on);
+bool slice_view_libc_is_baseline(void);
 /* Whether the watcher is on, and the engine running the program for it
  * ("emulate", "single-step"). */
 bool slice_view_watching(struct qz *q, const char **engine);
+/* Hot loops of the program's own code that touch no memory, run without
+ * the per-instruction hook while it watched (since the session began). */
+uint64_t slice_view_loops_unhooked(struct qz *q);
 
 #endif

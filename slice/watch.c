@@ -93,6 +93,8 @@ int slice_view_watch(struct qz *q, const struct slice_view_watch *w)
 		return qz_error(q, "The program is not being run.");
 	r->watch = *w;
 	r->watch_pass = 0;
+	r->npcalls = 0;   /* the program's calls are known from its entry on */
+	r->pcalls_ok = q->exe.img && proc_pc(q->proc) == img_entry(q->exe.img) + q->exe.bias;
 	r->counting = true;
 	q->driver = &slice_mod;
 	rec_emu_pick(q, r);
@@ -122,4 +124,19 @@ bool slice_view_watching(struct qz *q, const char **engine)
 const char *slice_view_sys_name(long nr, char *buf, size_t size)
 {
 	return sys_name(nr, buf, size);
+}
+
+void slice_view_libc_baseline(bool on)
+{
+	rec_emu_libc_baseline(on);
+}
+
+bool slice_view_libc_is_baseline(void)
+{
+	return rec_emu_libc_is_baseline();
+}
+
+uint64_t slice_view_loops_unhooked(struct qz *q)
+{
+	return rec_emu_clean_loops(slice_rec(q)->emu);
 }
