@@ -156,6 +156,9 @@ struct ckpt_state {
 	                                 system call arguments, never saved */
 	uint64_t exit_site;           /* int3 on libc's _exit, 0 if none */
 	bool lost;                    /* checkpoints died with the process */
+	int exec_below;               /* checkpoints under this id were discarded
+	                                 at an exec (0: none) */
+	bool in_exec;                 /* between on_gone and on_start of an exec */
 	int interval_ms;
 	uint64_t budget;              /* bytes, 0 for none */
 	uint64_t last_auto_ns;

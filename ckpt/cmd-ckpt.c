@@ -50,6 +50,9 @@ static int cmd_rollback(struct qz *q, const char *a)
 		return qz_error(q, "The program is not being run.");
 	}
 	struct ckpt *c = ckpt_find(s, id);
+	if (!c && id > 0 && id < s->exec_below)
+		return qz_error(q, "Checkpoint %d was discarded when the process executed a new "
+			       "program.", id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
 	return ckpt_rollback(q, c);

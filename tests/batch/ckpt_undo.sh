@@ -142,6 +142,28 @@ same "fallback: rollback" $D/s1 $D/r1
 qz -ex 'break mark' -ex run -ex checkpoint -ex 'set checkpoint-undo off' $BIN
 expect "fallback: fixed while checkpoints exist" '^error: Delete the checkpoints first'
 
+# exec while checkpoints exist: they are discarded with a message (their
+# image went with the old program), a rollback to one says so and never
+# puts back a stale image; a checkpoint of the new program works. Both
+# engines: the undo log, and the fallback forced.
+for eng in undo fallback; do
+	[ $eng = undo ] && set_eng='set checkpoint-method undo' || set_eng='set checkpoint-undo off'
+	rm -f $D/*
+	qz -ex "$set_eng" -ex 'break main' -ex "run exec $B/ckpt_prop-O0" -ex checkpoint -ex checkpoint \
+	   -ex c -ex 'info checkpoints' -ex 'rollback 1' -ex 'rollback 9' -ex 'break mark' -ex c \
+	   -ex checkpoint -ex "maint dump-state $D/s3" -ex c -ex c -ex 'rollback 3' \
+	   -ex "maint dump-state $D/r3" -ex bt $B/forkit-O0
+	expect "exec ($eng): checkpoints discarded, said" \
+		'^Checkpoints discarded: process [0-9]+ executed a new program, the memory they hold went with the old one\.$'
+	expect "exec ($eng): none left" '^No checkpoints\.$'
+	expect "exec ($eng): rollback to one refused" \
+		'^error: Checkpoint 1 was discarded when the process executed a new program\.$'
+	expect "exec ($eng): an unknown id is still unknown" '^error: No checkpoint number 9\.$'
+	expect "exec ($eng): the new program's checkpoint" '^Checkpoint 3 at ckpt_prop\.c'
+	same "exec ($eng): the new program's rollback" $D/s3 $D/r3
+	expect "exec ($eng): in the new program after it" '^#0  mark \(.*ckpt_prop\.c'
+done
+
 # Dirtying a large heap: a few hundred faults (runs doubled), every page
 # saved, the memory back byte for byte.
 for mb in 64 ${SLOW:+512}; do
