@@ -148,6 +148,7 @@ struct ckpt_state {
 	struct ckpt_shadow shadow;
 	bool undo_off;                /* maint set checkpoint-undo off */
 	bool undo_fg;                 /* set checkpoint-undo-background off */
+	bool undo_noprot;             /* set checkpoint-undo-protect off (tests) */
 	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
 	int ncut;
 	bool cut_planted;
@@ -223,7 +224,9 @@ struct bp_table;
 /* NULL where the kernel or the program's context refuses it. */
 /* background: protect in a thread of its own while the program is
  * stopped (else all of it before the program runs). */
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background);
+/* refuse_test: every write-protection refused, as the kernel may for a
+ * second on end (the ranges are then copied at once instead). */
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test);
 void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
 /* Save the pages of [lo, hi) not saved this epoch and let them be written. */
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
@@ -245,6 +248,9 @@ struct ckpt_undo_stats {
 	uint64_t faults, pages, save_ns;
 	uint64_t prot_bg_ns;          /* protecting while the program was stopped */
 	uint64_t prot_wait_ns;        /* what was left of it when it had to run */
+	size_t nrefused;              /* ranges the kernel refused to protect */
+	uint64_t refused_pages;       /* their pages, copied instead */
+	struct sbuf refused;          /* the first ranges, "0x..-0x.., ..." */
 };
 void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st);
 /* Finish protecting what the last checkpoint or rollback left pending

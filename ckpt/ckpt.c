@@ -187,7 +187,7 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 	/* (never where the userfaultfd would stay in the program: a fault
 	 * with qzdb gone would wait for ever) */
 	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
-		s->undo = ckpt_undo_new(q, !s->undo_fg);
+		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot);
 	if (s->undo)
 		return 0;
 	if (s->want == CKPT_UNDO)

@@ -79,6 +79,12 @@ struct ckpt_undo {
 	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
 	size_t run_len;
 	uint64_t lost;                /* pages dropped without being saved first */
+	struct undo_span *refused;    /* protection refused: copied instead */
+	size_t nrefused, refusedcap;
+	uint64_t refused_pages;
+	size_t refused_said;          /* refused spans warned about */
+	bool refuse_test;             /* every protection refused (tests) */
+	struct qz *q;                 /* for the warning (qzdb's thread) */
 	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
 	uint64_t save_ns;             /* time spent saving (copies, protection) */
 };
@@ -148,6 +154,8 @@ static void undo_pend_cut(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 }
 
 static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on);
+static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask);
 
 /* Protect the first chunk of pend; false if the kernel refused. */
 static bool undo_pend_step(struct ckpt_undo *u)
@@ -163,6 +171,47 @@ static bool undo_pend_step(struct ckpt_undo *u)
 	return true;
 }
 
+/* The kernel refused to protect the first chunk of pend for a second
+ * (undo_wp): its pre-images are copied now, while the program is still
+ * stopped (as at the checkpoint), and it is left writable; the range is
+ * noted for the warning and for maint checkpoint-stats. */
+static void undo_pend_copy(struct ckpt_undo *u)
+{
+	uint64_t lo = u->pend[0].lo, hi = u->pend[0].hi;
+	if (hi - lo > UNDO_PROT_CHUNK)
+		hi = lo + UNDO_PROT_CHUNK;
+	undo_pend_cut(u, lo, hi);
+	for (uint64_t a = lo; a < hi; a += CKPT_PAGE)
+		u->refused_pages += undo_regd_at(u, a) && !undo_saved(u, a);
+	bool known = false;   /* refused again (a later epoch, a grown heap): listed once */
+	for (size_t i = 0; i < u->nrefused; i++) {
+		struct undo_span *r = &u->refused[i];
+		if (r->lo <= hi && lo <= r->hi) {
+			r->lo = lo < r->lo ? lo : r->lo;
+			r->hi = hi > r->hi ? hi : r->hi;
+			known = true;
+		}
+	}
+	if (!known)
+		undo_span_add(&u->refused, &u->nrefused, &u->refusedcap, lo, hi);
+	if (u->capture)   /* (else a rollback writes it: nothing to keep) */
+		undo_save_span_locked(u, lo, hi, NULL);
+}
+
+/* Say which ranges the kernel refused to protect since the last time. */
+static void undo_say_refused(struct ckpt_undo *u)
+{
+	if (u->refused_said == u->nrefused || !u->q)
+		return;
+	const struct undo_span *r = &u->refused[u->refused_said];
+	size_t more = u->nrefused - u->refused_said - 1;
+	qz_warn(u->q, "the kernel refused to write-protect 0x%llx-0x%llx%s for a second: "
+		"copied now instead (maint checkpoint-stats lists the ranges).",
+		(unsigned long long)r->lo, (unsigned long long)r->hi,
+		more ? " and other ranges" : "");
+	u->refused_said = u->nrefused;
+}
+
 /* Finish the pending protection (qzdb's thread, before the program runs
  * or another checkpoint or rollback starts). */
 void ckpt_undo_flush(struct ckpt_undo *u)
@@ -171,10 +220,10 @@ void ckpt_undo_flush(struct ckpt_undo *u)
 	uint64_t t0 = u->npend ? ckpt_now_ns() : 0;
 	while (u->npend)
 		if (!undo_pend_step(u))
-			break;   /* refused for good (see undo_wp): left unprotected */
-	u->npend = 0;
+			undo_pend_copy(u);
 	if (t0)
 		u->prot_wait_ns += ckpt_now_ns() - t0;
+	undo_say_refused(u);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -224,6 +273,8 @@ static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
 	bool fault_thread = u->thr_on && pthread_equal(pthread_self(), u->thr);
 	if (!on)
 		undo_pend_cut(u, lo, hi);
+	else if (u->refuse_test)
+		return false;   /* as after a second of EAGAIN */
 	for (int tries = 0; ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp) < 0 && errno == EAGAIN; tries++) {
 		if (fault_thread || tries > 20000) {
 			if (!on)
@@ -607,6 +658,14 @@ void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st)
 	st->save_ns = u->save_ns;
 	st->prot_bg_ns = u->prot_bg_ns;
 	st->prot_wait_ns = u->prot_wait_ns;
+	st->refused_pages = u->refused_pages;
+	st->nrefused = u->nrefused;
+	sbuf_reset(&st->refused);
+	for (size_t i = 0; i < u->nrefused && i < 8; i++)
+		sbuf_printf(&st->refused, "%s0x%llx-0x%llx", i ? ", " : "",
+			    (unsigned long long)u->refused[i].lo, (unsigned long long)u->refused[i].hi);
+	if (u->nrefused > 8)
+		sbuf_printf(&st->refused, ", %zu more", u->nrefused - 8);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -643,7 +702,7 @@ static int undo_open_fd(struct qz *q)
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background)
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test)
 {
 	int fd = undo_open_fd(q);
 	if (fd < 0)
@@ -651,6 +710,8 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background)
 	struct ckpt_undo *u = xcalloc(1, sizeof *u);
 	u->ufd = fd;
 	u->pid = proc_pid(q->proc);
+	u->q = q;
+	u->refuse_test = refuse_test;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
 	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&u->mu, NULL);
@@ -695,6 +756,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->unprot);
 	free(u->changed);
 	free(u->retry);
+	free(u->refused);
 	free(u->regd);
 	free(u->pend);
 	pthread_mutex_destroy(&u->mu);

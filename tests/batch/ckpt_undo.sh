@@ -131,6 +131,23 @@ qz -ex 'set checkpoint-method undo' -ex 'break mark' -ex run -ex c -ex checkpoin
 for i in 1 2 3; do same "prop: rollback $i" $D/s$i $D/r$i; done
 same "prop: rollback 1 twice" $D/s1 $D/r1b
 
+# The kernel refusing write-protection (forced: as after a second of
+# EAGAIN on end): the ranges are copied at once instead, said in a
+# warning and listed by info checkpoints; the same rollbacks hold.
+rm -f $D/*
+qz -ex 'set checkpoint-undo-protect off' -ex 'break mark' -ex run -ex c -ex checkpoint \
+   -ex "maint dump-state $D/s1" -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s2" -ex c \
+   -ex checkpoint -ex "maint dump-state $D/s3" -ex delete -ex c -ex 'rollback 2' \
+   -ex "maint dump-state $D/r2" -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex c \
+   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex 'info checkpoints' $BIN
+for i in 1 2 3; do same "protection refused: rollback $i" $D/s$i $D/r$i; done
+expect "protection refused: said" \
+	'^warning: the kernel refused to write-protect 0x[0-9a-f]+-0x[0-9a-f]+.* for a second: copied now instead'
+expect "protection refused: info checkpoints lists the ranges" \
+	'^Write-protection refused by the kernel for [0-9]+ ranges? \([0-9]+ pages, copied instead\): 0x'
+expect_count "protection refused: said once a range" 1 \
+	'^warning: the kernel refused to write-protect'
+
 # Forced fallback: with the undo engine off, auto takes the next one and
 # the same rollbacks hold.
 rm -f $D/*
