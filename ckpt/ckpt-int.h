@@ -242,8 +242,9 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 /* Lift the protection of pages (sorted) and stop saving (a rollback
  * writes them); the next epoch protects them again. */
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
-/* Pages dropped without being saved first (with clear: reset). */
-uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
+/* Pages dropped without being saved first (with clear: reset); where
+ * (if not NULL) gets their ranges, "0x..-0x.., ...". */
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where);
 struct ckpt_undo_stats {
 	uint64_t faults, pages, save_ns;
 	uint64_t prot_bg_ns;          /* protecting while the program was stopped */

@@ -79,6 +79,8 @@ struct ckpt_undo {
 	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
 	size_t run_len;
 	uint64_t lost;                /* pages dropped without being saved first */
+	struct undo_span *lostv;      /* where they were */
+	size_t nlostv, lostvcap;
 	struct undo_span *refused;    /* protection refused: copied instead */
 	size_t nrefused, refusedcap;
 	uint64_t refused_pages;
@@ -298,6 +300,13 @@ static void undo_retry_locked(struct ckpt_undo *u)
 	free(v);
 }
 
+/* Page a's pre-image is lost to the checkpoints (counted, and where). */
+static void undo_lost_page(struct ckpt_undo *u, uint64_t a)
+{
+	u->lost++;
+	undo_span_add(&u->lostv, &u->nlostv, &u->lostvcap, a, a + CKPT_PAGE);
+}
+
 /* Save [lo, hi) (pages not saved yet, all of them registered) and let it
  * be written; mask hides int3s in the copies (NULL: none can be there). */
 static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
@@ -313,7 +322,7 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
 		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE)
-			u->lost++;   /* unreadable: still released below */
+			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released below */
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = lo + i * CKPT_PAGE;
@@ -369,7 +378,8 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
 		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
 		for (; a < e; a += CKPT_PAGE)
-			u->lost += !undo_saved(u, a);
+			if (!undo_saved(u, a))
+				undo_lost_page(u, a);
 	}
 }
 
@@ -640,12 +650,17 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 	pthread_mutex_unlock(&u->mu);
 }
 
-uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear)
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where)
 {
 	undo_lock(u);
 	uint64_t n = u->lost;
+	for (size_t i = 0; where && i < u->nlostv && i < 8; i++)
+		sbuf_printf(where, "%s0x%llx-0x%llx", i ? ", " : "",
+			    (unsigned long long)u->lostv[i].lo, (unsigned long long)u->lostv[i].hi);
+	if (where && u->nlostv > 8)
+		sbuf_printf(where, " and %zu more ranges", u->nlostv - 8);
 	if (clear)
-		u->lost = 0;
+		u->lost = u->nlostv = 0;
 	pthread_mutex_unlock(&u->mu);
 	return n;
 }
@@ -757,6 +772,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->changed);
 	free(u->retry);
 	free(u->refused);
+	free(u->lostv);
 	free(u->regd);
 	free(u->pend);
 	pthread_mutex_destroy(&u->mu);
