@@ -650,15 +650,22 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 	pthread_mutex_unlock(&u->mu);
 }
 
+/* Spans for a message: "0x..-0x.., 0x..-0x.." (the first 8, then how many more). */
+static void undo_spans_say(struct sbuf *b, const struct undo_span *v, size_t n)
+{
+	for (size_t i = 0; i < n && i < 8; i++)
+		sbuf_printf(b, "%s0x%llx-0x%llx", i ? ", " : "", (unsigned long long)v[i].lo,
+			    (unsigned long long)v[i].hi);
+	if (n > 8)
+		sbuf_printf(b, " and %zu more ranges", n - 8);
+}
+
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where)
 {
 	undo_lock(u);
 	uint64_t n = u->lost;
-	for (size_t i = 0; where && i < u->nlostv && i < 8; i++)
-		sbuf_printf(where, "%s0x%llx-0x%llx", i ? ", " : "",
-			    (unsigned long long)u->lostv[i].lo, (unsigned long long)u->lostv[i].hi);
-	if (where && u->nlostv > 8)
-		sbuf_printf(where, " and %zu more ranges", u->nlostv - 8);
+	if (where)
+		undo_spans_say(where, u->lostv, u->nlostv);
 	if (clear)
 		u->lost = u->nlostv = 0;
 	pthread_mutex_unlock(&u->mu);
@@ -676,11 +683,7 @@ void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st)
 	st->refused_pages = u->refused_pages;
 	st->nrefused = u->nrefused;
 	sbuf_reset(&st->refused);
-	for (size_t i = 0; i < u->nrefused && i < 8; i++)
-		sbuf_printf(&st->refused, "%s0x%llx-0x%llx", i ? ", " : "",
-			    (unsigned long long)u->refused[i].lo, (unsigned long long)u->refused[i].hi);
-	if (u->nrefused > 8)
-		sbuf_printf(&st->refused, ", %zu more", u->nrefused - 8);
+	undo_spans_say(&st->refused, u->refused, u->nrefused);
 	pthread_mutex_unlock(&u->mu);
 }
 
