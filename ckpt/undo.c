@@ -57,6 +57,7 @@ struct ckpt_undo {
 	int workfd;                   /* wakes the protector to protect pend */
 	pthread_t prot_thr;           /* the protector */
 	atomic_int want;              /* threads waiting for mu: the protector lets them */
+	atomic_bool ending;           /* ckpt_undo_free: the protector stops between chunks */
 	bool prot_on;
 	pthread_t thr;
 	bool thr_on;
@@ -255,7 +256,7 @@ static void *undo_protector(void *arg)
 		for (bool more = true; more;) {
 			pthread_mutex_lock(&u->mu);
 			uint64_t t0 = ckpt_now_ns();
-			more = u->npend && undo_pend_step(u);
+			more = u->npend && !atomic_load(&u->ending) && undo_pend_step(u);
 			u->prot_bg_ns += ckpt_now_ns() - t0;
 			pthread_mutex_unlock(&u->mu);
 			while (more && atomic_load(&u->want))
@@ -754,6 +755,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 		proc_set_write_hook(q->proc, NULL, NULL);
 		proc_set_run_hook(q->proc, NULL, NULL);
 	}
+	atomic_store(&u->ending, true);   /* (a protection nobody will use) */
 	if (u->thr_on) {
 		uint64_t one = 1;
 		if (write(u->evfd, &one, sizeof one) < 0)
