@@ -87,6 +87,7 @@ struct ckpt_undo {
 	uint64_t refused_pages;
 	size_t refused_said;          /* refused spans warned about */
 	bool refuse_test;             /* every protection refused (tests) */
+	bool copying;                 /* undo_pend_copy: saves need no release */
 	struct qz *q;                 /* for the warning (qzdb's thread) */
 	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
 	uint64_t save_ns;             /* time spent saving (copies, protection) */
@@ -197,8 +198,10 @@ static void undo_pend_copy(struct ckpt_undo *u)
 	}
 	if (!known)
 		undo_span_add(&u->refused, &u->nrefused, &u->refusedcap, lo, hi);
+	u->copying = true;   /* (pending protection: writable, or released at a fault) */
 	if (u->capture)   /* (else a rollback writes it: nothing to keep) */
 		undo_save_span_locked(u, lo, hi, NULL);
+	u->copying = false;
 }
 
 /* Say which ranges the kernel refused to protect since the last time. */
@@ -221,9 +224,13 @@ void ckpt_undo_flush(struct ckpt_undo *u)
 {
 	undo_lock(u);
 	uint64_t t0 = u->npend ? ckpt_now_ns() : 0;
+	bool refused = false;   /* once refused for a second, the rest is copied
+				   without waiting a second a chunk */
 	while (u->npend)
-		if (!undo_pend_step(u))
+		if (refused || !undo_pend_step(u)) {
+			refused = true;
 			undo_pend_copy(u);
+		}
 	if (t0)
 		u->prot_wait_ns += ckpt_now_ns() - t0;
 	undo_say_refused(u);
@@ -336,7 +343,8 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	free(b);
 	u->pages += n;
 	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
-	undo_wp(u, lo, hi, false);
+	if (!u->copying)
+		undo_wp(u, lo, hi, false);
 	u->save_ns += ckpt_now_ns() - t0;
 }
 
