@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "util/hmap.h"
 #include "util/kabi.h"
 #include "util/sorted.h"
 
@@ -63,7 +62,8 @@ struct ckpt_undo {
 	bool thr_on;
 	pthread_mutex_t mu;           /* everything below */
 	bool capture;                 /* off while a rollback writes */
-	struct hmap saved;            /* pages saved (and writable) this epoch */
+	uint64_t **sbits;             /* per registered span, a bit a page: saved
+	                                 (and writable) this epoch; NULL: none */
 	struct ckpt_page *log;        /* their pre-images, in fault order */
 	size_t nlog, logcap;
 	struct undo_span *unprot;     /* runs let write this epoch */
@@ -74,6 +74,7 @@ struct ckpt_undo {
 	size_t nretry, retrycap;
 	struct undo_span *regd;       /* registered maps, sorted */
 	size_t nregd;
+	size_t nsbits;                /* sbits' length (nregd when it was made) */
 	struct undo_span *pend;       /* to protect before the program runs, sorted */
 	size_t npend, pendcap;
 	uint64_t prot_bg_ns, prot_wait_ns;   /* protection in the background, and waited for */
@@ -118,9 +119,44 @@ static const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t 
 	return i < u->nregd && u->regd[i].lo <= a ? &u->regd[i] : NULL;
 }
 
-static bool undo_saved(const struct ckpt_undo *u, uint64_t a)
+/* Page a's bit in the saved set: its word (NULL if a is not registered
+ * or, without make, its span has none saved) and mask. A bitmap per span
+ * rather than a hash of pages: a 512 MiB sweep saves 131072 pages, and
+ * hashing each cost more than the fault round trips. */
+static uint64_t *undo_saved_bit(struct ckpt_undo *u, uint64_t a, bool make, uint64_t *mask)
 {
-	return hmap_get(&u->saved, a) != NULL;
+	size_t i = SORTED_UPTO(u->regd, u->nregd, hi, a);
+	if (i >= u->nregd || a < u->regd[i].lo || i >= u->nsbits)
+		return NULL;
+	uint64_t k = (a - u->regd[i].lo) / CKPT_PAGE;
+	if (!u->sbits[i] && make)
+		u->sbits[i] = xcalloc((size_t)((u->regd[i].hi - u->regd[i].lo) / CKPT_PAGE + 63) / 64,
+				      sizeof **u->sbits);
+	*mask = 1ull << (k % 64);
+	return u->sbits[i] ? &u->sbits[i][k / 64] : NULL;
+}
+
+static bool undo_saved(struct ckpt_undo *u, uint64_t a)
+{
+	uint64_t mask, *w = undo_saved_bit(u, a, false, &mask);
+	return w && (*w & mask);
+}
+
+static void undo_saved_set(struct ckpt_undo *u, uint64_t a)
+{
+	uint64_t mask, *w = undo_saved_bit(u, a, true, &mask);
+	if (w)
+		*w |= mask;
+}
+
+/* A new epoch, or new registered spans: nothing saved. */
+static void undo_saved_reset(struct ckpt_undo *u)
+{
+	for (size_t i = 0; i < u->nsbits; i++)
+		free(u->sbits[i]);
+	free(u->sbits);
+	u->sbits = xcalloc(u->nregd + 1, sizeof *u->sbits);
+	u->nsbits = u->nregd;
 }
 
 /* [lo, hi) is released (saved, or written by a rollback): not to be
@@ -158,7 +194,7 @@ static void undo_pend_cut(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 }
 
 static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on);
-static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 				  const struct bp_table *mask);
 
 /* Protect the first chunk of pend; false if the kernel refused. */
@@ -199,8 +235,8 @@ static void undo_pend_copy(struct ckpt_undo *u)
 	if (!known)
 		undo_span_add(&u->refused, &u->nrefused, &u->refusedcap, lo, hi);
 	u->copying = true;   /* (pending protection: writable, or released at a fault) */
-	if (u->capture)   /* (else a rollback writes it: nothing to keep) */
-		undo_save_span_locked(u, lo, hi, NULL);
+	undo_save_regd_locked(u, lo, hi, NULL);   /* (without capture: a rollback
+						      writes it, nothing to keep) */
 	u->copying = false;
 }
 
@@ -338,7 +374,7 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 			bp_mask(mask, a, b[i]->data, CKPT_PAGE);
 		XGROW(u->log, u->logcap, u->nlog + 1);
 		u->log[u->nlog++] = (struct ckpt_page){a, b[i]};
-		hmap_put(&u->saved, a, (void *)1);
+		undo_saved_set(u, a);
 	}
 	free(b);
 	u->pages += n;
@@ -469,17 +505,23 @@ static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	}
 }
 
-int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+/* Save the unsaved registered pages of [lo, hi): by the registered spans,
+ * so that a wild length costs nothing and no page outside them is logged. */
+static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask)
 {
-	lo &= ~(CKPT_PAGE - 1);
-	undo_lock(u);
-	/* by the registered spans, so that a wild length costs nothing */
 	for (size_t i = 0; u->capture && i < u->nregd; i++) {
 		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
 		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
 		if (a < e)
 			undo_save_span_locked(u, a, e, mask);
 	}
+}
+
+int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+{
+	undo_lock(u);
+	undo_save_regd_locked(u, lo & ~(CKPT_PAGE - 1), hi, mask);
 	pthread_mutex_unlock(&u->mu);
 	return 0;
 }
@@ -590,6 +632,7 @@ static void undo_maps_locked(struct ckpt_undo *u, struct ckpt_state *s, const st
 	free(u->regd);
 	u->regd = nr;
 	u->nregd = nn;
+	undo_saved_reset(u);   /* (the epoch starts with nothing saved) */
 }
 
 void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
@@ -610,8 +653,6 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	u->npend = np;
 	u->pendcap = pcap;
 	prot = NULL;
-	hmap_free(&u->saved);
-	memset(&u->saved, 0, sizeof u->saved);
 	u->nunprot = u->nchanged = 0;
 	u->run_lo = u->run_hi = 0;
 	u->capture = true;
@@ -779,7 +820,9 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 		close(u->workfd);
 	for (size_t i = 0; i < u->nlog; i++)
 		ckpt_blob_unref(u->log[i].blob);
-	hmap_free(&u->saved);
+	for (size_t i = 0; i < u->nsbits; i++)
+		free(u->sbits[i]);
+	free(u->sbits);
 	free(u->log);
 	free(u->unprot);
 	free(u->changed);
