@@ -80,8 +80,6 @@ int ckpt_count(struct qz *q)
 	return n;
 }
 
-/* `info checkpoints all` also lists a walkthrough's hidden ones (taken
- * before each of its steps, for going back), marked so. */
 /* The ranges the kernel refused to write-protect (copied instead). */
 static void ckpt_say_refused(struct qz *q, const struct ckpt_state *s)
 {
@@ -96,6 +94,8 @@ static void ckpt_say_refused(struct qz *q, const struct ckpt_state *s)
 	sbuf_free(&st.refused);
 }
 
+/* `info checkpoints all` also lists a walkthrough's hidden ones (taken
+ * before each of its steps, for going back), marked so. */
 static int cmd_info_checkpoints(struct qz *q, const char *a)
 {
 	struct ckpt_state *s = ckpt_state(q);
