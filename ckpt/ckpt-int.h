@@ -148,6 +148,7 @@ struct ckpt_state {
 	struct ckpt_shadow shadow;
 	bool undo_off;                /* maint set checkpoint-undo off */
 	bool undo_fg;                 /* set checkpoint-undo-background off */
+	bool undo_noprot;             /* set checkpoint-undo-protect off (tests) */
 	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
 	int ncut;
 	bool cut_planted;
@@ -156,6 +157,9 @@ struct ckpt_state {
 	                                 system call arguments, never saved */
 	uint64_t exit_site;           /* int3 on libc's _exit, 0 if none */
 	bool lost;                    /* checkpoints died with the process */
+	int exec_below;               /* checkpoints under this id were discarded
+	                                 at an exec (0: none) */
+	bool in_exec;                 /* between on_gone and on_start of an exec */
 	int interval_ms;
 	uint64_t budget;              /* bytes, 0 for none */
 	uint64_t last_auto_ns;
@@ -220,7 +224,9 @@ struct bp_table;
 /* NULL where the kernel or the program's context refuses it. */
 /* background: protect in a thread of its own while the program is
  * stopped (else all of it before the program runs). */
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background);
+/* refuse_test: every write-protection refused, as the kernel may for a
+ * second on end (the ranges are then copied at once instead). */
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test);
 void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
 /* Save the pages of [lo, hi) not saved this epoch and let them be written. */
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
@@ -236,12 +242,16 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 /* Lift the protection of pages (sorted) and stop saving (a rollback
  * writes them); the next epoch protects them again. */
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
-/* Pages dropped without being saved first (with clear: reset). */
-uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear);
+/* Pages dropped without being saved first (with clear: reset); where
+ * (if not NULL) gets their ranges, "0x..-0x.., ...". */
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where);
 struct ckpt_undo_stats {
 	uint64_t faults, pages, save_ns;
 	uint64_t prot_bg_ns;          /* protecting while the program was stopped */
 	uint64_t prot_wait_ns;        /* what was left of it when it had to run */
+	size_t nrefused;              /* ranges the kernel refused to protect */
+	uint64_t refused_pages;       /* their pages, copied instead */
+	struct sbuf refused;          /* the first ranges, "0x..-0x.., ..." */
 };
 void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st);
 /* Finish protecting what the last checkpoint or rollback left pending

@@ -187,7 +187,7 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 	/* (never where the userfaultfd would stay in the program: a fault
 	 * with qzdb gone would wait for ever) */
 	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
-		s->undo = ckpt_undo_new(q, !s->undo_fg);
+		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot);
 	if (s->undo)
 		return 0;
 	if (s->want == CKPT_UNDO)
@@ -229,25 +229,18 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 	return c;
 }
 
-/* A count from /proc/PID/status ("Threads:") or of the words in
- * /proc/PID/task/PID/children. */
-static long ckpt_proc_count(pid_t pid, bool children)
+/* The words in /proc/PID/task/PID/children: the children it has. */
+static long ckpt_children(pid_t pid)
 {
 	char path[96], buf[4096];
 	long n = 0;
-	if (children)
-		snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
-	else
-		snprintf(path, sizeof path, "/proc/%d/status", pid);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return 0;
-	while (fgets(buf, sizeof buf, f)) {
-		if (!children && sscanf(buf, "Threads: %ld", &n) == 1)
-			n--;   /* the others */
-		for (char *t = children ? strtok(buf, " \n") : NULL; t; t = strtok(NULL, " \n"))
+	while (fgets(buf, sizeof buf, f))
+		for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
 			n++;
-	}
 	fclose(f);
 	return n;
 }
@@ -281,7 +274,7 @@ static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ck
 		shared += c->os.maps[i].shared && (c->os.maps[i].prot & 2);
 	if (shared)
 		sbuf_printf(&b, "; %zu writable shared mapping%s", shared, shared > 1 ? "s" : "");
-	long kids = ckpt_proc_count(pid, true), threads = ckpt_proc_count(pid, false);
+	long kids = ckpt_children(pid), threads = proc_status_field(pid, "Threads:") - 1;
 	if (kids)
 		sbuf_printf(&b, "; %ld child process%s", kids, kids > 1 ? "es" : "");
 	if (threads > 0)
@@ -613,15 +606,37 @@ static void ckpt_on_start(struct qz *q)
 	struct ckpt_state *s = ckpt_state(q);
 	s->start_ns = ckpt_now_ns();
 	s->lost = false;
+	if (!s->in_exec)   /* a new run: its ids are its own */
+		s->exec_below = 0;
+	s->in_exec = false;
 	if (s->interval_ms)
 		ckpt_timer_arm(q);
 	rx_arm(q);
 }
 
+/* The process executed a new program (it is still there: q->proc): the
+ * checkpoints' memory image went with the old program, so they go, as
+ * gdb's do, and say so (a rollback must never put back a stale image). */
+static void ckpt_exec_discard(struct qz *q, struct ckpt_state *s)
+{
+	s->in_exec = true;
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += !s->cps[i]->dead && !s->cps[i]->hidden;
+	if (!n)
+		return;
+	s->exec_below = s->next_id + 1;
+	qz_printf(q, "Checkpoint%s discarded: process %d executed a new program, the memory "
+		  "%s went with the old one.\n", n == 1 ? "" : "s", proc_pid(q->proc),
+		  n == 1 ? "it holds" : "they hold");
+}
+
 static void ckpt_on_gone(struct qz *q)
 {
 	struct ckpt_state *s = ckpt_state(q);
-	if (ckpt_live(s))
+	if (q->proc)
+		ckpt_exec_discard(q, s);
+	else if (ckpt_live(s))
 		s->lost = true;
 	ckpt_clear(q, s, false);
 	rx_forget(q);
@@ -667,18 +682,8 @@ static int ckpt_on_trap(struct qz *q, uint64_t pc)
 /* A bit of a /proc/PID/status signal mask line. */
 static bool ckpt_sig_in(pid_t pid, const char *field, int sig)
 {
-	char path[64], line[256];
-	bool in = false;
-	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	size_t fl = strlen(field);
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, field, fl))
-			in = (strtoull(line + fl, NULL, 16) >> (sig - 1)) & 1;
-	fclose(f);
-	return in;
+	uint64_t mask;
+	return proc_status_mask(pid, field, &mask) && (mask >> (sig - 1)) & 1;
 }
 
 /* Resuming with sig would end the process: keep it if checkpoints exist. */

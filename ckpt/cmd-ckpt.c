@@ -50,6 +50,9 @@ static int cmd_rollback(struct qz *q, const char *a)
 		return qz_error(q, "The program is not being run.");
 	}
 	struct ckpt *c = ckpt_find(s, id);
+	if (!c && id > 0 && id < s->exec_below)
+		return qz_error(q, "Checkpoint %d was discarded when the process executed a new "
+			       "program.", id);
 	if (!c)
 		return qz_error(q, "No checkpoint number %d.", id);
 	return ckpt_rollback(q, c);
@@ -75,6 +78,20 @@ int ckpt_count(struct qz *q)
 	for (size_t i = 0; s && i < s->n; i++)   /* a walkthrough's own are not the user's */
 		n += !s->cps[i]->dead && !s->cps[i]->hidden;
 	return n;
+}
+
+/* The ranges the kernel refused to write-protect (copied instead). */
+static void ckpt_say_refused(struct qz *q, const struct ckpt_state *s)
+{
+	struct ckpt_undo_stats st = {0};
+	if (!s->undo)
+		return;
+	ckpt_undo_counts(s->undo, &st);
+	if (st.nrefused)
+		qz_printf(q, "Write-protection refused by the kernel for %zu range%s (%llu pages, "
+			  "copied instead): %s\n", st.nrefused, st.nrefused == 1 ? "" : "s",
+			  (unsigned long long)st.refused_pages, st.refused.s);
+	sbuf_free(&st.refused);
 }
 
 /* `info checkpoints all` also lists a walkthrough's hidden ones (taken
@@ -105,6 +122,7 @@ static int cmd_info_checkpoints(struct qz *q, const char *a)
 	}
 	if (!shown)
 		qz_puts(q, "No checkpoints.\n");
+	ckpt_say_refused(q, s);
 	return 0;
 }
 
@@ -170,7 +188,7 @@ static int cmd_set_checkpoint_method(struct qz *q, const char *a)
 static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 {
 	const struct ckpt_state *s = ckpt_state(q);
-	struct ckpt_undo_stats st;
+	struct ckpt_undo_stats st = {0};
 	(void)a;
 	qz_printf(q, "last checkpoint %.1f us, last rollback %.1f us\n",
 		  (double)s->took_ckpt_ns / 1e3, (double)s->took_rollback_ns / 1e3);
@@ -182,6 +200,8 @@ static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 		qz_printf(q, "write-protection: %.1f ms in the background, %.1f ms waited for "
 			  "before the program ran\n", (double)st.prot_bg_ns / 1e6,
 			  (double)st.prot_wait_ns / 1e6);
+		sbuf_free(&st.refused);
+		ckpt_say_refused(q, s);
 	}
 	return 0;
 }
@@ -202,6 +222,11 @@ static int ckpt_set_off(struct qz *q, const char *a, const char *name, bool *off
 static int cmd_maint_set_checkpoint_undo_background(struct qz *q, const char *a)
 {
 	return ckpt_set_off(q, a, "checkpoint-undo-background", &ckpt_state(q)->undo_fg);
+}
+
+static int cmd_maint_set_checkpoint_undo_protect(struct qz *q, const char *a)
+{
+	return ckpt_set_off(q, a, "checkpoint-undo-protect", &ckpt_state(q)->undo_noprot);
 }
 
 static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
@@ -386,6 +411,10 @@ const struct cmd_def ckpt_cmds[] = {
 	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_background,
 	 "off: the undo engine's write-protection is left pending until the program\n"
 	 "runs (tests: what the protector would do in the background, done then).", NULL},
+	{"set checkpoint-undo-protect", NULL, "set checkpoint-undo-protect on|off",
+	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_protect,
+	 "off: the undo engine's write-protection is refused, as the kernel may refuse\n"
+	 "it for a second on end (tests: the ranges are copied at once instead).", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,

@@ -396,17 +396,20 @@ int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 		rc = ckpt_undo_write(q, s, c, path, n, &w, &kept, &live);
 	ckpt_reroot(path, n, &live, &extra);   /* the data now holds c's content */
 	s->base = c;
-	uint64_t lost = ckpt_undo_lost(s->undo, true);
+	struct sbuf where = {0};
+	uint64_t lost = ckpt_undo_lost(s->undo, true, &where);
 	struct ckpt_os now;
 	if (ckpt_os_read(q, &now, CKPT_OS_MAPS) == 0) {
 		ckpt_undo_begin(q, s, &now, false);
 		ckpt_os_free(&now);
 	}
-	ckpt_undo_lost(s->undo, true);   /* the rollback's own unmapping */
+	ckpt_undo_lost(s->undo, true, NULL);   /* the rollback's own unmapping */
 	if (lost)
-		qz_warn(q, "%llu pages were dropped by a system call qzdb did not stop at (not "
-			"through libc): what they held may read as zeros after this rollback.",
-			(unsigned long long)lost);
+		qz_warn(q, "%llu page%s dropped by a system call qzdb did not stop at (not "
+			"through libc), not saved first: %s read%s as zeros after this rollback, "
+			"not as at checkpoint %d; the rest is as it was.", (unsigned long long)lost,
+			lost == 1 ? " was" : "s were", where.s, lost == 1 ? "s" : "", c->id);
+	sbuf_free(&where);
 	ckpt_live_free(&live);
 	ckpt_live_free(&kept);
 	ckpt_addrs_free(&w);

@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "util/hmap.h"
 #include "util/kabi.h"
 #include "util/sorted.h"
 
@@ -57,12 +56,14 @@ struct ckpt_undo {
 	int workfd;                   /* wakes the protector to protect pend */
 	pthread_t prot_thr;           /* the protector */
 	atomic_int want;              /* threads waiting for mu: the protector lets them */
+	atomic_bool ending;           /* ckpt_undo_free: the protector stops between chunks */
 	bool prot_on;
 	pthread_t thr;
 	bool thr_on;
 	pthread_mutex_t mu;           /* everything below */
 	bool capture;                 /* off while a rollback writes */
-	struct hmap saved;            /* pages saved (and writable) this epoch */
+	uint64_t **sbits;             /* per registered span, a bit a page: saved
+	                                 (and writable) this epoch; NULL: none */
 	struct ckpt_page *log;        /* their pre-images, in fault order */
 	size_t nlog, logcap;
 	struct undo_span *unprot;     /* runs let write this epoch */
@@ -73,12 +74,22 @@ struct ckpt_undo {
 	size_t nretry, retrycap;
 	struct undo_span *regd;       /* registered maps, sorted */
 	size_t nregd;
+	size_t nsbits;                /* sbits' length (nregd when it was made) */
 	struct undo_span *pend;       /* to protect before the program runs, sorted */
 	size_t npend, pendcap;
 	uint64_t prot_bg_ns, prot_wait_ns;   /* protection in the background, and waited for */
 	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
 	size_t run_len;
 	uint64_t lost;                /* pages dropped without being saved first */
+	struct undo_span *lostv;      /* where they were */
+	size_t nlostv, lostvcap;
+	struct undo_span *refused;    /* protection refused: copied instead */
+	size_t nrefused, refusedcap;
+	uint64_t refused_pages;
+	size_t refused_said;          /* refused spans warned about */
+	bool refuse_test;             /* every protection refused (tests) */
+	bool copying;                 /* undo_pend_copy: saves need no release */
+	struct qz *q;                 /* for the warning (qzdb's thread) */
 	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
 	uint64_t save_ns;             /* time spent saving (copies, protection) */
 };
@@ -108,9 +119,44 @@ static const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t 
 	return i < u->nregd && u->regd[i].lo <= a ? &u->regd[i] : NULL;
 }
 
-static bool undo_saved(const struct ckpt_undo *u, uint64_t a)
+/* Page a's bit in the saved set: its word (NULL if a is not registered
+ * or, without make, its span has none saved) and mask. A bitmap per span
+ * rather than a hash of pages: a 512 MiB sweep saves 131072 pages, and
+ * hashing each cost more than the fault round trips. */
+static uint64_t *undo_saved_bit(struct ckpt_undo *u, uint64_t a, bool make, uint64_t *mask)
 {
-	return hmap_get(&u->saved, a) != NULL;
+	size_t i = SORTED_UPTO(u->regd, u->nregd, hi, a);
+	if (i >= u->nregd || a < u->regd[i].lo || i >= u->nsbits)
+		return NULL;
+	uint64_t k = (a - u->regd[i].lo) / CKPT_PAGE;
+	if (!u->sbits[i] && make)
+		u->sbits[i] = xcalloc((size_t)((u->regd[i].hi - u->regd[i].lo) / CKPT_PAGE + 63) / 64,
+				      sizeof **u->sbits);
+	*mask = 1ull << (k % 64);
+	return u->sbits[i] ? &u->sbits[i][k / 64] : NULL;
+}
+
+static bool undo_saved(struct ckpt_undo *u, uint64_t a)
+{
+	uint64_t mask, *w = undo_saved_bit(u, a, false, &mask);
+	return w && (*w & mask);
+}
+
+static void undo_saved_set(struct ckpt_undo *u, uint64_t a)
+{
+	uint64_t mask, *w = undo_saved_bit(u, a, true, &mask);
+	if (w)
+		*w |= mask;
+}
+
+/* A new epoch, or new registered spans: nothing saved. */
+static void undo_saved_reset(struct ckpt_undo *u)
+{
+	for (size_t i = 0; i < u->nsbits; i++)
+		free(u->sbits[i]);
+	free(u->sbits);
+	u->sbits = xcalloc(u->nregd + 1, sizeof *u->sbits);
+	u->nsbits = u->nregd;
 }
 
 /* [lo, hi) is released (saved, or written by a rollback): not to be
@@ -148,6 +194,8 @@ static void undo_pend_cut(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 }
 
 static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on);
+static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask);
 
 /* Protect the first chunk of pend; false if the kernel refused. */
 static bool undo_pend_step(struct ckpt_undo *u)
@@ -163,18 +211,65 @@ static bool undo_pend_step(struct ckpt_undo *u)
 	return true;
 }
 
+/* The kernel refused to protect the first chunk of pend for a second
+ * (undo_wp): its pre-images are copied now, while the program is still
+ * stopped (as at the checkpoint), and it is left writable; the range is
+ * noted for the warning and for maint checkpoint-stats. */
+static void undo_pend_copy(struct ckpt_undo *u)
+{
+	uint64_t lo = u->pend[0].lo, hi = u->pend[0].hi;
+	if (hi - lo > UNDO_PROT_CHUNK)
+		hi = lo + UNDO_PROT_CHUNK;
+	undo_pend_cut(u, lo, hi);
+	for (uint64_t a = lo; a < hi; a += CKPT_PAGE)
+		u->refused_pages += undo_regd_at(u, a) && !undo_saved(u, a);
+	bool known = false;   /* refused again (a later epoch, a grown heap): listed once */
+	for (size_t i = 0; i < u->nrefused; i++) {
+		struct undo_span *r = &u->refused[i];
+		if (r->lo <= hi && lo <= r->hi) {
+			r->lo = lo < r->lo ? lo : r->lo;
+			r->hi = hi > r->hi ? hi : r->hi;
+			known = true;
+		}
+	}
+	if (!known)
+		undo_span_add(&u->refused, &u->nrefused, &u->refusedcap, lo, hi);
+	u->copying = true;   /* (pending protection: writable, or released at a fault) */
+	undo_save_regd_locked(u, lo, hi, NULL);   /* (without capture: a rollback
+						      writes it, nothing to keep) */
+	u->copying = false;
+}
+
+/* Say which ranges the kernel refused to protect since the last time. */
+static void undo_say_refused(struct ckpt_undo *u)
+{
+	if (u->refused_said == u->nrefused || !u->q)
+		return;
+	const struct undo_span *r = &u->refused[u->refused_said];
+	size_t more = u->nrefused - u->refused_said - 1;
+	qz_warn(u->q, "the kernel refused to write-protect 0x%llx-0x%llx%s for a second: "
+		"copied now instead (maint checkpoint-stats lists the ranges).",
+		(unsigned long long)r->lo, (unsigned long long)r->hi,
+		more ? " and other ranges" : "");
+	u->refused_said = u->nrefused;
+}
+
 /* Finish the pending protection (qzdb's thread, before the program runs
  * or another checkpoint or rollback starts). */
 void ckpt_undo_flush(struct ckpt_undo *u)
 {
 	undo_lock(u);
 	uint64_t t0 = u->npend ? ckpt_now_ns() : 0;
+	bool refused = false;   /* once refused for a second, the rest is copied
+				   without waiting a second a chunk */
 	while (u->npend)
-		if (!undo_pend_step(u))
-			break;   /* refused for good (see undo_wp): left unprotected */
-	u->npend = 0;
+		if (refused || !undo_pend_step(u)) {
+			refused = true;
+			undo_pend_copy(u);
+		}
 	if (t0)
 		u->prot_wait_ns += ckpt_now_ns() - t0;
+	undo_say_refused(u);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -204,7 +299,7 @@ static void *undo_protector(void *arg)
 		for (bool more = true; more;) {
 			pthread_mutex_lock(&u->mu);
 			uint64_t t0 = ckpt_now_ns();
-			more = u->npend && undo_pend_step(u);
+			more = u->npend && !atomic_load(&u->ending) && undo_pend_step(u);
 			u->prot_bg_ns += ckpt_now_ns() - t0;
 			pthread_mutex_unlock(&u->mu);
 			while (more && atomic_load(&u->want))
@@ -224,6 +319,8 @@ static bool undo_wp(struct ckpt_undo *u, uint64_t lo, uint64_t hi, bool on)
 	bool fault_thread = u->thr_on && pthread_equal(pthread_self(), u->thr);
 	if (!on)
 		undo_pend_cut(u, lo, hi);
+	else if (u->refuse_test)
+		return false;   /* as after a second of EAGAIN */
 	for (int tries = 0; ioctl(u->ufd, UFFDIO_WRITEPROTECT, &wp) < 0 && errno == EAGAIN; tries++) {
 		if (fault_thread || tries > 20000) {
 			if (!on)
@@ -247,6 +344,13 @@ static void undo_retry_locked(struct ckpt_undo *u)
 	free(v);
 }
 
+/* Page a's pre-image is lost to the checkpoints (counted, and where). */
+static void undo_lost_page(struct ckpt_undo *u, uint64_t a)
+{
+	u->lost++;
+	undo_span_add(&u->lostv, &u->nlostv, &u->lostvcap, a, a + CKPT_PAGE);
+}
+
 /* Save [lo, hi) (pages not saved yet, all of them registered) and let it
  * be written; mask hides int3s in the copies (NULL: none can be there). */
 static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
@@ -262,7 +366,7 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
 		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE)
-			u->lost++;   /* unreadable: still released below */
+			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released below */
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t a = lo + i * CKPT_PAGE;
@@ -270,12 +374,13 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 			bp_mask(mask, a, b[i]->data, CKPT_PAGE);
 		XGROW(u->log, u->logcap, u->nlog + 1);
 		u->log[u->nlog++] = (struct ckpt_page){a, b[i]};
-		hmap_put(&u->saved, a, (void *)1);
+		undo_saved_set(u, a);
 	}
 	free(b);
 	u->pages += n;
 	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
-	undo_wp(u, lo, hi, false);
+	if (!u->copying)
+		undo_wp(u, lo, hi, false);
 	u->save_ns += ckpt_now_ns() - t0;
 }
 
@@ -318,7 +423,8 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
 		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
 		for (; a < e; a += CKPT_PAGE)
-			u->lost += !undo_saved(u, a);
+			if (!undo_saved(u, a))
+				undo_lost_page(u, a);
 	}
 }
 
@@ -399,17 +505,23 @@ static void undo_save_span_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 	}
 }
 
-int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+/* Save the unsaved registered pages of [lo, hi): by the registered spans,
+ * so that a wild length costs nothing and no page outside them is logged. */
+static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+				  const struct bp_table *mask)
 {
-	lo &= ~(CKPT_PAGE - 1);
-	undo_lock(u);
-	/* by the registered spans, so that a wild length costs nothing */
 	for (size_t i = 0; u->capture && i < u->nregd; i++) {
 		uint64_t a = lo > u->regd[i].lo ? lo : u->regd[i].lo;
 		uint64_t e = hi < u->regd[i].hi ? hi : u->regd[i].hi;
 		if (a < e)
 			undo_save_span_locked(u, a, e, mask);
 	}
+}
+
+int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
+{
+	undo_lock(u);
+	undo_save_regd_locked(u, lo & ~(CKPT_PAGE - 1), hi, mask);
 	pthread_mutex_unlock(&u->mu);
 	return 0;
 }
@@ -520,6 +632,7 @@ static void undo_maps_locked(struct ckpt_undo *u, struct ckpt_state *s, const st
 	free(u->regd);
 	u->regd = nr;
 	u->nregd = nn;
+	undo_saved_reset(u);   /* (the epoch starts with nothing saved) */
 }
 
 void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckpt_os *os, bool full,
@@ -540,8 +653,6 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	u->npend = np;
 	u->pendcap = pcap;
 	prot = NULL;
-	hmap_free(&u->saved);
-	memset(&u->saved, 0, sizeof u->saved);
 	u->nunprot = u->nchanged = 0;
 	u->run_lo = u->run_hi = 0;
 	u->capture = true;
@@ -589,12 +700,24 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 	pthread_mutex_unlock(&u->mu);
 }
 
-uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear)
+/* Spans for a message: "0x..-0x.., 0x..-0x.." (the first 8, then how many more). */
+static void undo_spans_say(struct sbuf *b, const struct undo_span *v, size_t n)
+{
+	for (size_t i = 0; i < n && i < 8; i++)
+		sbuf_printf(b, "%s0x%llx-0x%llx", i ? ", " : "", (unsigned long long)v[i].lo,
+			    (unsigned long long)v[i].hi);
+	if (n > 8)
+		sbuf_printf(b, " and %zu more ranges", n - 8);
+}
+
+uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where)
 {
 	undo_lock(u);
 	uint64_t n = u->lost;
+	if (where)
+		undo_spans_say(where, u->lostv, u->nlostv);
 	if (clear)
-		u->lost = 0;
+		u->lost = u->nlostv = 0;
 	pthread_mutex_unlock(&u->mu);
 	return n;
 }
@@ -607,6 +730,10 @@ void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st)
 	st->save_ns = u->save_ns;
 	st->prot_bg_ns = u->prot_bg_ns;
 	st->prot_wait_ns = u->prot_wait_ns;
+	st->refused_pages = u->refused_pages;
+	st->nrefused = u->nrefused;
+	sbuf_reset(&st->refused);
+	undo_spans_say(&st->refused, u->refused, u->nrefused);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -643,7 +770,7 @@ static int undo_open_fd(struct qz *q)
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background)
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test)
 {
 	int fd = undo_open_fd(q);
 	if (fd < 0)
@@ -651,6 +778,8 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background)
 	struct ckpt_undo *u = xcalloc(1, sizeof *u);
 	u->ufd = fd;
 	u->pid = proc_pid(q->proc);
+	u->q = q;
+	u->refuse_test = refuse_test;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
 	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&u->mu, NULL);
@@ -675,6 +804,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 		proc_set_write_hook(q->proc, NULL, NULL);
 		proc_set_run_hook(q->proc, NULL, NULL);
 	}
+	atomic_store(&u->ending, true);   /* (a protection nobody will use) */
 	if (u->thr_on) {
 		uint64_t one = 1;
 		if (write(u->evfd, &one, sizeof one) < 0)
@@ -690,11 +820,15 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 		close(u->workfd);
 	for (size_t i = 0; i < u->nlog; i++)
 		ckpt_blob_unref(u->log[i].blob);
-	hmap_free(&u->saved);
+	for (size_t i = 0; i < u->nsbits; i++)
+		free(u->sbits[i]);
+	free(u->sbits);
 	free(u->log);
 	free(u->unprot);
 	free(u->changed);
 	free(u->retry);
+	free(u->refused);
+	free(u->lostv);
 	free(u->regd);
 	free(u->pend);
 	pthread_mutex_destroy(&u->mu);

@@ -238,20 +238,34 @@ struct proc *proc_launch(const struct proc_launch *l, char *err, size_t errlen)
 	return p;
 }
 
-long proc_status_field(pid_t pid, const char *key)
+/* The text after key on its line of /proc/PID/status; false if none. */
+static bool proc_status_text(pid_t pid, const char *key, char *line, size_t len, char **val)
 {
-	char path[64], line[256];
-	long v = -1;
+	char path[64];
+	bool found = false;
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
 	FILE *f = fopen(path, "re");
-	while (f && fgets(line, sizeof line, f))
-		if (strncmp(line, key, strlen(key)) == 0) {
-			v = strtol(line + strlen(key), NULL, 10);
-			break;
-		}
+	while (f && !found && fgets(line, (int)len, f))
+		found = strncmp(line, key, strlen(key)) == 0;
 	if (f)
 		fclose(f);
-	return v;
+	*val = line + strlen(key);
+	return found;
+}
+
+long proc_status_field(pid_t pid, const char *key)
+{
+	char line[256], *val;
+	return proc_status_text(pid, key, line, sizeof line, &val) ? strtol(val, NULL, 10) : -1;
+}
+
+bool proc_status_mask(pid_t pid, const char *key, uint64_t *mask)
+{
+	char line[256], *val;
+	if (!proc_status_text(pid, key, line, sizeof line, &val))
+		return false;
+	*mask = strtoull(val, NULL, 16);
+	return true;
 }
 
 /* Why the kernel refused PTRACE_ATTACH with EPERM, in words a user can act

@@ -67,6 +67,8 @@ bool proc_sandbox_start(pid_t pid);
 /* A numeric field of /proc/PID/status ("TracerPid:", "Seccomp:"), -1 if
  * unreadable. */
 long proc_status_field(pid_t pid, const char *key);
+/* A hexadecimal mask of /proc/PID/status ("SigCgt:"); false if unreadable. */
+bool proc_status_mask(pid_t pid, const char *key, uint64_t *mask);
 /* Attach to a running process (PTRACE_ATTACH) and wait for it to stop.
  * NULL plus err on failure: "ptrace: No such process.", or for EPERM the
  * reason (Yama's ptrace_scope, another owner or tracer). */

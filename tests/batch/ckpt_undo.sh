@@ -100,12 +100,25 @@ for v in O0 O2 O0-fg; do
 	no_leftover "$t: deletion: no leftover" $BIN
 done
 
-# A page unmapped by a raw system call (not through libc) after the
-# checkpoint: qzdb could not save it first, and says so at the rollback.
-qz -ex 'break mark' -ex run -ex c -ex c -ex c -ex c -ex checkpoint -ex delete -ex c \
-   -ex 'rollback 1' $B/ckpt_undo-O0 raw
-expect "raw munmap: said" '^warning: [0-9]+ pages were dropped by a system call qzdb did not stop at'
+# A region (16 pages of 0x0d) unmapped by a raw system call (not through
+# libc) after the checkpoint: qzdb could not save it first; the rollback
+# says exactly which range reads as zeros, and everything else is back
+# (the dumps differ in those 65536 bytes only).
+rm -f $D/*
+qz -ex 'break mark' -ex run -ex c -ex c -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s1" \
+   -ex delete -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex 'print/x areas[3]' \
+   $B/ckpt_undo-O0 raw
+expect "raw munmap: said" '^warning: 16 pages were dropped by a system call qzdb did not stop at'
+d=$(printf '%s\n' "$OUT" | sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p')
+e=$(printf '0x%x' $((d + 65536)) 2>/dev/null)
+expect "raw munmap: the range named" "not saved first: $d-$e read as zeros after this rollback, not as at checkpoint 1; the rest is as it was\.\$"
 expect "raw munmap: rollback still done" '^#0  mark \(round=4\)'
+n=$(cmp -l $D/s1 $D/r1 2>&1 | awk '$2 == 15 && $3 == 0 { z++ } END { print NR, z + 0 }')
+if [ "$n" = "65536 65536" ]; then
+	pass "raw munmap: all else back"
+else
+	fail "raw munmap: all else back" "differing bytes, of them 0x0d to 0: $n (want 65536 65536)"
+fi
 
 # The user's own breakpoint on munmap still stops the program there (the
 # engine stops at it too, to save what it drops).
@@ -131,6 +144,23 @@ qz -ex 'set checkpoint-method undo' -ex 'break mark' -ex run -ex c -ex checkpoin
 for i in 1 2 3; do same "prop: rollback $i" $D/s$i $D/r$i; done
 same "prop: rollback 1 twice" $D/s1 $D/r1b
 
+# The kernel refusing write-protection (forced: as after a second of
+# EAGAIN on end): the ranges are copied at once instead, said in a
+# warning and listed by info checkpoints; the same rollbacks hold.
+rm -f $D/*
+qz -ex 'set checkpoint-undo-protect off' -ex 'break mark' -ex run -ex c -ex checkpoint \
+   -ex "maint dump-state $D/s1" -ex c -ex c -ex checkpoint -ex "maint dump-state $D/s2" -ex c \
+   -ex checkpoint -ex "maint dump-state $D/s3" -ex delete -ex c -ex 'rollback 2' \
+   -ex "maint dump-state $D/r2" -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex c \
+   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex 'info checkpoints' $BIN
+for i in 1 2 3; do same "protection refused: rollback $i" $D/s$i $D/r$i; done
+expect "protection refused: said" \
+	'^warning: the kernel refused to write-protect 0x[0-9a-f]+-0x[0-9a-f]+.* for a second: copied now instead'
+expect "protection refused: info checkpoints lists the ranges" \
+	'^Write-protection refused by the kernel for [0-9]+ ranges? \([0-9]+ pages, copied instead\): 0x'
+expect_count "protection refused: said once a range" 1 \
+	'^warning: the kernel refused to write-protect'
+
 # Forced fallback: with the undo engine off, auto takes the next one and
 # the same rollbacks hold.
 rm -f $D/*
@@ -141,6 +171,28 @@ expect "fallback: another method" '^\* 1 +[0-9.]+ s +[0-9]+ +[0-9]+ KiB +(pagema
 same "fallback: rollback" $D/s1 $D/r1
 qz -ex 'break mark' -ex run -ex checkpoint -ex 'set checkpoint-undo off' $BIN
 expect "fallback: fixed while checkpoints exist" '^error: Delete the checkpoints first'
+
+# exec while checkpoints exist: they are discarded with a message (their
+# image went with the old program), a rollback to one says so and never
+# puts back a stale image; a checkpoint of the new program works. Both
+# engines: the undo log, and the fallback forced.
+for eng in undo fallback; do
+	[ $eng = undo ] && set_eng='set checkpoint-method undo' || set_eng='set checkpoint-undo off'
+	rm -f $D/*
+	qz -ex "$set_eng" -ex 'break main' -ex "run exec $B/ckpt_prop-O0" -ex checkpoint -ex checkpoint \
+	   -ex c -ex 'info checkpoints' -ex 'rollback 1' -ex 'rollback 9' -ex 'break mark' -ex c \
+	   -ex checkpoint -ex "maint dump-state $D/s3" -ex c -ex c -ex 'rollback 3' \
+	   -ex "maint dump-state $D/r3" -ex bt $B/forkit-O0
+	expect "exec ($eng): checkpoints discarded, said" \
+		'^Checkpoints discarded: process [0-9]+ executed a new program, the memory they hold went with the old one\.$'
+	expect "exec ($eng): none left" '^No checkpoints\.$'
+	expect "exec ($eng): rollback to one refused" \
+		'^error: Checkpoint 1 was discarded when the process executed a new program\.$'
+	expect "exec ($eng): an unknown id is still unknown" '^error: No checkpoint number 9\.$'
+	expect "exec ($eng): the new program's checkpoint" '^Checkpoint 3 at ckpt_prop\.c'
+	same "exec ($eng): the new program's rollback" $D/s3 $D/r3
+	expect "exec ($eng): in the new program after it" '^#0  mark \(.*ckpt_prop\.c'
+done
 
 # Dirtying a large heap: a few hundred faults (runs doubled), every page
 # saved, the memory back byte for byte.
