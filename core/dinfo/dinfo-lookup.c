@@ -148,6 +148,20 @@ const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t retu
 	return cs;
 }
 
+size_t di_tail_calls(const struct di_info *di, uint64_t entry,
+		     const struct di_callsite **out, size_t max)
+{
+	const struct di_func *f = di_func_at(di, entry);
+	if (!f || f->lo != entry)
+		return 0;
+	const struct di_fstate *st = di_fstate_of(di, f);
+	size_t n = 0;
+	for (size_t i = 0; i < st->ncalls && n < max; i++)
+		if (st->calls[i].tail_call)
+			out[n++] = &st->calls[i];
+	return n;
+}
+
 static bool cu_matches(const struct di_cu *cu, const char *file)
 {
 	if (!cu)

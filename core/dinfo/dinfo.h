@@ -309,12 +309,26 @@ struct di_callparam {
 };
 
 struct di_callsite {
-	uint64_t return_pc;          /* link-time */
+	uint64_t return_pc;          /* link-time (of a tail call: the address
+	                                after its jump) */
 	struct di_callparam *params;
 	size_t nparams;
+	bool tail_call;              /* DW_AT_call_tail_call: a jump, its
+	                                caller's frame is gone */
+	/* The function called (DW_AT_call_origin), as gdb takes it: a
+	 * definition's entry (link-time), or a declaration's name, which the
+	 * caller finds by symbol; neither: not known (an indirect call). */
+	uint64_t target;
+	bool has_target;
+	const char *target_name;
 };
 
 const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc);
+/* The tail calls made by the function whose entry is entry (link-time):
+ * its call sites with the tail-call flag, also those inside its inlined
+ * calls, at most max; 0 if no function begins there. */
+size_t di_tail_calls(const struct di_info *di, uint64_t entry,
+		     const struct di_callsite **out, size_t max);
 /* Evaluate a DWARF expression to the value on top of its stack (or the
  * register/implicit value it names). 0, 1 if not available, -1 with err. */
 int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,

@@ -61,7 +61,7 @@ invalid_free() {
 	expect "badfree-interior-$1 report" "^Invalid free of $hex, 4 bytes into a 32-byte block allocated at det_badfree.c:$_m by malloc, at det_badfree.c:($_r|$_i)$"
 	# a tail call is not rerun: the stop is then at free's entry
 	if libc_dbg; then   # inside libc's free: gdb's shape with libc6-dbg
-		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^__GI___libc_free \(mem=$hex\) at ./malloc/malloc.c:[0-9]+$"
+		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^__GI___libc_free \(mem=(mem@entry=)?$hex\) at ./malloc/malloc.c:[0-9]+$"
 	else
 		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^$hex in free \(\) from "
 	fi

@@ -56,6 +56,17 @@ vs_gdb "next out of main into libc_start_call_main.h as gdb" \
 	-ex 'break 18' -ex "run < $IN" -ex next -ex next -ex bt -ex 'info line' $BIN
 expect "out of main: the header's name" '^__libc_start_call_main \(main=main@entry=0x[0-9a-f]+ <main>, argc=argc@entry=1, argv=argv@entry=0x[0-9a-f]+\) at ../sysdeps/nptl/libc_start_call_main.h:[0-9]+$'
 
+# libc's abort path: raise calls __pthread_kill, which jumps (a tail call
+# inside its inlined __pthread_kill_internal) to
+# __pthread_kill_implementation; gdb shows the jump's frame, rebuilt from
+# the call sites, and the entry values found through it (signo@entry=6).
+vs_gdb "abort: the tail-call frame and entry values as gdb" \
+	-ex run -ex continue -ex bt -ex 'info frame' -ex up -ex 'info frame' -ex up -ex 'info frame' \
+	-ex 'frame 1' -ex 'info locals' -ex 'print signo' $B/sig-O0
+expect "abort: the tail-call frame" '^#1  0x[0-9a-f]{16} in __pthread_kill_internal \(signo=6, threadid=<optimized out>\) at ./nptl/pthread_kill.c:[0-9]+$'
+expect "abort: an entry value through it" '^#0  __pthread_kill_implementation \(threadid=<optimized out>, signo=signo@entry=6, no_tid=no_tid@entry=0\)'
+expect "abort: info frame says so" '^ tail call frame, caller of frame at 0x[0-9a-f]+$'
+
 # A function in two libraries (libc's munmap and ld.so's own): one
 # breakpoint, two locations, each enabled and disabled alone (gdb's
 # "y-" for an enabled location of a disabled breakpoint); gdb's words for
