@@ -221,6 +221,11 @@ size_t di_inline_chain(const struct di_func *f, uint64_t pc,
  * entry_pc; returns the count (<= max). Out-of-line copies are di_funcs. */
 size_t di_inline_instances(const struct di_info *di, const char *name,
 			   const struct di_inline **out, size_t max);
+/* di_inline_instances, reading only the units at the given offsets (a
+ * name index's, inlidx.h): -1 if one of them is no unit of di. */
+int di_inline_instances_in(const struct di_info *di, const char *name,
+			   const uint64_t *units, size_t nunits,
+			   const struct di_inline **out, size_t max, size_t *n);
 /* Visible variables at pc inside an inlined call, like di_vars_at:
  * innermost scope first, params last. */
 size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,

@@ -244,8 +244,8 @@ expect "user spec fires" "^Allocation of 4000 bytes at big.c:5 returned $hex$"
 expect_count "user spec fires once" 1 '^Allocation of'
 expect "user spec continue exits" "$normal"
 qz -ex 'detect on' -ex 'break free' -ex run $B/det_dfree_fixed-O0
-if libc_dbg; then   # gdb's shape with libc6-dbg (gdb also lists ld.so's free: "Breakpoint 1.1")
-	expect "user breakpoint on free still stops" '^Breakpoint 1, __GI___libc_free \(mem=0x[0-9a-f]+\) at ./malloc/malloc.c:[0-9]+$'
+if libc_dbg; then   # gdb's shape with libc6-dbg (ld.so's inlined free too: "Breakpoint 1.1")
+	expect "user breakpoint on free still stops" '^Breakpoint 1\.1, __GI___libc_free \(mem=0x[0-9a-f]+\) at ./malloc/malloc.c:[0-9]+$'
 else
 	expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?free '
 fi
