@@ -151,15 +151,18 @@ static struct frame *frame_push(struct qz *q)
 }
 
 /* gdb counts an inlined call as starting at its entry pc and at the start
- * of each of its address ranges. */
+ * of each of its address ranges that the address before does not belong
+ * to (block_starting_point_at: ranges that meet are one stretch of code). */
 static bool frame_inline_starts(const struct di_inline *in, uint64_t link_pc)
 {
 	if (in->entry_pc == link_pc)
 		return true;
-	for (size_t i = 0; i < in->nranges; i++)
-		if (in->ranges[i].lo == link_pc)
-			return true;
-	return false;
+	bool range_start = false, before_inside = false;
+	for (size_t i = 0; i < in->nranges; i++) {
+		range_start |= in->ranges[i].lo == link_pc;
+		before_inside |= in->ranges[i].lo < link_pc && link_pc - 1 < in->ranges[i].hi;
+	}
+	return range_start && !before_inside;
 }
 
 /* How many of the innermost inlined calls start at pc (gdb's
