@@ -144,6 +144,8 @@ int cmd_handle(struct qz *q, const char *a)
 			return qz_error(q, "Unrecognized or ambiguous flag word: \"%s\".", w);
 		a += used;
 	}
+	if (!q->from_tty)   /* gdb -batch shows no table after handle */
+		return 0;
 	struct sbuf b = {0};
 	sbuf_add(&b, cmd_sig_header);
 	cmd_sig_row(q, s, &b);

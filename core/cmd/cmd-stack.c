@@ -68,13 +68,15 @@ static int cmd_select(struct qz *q, int n)
 	return 0;
 }
 
-/* info frame's line of the neighbours: "inlined into frame N" or "called
- * by frame at X", then ", caller of frame at Y", as gdb joins them. */
+/* info frame's line of the neighbours: "tail call frame", "inlined into
+ * frame N" or "called by frame at X", then ", caller of frame at Y", as gdb joins them. */
 static void cmd_frame_links(struct qz *q, const struct frame *f, struct sbuf *b)
 {
 	const struct frame *up = frame_get(q, f->level + 1);
 	const struct frame *down = f->level > 0 ? frame_get(q, f->level - 1) : NULL;
-	if (up && f->inl)
+	if (up && f->tailcall)
+		sbuf_add(b, " tail call frame");
+	else if (up && f->inl)
 		sbuf_printf(b, " inlined into frame %d", up->level);
 	else if (up)
 		sbuf_printf(b, " called by frame at 0x%llx", (unsigned long long)up->cfa);
@@ -135,10 +137,10 @@ int cmd_info_frame(struct qz *q, const char *a)
 {
 	(void)a;
 	const struct frame *f = frame_get(q, q->sel_frame);
-	uint64_t ra = 0, cfa = 0;
+	uint64_t ra = 0;
 	if (!f)
 		return qz_error(q, "No stack.");
-	bool has_ra = frame_return(q, f, &ra, &cfa) == 0;
+	bool has_ra = frame_caller_pc(q, f, &ra) == 0;
 	struct sbuf b = {0};
 	sbuf_printf(&b, "Stack level %d, frame at 0x%llx:\n rip = 0x%llx", f->level,
 		    (unsigned long long)f->cfa, (unsigned long long)f->pc);
@@ -156,10 +158,13 @@ int cmd_info_frame(struct qz *q, const char *a)
 	cmd_frame_base(q, f, &b);
 	/* An inlined call's frame has the registers of the frame below it:
 	 * the processor's (sp "in rsp") at the innermost machine frame, else
-	 * those its callee's frame saved. */
-	const struct frame *regs_of = f->inl && f->set_first > 0 ?
+	 * those its callee's frame saved; a tail-call frame passes its own
+	 * on (sp "in rsp" too). */
+	const struct frame *regs_of = f->inl && !f->tailcall && f->set_first > 0 ?
 		frame_get(q, f->set_first - 1) : f;
-	if (f->inl && regs_of == f)
+	if (f->tailcall)
+		sbuf_add(&b, " Previous frame's sp in rsp\n");
+	else if (f->inl && regs_of == f)
 		sbuf_add(&b, " Previous frame's sp in rsp\n");
 	else if (f->dummy)
 		sbuf_printf(&b, " Previous frame's sp is 0x%llx\n",

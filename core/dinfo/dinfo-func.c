@@ -286,8 +286,33 @@ static bool callsite_param(struct di_info *di, Dwarf_Die die, struct di_callpara
 	return true;
 }
 
+/* The function a call site calls, as gdb's read_call_site_scope takes
+ * DW_AT_call_origin (DW_AT_abstract_origin in the GNU form): a
+ * declaration by its name, a definition by its low pc; an abstract
+ * instance or an indirect call (DW_AT_call_target) stays unknown. */
+static void callsite_target(struct di_info *di, Dwarf_Die die, struct di_callsite *cs)
+{
+	Dwarf_Off off;
+	Dwarf_Addr lo;
+	Dwarf_Error e = NULL;
+	if (di_attr_ref(die, DW_AT_call_origin, &off) &&
+	    di_attr_ref(die, DW_AT_abstract_origin, &off))
+		return;
+	Dwarf_Die t = di_offdie(di, off);
+	if (!t)
+		return;
+	if (di_attr_flag(t, DW_AT_declaration)) {
+		cs->target_name = di_die_name(di, t);
+	} else if (dwarf_lowpc(t, &lo, &e) == DW_DLV_OK) {
+		cs->target = lo;
+		cs->has_target = true;
+	}
+	dwarf_dealloc_die(t);
+}
+
 /* Call sites let entry values (DW_OP_entry_value) of a callee's
- * parameters be found in its caller, as gdb does. */
+ * parameters be found in its caller, and tail-call frames be rebuilt, as
+ * gdb does. */
 static void add_callsite(struct di_info *di, Dwarf_Die die)
 {
 	struct di_callsite cs = {0};
@@ -298,6 +323,9 @@ static void add_callsite(struct di_info *di, Dwarf_Die die)
 			return;   /* DW_TAG_GNU_call_site: low_pc is the return pc */
 		cs.return_pc = lo;
 	}
+	cs.tail_call = di_attr_flag(die, DW_AT_call_tail_call) ||
+		       di_attr_flag(die, DW_AT_GNU_tail_call);
+	callsite_target(di, die, &cs);
 	struct di_callparam ps[16];
 	for (Dwarf_Die c = di_child(die); c; c = di_next(di, c)) {
 		Dwarf_Half t = di_tag(c);

@@ -271,6 +271,8 @@ struct di_static *di_new_static(struct di_info *di, enum di_static_kind kind,
  * once every unit is indexed. */
 void di_index_pc(struct di_info *di, uint64_t pc);
 void di_index_all(struct di_info *di);
+/* The unit whose DIE is at off, indexed; NULL if there is none. */
+struct di_cu *di_index_unit_at(struct di_info *di, uint64_t off);
 
 /* dinfo-func.c: reading a function in full (on its first lookup) */
 void di_parse_var(struct di_info *di, Dwarf_Die die, bool param,

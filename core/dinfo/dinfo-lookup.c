@@ -148,6 +148,20 @@ const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t retu
 	return cs;
 }
 
+size_t di_tail_calls(const struct di_info *di, uint64_t entry,
+		     const struct di_callsite **out, size_t max)
+{
+	const struct di_func *f = di_func_at(di, entry);
+	if (!f || f->lo != entry)
+		return 0;
+	const struct di_fstate *st = di_fstate_of(di, f);
+	size_t n = 0;
+	for (size_t i = 0; i < st->ncalls && n < max; i++)
+		if (st->calls[i].tail_call)
+			out[n++] = &st->calls[i];
+	return n;
+}
+
 static bool cu_matches(const struct di_cu *cu, const char *file)
 {
 	if (!cu)
@@ -465,20 +479,11 @@ static int cmp_inline(const void *a, const void *b)
 /* The inlined calls of name are in the units that have its abstract
  * instance, or whose inlined calls refer to other units: expand those
  * (none at -O0), then look through every expanded function. */
-size_t di_inline_instances(const struct di_info *cdi, const char *name,
-			   const struct di_inline **out, size_t max)
+/* The inlined calls of name in the functions read so far, by entry. */
+static size_t collect_inlines(struct di_info *di, const char *name,
+			      const struct di_inline **out, size_t max)
 {
-	struct di_info *di = (struct di_info *)cdi;
 	struct inline_list l = {0};
-	di_index_all(di);
-	if (!di->xcu_expanded) {
-		di->xcu_expanded = true;
-		for (size_t i = 0; i < di->ncus; i++)
-			if (di->cus[i]->has_inlines && di->cus[i]->inlines_xcu)
-				di_cu_expand(di, di->cus[i]);
-	}
-	for (struct di_origin *o = hmap_sget(&di->origins, name); o; o = o->next)
-		di_cu_expand(di, o->cu);
 	for (size_t i = 0; i < di->nfuncs; i++)
 		if (di_fstate_of(di, di->funcs[i])->expanded)
 			match_inlines(di->funcs[i]->inlines, di->funcs[i]->ninlines, name, &l);
@@ -491,4 +496,35 @@ size_t di_inline_instances(const struct di_info *cdi, const char *name,
 		out[i] = l.v[i];
 	free(l.v);
 	return n;
+}
+
+size_t di_inline_instances(const struct di_info *cdi, const char *name,
+			   const struct di_inline **out, size_t max)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	di_index_all(di);
+	if (!di->xcu_expanded) {
+		di->xcu_expanded = true;
+		for (size_t i = 0; i < di->ncus; i++)
+			if (di->cus[i]->has_inlines && di->cus[i]->inlines_xcu)
+				di_cu_expand(di, di->cus[i]);
+	}
+	for (struct di_origin *o = hmap_sget(&di->origins, name); o; o = o->next)
+		di_cu_expand(di, o->cu);
+	return collect_inlines(di, name, out, max);
+}
+
+int di_inline_instances_in(const struct di_info *cdi, const char *name,
+			   const uint64_t *units, size_t nunits,
+			   const struct di_inline **out, size_t max, size_t *n)
+{
+	struct di_info *di = (struct di_info *)cdi;
+	for (size_t i = 0; i < nunits; i++) {
+		struct di_cu *cu = di_index_unit_at(di, units[i]);
+		if (!cu)
+			return -1;
+		di_cu_expand(di, cu);
+	}
+	*n = collect_inlines(di, name, out, max);
+	return 0;
 }

@@ -427,6 +427,16 @@ void di_index_pc(struct di_info *di, uint64_t pc)
 	index_sort(di);
 }
 
+struct di_cu *di_index_unit_at(struct di_info *di, uint64_t off)
+{
+	struct di_cu *cu = hmap_get(&di->cu_by_off, off);
+	if (cu && !cu->indexed) {
+		index_unit(di, cu);
+		index_sort(di);
+	}
+	return cu;
+}
+
 void di_index_all(struct di_info *di)
 {
 	if (di->all_indexed)

@@ -221,6 +221,11 @@ size_t di_inline_chain(const struct di_func *f, uint64_t pc,
  * entry_pc; returns the count (<= max). Out-of-line copies are di_funcs. */
 size_t di_inline_instances(const struct di_info *di, const char *name,
 			   const struct di_inline **out, size_t max);
+/* di_inline_instances, reading only the units at the given offsets (a
+ * name index's, inlidx.h): -1 if one of them is no unit of di. */
+int di_inline_instances_in(const struct di_info *di, const char *name,
+			   const uint64_t *units, size_t nunits,
+			   const struct di_inline **out, size_t max, size_t *n);
 /* Visible variables at pc inside an inlined call, like di_vars_at:
  * innermost scope first, params last. */
 size_t di_inline_vars_at(const struct di_inline *in, uint64_t pc,
@@ -309,12 +314,26 @@ struct di_callparam {
 };
 
 struct di_callsite {
-	uint64_t return_pc;          /* link-time */
+	uint64_t return_pc;          /* link-time (of a tail call: the address
+	                                after its jump) */
 	struct di_callparam *params;
 	size_t nparams;
+	bool tail_call;              /* DW_AT_call_tail_call: a jump, its
+	                                caller's frame is gone */
+	/* The function called (DW_AT_call_origin), as gdb takes it: a
+	 * definition's entry (link-time), or a declaration's name, which the
+	 * caller finds by symbol; neither: not known (an indirect call). */
+	uint64_t target;
+	bool has_target;
+	const char *target_name;
 };
 
 const struct di_callsite *di_callsite_at(const struct di_info *di, uint64_t return_pc);
+/* The tail calls made by the function whose entry is entry (link-time):
+ * its call sites with the tail-call flag, also those inside its inlined
+ * calls, at most max; 0 if no function begins there. */
+size_t di_tail_calls(const struct di_info *di, uint64_t entry,
+		     const struct di_callsite **out, size_t max);
 /* Evaluate a DWARF expression to the value on top of its stack (or the
  * register/implicit value it names). 0, 1 if not available, -1 with err. */
 int di_eval_value(const struct di_locexpr *le, const struct di_ctx *ctx,

@@ -9,6 +9,7 @@
 
 #include "infcall.h"
 #include "session.h"
+#include "tailcall.h"
 #include "dinfo/source.h"
 
 enum { FRAME_MAX = 4096, FRAME_INLINE_MAX = 16 };
@@ -139,7 +140,7 @@ static int frame_unwind_one(struct qz *q, struct frame *f, struct di_regs *calle
 static struct frame *frame_push(struct qz *q)
 {
 	if (!q->frames) {
-		q->frames_cap = FRAME_MAX + FRAME_INLINE_MAX + 1;
+		q->frames_cap = FRAME_MAX + TAILCALL_MAX + FRAME_INLINE_MAX + 1;
 		q->frames = xcalloc(q->frames_cap, sizeof *q->frames);
 	}
 	struct frame *f = &q->frames[q->nframes];
@@ -150,15 +151,18 @@ static struct frame *frame_push(struct qz *q)
 }
 
 /* gdb counts an inlined call as starting at its entry pc and at the start
- * of each of its address ranges. */
+ * of each of its address ranges that the address before does not belong
+ * to (block_starting_point_at: ranges that meet are one stretch of code). */
 static bool frame_inline_starts(const struct di_inline *in, uint64_t link_pc)
 {
 	if (in->entry_pc == link_pc)
 		return true;
-	for (size_t i = 0; i < in->nranges; i++)
-		if (in->ranges[i].lo == link_pc)
-			return true;
-	return false;
+	bool range_start = false, before_inside = false;
+	for (size_t i = 0; i < in->nranges; i++) {
+		range_start |= in->ranges[i].lo == link_pc;
+		before_inside |= in->ranges[i].lo < link_pc && link_pc - 1 < in->ranges[i].hi;
+	}
+	return range_start && !before_inside;
 }
 
 /* How many of the innermost inlined calls start at pc (gdb's
@@ -285,6 +289,42 @@ static bool frame_add_dummy(struct qz *q, uint64_t pc, uint64_t sp)
 	return true;
 }
 
+static uint64_t frame_func_start(const struct frame *f);
+
+/* The frames of the tail calls between callee's function and the call its
+ * caller made (tailcall.c), each a set of its own. As in gdb, their
+ * registers are those unwound for the caller (a register the CFI does
+ * not give keeps callee's value: gdb's "same value"), but the pc, which
+ * is the address after the jump, and their CFA is callee's; the function
+ * shown is the innermost one at the jump, an inlined one too. */
+static void frame_push_tailcalls(struct qz *q, const struct frame *callee,
+				 const struct di_regs *caller, uint64_t caller_pc)
+{
+	uint64_t pcs[TAILCALL_MAX];
+	size_t n = tailcall_chain(q, caller_pc, frame_func_start(callee), pcs);
+	for (size_t i = 0; i < n; i++) {
+		struct frame *f = frame_push(q);
+		f->regs = *caller;
+		for (int r = 0; r < DI_NREGS; r++) {
+			if (!f->regs.valid[r] && callee->regs.valid[r]) {
+				f->regs.r[r] = callee->regs.r[r];
+				f->regs.valid[r] = true;
+			}
+		}
+		f->regs.r[DI_REG_RIP] = pcs[i];
+		f->pc = pcs[i];
+		frame_resolve(q, f);
+		const struct di_inline *chain[FRAME_INLINE_MAX];
+		if (f->func && di_inline_chain(f->func, f->pc - 1 - f->mod->bias, chain,
+					       FRAME_INLINE_MAX))
+			f->inl = chain[0];
+		f->tailcall = true;
+		f->cfa = callee->cfa;
+		f->has_cfa = callee->has_cfa;
+		f->set_first = f->set_real = f->level;
+	}
+}
+
 static void frame_add_caller(struct qz *q)
 {
 	struct frame *f = &q->frames[q->nframes - 1];
@@ -317,6 +357,8 @@ static void frame_add_caller(struct qz *q)
 	}
 	if (frame_add_dummy(q, pc, caller.r[DI_REG_RSP]))
 		return;
+	if (!signal && !f->sigtramp)
+		frame_push_tailcalls(q, f, &caller, pc);
 	/* interrupted by a signal: not a return address */
 	const struct frame *c = frame_push_set(q, &caller, pc, signal);
 	if (!c->mod)
@@ -340,7 +382,7 @@ int frame_base_address(struct qz *q, const struct frame *f, uint64_t *base)
 	uint64_t fn = frame_func_start(f);
 	int64_t sp_off = -8;
 	uint8_t b[8];
-	if (f->inl)
+	if (f->inl || f->tailcall)
 		return -1;
 	if (fn && f->pc > fn && qz_read(q, fn, b, sizeof b) == 0) {
 		size_t i = fn + 4 <= f->pc && memcmp(b, endbr64, 4) == 0 ? 4 : 0;
@@ -363,9 +405,15 @@ int frame_base_address(struct qz *q, const struct frame *f, uint64_t *base)
 int frame_saved_regs(struct qz *q, const struct frame *f, struct di_regs *slots)
 {
 	struct unw *u = f->mod ? frame_unw(f->mod) : NULL;
-	if (f->inl || !u)
+	if (f->inl || f->tailcall || !u ||
+	    unw_saved_ex(u, f->mod->bias, &f->regs, f->exact_pc, qz_read_cb, q, slots) < 0)
 		return -1;
-	return unw_saved_ex(u, f->mod->bias, &f->regs, f->exact_pc, qz_read_cb, q, slots);
+	/* below a tail-call frame, the return address is that frame's pc,
+	 * not a register saved on the stack (gdb lists no rip) */
+	const struct frame *up = frame_get(q, f->set_real + 1);
+	if (up && up->tailcall)
+		slots->valid[DI_REG_RIP] = false;
+	return 0;
 }
 
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa)
@@ -375,6 +423,8 @@ int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cf
 		*cfa = f->cfa;
 		return 0;
 	}
+	while (f->tailcall && f->level > 0)   /* its callee's return */
+		f = &q->frames[f->level - 1];
 	struct frame copy = q->frames[f->set_real];
 	struct di_regs caller;
 	bool signal;
@@ -384,6 +434,29 @@ int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cf
 	*ra = caller.r[DI_REG_RIP];
 	*cfa = copy.cfa;
 	return 0;
+}
+
+int frame_caller_pc(struct qz *q, const struct frame *f, uint64_t *pc)
+{
+	while (f && (f->tailcall || f->inl))
+		f = frame_get(q, f->level + 1);
+	if (!f)
+		return -1;
+	const struct frame *up = frame_get(q, f->level + 1);
+	uint64_t cfa;
+	if (up) {
+		*pc = up->pc;
+		return 0;
+	}
+	return frame_return(q, f, pc, &cfa);
+}
+
+const struct frame *frame_real_caller(struct qz *q, const struct frame *f)
+{
+	const struct frame *c = frame_get(q, f->level + 1);
+	while (c && c->tailcall)
+		c = frame_get(q, c->level + 1);
+	return c;
 }
 
 const struct frame *frame_get(struct qz *q, int n)
@@ -430,11 +503,16 @@ size_t frame_vars(const struct frame *f, const struct di_var **out, size_t max)
 	return di_vars_at(f->func, pc, out, max);
 }
 
-/* Whether the call before return address ra went to callee's function.
- * A frame reached by a tail call returns to a call of another function,
- * whose call site says nothing of ours (gdb checks DW_AT_call_origin). */
-static bool frame_calls(struct qz *q, uint64_t ra, const struct frame *callee)
+/* Whether call site cs of frame c went to callee's function. A frame
+ * reached by a tail call returns to a call of another function, whose
+ * call site says nothing of ours (gdb checks DW_AT_call_origin, as here
+ * when the call site names it; else the call instruction's target). */
+static bool frame_calls(struct qz *q, const struct frame *c, const struct di_callsite *cs,
+			const struct frame *callee)
 {
+	uint64_t ra = c->pc, site;
+	if (tailcall_target(q, c->mod, cs, &site) == 0)
+		return site == callee->func->lo + callee->mod->bias;
 	uint8_t code[5];
 	if (qz_read(q, ra - 5, code, 5) < 0 || code[0] != 0xe8)
 		return true;   /* an indirect call: its target is not known */
@@ -455,9 +533,10 @@ static int frame_entry_reg(void *arg, int reg, uint64_t *val)
 	const struct frame *c = frame_get(q, real->set_real + 1);
 	if (!c || !c->mod || !qz_mod_di(q, c->mod) || c->exact_pc)
 		return -1;
-	if (!frame_calls(q, c->pc, real))
-		return -1;
 	const struct di_callsite *cs = di_callsite_at(c->mod->di, c->pc - c->mod->bias);
+	if (!cs || !frame_calls(q, c, cs, real) ||
+	    tailcall_may_reenter(q, real->func->lo + real->mod->bias))
+		return -1;
 	for (size_t i = 0; cs && i < cs->nparams; i++) {
 		if (cs->params[i].reg != reg)
 			continue;
@@ -575,8 +654,9 @@ static int frame_param_entry(const struct frame *f, const struct di_var *v,
 		any.valid[r] = true;
 	at_entry.regs = &any;
 	/* where the function (gdb's get_frame_func: an inlined call's
-	 * block entry) begins */
-	at_entry.pc = (f->inl ? f->inl->entry_pc : f->func->lo) + ctx->bias;
+	 * block entry; of a tail-call frame, even at a jump inside an inlined
+	 * call, the machine function's) begins */
+	at_entry.pc = (f->inl && !f->tailcall ? f->inl->entry_pc : f->func->lo) + ctx->bias;
 	if (di_locate(v, &at_entry, &loc, err, sizeof err) < 0 || loc.kind != DI_LOC_REG ||
 	    ctx->entry_reg(ctx->entry_arg, loc.reg, &val))
 		return -1;

@@ -44,6 +44,11 @@ struct frame {
 	 * before the call */
 	const struct infcall_dummy *dummy;
 	int set_first, set_real;      /* levels of the set's first and own frame */
+	/* A frame whose function tail-called the one below it (gdb's
+	 * TAILCALL_FRAME, rebuilt from the call sites' tail-call flags): its pc
+	 * is the address after the jump, its registers those of its real
+	 * callee's caller, its CFA its real callee's; a set of its own. */
+	bool tailcall;
 	struct qz *q;                 /* the session, for entry-value lookups */
 };
 
@@ -62,6 +67,13 @@ void frame_unskip_for(struct qz *q, uint64_t pc, const char *func);
 /* Where frame f returns to and its CFA, even for main (whose caller
  * backtraces do not show). 0, or -1 if it cannot be unwound. */
 int frame_return(struct qz *q, const struct frame *f, uint64_t *ra, uint64_t *cfa);
+/* gdb's frame_unwind_caller_pc (info frame's "saved rip"): past inlined
+ * and tail-call frames to a real one, the pc of the frame above it (a
+ * tail-call frame's pc for the function a tail call entered). 0 or -1. */
+int frame_caller_pc(struct qz *q, const struct frame *f, uint64_t *pc);
+/* The frame a finish from f returns to: the next one up that is not a
+ * tail-call frame (those were left when their jumps were made), or NULL. */
+const struct frame *frame_real_caller(struct qz *q, const struct frame *f);
 /* gdb's frame base on x86-64 (`info frame`'s "Arglist at" and "Locals
  * at"), from the prologue as gdb reads it: rbp once `push %rbp; mov
  * %rsp,%rbp` begins the function and the pc is past the push, else rsp

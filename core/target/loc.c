@@ -168,12 +168,14 @@ static int loc_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+enum { LOC_INLINED_MAX = 256 };   /* ld.so has 57 inlined calls of free */
+
 /* gdb also stops where the function was inlined, at each call's entry. */
 static void loc_inlined(struct qz *q, struct qz_module *m, const char *name,
 			struct loc_addr **out, size_t *n)
 {
-	const struct di_inline *ins[64];
-	size_t k = di_inline_instances(m->di, name, ins, 64);
+	const struct di_inline *ins[LOC_INLINED_MAX];
+	size_t k = qz_mod_inlined(q, m, name, ins, LOC_INLINED_MAX);
 	for (size_t i = 0; i < k; i++) {
 		loc_push(q, m, ins[i]->entry_pc, out, n);
 		(*out)[*n - 1].func = ins[i]->name;   /* not a call inlined into it */
@@ -198,7 +200,8 @@ static bool loc_have(const struct loc_addr *out, size_t n, const struct qz_modul
  * an exported symbol before a local one, and then its DWARF function at
  * that address (libc's fgets is _IO_fgets), so that a library whose units
  * are indexed on demand reads only the unit that has it; calls inlined in
- * a library whose index is complete are locations too. */
+ * a library are locations too (one indexed on demand reads only the units
+ * its name index, cached on disk, gives: qz_mod_inlined). */
 static bool loc_library_function(struct qz *q, const char *name,
 				 struct loc_addr **out, size_t *n)
 {
@@ -223,7 +226,7 @@ static bool loc_library_function(struct qz *q, const char *name,
 			/* gdb names it by what it found, not by an alias */
 			(*out)[*n - 1].func = f ? f->name : s->name;
 		}
-		if (l->di && di_index_complete(l->di))
+		if (qz_mod_has_debug(l))
 			loc_inlined(q, l, name, out, n);
 	}
 	if (*n - before > 1)

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dinfo/dwcu.h"
+#include "dinfo/inlidx.h"
 #include "frame.h"
 #include "session.h"
 #include "solib.h"
@@ -22,6 +24,7 @@ static void qz_module_free(struct qz_module *m)
 		di_close(m->di);
 	if (m->unw)
 		unw_close(m->unw);
+	di_inlidx_free(m->inlidx);
 	dwcu_file_put(m->dw);
 	free(m->path);
 	free(m->name);
@@ -117,6 +120,68 @@ struct di_info *qz_mod_di(struct qz *q, struct qz_module *m)
 	if (!m->di)
 		qz_warn(q, "Could not read debug information of \"%s\": %s", m->debug_path, err);
 	return m->di;
+}
+
+/* $XDG_CACHE_HOME/qzdb/ID.inl (else ~/.cache/qzdb/), its directories
+ * made; NULL without an absolute home for it. */
+static char *qz_inlidx_path(const char *id)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *base = xdg && xdg[0] == '/' ? xstrdup(xdg) :
+		     home && home[0] == '/' ? xasprintf("%s/.cache", home) : NULL;
+	if (!base)
+		return NULL;
+	char *dir = xasprintf("%s/qzdb", base);
+	mkdir(base, 0700);
+	mkdir(dir, 0700);
+	char *path = xasprintf("%s/%s.inl", dir, id);
+	free(base);
+	free(dir);
+	return path;
+}
+
+/* The module's name index: from the cache, else built (reading all of its
+ * DWARF) and saved there; NULL if neither works. */
+static struct di_inlidx *qz_mod_inlidx(struct qz *q, struct qz_module *m, const char *id)
+{
+	if (m->inlidx_tried)
+		return m->inlidx;
+	m->inlidx_tried = true;
+	char *path = qz_inlidx_path(id);
+	m->inlidx = path ? di_inlidx_load(path, id) : NULL;
+	struct di_info *di = m->inlidx || !path ? NULL : qz_mod_di(q, m);
+	if (di && di_inlidx_save(di, path, id) == 0)
+		m->inlidx = di_inlidx_load(path, id);
+	free(path);
+	return m->inlidx;
+}
+
+size_t qz_mod_inlined(struct qz *q, struct qz_module *m, const char *name,
+		      const struct di_inline **out, size_t max)
+{
+	const char *id = m->img ? img_build_id(m->img) : NULL;
+	size_t n = 0;
+	if (!(m->di && di_index_complete(m->di)) && id && qz_mod_inlidx(q, m, id)) {
+		uint64_t *units = xcalloc(4096, sizeof *units);
+		size_t k = di_inlidx_units(m->inlidx, name, units, 4096);
+		/* none: its DWARF need not even be opened */
+		struct di_info *di = k ? qz_mod_di(q, m) : NULL;
+		int r = di ? di_inline_instances_in(di, name, units, k, out, max, &n) : 0;
+		free(units);
+		if (r == 0)
+			return n;
+		/* not this file's units: a stale or damaged index, rebuilt */
+		di_inlidx_free(m->inlidx);
+		m->inlidx = NULL;
+		char *path = qz_inlidx_path(id);
+		if (path)
+			di_inlidx_save(di, path, id);
+		free(path);
+	}
+	struct di_info *di = qz_mod_di(q, m);
+	/* every unit is indexed (or the index could not be kept); a lazy
+	 * index without a build-id stays lazy */
+	return di && di_index_complete(di) ? di_inline_instances(di, name, out, max) : 0;
 }
 
 bool qz_mod_has_debug(const struct qz_module *m)

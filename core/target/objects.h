@@ -30,6 +30,10 @@ struct qz_module {
 	struct unw *unw;          /* opened lazily for libraries */
 	uint64_t bias;            /* runtime address = link-time + bias */
 	uint64_t lo, hi;          /* mapped range, runtime */
+	/* Where its inlined calls are by name, from the cache on disk
+	 * (dinfo/inlidx.h), for a module whose DWARF is indexed on demand. */
+	struct di_inlidx *inlidx;
+	bool inlidx_tried;
 };
 
 /* The program at path (its image im already open) with its line tables,
@@ -43,6 +47,15 @@ void qz_mod_read_debug(struct qz_module *m, const char *path);
  * that file is unreadable: the module then has none). */
 struct lines *qz_mod_lines(struct qz *q, struct qz_module *m);
 struct di_info *qz_mod_di(struct qz *q, struct qz_module *m);
+/* The calls of the function called name inlined in m (gdb's `break
+ * FUNC` stops at each), by entry, at most max. A module whose DWARF is
+ * indexed on demand (a library's separate debug file) reads only the
+ * units that may have them, through a name index built once and cached
+ * under $XDG_CACHE_HOME/qzdb/ (else ~/.cache/qzdb/) by build-id; a cache
+ * missing, damaged or stale is rebuilt. */
+struct di_inline;
+size_t qz_mod_inlined(struct qz *q, struct qz_module *m, const char *name,
+		      const struct di_inline **out, size_t max);
 /* Whether the module has debug information, read or still to be read. */
 bool qz_mod_has_debug(const struct qz_module *m);
 /* The module containing a runtime address, or NULL. */

@@ -577,6 +577,14 @@ static void step_print_value(struct qz *q, const struct di_func *fn)
 	sbuf_free(&b);
 }
 
+/* The function whose code holds pc itself (gdb's find_pc_function of a
+ * tail-call frame's pc, which is past the jump: maybe in no function). */
+static const struct di_func *step_func_at(struct qz *q, uint64_t pc)
+{
+	struct qz_module *m = qz_module_at(q, pc);
+	return m && qz_mod_di(q, m) ? di_func_at(m->di, pc - m->bias) : NULL;
+}
+
 /* Finish an inlined call: as gdb, a `next` with an empty range in the
  * caller, so it stops at the first new line once the call is left. */
 static int step_finish_inline(struct qz *q, const struct frame *f)
@@ -645,17 +653,19 @@ static int step_finish_call(struct qz *q, const struct frame *f,
 int step_finish(struct qz *q)
 {
 	const struct frame *f = frame_get(q, q->sel_frame);
-	if (f && f->inl) {
+	if (f && f->inl && !f->tailcall) {
 		step_run_till(q, f);
 		return step_finish_inline(q, f);
 	}
-	const struct frame *c = frame_get(q, q->sel_frame + 1);
+	/* tail-call frames above were left when their jumps were made: the
+	 * finish is to the real caller (gdb's skip_tailcall_frames) */
+	const struct frame *c = f ? frame_real_caller(q, f) : NULL;
 	if (!c)
 		return qz_error(q, "\"finish\" not meaningful in the outermost frame.");
 	if (c->dummy)
 		return step_finish_call(q, f, c->dummy);
 	step_run_till(q, f);
-	const struct di_func *fn = f->func;
+	const struct di_func *fn = f->tailcall ? step_func_at(q, f->pc) : f->func;
 	enum run_ev ev = step_return_to(q, c->pc, f->cfa);
 	if (ev != RUN_TARGET)
 		return ev == RUN_ERROR ? -1 : 0;

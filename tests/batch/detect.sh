@@ -61,7 +61,7 @@ invalid_free() {
 	expect "badfree-interior-$1 report" "^Invalid free of $hex, 4 bytes into a 32-byte block allocated at det_badfree.c:$_m by malloc, at det_badfree.c:($_r|$_i)$"
 	# a tail call is not rerun: the stop is then at free's entry
 	if libc_dbg; then   # inside libc's free: gdb's shape with libc6-dbg
-		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^__GI___libc_free \(mem=$hex\) at ./malloc/malloc.c:[0-9]+$"
+		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^__GI___libc_free \(mem=(mem@entry=)?$hex\) at ./malloc/malloc.c:[0-9]+$"
 	else
 		expect "badfree-interior-$1 stop" "^$_r	+free\(p\);$|^$hex in free \(\) from "
 	fi
@@ -244,8 +244,8 @@ expect "user spec fires" "^Allocation of 4000 bytes at big.c:5 returned $hex$"
 expect_count "user spec fires once" 1 '^Allocation of'
 expect "user spec continue exits" "$normal"
 qz -ex 'detect on' -ex 'break free' -ex run $B/det_dfree_fixed-O0
-if libc_dbg; then   # gdb's shape with libc6-dbg (gdb also lists ld.so's free: "Breakpoint 1.1")
-	expect "user breakpoint on free still stops" '^Breakpoint 1, __GI___libc_free \(mem=0x[0-9a-f]+\) at ./malloc/malloc.c:[0-9]+$'
+if libc_dbg; then   # gdb's shape with libc6-dbg (ld.so's inlined free too: "Breakpoint 1.1")
+	expect "user breakpoint on free still stops" '^Breakpoint 1\.1, __GI___libc_free \(mem=0x[0-9a-f]+\) at ./malloc/malloc.c:[0-9]+$'
 else
 	expect "user breakpoint on free still stops" '^Breakpoint 1, (0x[0-9a-f]+ in )?free '
 fi

@@ -519,3 +519,34 @@ agree "gdbagree-minsyms" $B/libc_fgets-nodebug <<-'E'
 	print stdout
 	print count
 	E
+
+# Stepping where an inlined call's code is split in ranges that meet
+# (zlib's enough.c at -O2, map() inlined into count()): gdb takes a range
+# that begins where the one before ends for the same stretch of code, not
+# a new entry into the call (block_starting_point_at), so `step` from
+# inside map goes on to line 271 and `step 3` stops at 310, where a
+# range start taken for an entry stopped at the call site (270, 315).
+ENOUGH=/usr/share/doc/zlib1g-dev/examples/enough.c
+if [ -f $ENOUGH ]; then
+	E2=$B/gdbagree-enough-O2
+	[ "$E2" -nt $ENOUGH ] || gcc -g -w -O2 -o $E2 $ENOUGH || fail gdbagree-enough "cannot build"
+	agree "gdbagree-inline-ranges-meet" $E2 12 6 8 <<-'E'
+	- break count
+	- run
+	step
+	step
+	info args
+	step
+	info frame
+	stepi
+	until
+	step 4
+	step 3
+	info frame
+	nexti
+	step
+	bt
+	step 3
+	bt
+	E
+fi

@@ -56,6 +56,17 @@ vs_gdb "next out of main into libc_start_call_main.h as gdb" \
 	-ex 'break 18' -ex "run < $IN" -ex next -ex next -ex bt -ex 'info line' $BIN
 expect "out of main: the header's name" '^__libc_start_call_main \(main=main@entry=0x[0-9a-f]+ <main>, argc=argc@entry=1, argv=argv@entry=0x[0-9a-f]+\) at ../sysdeps/nptl/libc_start_call_main.h:[0-9]+$'
 
+# libc's abort path: raise calls __pthread_kill, which jumps (a tail call
+# inside its inlined __pthread_kill_internal) to
+# __pthread_kill_implementation; gdb shows the jump's frame, rebuilt from
+# the call sites, and the entry values found through it (signo@entry=6).
+vs_gdb "abort: the tail-call frame and entry values as gdb" \
+	-ex run -ex continue -ex bt -ex 'info frame' -ex up -ex 'info frame' -ex up -ex 'info frame' \
+	-ex 'frame 1' -ex 'info locals' -ex 'print signo' $B/sig-O0
+expect "abort: the tail-call frame" '^#1  0x[0-9a-f]{16} in __pthread_kill_internal \(signo=6, threadid=<optimized out>\) at ./nptl/pthread_kill.c:[0-9]+$'
+expect "abort: an entry value through it" '^#0  __pthread_kill_implementation \(threadid=<optimized out>, signo=signo@entry=6, no_tid=no_tid@entry=0\)'
+expect "abort: info frame says so" '^ tail call frame, caller of frame at 0x[0-9a-f]+$'
+
 # A function in two libraries (libc's munmap and ld.so's own): one
 # breakpoint, two locations, each enabled and disabled alone (gdb's
 # "y-" for an enabled location of a disabled breakpoint); gdb's words for
@@ -69,6 +80,83 @@ vs_gdb "break munmap: two locations, disable N.M, as gdb" \
 expect "munmap: two locations" '^Breakpoint 2 at 0x[0-9a-f]+: munmap\. \(2 locations\)$'
 expect "munmap: each named by the symbol" '^2\.2 +n +0x[0-9a-f]{16} in munmap at ../sysdeps/unix/syscall-template.S:[0-9]+$'
 expect "munmap: the location stops alone" 'hit Breakpoint 2\.1, __GI_munmap \(\) at '
+
+# break free: libc's free and the 57 calls of free inlined in ld.so, as
+# gdb lists them (58 locations). ld.so's and libc's DWARF are indexed on
+# demand; the units that may hold inlined calls come from a name index
+# built once and cached by build-id under $XDG_CACHE_HOME/qzdb/.
+CACHE=$B/libcdbg-cache
+rm -rf $CACHE
+# locs: the breakpoint line and the locations' numbers and addresses (gdb
+# names ld.so's by <function+offset>, qzdb by the inlined function's line)
+locs() {
+	printf '%s\n' "$1" | grep -E '^Breakpoint 2 at|^2\.[0-9]+ ' | awk '/^Breakpoint/ { print; next } { print $1, $2, $3 }'
+}
+free_session() {
+	OUT=$(cd . && XDG_CACHE_HOME=$PWD/$CACHE timeout 60 $QZDB --batch -ex 'break main' -ex run \
+		-ex 'break free' -ex 'info breakpoints' -ex continue -ex bt \
+		$B/det_dfree_fixed-O0 2>&1 </dev/null)
+	RC=$?
+}
+free_session
+FIRST=$OUT
+G=$(timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' -ex 'break main' -ex run \
+	-ex 'break free' -ex 'info breakpoints' -ex continue -ex bt $B/det_dfree_fixed-O0 2>&1 </dev/null)
+expect "break free: 58 locations" '^Breakpoint 2 at 0x[0-9a-f]+: free\. \(58 locations\)$'
+expect "break free: ld.so's inlined calls" '^2\.58 +y +0x[0-9a-f]{16} in free at ../include/rtld-malloc.h:50$'
+locs "$OUT" > $B/libcdbg-locs-q.txt
+locs "$G" > $B/libcdbg-locs-g.txt
+if cmp -s $B/libcdbg-locs-q.txt $B/libcdbg-locs-g.txt; then
+	pass "break free: the locations' addresses are gdb's"
+else
+	fail "break free: the locations' addresses are gdb's" "differ"
+	diff $B/libcdbg-locs-q.txt $B/libcdbg-locs-g.txt | head -10 | sed 's/^/    /'
+fi
+stop() { printf '%s\n' "$1" | grep -E '^Breakpoint 2\.|^#[0-9]'; }
+if [ -n "$(stop "$OUT")" ] && [ "$(stop "$OUT" | sed -E 's/0x7ffff[0-9a-f]{7}/X/g')" = \
+	"$(stop "$G" | sed -E 's/0x7ffff[0-9a-f]{7}/X/g')" ]; then
+	pass "break free: the stop and bt as gdb"
+else
+	fail "break free: the stop and bt as gdb" "differ"
+	stop "$OUT" | sed 's/^/    q: /'
+	stop "$G" | sed 's/^/    g: /'
+fi
+LIBC_INL=$CACHE/qzdb/$ID.inl
+[ -s "$LIBC_INL" ] && [ "$(head -c 7 "$LIBC_INL")" = QZINLIX ] &&
+	pass "name index cached by build-id" || fail "name index cached by build-id" "no $LIBC_INL"
+SIZE=$(wc -c < "$LIBC_INL")
+# a second session reads the index: the same locations
+free_session
+[ "$OUT" = "$FIRST" ] && pass "cached index: the same session" ||
+	fail "cached index: the same session" "output differs"
+# a damaged index (cut short, garbage, another version, another build-id,
+# unit offsets that are no units) is rebuilt: the same output, no crash
+cp "$LIBC_INL" $B/libcdbg-inl.good
+for kind in short garbage version buildid units; do
+	cp $B/libcdbg-inl.good "$LIBC_INL"
+	case $kind in
+	short) head -c 100 $B/libcdbg-inl.good > "$LIBC_INL" ;;
+	garbage) head -c 5000 /dev/urandom > "$LIBC_INL" ;;
+	version) printf '\377' | dd of="$LIBC_INL" bs=1 seek=8 conv=notrunc 2>/dev/null ;;
+	buildid) printf '0' | dd of="$LIBC_INL" bs=1 seek=16 conv=notrunc 2>/dev/null ;;
+	units)   # every unit offset: the format holds, the offsets are no units'
+		NU=$(od -An -tu4 -j $((16 + ${#ID})) -N4 "$LIBC_INL" | tr -d ' ')
+		head -c $((NU * 8)) /dev/zero | tr '\0' '\377' |
+			dd of="$LIBC_INL" bs=1 seek=$((20 + ${#ID})) conv=notrunc 2>/dev/null ;;
+	esac
+	free_session
+	[ "$OUT" = "$FIRST" ] && [ "$RC" -le 1 ] && pass "damaged index ($kind): rebuilt, same session" ||
+		fail "damaged index ($kind): rebuilt, same session" "exit status $RC or output differs"
+	[ "$(wc -c < "$LIBC_INL")" = "$SIZE" ] && pass "damaged index ($kind): file rewritten" ||
+		fail "damaged index ($kind): file rewritten" "size $(wc -c < "$LIBC_INL"), wanted $SIZE"
+done
+# no place to keep it (the cache directory is a file): the whole DWARF is
+# indexed instead, the same locations
+rm -rf $CACHE && : > $CACHE
+free_session
+[ "$OUT" = "$FIRST" ] && pass "no cache directory: the same session" ||
+	fail "no cache directory: the same session" "output differs"
+rm -rf $CACHE $B/libcdbg-inl.good
 
 vs_gdb "step into fgets and strlen (an IFUNC), next, finish as gdb" \
 	-ex 'break main' -ex "run < $IN" -ex next -ex step -ex bt -ex step \

@@ -65,8 +65,10 @@ qz -ex 'run' -ex 'continue' -ex 'continue' $B/sig-O0
 expect "signal stop" '^Program received signal SIGUSR1, User defined signal 1\.$'
 expect "signal passed on" '^got=10$'
 expect "abort" '^Program received signal SIGABRT, Aborted\.$'
-qz -ex 'handle SIGUSR1 nostop noprint' -ex 'run' $B/sig-O0
+# (gdb -batch prints no table after handle: info signals shows the row)
+qz -ex 'handle SIGUSR1 nostop noprint' -ex 'info signals SIGUSR1' -ex 'run' $B/sig-O0
 expect "handle table row" '^SIGUSR1 +No	No	Yes		User defined signal 1$'
+expect_count "handle: no table in batch mode, as gdb -batch" 1 '^Signal +Stop	Print'
 expect_not "nostop noprint hides it" 'SIGUSR1, User'
 expect "nostop still passes" '^got=10$'
 qz -ex 'handle SIGUSR1 nopass' -ex 'run' -ex 'continue' $B/sig-O0

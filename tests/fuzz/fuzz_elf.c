@@ -10,6 +10,7 @@
 
 #include "dinfo/dinfo.h"
 #include "dinfo/image.h"
+#include "dinfo/inlidx.h"
 #include "dinfo/lines.h"
 #include "dinfo/unwind.h"
 #include "util/util.h"
@@ -152,6 +153,11 @@ static struct di_info *try_dinfo(void)
 			const struct di_inline *in[8];
 			di_inline_instances(di, fs[i]->name, in, 8);
 		}
+		const struct di_callsite *tc[8];
+		size_t k = di_tail_calls(di, fs[i]->lo, tc, 8);
+		for (size_t j = 0; j < k; j++)
+			if (tc[j]->target_name && !tc[j]->target_name[0])
+				abort();   /* a name is never empty */
 	}
 	static const char *const types[] = {
 		"int", "char", "struct node", "node_t", "enum color", "union u",
@@ -195,15 +201,51 @@ static void try_unwind(struct di_info *di)
 	unw_close(u);
 }
 
+/* The name index of inlined calls (inlidx.h): the input itself read as
+ * an index file (a hostile cache), and the index of the input's DWARF
+ * saved, read back and used. */
+static char idx_path[80];
+
+static void try_inlidx(struct di_info *di)
+{
+	const struct di_inline *in[8];
+	uint64_t units[16];
+	size_t n;
+	struct di_inlidx *x = di_inlidx_load(path, "ab");
+	if (x) {
+		n = di_inlidx_units(x, "f", units, 16);
+		if (di)
+			di_inline_instances_in(di, "f", units, n, in, 8, &n);
+		di_inlidx_free(x);
+	}
+	if (!di || di_inlidx_save(di, idx_path, "ab") != 0)
+		return;
+	x = di_inlidx_load(idx_path, "ab");
+	if (!x)
+		abort();   /* what was just saved must read back */
+	size_t nf;
+	const struct di_func *const *fs = di_funcs(di, &nf);
+	for (size_t i = 0; i < nf && i < MAX_FUNCS; i++) {
+		if (!fs[i]->name)
+			continue;
+		n = di_inlidx_units(x, fs[i]->name, units, 16);
+		if (di_inline_instances_in(di, fs[i]->name, units, n, in, 8, &n) != 0)
+			abort();   /* its units are the file's */
+	}
+	di_inlidx_free(x);
+}
+
 static void remove_input(void)
 {
 	unlink(path);
+	unlink(idx_path);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/qzdb-fuzz-elf.%d", (int)getpid());
+		snprintf(idx_path, sizeof(idx_path), "/tmp/qzdb-fuzz-elf.%d.inl", (int)getpid());
 		atexit(remove_input);
 	}
 	FILE *f = fopen(path, "wb");
@@ -215,6 +257,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct di_info *di = try_dinfo();
 	try_lines(di);
 	try_unwind(di);
+	try_inlidx(di);
 	if (di)
 		di_close(di);
 	return 0;
