@@ -8,19 +8,25 @@
 # uN_fK calls u(N+1)_fK in the next unit, main calls every unit's entry,
 # the program runs in a few milliseconds and exits 0. Output is
 # deterministic. Nothing is done if DIR/prog is newer than this script.
+# TYPES (default 0) more struct types in common.h, every one reachable from
+# a registry each unit holds a pointer to, so that every unit's debug info
+# describes them all, as units including a large project header do (it is
+# how real programs reach tens of megabytes of .debug_info: startup-16mb).
 # Built with gcc -g -O0, two compilers at a time (xargs -P2).
 set -e
 dir=${1:?usage: gen.sh DIR}
 UNITS=${UNITS:-200}
 FUNCS=${FUNCS:-20}
+TYPES=${TYPES:-0}
 self=$0
-if [ -x "$dir/prog" ] && [ "$dir/prog" -nt "$self" ]; then
+if [ -x "$dir/prog" ] && [ "$dir/prog" -nt "$self" ] &&
+	[ "$(cat "$dir/params" 2>/dev/null)" = "$UNITS $FUNCS $TYPES" ]; then
 	exit 0
 fi
 mkdir -p "$dir"
 rm -f "$dir"/u[0-9]*.c "$dir"/*.o "$dir/prog"
 
-awk -v units="$UNITS" -v funcs="$FUNCS" -v dir="$dir" '
+awk -v units="$UNITS" -v funcs="$FUNCS" -v types="$TYPES" -v dir="$dir" '
 function u(n) { return sprintf("u%03d", n) }
 function U(n) { return sprintf("U%03d", n) }
 BEGIN {
@@ -36,6 +42,21 @@ BEGIN {
 	print "struct shared_hdr {\n\tunsigned kind : 4;\n\tunsigned live : 1;\n\tunsigned pad : 27;\n\tunion shared_word w;\n\tpt_t where;\n};" > h
 	print "extern long shared_sum;" > h
 	print "static inline int shared_mix(int a, int b)\n{\n\treturn (a * 31) ^ (b + 7);\n}" > h
+	for (t = 0; t < types; t++) {
+		printf "struct proj_t%d {\n\tint id;\n\tunsigned flags;\n\tlong count_%d;\n\tdouble weight;\n", t, t > h
+		printf "\tchar label[%d];\n\tpt_t at;\n\tunion shared_word w;\n\tunsigned char kind : 3;\n", 8 + t % 24 > h
+		printf "\tunsigned char live : 1;\n\tshort slot[%d];\n\tvoid *opaque;\n", 2 + t % 5 > h
+		if (t > 0)
+			printf "\tstruct proj_t%d *prev;\n", t - 1 > h
+		printf "\tint (*visit)(struct proj_t%d *self, int arg);\n};\n", t > h
+		printf "typedef struct proj_t%d proj_t%d_t;\n", t, t > h
+	}
+	if (types > 0) {
+		print "struct proj_registry {" > h
+		for (t = 0; t < types; t++)
+			printf "\tproj_t%d_t *t%d;\n", t, t > h
+		print "};" > h
+	}
 	print "#endif" > h
 	close(h)
 
@@ -55,6 +76,8 @@ BEGIN {
 		printf "long %s_total;\n", p > f
 		printf "int %s_flag = %d;\n", p, n % 7 + 1 > f
 		printf "double %s_scale = %d.5;\n\n", p, n % 13 > f
+		if (types > 0)
+			printf "struct proj_registry *%s_registry;\n\n", p > f
 		for (k = 0; k < funcs; k++)
 			printf "extern int %s_f%d(int depth, int x);\n", q, k > f
 		printf "\nstatic int %s_helper(int x)\n{\n\tint r = x;\n\n", p > f
@@ -104,3 +127,4 @@ ls u[0-9]*.c main.c | xargs -P2 -n 16 gcc -g -O0 -c
 gcc -g -O0 -o prog.tmp u[0-9]*.o main.o
 rm -f u[0-9]*.o main.o
 mv prog.tmp prog
+echo "$UNITS $FUNCS $TYPES" >params

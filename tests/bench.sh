@@ -90,6 +90,30 @@ if sh bench/gen.sh "$B/large" >"$LOG/gen-large.out" 2>&1; then
 else
 	echo "startup-large: n/a (the large program's build failed: see $LOG/gen-large.out)"
 fi
+# startup-16mb: the same generator with 320 more struct types every unit
+# describes (16.9 MB of debug info, as a project with a large common
+# header), `break main`, `run`, `bt`; qzdb and gdb in turn, round by round.
+BIG16=$B/large16/prog
+if TYPES=320 sh bench/gen.sh "$B/large16" >"$LOG/gen-large16.out" 2>&1; then
+	mb=$(size -A "$BIG16" | awk '/^\.debug/ { s += $2 } END { printf "%.1f", s / 1e6 }')
+	: >"$LOG/qz-16mb.ns"
+	: >"$LOG/gdb-16mb.ns"
+	set -- -ex 'break main' -ex run -ex bt
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		bench_run qz-16mb '^#0  main \(\)' "$bad" qzx "$@" "$BIG16" >>"$LOG/qz-16mb.ns" || break
+		bench_run gdb-16mb '^#0  main \(\)' "$bad" gdbx "$@" "$BIG16" >>"$LOG/gdb-16mb.ns" || break
+		r=$((r + 1))
+	done
+	if [ $r = "$RUNS" ]; then
+		report_stats "startup-16mb ($mb MB of debug info)" ms "$(stats <"$LOG/qz-16mb.ns" | awk '{ print $1 / 1e6, $2 / 1e6, $3 / 1e6 }')" \
+			"$(stats <"$LOG/gdb-16mb.ns" | awk '{ print $1 / 1e6, $2 / 1e6, $3 / 1e6 }')" | sed 's/$/ (goal: >= 2x)/'
+	else
+		echo "startup-16mb: n/a (a run failed: see $LOG/qz-16mb.out, $LOG/gdb-16mb.out)"
+	fi
+else
+	echo "startup-16mb: n/a (the program's build failed: see $LOG/gen-large16.out)"
+fi
 . tests/bench/watch.sh   # 4. watch-hw (where debug registers fire), watch-pageprot
 sh tests/bench/alter.sh
 . tests/bench/solib.sh   # dlopen-cycle (shared libraries)

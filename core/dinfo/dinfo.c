@@ -338,10 +338,8 @@ static void index_cu_dies(struct di_info *di, struct di_cu *cu, Dwarf_Die cudie,
 			  Dwarf_Off abbrev)
 {
 	cu->indexed = true;
-	/* A unit whose DIE tree libdwarf would choke on is left out whole:
-	 * nothing of it is indexed, so nothing of it is read later. */
-	if (!dwcu_tree_ok(di->dbg, cudie))
-		return;
+	/* a hostile DIE ends the walk of its level (di_next): the DIEs
+	 * before it stay usable */
 	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
 	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
 		Dwarf_Half tag = di_tag(c);

@@ -698,6 +698,24 @@ bool dwcu_tree_ok(Dwarf_Debug dbg, Dwarf_Die cu)
 	return ok;
 }
 
+/* Whether a DIE has children, by its abbreviation (no DIE read). */
+static bool has_children(Dwarf_Die die)
+{
+	Dwarf_Half flag = 0;
+	return dwarf_die_abbrev_children_flag(die, &flag) == DW_DLV_OK && flag;
+}
+
+bool dwcu_next_ok(Dwarf_Debug dbg, Dwarf_Die die)
+{
+	Dwarf_Bool has = 0;
+	Dwarf_Error e = NULL;
+	/* with DW_AT_sibling libdwarf jumps there (the caller checks it went
+	 * forward); without, it finds the next DIE by walking the subtree */
+	if (dwarf_hasattr(die, DW_AT_sibling, &has, &e) == DW_DLV_OK && has)
+		return true;
+	return !has_children(die) || dwcu_tree_ok(dbg, die);
+}
+
 bool dwcu_files_ok(const struct dwcu_lines *lines, Dwarf_Die cu)
 {
 	Dwarf_Attribute a = NULL;

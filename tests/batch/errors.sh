@@ -97,3 +97,46 @@ if grep -q '^done 3$' $B/spin.out; then
 else
 	fail "detached program runs on unpatched" "$(cat $B/spin.out 2>/dev/null | tr '\n' ' ')"
 fi
+
+# A hostile DIE tree below the top level: the first lexical block of
+# dwarf_blocks' work() gets a DW_AT_sibling pointing at itself (libdwarf
+# loops on one). qzdb checks each DIE as its walk passes it (not the whole
+# tree at startup): the DIEs before it and the rest of the unit stay
+# usable, the walk of that level ends there, nothing hangs.
+SIBBIN=$B/dwarf_blocks-O0
+SIBBAD=$B/dwarf_blocks-selfsib
+if python3 - "$SIBBIN" "$SIBBAD" <<'PY'
+import re, struct, subprocess, sys
+src, dst = sys.argv[1], sys.argv[2]
+info = subprocess.run(["readelf", "-wi", src], capture_output=True, text=True).stdout
+# the first lexical block's offset and where its DW_AT_sibling sits
+m = re.search(r"<2><([0-9a-f]+)>: Abbrev Number: \d+ \(DW_TAG_lexical_block\)\n(?:\s+<[0-9a-f]+>.*\n)*?\s+<([0-9a-f]+)>\s+DW_AT_sibling\s+: <0x([0-9a-f]+)>", info)
+sec = subprocess.run(["readelf", "-SW", src], capture_output=True, text=True).stdout
+s = re.search(r"\.debug_info\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)", sec)
+cu = re.search(r"Compilation Unit @ offset (0x[0-9a-f]+|\d+):", info)
+if not (m and s and cu):
+    sys.exit(1)
+die, at, cu_off = int(m.group(1), 16), int(m.group(2), 16), int(cu.group(1), 0)
+b = bytearray(open(src, "rb").read())
+pos = int(s.group(1), 16) + at
+if struct.unpack_from("<I", b, pos)[0] != int(m.group(3), 16) - cu_off:
+    sys.exit(1)      # not a ref4 where readelf said
+struct.pack_into("<I", b, pos, die - cu_off)
+open(dst, "wb").write(b)
+import os
+os.chmod(dst, 0o755)
+PY
+then
+	qz -ex 'break work' -ex run -ex 'info locals' -ex bt -ex 'ptype main' -ex 'break 19' \
+		-ex continue -ex 'info locals' -ex continue $SIBBAD
+	expect "self-pointing DW_AT_sibling: the stop, with the parameter before it" '^Breakpoint 1, work \(n=4\) at .*dwarf_blocks\.c:[0-9]+$'
+	expect "self-pointing DW_AT_sibling: the rest of the unit is read" '^type = int \(void\)$'
+	expect "self-pointing DW_AT_sibling: the local before it" '^total = '
+	expect_not "self-pointing DW_AT_sibling: nothing after it" '^b = '
+	expect "self-pointing DW_AT_sibling: the program runs to its end" 'exited normally'
+	expect_rc "self-pointing DW_AT_sibling: no hang, no crash" 0
+	qz -ex 'break 19' -ex run -ex 'info locals' $SIBBIN
+	expect "the same binary undamaged: the second block's local" '^b = '
+else
+	fail "self-pointing DW_AT_sibling: the binary could be patched" "readelf's layout not understood"
+fi
