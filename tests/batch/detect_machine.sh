@@ -72,7 +72,7 @@ expect "O2 leak: the strdup'd block, charged to the program's call" "^Memory lea
 # A user's breakpoint on malloc stops there (the machine leaves the call
 # to the process), and the run then goes on with the same findings.
 qz -ex 'detect on' -ex 'break malloc' -ex run -ex 'delete' -ex continue $B/det_libcall-O0 double
-expect "break malloc: stops" '^Breakpoint 1, .*malloc'
+expect "break malloc: stops" '^Breakpoint 1(\.[0-9]+)?, .*malloc'
 expect "break malloc: then the double free" "^Double free of $hex \(2 bytes, allocated at det_libcall.c:$_lbl by strdup"
 
 # next over a call of malloc (its return is also next's stop), stepi
