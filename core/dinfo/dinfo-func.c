@@ -597,7 +597,7 @@ void di_add_franges(struct di_info *di, const struct di_func *f)
  * at once, in the arena so that its address stays. */
 static void add_nested(struct di_info *di, Dwarf_Die die)
 {
-	static const struct di_abbrev any = { true, DI_FLAG_READ, DI_FLAG_READ, true };
+	static const struct di_abbrev any = { true, DI_FLAG_READ, DI_FLAG_READ, true, false, true };
 	struct di_func f;
 	struct di_cu *cu = di_cu_of(di, die);
 	if (di_attr_flag(die, DW_AT_declaration) || !di_func_note(di, die, cu, &any, &f))

@@ -45,6 +45,8 @@ struct di_abbrev {
 	bool known;
 	uint8_t declaration, external;   /* enum di_flag_form */
 	bool origin;               /* DW_AT_abstract_origin or DW_AT_specification */
+	bool sibling, children;    /* has DW_AT_sibling; has children (so, without
+	                              one, libdwarf walks them to go on) */
 };
 
 /* What one compilation unit contributes to reading its DIEs. */
@@ -201,6 +203,9 @@ Dwarf_Half di_tag(Dwarf_Die die);
  * previous one); NULL at the end. */
 Dwarf_Die di_child(Dwarf_Die die);
 Dwarf_Die di_next(struct di_info *di, Dwarf_Die die);
+/* di_next when the caller knows whether libdwarf may be asked for die's
+ * sibling (dwcu_next_ok, or its abbreviation says so); NULL if not. */
+Dwarf_Die di_next_if(struct di_info *di, Dwarf_Die die, bool ok);
 
 /* dinfo-type.c */
 const struct di_type *di_type_at(struct di_info *di, Dwarf_Off off);

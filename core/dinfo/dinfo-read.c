@@ -177,11 +177,15 @@ Dwarf_Off di_die_offset(Dwarf_Die die)
 
 Dwarf_Die di_next(struct di_info *di, Dwarf_Die die)
 {
+	/* a hostile DIE ends the walk: what follows it is not read */
+	return di_next_if(di, die, dwcu_next_ok(di->dbg, die));
+}
+
+Dwarf_Die di_next_if(struct di_info *di, Dwarf_Die die, bool ok)
+{
 	Dwarf_Die s = NULL;
 	Dwarf_Error e = NULL;
-	/* a hostile DIE ends the walk: what follows it is not read */
-	int r = dwcu_next_ok(di->dbg, die) ? dwarf_siblingof_b(di->dbg, die, 1, &s, &e)
-					   : DW_DLV_NO_ENTRY;
+	int r = ok ? dwarf_siblingof_b(di->dbg, die, 1, &s, &e) : DW_DLV_NO_ENTRY;
 	/* A corrupt DW_AT_sibling pointing backwards would loop forever. */
 	if (r == DW_DLV_OK && di_die_offset(s) <= di_die_offset(die)) {
 		dwarf_dealloc_die(s);

@@ -142,11 +142,13 @@ static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
 	Dwarf_Unsigned count = 0, len = 0, nattr = 0;
 	Dwarf_Abbrev ab = NULL;
 	Dwarf_Error e = NULL;
-	*a = (struct di_abbrev){ true, DI_FLAG_READ, DI_FLAG_READ, true };
+	Dwarf_Signed kids = 1;
+	*a = (struct di_abbrev){ true, DI_FLAG_READ, DI_FLAG_READ, true, false, true };
 	if (dwarf_die_abbrev_global_offset(die, &off, &count, &e) != DW_DLV_OK ||
 	    dwarf_get_abbrev(di->dbg, off, &ab, &len, &nattr, &e) != DW_DLV_OK)
 		return;
 	struct di_abbrev got = { .known = true };
+	got.children = dwarf_get_abbrev_children_flag(ab, &kids, &e) != DW_DLV_OK || kids;
 	bool ok = true;
 	for (Dwarf_Unsigned i = 0; ok && i < nattr; i++) {
 		Dwarf_Unsigned at = 0, form = 0;
@@ -161,6 +163,8 @@ static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
 			got.external = how;
 		else if (at == DW_AT_abstract_origin || at == DW_AT_specification)
 			got.origin = true;
+		else if (at == DW_AT_sibling)
+			got.sibling = true;
 	}
 	dwarf_dealloc(di->dbg, ab, DW_DLA_ABBREV);
 	if (ok)
@@ -171,7 +175,7 @@ static void read_abbrev(struct di_info *di, Dwarf_Die die, struct di_abbrev *a)
 static const struct di_abbrev *abbrev_of(struct di_info *di, struct di_cu *cu,
 					 Dwarf_Die die)
 {
-	static const struct di_abbrev unknown = { true, DI_FLAG_READ, DI_FLAG_READ, true };
+	static const struct di_abbrev unknown = { true, DI_FLAG_READ, DI_FLAG_READ, true, false, true };
 	int code = dwarf_die_abbrev_code(die);
 	if (code <= 0 || code > 100000)
 		return &unknown;
@@ -341,9 +345,13 @@ static void index_cu_dies(struct di_info *di, struct di_cu *cu, Dwarf_Die cudie,
 	/* a hostile DIE ends the walk of its level (di_next): the DIEs
 	 * before it stay usable */
 	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
-	for (Dwarf_Die c = di_child(cudie); c; c = di_next(di, c)) {
+	const struct di_abbrev *ab;
+	/* the next DIE by the abbreviation when it says libdwarf will not
+	 * walk this one's subtree (most of a unit's top level) */
+	for (Dwarf_Die c = di_child(cudie); c;
+	     c = di_next_if(di, c, ab->sibling || !ab->children || dwcu_next_ok(di->dbg, c))) {
 		Dwarf_Half tag = di_tag(c);
-		const struct di_abbrev *ab = abbrev_of(di, cu, c);
+		ab = abbrev_of(di, cu, c);
 		/* Declarations ("extern int x;", prototypes): the definition
 		 * has its own DIE somewhere. */
 		bool decl = flag_of(c, DW_AT_declaration, ab->declaration);
