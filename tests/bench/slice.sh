@@ -13,8 +13,10 @@
 #                 slice as qzdb measures it (best and worst of the 20)
 #   trace-bytes   from `info record`: bytes held in memory, and bytes in the
 #                 compressed trace file (set record spill 4096), per instruction
-#   slice-10M     sl_long-O0 with n = 850000 (10 million instructions): the
-#                 time of one slice over the whole loop, as qzdb measures it
+#   record-1m, record-10m  sl_long-O0 with n = 85000 and 850000 (1 and 10
+#                 million instructions) recorded and sliced whole: us/insn,
+#                 trace B/insn, the run's peak RSS per instruction
+#   slice-10m     the time of that slice over 10 million, as qzdb measures it
 #   rss-100M      (SLOW=1 only) qzdb's peak RSS recording 100 million
 #   slice-100M    (SLOW=1 only) one slice over those 100 million instructions
 #                 of sl_long-O0: seconds as qzdb measures them, and the
@@ -103,13 +105,59 @@ for f in qz-file qz-file-libc; do
 	sed -n 's/.*zstd-compressed to \([0-9]*\) bytes (\([0-9.]*\) bytes per instruction).*/trace-bytes: \2 bytes\/insn on disk (\1 bytes, zstd), '"$f"' (goal: <= 4)/p' "$LOG/$f.out"
 done
 
-# One slice over 10 million instructions, as qzdb times it (`info slices`).
-RUNS=1 best qz-10m-slice 'Slice 1 from' '' qzx -ex 'break main' -ex run -ex 'set var n = 850000' \
-	-ex 'record on' -ex 'break sl_long.c:38' -ex continue -ex 'info record' -ex 'slice sl_long.c:37' \
-	-ex 'info slices' $B/sl_long-O0 >/dev/null
-awk -v n="$(insns_of qz-10m-slice)" '/^Slice 1 from .* in [0-9.]+ s$/ {
-	printf "slice-10M: %.2f s for one slice over %d instructions (goal: <= 2 s)\n", $(NF - 1), n; found = 1 }
-	END { if (!found) print "slice-10M: n/a (see tests/build/bench/qz-10m-slice.out)" }' "$LOG/qz-10m-slice.out"
+# record-1m, record-10m: sl_long-O0's loop (n = 85,000 and 850,000: 1 and
+# 10 million instructions) recorded, then one slice over all of it, each
+# the median of RUNS: (time recording - time running to the same place)
+# per instruction, the bytes `info record` says the trace holds per
+# instruction, and the whole run's peak RSS per instruction (the issue's
+# bound: 8 B/insn after a slice) -- the undo log of reverse execution
+# (up to its 64 MiB limit) and the slice's edges included. slice-10m: that
+# slice's time as qzdb measures it (`info slices`).
+# rec_size TAG N [record]: one run to the loop's end, recorded and sliced
+# with `record`; its peak RSS (KB) to $LOG/TAG.rss.
+rec_size() {
+	_t=$1 _n=$2
+	if [ "$3" = record ]; then
+		set -- -ex 'record on' -ex 'break sl_long.c:38' -ex continue -ex 'info record' \
+			-ex 'slice sl_long.c:37' -ex 'info slices'
+	else
+		set -- -ex 'break sl_long.c:38' -ex continue
+	fi
+	/usr/bin/time -f '%M' -o "$LOG/$_t.rss" timeout 600 "$QZDB" --batch -ex 'break main' -ex run \
+		-ex "set var n = $_n" "$@" $B/sl_long-O0 >"$LOG/$_t.out" 2>&1 </dev/null
+}
+for size in 1m:85000 10m:850000; do
+	name=record-${size%%:*} n=${size#*:}
+	: >"$LOG/$name.us"
+	: >"$LOG/$name.kb"
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		t0=$(date +%s%N)
+		rec_size "$name" "$n" record || break
+		t1=$(date +%s%N)
+		rec_size "$name-base" "$n" || break
+		t2=$(date +%s%N)
+		insns=$(insns_of "$name")
+		[ -n "$insns" ] || break
+		# the base run does no slice: the slice's time is taken out
+		st=$(awk '/^Slice 1 from .* in [0-9.]+ s$/ { print $(NF - 1) * 1e9 }' "$LOG/$name.out")
+		awk -v a="$t0" -v b="$t1" -v c="$t2" -v s="${st:-0}" -v n="$insns" \
+			'BEGIN { printf "%.4f\n", ((b - a) - (c - b) - s) / n / 1000 }' >>"$LOG/$name.us"
+		cat "$LOG/$name.rss" >>"$LOG/$name.kb"
+		r=$((r + 1))
+	done
+	if [ $r = "$RUNS" ]; then
+		held=$(sed -n 's/^Recorded [0-9]* instructions.*(\([0-9.]*\) bytes per instruction).*/\1/p' "$LOG/$name.out")
+		echo "$(stats <"$LOG/$name.us") $(stats <"$LOG/$name.kb")" | awk -v name="$name" -v n="$insns" -v held="$held" '{
+			printf "%s: qzdb %.3f us/insn (%.3f-%.3f) over %d instructions, trace %s B/insn held, peak RSS %.0f MiB = %.1f B/insn (%.1f-%.1f) after a slice (goal: <= 8)\n",
+				name, $2, $1, $3, n, held, $5 / 1024, $5 * 1024 / n, $4 * 1024 / n, $6 * 1024 / n }'
+	else
+		echo "$name: n/a (a run failed: see $LOG/$name.out)"
+	fi
+done
+awk -v n="$(insns_of record-10m)" '/^Slice 1 from .* in [0-9.]+ s$/ {
+	printf "slice-10m: %.2f s for one slice over %d instructions (goal: <= 2 s)\n", $(NF - 1), n; found = 1 }
+	END { if (!found) print "slice-10m: n/a (see tests/build/bench/record-10m.out)" }' "$LOG/record-10m.out"
 
 # Peak memory recording 100 million instructions (about 15 s each): SLOW=1.
 # rss100 TAG ARGS...: one recording, its peak RSS.
