@@ -61,3 +61,13 @@ int cmd_maint_show(struct qz *q, const char *a)
 		  cmd_plat_switch[i].forced() ? "off (forced)" : "on (as the probe found)");
 	return 0;
 }
+
+/* A test of qzdb's death at the worst moment (tests/batch/kill.sh): the
+ * program stopped at an int3 whose trap qzdb has not answered yet. */
+int cmd_maint_crash_at_breakpoint(struct qz *q, const char *a)
+{
+	(void)a;
+	q->crash_at_int3 = true;
+	qz_printf(q, "qzdb will crash (SIGSEGV) at the next breakpoint trap.\n");
+	return 0;
+}

@@ -26,6 +26,7 @@ int cmd_expect(struct qz *q, const char *a);
 int cmd_info_platform(struct qz *q, const char *a);
 int cmd_maint_set(struct qz *q, const char *a);
 int cmd_maint_show(struct qz *q, const char *a);
+int cmd_maint_crash_at_breakpoint(struct qz *q, const char *a);
 
 /* cmd-run.c */
 int cmd_run_prog(struct qz *q, const char *a);

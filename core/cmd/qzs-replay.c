@@ -101,6 +101,7 @@ static const struct qzs_why qzs_whys[] = {
 	{"save session", "it writes a file"},
 	{"maint dump-state", "it writes a file"},
 	{"maint dump-checkpoint", "it writes a file"},
+	{"maint crash-at-breakpoint", "it crashes qzdb"},
 	{"set debug-file-directory", "it makes qzdb read another directory"},
 	{"shell", "it runs a shell command"},
 	{"!", "it runs a shell command"},

@@ -26,6 +26,26 @@ void proc_flush(struct proc *p)
 		proc_flush_regs(p->thr[i]);
 }
 
+void proc_fatal_detach(struct proc *p, bool (*is_int3)(void *ctx, uint64_t addr), void *ctx)
+{
+	for (size_t i = 0; p->alive && i < p->nthr; i++) {
+		struct proc_thr *t = p->thr[i];
+		bool answered = t->regs_dirty;   /* qzdb had set this stop's registers */
+		siginfo_t si;
+		struct user_regs_struct r;
+		proc_flush_regs(t);
+		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+			continue;   /* running: the kernel detaches it when qzdb ends */
+		if (!answered && si.si_signo == SIGTRAP && si.si_code == SI_KERNEL &&
+		    ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0 && is_int3(ctx, r.rip - 1)) {
+			r.rip--;   /* onto the instruction the int3 stood for */
+			ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+		}
+		int sig = si.si_signo == SIGTRAP || si.si_signo == SIGSTOP ? 0 : si.si_signo;
+		ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)sig);
+	}
+}
+
 /* A thread last resumed by single-step keeps the trap flag the kernel set
  * for it (cleared at the next resume or PTRACE_DETACH, not when the tracer
  * dies): if qzdb died now, the program would die of SIGTRAP one instruction

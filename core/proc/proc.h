@@ -119,6 +119,13 @@ void proc_regs_dirty(struct proc *p);                  /* after changing them */
  * the next resume (a stop for the user: qzdb may die before it resumes).
  * Only ptrace calls: usable from a fatal signal's handler. */
 void proc_flush(struct proc *p);
+/* proc_flush for an attached program qzdb is dying under (a fatal signal's
+ * handler: ptrace calls only), then each stopped thread detached, without
+ * the trap it stopped for: a thread stopped at one of qzdb's int3s (is_int3:
+ * the int3 taken out by now) whose stop qzdb had not answered gets its pc
+ * back onto the instruction. Left to the kernel's detach at qzdb's exit, it
+ * would run on from one byte into the instruction with its SIGTRAP pending. */
+void proc_fatal_detach(struct proc *p, bool (*is_int3)(void *ctx, uint64_t addr), void *ctx);
 /* The program stops for the user: proc_flush, and no thread left with the
  * single-step trap flag set (it would kill the program with SIGTRAP if
  * qzdb died before resuming it). */

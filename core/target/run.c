@@ -419,6 +419,8 @@ static enum run_ev run_classify(struct qz *q, const struct proc_stop *st, bool s
 		proc_set_pc(q->proc, pc);   /* run what is there now */
 		return RUN_AGAIN;
 	}
+	if (s && s->inserted && q->crash_at_int3)
+		raise(SIGSEGV);   /* the test's crash, before the trap is answered */
 	if (!s || !s->inserted) {   /* a module's debug register, or the program's */
 		enum run_ev ev = (enum run_ev)mod_sigtrap(q);
 		if (ev != RUN_TARGET)

@@ -71,12 +71,21 @@ static void qz_on_quit(int sig)
 /* A crash inside qzdb: the int3s out and the registers written back with
  * nothing but system calls, then die as we would have; the kernel detaches
  * the program (and kills it if qzdb started it: PTRACE_O_EXITKILL). */
+static bool qz_int3_was_at(void *ctx, uint64_t addr)
+{
+	const struct bp_site *s = bp_site_at(ctx, addr);
+	return s && s->inserted;
+}
+
 static void qz_on_fatal(int sig)
 {
 	struct qz *q = qz_live;
 	if (q && q->proc && proc_alive(q->proc)) {
 		bp_restore_raw(&q->bps, q->proc);
-		proc_flush(q->proc);
+		if (q->attached)   /* it outlives qzdb: leave each thread whole */
+			proc_fatal_detach(q->proc, qz_int3_was_at, &q->bps);
+		else
+			proc_flush(q->proc);
 	}
 	raise(sig);   /* SA_RESETHAND: the default action now */
 }

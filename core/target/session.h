@@ -161,6 +161,8 @@ struct qz {
 	int bp_pending;               /* set breakpoint pending: -1 auto, 0, 1 */
 	bool attached;                /* the process was attached to: quit
 	                                 detaches instead of killing */
+	bool crash_at_int3;           /* maint crash-at-breakpoint: a test of
+	                                 qzdb dying before it answers a trap */
 	/* Positioned in a recording's past (slice/rev.c): what the process
 	 * shows is the past; writes are refused (qz_present). replay_insn is
 	 * the position (instructions run since recording began, gdb's insn
