@@ -551,32 +551,35 @@ static int le_read_key(unsigned char *pend, size_t *npend)
 	}
 }
 
+/* One key and what it does to the line: 0 the line is taken, -1 end of
+ * input, 1 go on. */
+static int le_read_step(struct tui_le *e, const char *prompt, struct sbuf *list)
+{
+	le_show(e, prompt);
+	int k = le_read_key(e->pend, &e->npend);
+	if (k < 0)
+		return -1;
+	sbuf_reset(list);
+	switch (tui_le_key(e, k, list)) {
+	case LE_ACCEPT: return 0;
+	case LE_EOF: return -1;
+	case LE_CANCEL:
+		return write(1, "^C\r\n", 4) < 0 ? -1 : 1;
+	case LE_LISTED:
+		return write(1, "\r\n", 2) < 0 || write(1, list->s, list->len) < 0 ||
+		       write(1, "\r\n", 2) < 0 ? -1 : 1;
+	default: return 1;
+	}
+}
+
 static int le_read_loop(struct tui_le *e, const char *prompt)
 {
-	unsigned char pend[64];
-	size_t npend = 0;
 	struct sbuf list = {0};
-	for (;;) {
-		le_show(e, prompt);
-		int k = le_read_key(pend, &npend);
-		if (k < 0)
-			return -1;
-		sbuf_reset(&list);
-		switch (tui_le_key(e, k, &list)) {
-		case LE_ACCEPT: return 0;
-		case LE_EOF: return -1;
-		case LE_CANCEL:
-			if (write(1, "^C\r\n", 4) < 0)
-				return -1;
-			break;
-		case LE_LISTED:
-			if (write(1, "\r\n", 2) < 0 || write(1, list.s, list.len) < 0 ||
-			    write(1, "\r\n", 2) < 0)
-				return -1;
-			break;
-		default: break;
-		}
-	}
+	int r;
+	while ((r = le_read_step(e, prompt, &list)) > 0)
+		;
+	sbuf_free(&list);
+	return r;
 }
 
 char *tui_le_readline(struct tui_le *e, const char *prompt)

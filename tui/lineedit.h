@@ -28,6 +28,10 @@ struct tui_le {
 	char rq[64];
 	size_t rs_hit;          /* the entry shown; nhist: none yet */
 	char prompt[96];        /* tui_le_prompt's text */
+	/* read from the terminal, not yet taken as keys: a line typed ahead
+	 * (read with the one before it) waits here for the next prompt */
+	unsigned char pend[64];
+	size_t npend;
 };
 
 enum tui_le_result {
