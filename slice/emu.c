@@ -340,12 +340,18 @@ static bool emu_has_range(const uint64_t (*r)[2], int n, uint64_t lo, uint64_t h
  * only when something ran since the last one. */
 static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int nskip)
 {
-	bool same = p->lo == m->lo && p->hi == m->hi && nskip == m->nskip;
-	for (int i = 0; same && i < nskip; i++)
-		same = emu_has_range((const uint64_t (*)[2])m->skip, m->nskip, p->skip[i][0],
-				     p->skip[i][1]);
-	if (!same && m->translated)
-		emu_flush(m);
+	bool grows = p->lo == m->lo && p->hi == m->hi;   /* only new skip ranges */
+	for (int i = 0; grows && i < m->nskip; i++)
+		grows = emu_has_range(p->skip, nskip, m->skip[i][0], m->skip[i][1]);
+	if (!grows) {
+		if (m->translated)
+			emu_flush(m);
+		return;
+	}
+	for (int i = 0; i < nskip; i++)
+		if (!emu_has_range((const uint64_t (*)[2])m->skip, m->nskip, p->skip[i][0],
+				   p->skip[i][1]))
+			uc_ctl_remove_cache(m->uc, p->skip[i][0], p->skip[i][1]);
 }
 
 static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)

@@ -63,6 +63,8 @@ struct rec_emu {
 	 * a flush costs tens of ms. Stores there mark their pages from a
 	 * write hook. */
 	bool libfree;               /* the hooks are as described */
+	bool libs_hooked;           /* runs made no progress so: hook it all */
+	int stuck;                  /* runs in a row stopped where they began */
 	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
 	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
 	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
@@ -284,7 +286,7 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 static bool re_libfree_wanted(const struct rec_emu *x)
 {
 	const struct qz *q = x->q;
-	return x->lean && !x->r->watch.every && !re_hook_libs && q->exe_loaded &&
+	return x->lean && !x->r->watch.every && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
 	       q->exe.lo < q->exe.hi;
 }
 
@@ -774,6 +776,13 @@ static int re_step(struct qz *q, struct rec *r)
 		if (proc_quit_pending() || re_signal_waits(q))
 			x->end = RE_NATIVE;
 	}
+	/* A safety net: the block hook stopping twice where the run began,
+	 * nothing run between (seen once with AVX string functions after
+	 * detect was turned on mid-run, cause not found): library code is
+	 * hooked from then on. */
+	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
+	if (x->stuck >= 2)
+		x->libs_hooked = true;
 	re_store(x, q);
 	switch (x->end) {
 	case RE_SBREAK:
