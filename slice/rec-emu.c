@@ -73,7 +73,10 @@ struct rec_emu {
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
 };
 
-static bool re_forced_off, re_hook_libs;
+/* Library code under the block hook is opt-in (maint emulator skip-libs):
+ * it gave false reports in fdlist (a return to 0x3 after qsort), tar and
+ * perl under detect on, cause not found. */
+static bool re_forced_off, re_hook_libs = true;
 
 void rec_emu_force_off(bool off)
 {
