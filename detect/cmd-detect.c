@@ -165,6 +165,12 @@ static void info_events(struct qz *q, struct detect_state *st)
 	if (st->acc_engine && slice_view_loops_unhooked(q))
 		qz_printf(q, "Hot loops touching no memory run unchecked so far: %llu.\n",
 			  (unsigned long long)slice_view_loops_unhooked(q));
+	uint64_t looked, cpu;
+	slice_view_lib_blocks(q, &looked, &cpu);
+	if (st->acc_engine && looked)
+		qz_printf(q, "Library code runs without the per-instruction hook: %llu blocks so far, "
+			  "%llu of them run on the CPU up to an instruction the emulator leaves to it.\n",
+			  (unsigned long long)looked, (unsigned long long)cpu);
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)

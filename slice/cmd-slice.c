@@ -646,8 +646,12 @@ static int cs_set_progress(struct qz *q, const char *v)
 static int cmd_maint_emulator(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "hook-libs") == 0 || strcmp(v, "skip-libs") == 0) {
+		rec_emu_hook_libs(strcmp(v, "hook-libs") == 0);
+		return 0;
+	}
 	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-		return qz_error(q, "Usage: maint emulator on|off");
+		return qz_error(q, "Usage: maint emulator on|off|hook-libs|skip-libs");
 	rec_emu_force_off(strcmp(v, "off") == 0);
 	return 0;
 }
@@ -853,8 +857,12 @@ const struct cmd_def slice_cmds[] = {
 	 "the calling statement)."},
 	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
 	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
-	{"maint emulator", NULL, "maint emulator on|off", Y, cmd_maint_emulator,
-	 "off: act as if the recorder's emulator could not be used (tests the fallback).", NULL},
+	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs", Y, cmd_maint_emulator,
+	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"
+	 "hook-libs (the default): the memory watcher's emulator hooks every library\n"
+	 "instruction too, as when recording; skip-libs (experimental: wrong in some\n"
+	 "programs): library code runs without the per-instruction hook, a block hook\n"
+	 "looks at each block.", NULL},
 
 	CMD_END,
 };

@@ -37,8 +37,14 @@ struct emu {
 	uc_engine *uc;
 	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
 	int ncode_hooks;
-	uint64_t skip[EMU_MAX_SKIP][2];   /* emu_hook_skip's ranges */
+	uc_hook block_hooks[2], write_hook;
+	int nblock_hooks;
+	bool write_hooked;
+	/* the plan as it is (emu_hook_plan) */
+	uint64_t lo, hi;
+	uint64_t skip[EMU_MAX_SKIP][2];
 	int nskip;
+	bool translated;            /* it ran since the last flush */
 	/* emu_run_for's time limit: one thread for the machine's life (Unicorn's
 	 * own timeout polls every 2 us from a thread made for each run) */
 	pthread_t timer;
@@ -47,6 +53,8 @@ struct emu {
 	bool timer_made, running, quit;
 	uint64_t gen, usec;
 	emu_hook_fn hook;
+	emu_block_fn block;
+	emu_write_fn wrote;
 	emu_mask_fn mask;
 	void *ctx;
 	pid_t pid;
@@ -76,6 +84,26 @@ static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 	(void)size;
 	struct emu *m = data;
 	m->hook(m->ctx, pc);
+}
+
+static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	(void)uc;
+	struct emu *m = data;
+	m->block(m->ctx, pc, size);
+}
+
+/* A store outside the hooked code: its page goes back to the process. */
+static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+		      void *data)
+{
+	(void)uc;
+	(void)type;
+	(void)value;
+	struct emu *m = data;
+	emu_dirty(m, addr, (uint64_t)size);
+	if (m->wrote)
+		m->wrote(m->ctx, addr, (uint64_t)size);
 }
 
 static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
@@ -128,6 +156,12 @@ void emu_set_hook(struct emu *m, emu_hook_fn hook, emu_mask_fn mask, void *ctx)
 	m->hook = hook;
 	m->mask = mask;
 	m->ctx = ctx;
+}
+
+void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote)
+{
+	m->block = block;
+	m->wrote = wrote;
 }
 
 void emu_attach(struct emu *m, pid_t pid)
@@ -270,6 +304,7 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 	if (timed)
 		emu_timer_set(m, true, usec);
 	/* without the thread, Unicorn's own time limit */
+	m->translated = true;
 	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
 	if (timed)
 		emu_timer_set(m, false, 0);
@@ -285,34 +320,90 @@ enum emu_end emu_run(struct emu *m, uint64_t pc)
  * again (removing the ranges' blocks alone leaves a loop that jumps to
  * itself translated with the hook). uc_ctl_flush_tlb is Unicorn's
  * UC_CTL_TB_FLUSH. */
-static void emu_skip_flush(struct emu *m)
+static void emu_flush(struct emu *m)
 {
 	uc_ctl_flush_tlb(m->uc);
+	m->translated = false;
 }
 
-void emu_hook_skip(struct emu *m, const uint64_t (*skip)[2], int n)
+static bool emu_has_range(const uint64_t (*r)[2], int n, uint64_t lo, uint64_t hi)
 {
-	if (n > EMU_MAX_SKIP)
-		n = EMU_MAX_SKIP;
+	for (int i = 0; i < n; i++)
+		if (r[i][0] == lo && r[i][1] == hi)
+			return true;
+	return false;
+}
+
+/* Translate again if p hooks differently from the plan as it is. A
+ * flush costs Unicorn 2.0.1 a memset of its whole code buffer (1 GiB,
+ * faulted in the first time: up to seconds of system time under load):
+ * only when something ran since the last one. */
+static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int nskip)
+{
+	bool grows = p->lo == m->lo && p->hi == m->hi;   /* only new skip ranges */
+	for (int i = 0; grows && i < m->nskip; i++)
+		grows = emu_has_range(p->skip, nskip, m->skip[i][0], m->skip[i][1]);
+	if (!grows) {
+		if (m->translated)
+			emu_flush(m);
+		return;
+	}
+	for (int i = 0; i < nskip; i++)
+		if (!emu_has_range((const uint64_t (*)[2])m->skip, m->nskip, p->skip[i][0],
+				   p->skip[i][1]))
+			uc_ctl_remove_cache(m->uc, p->skip[i][0], p->skip[i][1]);
+}
+
+static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)
+{
+	uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code, m, lo,
+		    hi);
+}
+
+/* Code hooks over [lo, hi] (inclusive) but the skip ranges inside it. */
+static void emu_code_hooks_but(struct emu *m, uint64_t lo, uint64_t hi,
+			       const uint64_t (*skip)[2], int n)
+{
+	uint64_t from = lo;
+	for (int i = 0; i < n; i++) {
+		if (skip[i][0] > from)
+			emu_code_hook(m, from, skip[i][0] - 1);
+		from = skip[i][1];
+	}
+	if (from <= hi && (from || !n))
+		emu_code_hook(m, from, hi);
+}
+
+void emu_hook_plan(struct emu *m, const struct emu_plan *p)
+{
+	int nskip = p->nskip < EMU_MAX_SKIP ? p->nskip : EMU_MAX_SKIP;
 	for (int i = 0; i < m->ncode_hooks; i++)
 		uc_hook_del(m->uc, m->code_hooks[i]);
-	m->ncode_hooks = 0;
-	m->nskip = n;
-	memcpy(m->skip, skip, (size_t)n * sizeof *skip);
-	/* the complement of the ranges, as inclusive bounds (1, 0: all) */
-	uint64_t from = 0;
-	for (int i = 0; i <= n; i++) {
-		uint64_t lo = n ? from : 1, hi = i < n ? skip[i][0] - 1 : n ? UINT64_MAX : 0;
-		if (i < n && skip[i][0] == from) {   /* nothing before this one */
-			from = skip[i][1];
-			continue;
-		}
-		uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code,
-			    m, lo, hi);
-		if (i < n)
-			from = skip[i][1];
+	for (int i = 0; i < m->nblock_hooks; i++)
+		uc_hook_del(m->uc, m->block_hooks[i]);
+	if (m->write_hooked)
+		uc_hook_del(m->uc, m->write_hook);
+	m->ncode_hooks = m->nblock_hooks = 0;
+	m->write_hooked = false;
+	emu_plan_retranslate(m, p, nskip);
+	m->lo = p->lo;
+	m->hi = p->hi;
+	m->nskip = nskip;
+	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
+	if (p->lo >= p->hi || !m->block) {
+		emu_code_hooks_but(m, 0, UINT64_MAX, p->skip, nskip);
+		return;
 	}
-	emu_skip_flush(m);
+	emu_code_hooks_but(m, p->lo, p->hi - 1, p->skip, nskip);
+	/* blocks outside the scope: the block hook decides; stores there mark
+	 * their pages (the code hook does it inside) */
+	if (p->lo > 0)
+		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block,
+			    m, 0, p->lo - 1);
+	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
+		    p->hi, UINT64_MAX);
+	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
+				      m, 1, 0) == UC_ERR_OK;
 }
 
 void emu_stop(struct emu *m)

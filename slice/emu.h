@@ -16,6 +16,10 @@ struct emu;
 
 /* Called before each instruction the machine executes. */
 typedef void (*emu_hook_fn)(void *ctx, uint64_t pc);
+/* Called before each block outside the plan's scope (emu_hook_plan)
+ * runs, and for each store made there. */
+typedef void (*emu_block_fn)(void *ctx, uint64_t pc, uint32_t size);
+typedef void (*emu_write_fn)(void *ctx, uint64_t addr, uint64_t len);
 /* Put back (insert false) or take out (insert true) what the debugger
  * planted in [addr, addr+len) of buf: the machine sees the program's own
  * bytes, the process keeps its int3s. */
@@ -25,6 +29,7 @@ typedef void (*emu_mask_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t len, 
 struct emu *emu_new(char *why, size_t whylen);
 void emu_free(struct emu *m);
 void emu_set_hook(struct emu *m, emu_hook_fn hook, emu_mask_fn mask, void *ctx);
+void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote);
 
 /* The process whose memory the machine mirrors; forgets a different one's. */
 void emu_attach(struct emu *m, pid_t pid);
@@ -48,11 +53,18 @@ enum emu_end emu_run(struct emu *m, uint64_t pc);
 /* The same, stopping by itself after about usec microseconds (0: never). */
 enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec);
 void emu_stop(struct emu *m);
-/* The hook is called everywhere but in the n ranges [lo, hi) of skip
- * (sorted, disjoint, n <= EMU_MAX_SKIP): code translated from now on
- * there runs without it. Between runs only. */
+/* Where the hook runs. lo == hi: everywhere but the skip ranges [lo, hi)
+ * (sorted, disjoint, n <= EMU_MAX_SKIP). Otherwise only in the scope
+ * [lo, hi) but skip; blocks elsewhere get the block hook before they run
+ * (emu_stop there: none of the block runs) and their stores the write
+ * hook (after their page is marked to go back). Between runs only. */
 #define EMU_MAX_SKIP 3
-void emu_hook_skip(struct emu *m, const uint64_t (*skip)[2], int n);
+struct emu_plan {
+	uint64_t lo, hi;
+	const uint64_t (*skip)[2];
+	int nskip;
+};
+void emu_hook_plan(struct emu *m, const struct emu_plan *p);
 uint64_t emu_pc(struct emu *m);
 
 /* len bytes of the machine's memory (mapped already); 0 or -1. */

@@ -53,16 +53,39 @@ struct rec_emu {
 	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
 	uint64_t clean_found;
 	bool halt_next;             /* stop before the next hooked instruction */
+	/* Lean runs without uninit: code outside the program's own text runs
+	 * without the code hook (nothing there is checked), under a block
+	 * hook that looks at each block before it runs: sites, run targets
+	 * and awaited returns at its start, quits. A block it cannot run as a
+	 * whole (an instruction the CPU must run, a site inside it) runs on
+	 * the CPU up to that instruction: Unicorn 2.0.1 cannot drop one
+	 * block's translation to hook it (uc_ctl_remove_cache leaves it), and
+	 * a flush costs tens of ms. Stores there mark their pages from a
+	 * write hook. */
+	bool libfree;               /* the hooks are as described */
+	bool libs_hooked;           /* runs made no progress so: hook it all */
+	int stuck;                  /* runs in a row stopped where they began */
+	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
+	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
+	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
 	uint32_t ticks;
 	uint64_t emulated, native;
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
 };
 
-static bool re_forced_off;
+/* Library code under the block hook is opt-in (maint emulator skip-libs):
+ * it gave false reports in fdlist (a return to 0x3 after qsort), tar and
+ * perl under detect on, cause not found. */
+static bool re_forced_off, re_hook_libs = true;
 
 void rec_emu_force_off(bool off)
 {
 	re_forced_off = off;
+}
+
+void rec_emu_hook_libs(bool on)
+{
+	re_hook_libs = on;
 }
 
 void rec_emu_free(struct rec_emu *x)
@@ -77,6 +100,12 @@ void rec_emu_free(struct rec_emu *x)
 uint64_t rec_emu_clean_loops(const struct rec_emu *x)
 {
 	return x ? x->clean_found : 0;
+}
+
+void rec_emu_lib_blocks(const struct rec_emu *x, uint64_t *looked, uint64_t *cpu)
+{
+	*looked = x ? x->lib_blocks : 0;
+	*cpu = x ? x->nat_blocks : 0;
 }
 
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native)
@@ -256,6 +285,14 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 	return true;
 }
 
+/* Can this run leave library code to the block hook? */
+static bool re_libfree_wanted(const struct rec_emu *x)
+{
+	const struct qz *q = x->q;
+	return x->lean && !x->r->watch.every && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
+	       q->exe.lo < q->exe.hi;
+}
+
 /* Before a run: what may stop or be looked at inside a clean range (a
  * breakpoint set since, a run target, a planted return) hooks it again;
  * the hooks as the ranges are now. */
@@ -263,6 +300,10 @@ static void re_clean_tune(struct rec_emu *x)
 {
 	if (!x->lean || x->r->watch.every)
 		re_clean_drop(x, 0, 0);
+	bool libfree = re_libfree_wanted(x);
+	if (libfree != x->libfree)
+		x->retune = true;
+	x->libfree = libfree;
 	for (size_t i = 0; x->nclean && i < x->nsites; i++)
 		if (re_in_clean(x, x->sites[i]))
 			re_clean_drop(x, x->sites[i], 1);
@@ -270,8 +311,11 @@ static void re_clean_tune(struct rec_emu *x)
 	for (int i = 0; x->nclean && t && i < t->n; i++)
 		if (re_in_clean(x, t->addr[i]))
 			re_clean_drop(x, t->addr[i], 1);
-	if (x->retune)
-		emu_hook_skip(x->m, (const uint64_t (*)[2])x->clean, x->nclean);
+	if (x->retune) {
+		struct emu_plan p = { libfree ? x->q->exe.lo : 0, libfree ? x->q->exe.hi : 0,
+				      (const uint64_t (*)[2])x->clean, x->nclean };
+		emu_hook_plan(x->m, &p);
+	}
 	x->retune = false;
 }
 
@@ -279,6 +323,7 @@ static void re_clean_tune(struct rec_emu *x)
 static void re_forget(struct rec_emu *x)
 {
 	re_clean_drop(x, 0, 0);
+	memset(x->verdicts, 0, sizeof x->verdicts);   /* the code may go */
 	emu_forget(x->m);
 }
 
@@ -335,6 +380,19 @@ static int re_undo_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	return emu_read(x->m, addr, buf, len) == 0 ? 0 : proc_read(x->q->proc, addr, buf, len);
 }
 
+/* The machine writes [addr, addr+len) (its page is marked already):
+ * decoded code there is stale, a clean range there is hooked again. */
+static void re_wrote(void *ctx, uint64_t addr, uint64_t len)
+{
+	struct rec_emu *x = ctx;
+	rec_code_written(x->r, addr, len);
+	for (int k = 0; k < x->nclean; k++)
+		if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
+			re_clean_drop(x, addr, len);
+			x->halt_next = true;
+		}
+}
+
 /* Record the instruction at pc, about to run in the machine. */
 static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
 		      uint64_t sp)
@@ -346,12 +404,7 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
 			emu_dirty(x->m, addr[i], e->in.mem[i].size);
-			rec_code_written(r, addr[i], e->in.mem[i].size);
-			for (int k = 0; k < x->nclean; k++)
-				if (re_overlaps(x->clean[k][0], x->clean[k][1], addr[i], e->in.mem[i].size)) {
-					re_clean_drop(x, addr[i], e->in.mem[i].size);
-					x->halt_next = true;
-				}
+			re_wrote(x, addr[i], e->in.mem[i].size);
 		}
 	}
 	x->prev_rec = -1;
@@ -444,6 +497,94 @@ static bool re_is_ret(const struct rec_emu *x, uint64_t pc)
 	return false;
 }
 
+/* A site, run target or awaited return at pc (first: the run's first
+ * instruction, where it stopped already): false if the machine must stop
+ * before it. */
+static bool re_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool first)
+{
+	if (!first && re_must_look(x, pc, sp))
+		return x->r->watch.at && !re_is_target(x, pc, sp) && re_at(x, pc, re_sp(x, sp), true);
+	return !re_is_ret(x, pc) || re_at(x, pc, re_sp(x, sp), false);
+}
+
+/* ---- the block hook: library code ---- */
+
+/* The first site, run target or awaited return in [lo, hi), 0. */
+static uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi)
+{
+	uint64_t first = 0;
+	size_t a = 0, b = x->nsites;
+	while (a < b) {   /* the first site at or past lo */
+		size_t mid = (a + b) / 2;
+		if (x->sites[mid] < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a < x->nsites && x->sites[a] < hi)
+		first = x->sites[a];
+	const struct run_target *t = x->r->target;
+	for (int i = 0; t && i < t->n; i++)
+		if (t->addr[i] >= lo && t->addr[i] < hi && (!first || t->addr[i] < first))
+			first = t->addr[i];
+	const struct slice_view_watch *w = &x->r->watch;
+	for (size_t i = 0; w->at && i < *w->nrets; i++)
+		if (w->rets[i] >= lo && w->rets[i] < hi && (!first || w->rets[i] < first))
+			first = w->rets[i];
+	return first;
+}
+
+/* The first instruction of the block [pc, pc+size) the CPU must run
+ * (or that does not decode), 0. Kept per block: library code is not
+ * written (the cache goes when the machine forgets its pages). */
+static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
+{
+	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 54);
+	if (x->verdicts[h].pc == pc && x->verdicts[h].size == size)
+		return x->verdicts[h].native;
+	uint64_t native = 0;
+	for (uint64_t a = pc; a < pc + size && !native;) {
+		int64_t id = rec_insn_id(x->q, x->r, a);
+		if (id < 0 || x->r->tr.insns[id].in.native)
+			native = a;
+		a += id < 0 ? 1 : x->r->tr.insns[id].in.len;
+	}
+	x->verdicts[h].pc = pc;
+	x->verdicts[h].size = size;
+	x->verdicts[h].native = native;
+	return native;
+}
+
+/* Before a block of library code (outside the program's text) runs. */
+static void re_block(void *ctx, uint64_t pc, uint32_t size)
+{
+	struct rec_emu *x = ctx;
+	struct rec *r = x->r;
+	x->prev_id = -1;
+	x->lib_blocks++;
+	bool first = x->first;
+	x->first = false;
+	if (x->halt_next) {   /* code of a clean range was written: hook it again */
+		x->halt_next = false;
+		return re_halt(x, RE_STOP);
+	}
+	uint64_t sp = UINT64_MAX;
+	if (!re_look(x, pc, &sp, first))
+		return re_halt(x, RE_STOP);
+	uint64_t end = pc + (size ? size : 1), in = re_first_inside(x, pc + 1, end),
+		 nat = re_block_native(x, pc, size ? size : 1);
+	if (in || nat) {   /* the CPU runs it up to there, the loop looking at each step */
+		x->nat_lo = pc;
+		x->nat_hi = in && (!nat || in < nat) ? in : nat;
+		x->nat_blocks++;
+		if (in && r->watch.at && *r->watch.nrets)
+			r->watch.native(r->watch.ctx);   /* nothing awaited in the machine */
+		return re_halt(x, RE_STOP);
+	}
+	if (!first && re_periodic(x))
+		return re_halt(x, RE_NATIVE);
+}
+
 static void re_hook(void *ctx, uint64_t pc)
 {
 	struct rec_emu *x = ctx;
@@ -469,12 +610,8 @@ static void re_hook(void *ctx, uint64_t pc)
 	}
 	bool first = x->first;
 	x->first = false;
-	if (!first && re_must_look(x, pc, &sp)) {
-		if (!r->watch.at || re_is_target(x, pc, &sp) || !re_at(x, pc, re_sp(x, &sp), true))
-			return re_halt(x, RE_STOP);
-	} else if (re_is_ret(x, pc) && !re_at(x, pc, re_sp(x, &sp), false)) {
+	if (!re_look(x, pc, &sp, first))
 		return re_halt(x, RE_STOP);
-	}
 	if (!first && re_periodic(x))
 		return re_halt(x, RE_NATIVE);
 	int64_t id = rec_insn_id(x->q, r, pc);
@@ -602,7 +739,11 @@ static int re_native(struct rec_emu *x, struct qz *q, struct rec *r)
 static int re_step(struct qz *q, struct rec *r)
 {
 	struct rec_emu *x = r->emu;
-	int64_t id = rec_insn_id(q, r, proc_pc(q->proc));
+	uint64_t pc = proc_pc(q->proc);
+	if (x->nat_hi && pc >= x->nat_lo && pc <= x->nat_hi)   /* re_block's */
+		return re_native(x, q, r);
+	x->nat_hi = 0;
+	int64_t id = rec_insn_id(q, r, pc);
 	/* A signal to deliver, another thread to step off its breakpoint: the
 	 * native step's resume does those. */
 	if (id < 0 || r->tr.insns[id].in.native || q->stop_sig || x->signal_waits ||
@@ -638,6 +779,19 @@ static int re_step(struct qz *q, struct rec *r)
 		if (proc_quit_pending() || re_signal_waits(q))
 			x->end = RE_NATIVE;
 	}
+	if (x->nat_hi) {   /* from the machine's pc: the block hook's address may
+			      not be the block's (seen after detect on mid-run) */
+		uint64_t at = emu_pc(x->m);
+		x->nat_lo = at <= x->nat_hi ? at : 0;
+		x->nat_hi = at <= x->nat_hi ? x->nat_hi : 0;
+	}
+	/* A safety net: the block hook stopping twice where the run began,
+	 * nothing run between (seen once with AVX string functions after
+	 * detect was turned on mid-run, cause not found): library code is
+	 * hooked from then on. */
+	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
+	if (x->stuck >= 2)
+		x->libs_hooked = true;
 	re_store(x, q);
 	switch (x->end) {
 	case RE_SBREAK:
@@ -656,8 +810,10 @@ static void re_end(struct qz *q, struct rec *r)
 	(void)q;
 	if (r->emu && r->emu->m)
 		re_forget(r->emu);
-	if (r->emu)
+	if (r->emu) {
 		r->emu->fp_valid = false;
+		r->emu->nat_hi = 0;
+	}
 }
 
 const struct rec_engine rec_emu_engine = { "emulate", re_step, re_end };
@@ -725,8 +881,10 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 	if (!x->tried) {
 		x->tried = true;
 		x->m = emu_new(x->why, sizeof x->why);
-		if (x->m)
+		if (x->m) {
 			emu_set_hook(x->m, re_hook, re_mask, x);
+			emu_set_scope_hooks(x->m, re_block, re_wrote);
+		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :
 			  !x->m ? x->why : re_blocker(q);

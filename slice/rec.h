@@ -137,6 +137,8 @@ extern const struct rec_engine rec_emu_engine;
 void rec_emu_pick(struct qz *q, struct rec *r);
 /* `maint emulator off`: behave as if Unicorn could not be used. */
 void rec_emu_force_off(bool off);
+/* maint emulator hook-libs|skip-libs (rec-emu.c's block hook). */
+void rec_emu_hook_libs(bool on);
 void rec_emu_free(struct rec_emu *x);
 /* `set record-libc baseline|vector`: whether programs launched from now on
  * get glibc's SSE2 string functions (emulated) instead of its AVX2/EVEX ones
@@ -148,5 +150,8 @@ void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *nativ
 /* Hot loops touching no memory it ran without its hook (counting for the
  * watcher alone), since the session began. */
 uint64_t rec_emu_clean_loops(const struct rec_emu *x);
+/* Library blocks the block hook looked at, and those of them run on the
+ * CPU up to an instruction the machine leaves to it. */
+void rec_emu_lib_blocks(const struct rec_emu *x, uint64_t *looked, uint64_t *cpu);
 
 #endif

@@ -136,5 +136,9 @@ bool slice_view_watching(struct qz *q, const char **engine);
 /* Hot loops of the program's own code that touch no memory, run without
  * the per-instruction hook while it watched (since the session began). */
 uint64_t slice_view_loops_unhooked(struct qz *q);
+/* Blocks of library code run without the per-instruction hook while it
+ * watched, and those of them run on the CPU up to an instruction the
+ * emulator leaves to it (since the session began). */
+void slice_view_lib_blocks(struct qz *q, uint64_t *looked, uint64_t *cpu);
 
 #endif

@@ -136,6 +136,11 @@ bool slice_view_libc_is_baseline(void)
 	return rec_emu_libc_is_baseline();
 }
 
+void slice_view_lib_blocks(struct qz *q, uint64_t *looked, uint64_t *cpu)
+{
+	rec_emu_lib_blocks(slice_rec(q)->emu, looked, cpu);
+}
+
 uint64_t slice_view_loops_unhooked(struct qz *q)
 {
 	return rec_emu_clean_loops(slice_rec(q)->emu);
