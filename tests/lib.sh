@@ -85,6 +85,19 @@ expect_not() {
 	fi
 }
 
+# expect_same NAME A B [WHY]: A and B are equal, else their diff (WHY:
+# what a difference means, "outputs differ" unless given).
+expect_same() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "${4:-outputs differ}:"
+		printf '%s\n' "$2" > $B/same-$$-a.txt
+		printf '%s\n' "$3" > $B/same-$$-b.txt
+		diff $B/same-$$-a.txt $B/same-$$-b.txt | head -20 | sed 's/^/    | /'
+	fi
+}
+
 # expect_count NAME N PATTERN: exactly N lines of $OUT match.
 expect_count() {
 	_n=$(printf '%s\n' "$OUT" | grep -Ec -- "$3")

@@ -29,16 +29,7 @@ norm() {
 		grep -v '^Memory accesses:' | grep -v '^Library code runs without'
 }
 
-same() {   # NAME A B: two outputs are equal
-	if [ "$2" = "$3" ]; then
-		pass "$1"
-	else
-		fail "$1" "outputs differ:"
-		printf '%s\n' "$2" > $B/dm-a.txt
-		printf '%s\n' "$3" > $B/dm-b.txt
-		diff $B/dm-a.txt $B/dm-b.txt | head -20 | sed 's/^/    | /'
-	fi
-}
+same() { expect_same "$@"; }   # NAME A B: two outputs are equal
 
 _lbl=$(line det_libcall.c 'return strdup(s);')
 _dbl=$(line det_libcall.c 'free(q.a);')

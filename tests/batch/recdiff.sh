@@ -28,13 +28,8 @@ same() {
 		fail "$_name" "only $_na records: the region did not run"
 	elif ! printf '%s\n' "$OUT" | grep -q '^Recording: o[nf]f* (engine: emulate)'; then
 		fail "$_name" "the emulate engine did not run"
-	elif [ "$_a" = "$_b" ]; then
-		pass "$_name ($_na records)"
 	else
-		fail "$_name" "the engines differ:"
-		printf '%s\n' "$_a" > $B/recdiff-a.txt
-		printf '%s\n' "$_b" > $B/recdiff-b.txt
-		diff $B/recdiff-a.txt $B/recdiff-b.txt | head -20 | sed 's/^/    | /'
+		expect_same "$_name ($_na records)" "$_a" "$_b" "the engines differ"
 	fi
 }
 
