@@ -223,7 +223,7 @@ static long ckpt_nofile(pid_t pid)
 	char path[64], line[256];
 	long soft = 1024;
 	snprintf(path, sizeof path, "/proc/%d/limits", pid);
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return soft;
 	while (fgets(line, sizeof line, f))

@@ -173,7 +173,7 @@ static bool mark_reachable(struct qz *q, struct detect_state *st)
 {
 	char path[64], line[4096];
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)proc_pid(q->proc));
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
 	struct reach r;

@@ -2,7 +2,7 @@
 # Run every test: build the fixtures at -O0 and -O2, then the unit test
 # binaries (tests/unit/test_*), the batch, differential and UI test
 # scripts (tests/batch/*.sh, tests/diff/*.sh, tests/tui/*.sh) and the
-# code checks (tests/code/: layers, tui-cycles, size), JOBS at a
+# code checks (tests/code/: layers, tui-cycles, size, cloexec), JOBS at a
 # time (default: the number of CPUs). Every check prints one line starting
 # with PASS, FAIL or SKIP (with the reason); failures and skips are shown
 # as they come; the last line is "N passed, N failed" (", N skipped" when

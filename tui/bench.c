@@ -103,7 +103,7 @@ int tui_bench(struct qz *q, int n)
 	setenv("COLUMNS", "120", 1);
 	if (!getenv("TERM") || !*getenv("TERM"))
 		setenv("TERM", "xterm-256color", 1);
-	FILE *out = tmpfile(), *in = fopen("/dev/null", "r");
+	FILE *out = tmpfile(), *in = fopen("/dev/null", "re");
 	SCREEN *scr = out && in ? newterm(NULL, out, in) : NULL;
 	if (!scr) {
 		fprintf(stderr, "error: no virtual terminal for the bench\n");

@@ -75,7 +75,7 @@ static void guard_restore(int memfd, const struct guard_tab *t)
 static void guard_close_others(int a, int b)
 {
 	int lo = a < b ? a : b, hi = a < b ? b : a;
-	int null = open("/dev/null", O_RDWR);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);   /* dup2 clears it on 0-2 */
 	for (int fd = 0; fd < 3; fd++)
 		if (fd != lo && fd != hi)
 			dup2(null, fd);
