@@ -106,8 +106,10 @@ if TYPES=320 sh bench/gen.sh "$B/large16" >"$LOG/gen-large16.out" 2>&1; then
 		r=$((r + 1))
 	done
 	if [ $r = "$RUNS" ]; then
-		report_stats "startup-16mb ($mb MB of debug info)" ms "$(stats <"$LOG/qz-16mb.ns" | awk '{ print $1 / 1e6, $2 / 1e6, $3 / 1e6 }')" \
-			"$(stats <"$LOG/gdb-16mb.ns" | awk '{ print $1 / 1e6, $2 / 1e6, $3 / 1e6 }')" | sed 's/$/ (goal: >= 2x)/'
+		stats <"$LOG/qz-16mb.ns" >"$LOG/qz-16mb.stats"
+		stats <"$LOG/gdb-16mb.ns" >"$LOG/gdb-16mb.stats"
+		report_stats "startup-16mb ($mb MB of debug info)" ms "$(ms3 "$LOG/qz-16mb.stats")" \
+			"$(ms3 "$LOG/gdb-16mb.stats")" | sed 's/$/ (goal: >= 2x)/'
 	else
 		echo "startup-16mb: n/a (a run failed: see $LOG/qz-16mb.out, $LOG/gdb-16mb.out)"
 	fi

@@ -346,10 +346,10 @@ static void index_cu_dies(struct di_info *di, struct di_cu *cu, Dwarf_Die cudie,
 	 * before it stay usable */
 	cu->has_inlines = dwcu_inlined_calls(di->dbg, abbrev, &cu->inlines_xcu);
 	const struct di_abbrev *ab;
-	/* the next DIE by the abbreviation when it says libdwarf will not
-	 * walk this one's subtree (most of a unit's top level) */
+	/* dwcu_next_ok from the abbreviation: with DW_AT_sibling or without
+	 * children (most of a unit's top level) libdwarf walks no subtree */
 	for (Dwarf_Die c = di_child(cudie); c;
-	     c = di_next_if(di, c, ab->sibling || !ab->children || dwcu_next_ok(di->dbg, c))) {
+	     c = di_next_if(di, c, ab->sibling || !ab->children || dwcu_tree_ok(di->dbg, c))) {
 		Dwarf_Half tag = di_tag(c);
 		ab = abbrev_of(di, cu, c);
 		/* Declarations ("extern int x;", prototypes): the definition

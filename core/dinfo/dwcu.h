@@ -93,9 +93,9 @@ bool dwcu_list_ok(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Attribute a, bool loc);
  * ends: every DW_AT_sibling points forward (libdwarf 20210528 loops on
  * one pointing at itself) and DIEs nest at most 500 deep. */
 bool dwcu_tree_ok(Dwarf_Debug dbg, Dwarf_Die cu);
-/* Whether dwarf_siblingof_b may be asked for the DIE after die: its
- * DW_AT_sibling points forward, or, without one, the subtree libdwarf
- * then walks is dwcu_tree_ok. Checked as each DIE is passed (di_next),
+/* Whether dwarf_siblingof_b may be asked for the DIE after die: it has a
+ * DW_AT_sibling (libdwarf jumps there; di_next_if checks it went forward),
+ * or, without one, the subtree libdwarf then walks is dwcu_tree_ok. Checked as each DIE is passed (di_next),
  * so a program's whole tree is never walked only to be checked (16 MB of
  * types: 0.8 s at startup). */
 bool dwcu_next_ok(Dwarf_Debug dbg, Dwarf_Die die);
