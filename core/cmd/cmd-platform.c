@@ -66,7 +66,8 @@ int cmd_maint_show(struct qz *q, const char *a)
  * program stopped at an int3 whose trap qzdb has not answered yet. */
 int cmd_maint_crash_at_breakpoint(struct qz *q, const char *a)
 {
-	(void)a;
+	if (*str_skip_space(a))
+		return qz_error(q, "\"maint crash-at-breakpoint\" takes no argument.");
 	q->crash_at_int3 = true;
 	qz_printf(q, "qzdb will crash (SIGSEGV) at the next breakpoint trap.\n");
 	return 0;

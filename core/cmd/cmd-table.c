@@ -270,7 +270,7 @@ const struct cmd_def core_cmds[] = {
 	 "what the probe found and what is forced."},
 	{"maint show", NULL, "maint show debug-registers|step-traps", CMD_HIDDEN | Y,
 	 cmd_maint_show, "Whether a machine capability is forced off.", NULL},
-	{"maint crash-at-breakpoint", NULL, "maint crash-at-breakpoint", CMD_HIDDEN | Y,
+	{"maint crash-at-breakpoint", NULL, "maint crash-at-breakpoint", CMD_HIDDEN,
 	 cmd_maint_crash_at_breakpoint, "Crash qzdb at the next breakpoint trap, for tests.",
 	 "qzdb raises SIGSEGV when a thread next stops at one of its int3s,\n"
 	 "before it answers the trap: the test that an attached program outlives\n"

@@ -71,6 +71,7 @@ refused run-redirect "may not run .run.: it redirects the program.s output to a 
 refused set-args-redirect "may not run .set args.: it redirects the program.s output to a file $U"
 refused save "may not run .save session.: it writes a file $U"
 refused dump "may not run .maint dump-state.: it writes a file $U"
+refused crash "may not run .maint crash-at-breakpoint.: it crashes qzdb $U"
 refused nested "may not run .save session.: it writes a file $U"
 refused debugdir "may not run .set debug-file-directory.: it makes qzdb read another directory $U"
 refused theme "may not run .theme.: it reads a file the session names $U"

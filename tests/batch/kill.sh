@@ -179,6 +179,8 @@ prog_ok "a crash of qzdb while the program runs: it runs on unharmed"
 # (it failed 1 run in 50 under load by a SIGSEGV sent at random, and
 # deterministically this way before the fatal handler put the pc back and
 # detached the thread without its trap)
+qz -ex 'maint crash-at-breakpoint now'
+expect "maint crash-at-breakpoint: an argument is an error" '^error: "maint crash-at-breakpoint" takes no argument\.$'
 start_prog
 qz_start $BIN
 send "attach $KPID"
