@@ -260,9 +260,11 @@ $QZDB --reduce "stdin $T/slow.txt --plain --jobs 5" $B/rd_calc-O0 >$T/out 2>$T/e
 pid=$!
 # Ctrl-C once the search has found a smaller input (its progress line
 # says so), with seconds of search left: each run sleeps half a second a
-# line it keeps.
+# line it keeps. Up to 90 s for that line: under make test's load a 30 s
+# wait once ran out first, and a Ctrl-C before any smaller input is a
+# failure of the command (a different check).
 i=0
-while [ $i -lt 300 ] && ! grep -Eq '^reduce: .*best ([0-9]|[1-7][0-9]) bytes' $T/err; do
+while [ $i -lt 900 ] && ! grep -Eq '^reduce: .*best ([0-9]|[1-7][0-9]) bytes' $T/err; do
 	sleep 0.1
 	i=$((i + 1))
 done
