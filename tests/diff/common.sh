@@ -406,14 +406,17 @@ diff_case() {
 	compare "$_name" "$_p.gdb.seq" "$_p.qz.seq"
 }
 
-# agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
-# with "- " is run but not compared: set-up such as break/run) in both
-# debuggers and compare the output of each command. One PASS or FAIL line
-# for the case; a FAIL shows each differing command (- gdb, + qzdb).
-agree() {
-	_name=$1
-	shift
-	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return ;; esac
+# diff_run NAME MARK NORM BIN [ARGS...] <CMDS: run CMDS (one a line; "- "
+# before a command is dropped from what runs, the caller reads it in
+# $DIFFDIR/NAME.list) in gdb and qzdb, each command after `echo MARK@@@ N\n`
+# (MARK: "" or a backslash-n), normalise both outputs with the function NORM and
+# split them into NAME.gdb.d/N and NAME.qz.d/N. Status 0: compare them; 1:
+# nothing to compare (failed already, or the case is not selected); 2:
+# qzdb timed out or died (failed already; its sections are partial).
+diff_run() {
+	_name=$1 _mark=$2 _norm=$3
+	shift 3
+	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return 1 ;; esac
 	_p=$DIFFDIR/$_name
 	_n=0
 	: >"$_p.cmds"
@@ -422,27 +425,43 @@ agree() {
 		[ -z "$_c" ] && continue
 		_n=$((_n + 1))
 		printf '%s\n' "$_c" >>"$_p.list"
-		printf 'echo \\n@@@ %s\\n\n%s\n' $_n "${_c#- }" >>"$_p.cmds"
+		printf 'echo %s@@@ %s\\n\n%s\n' "$_mark" $_n "${_c#- }" >>"$_p.cmds"
 	done
 	if [ ! -x "$1" ]; then
 		fail "$_name" "fixture $1 not built"
-		return
+		return 1
+	fi
+	if ! qz_available; then
+		fail "$_name" "qzdb not built"
+		return 1
 	fi
 	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
 	if [ $DBG_RC -ge 124 ] || ! grep -q '^@@@ 1$' "$_p.gdb"; then
 		fail "$_name" "gdb side broken (rc $DBG_RC), see $_p.gdb"
-		return
+		return 1
 	fi
 	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
+	_st=0
 	if [ $DBG_RC -eq 124 ] || [ $DBG_RC -gt 128 ]; then
-		fail "$_name" "qzdb timed out or died (exit status $DBG_RC)"
+		fail "$_name" "qzdb timed out or died (exit status $DBG_RC); last output:"
 		tail -5 "$_p.qz" | sed 's/^/    | /'
-		return
+		_st=2
 	fi
-	agree_norm <"$_p.gdb" >"$_p.gdb.norm"
-	agree_norm <"$_p.qz" >"$_p.qz.norm"
+	$_norm <"$_p.gdb" >"$_p.gdb.norm"
+	$_norm <"$_p.qz" >"$_p.qz.norm"
 	split_sections "$_p.gdb.norm" "$_p.gdb.d"
 	split_sections "$_p.qz.norm" "$_p.qz.d"
+	return $_st
+}
+
+# agree NAME BIN [ARGS...] <CMDS: run CMDS (one a line; a line starting
+# with "- " is run but not compared: set-up such as break/run) in both
+# debuggers and compare the output of each command. One PASS or FAIL line
+# for the case; a FAIL shows each differing command (- gdb, + qzdb).
+agree() {
+	_name=$1
+	shift
+	diff_run "$_name" '\n' agree_norm "$@" || return
 	_i=0 _bad=0 _cmp=0
 	: >"$_p.why"
 	while IFS= read -r _c; do

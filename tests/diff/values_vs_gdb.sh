@@ -77,39 +77,8 @@ knows_more() {
 vcase() {
 	_name=$1
 	shift
-	case "$_name" in ${QZ_DIFF_ONLY:-*}) ;; *) cat >/dev/null; return ;; esac
-	_p=$DIFFDIR/$_name
-	_n=0
-	: >"$_p.cmds"
-	: >"$_p.list"
-	while IFS= read -r _c; do
-		[ -z "$_c" ] && continue
-		_n=$((_n + 1))
-		printf 'echo @@@ %s\\n\n%s\n' $_n "$_c" >>"$_p.cmds"
-		printf '%s\n' "$_c" >>"$_p.list"
-	done
-	if [ ! -x "$1" ]; then
-		fail "$_name" "fixture $1 not built"
-		return
-	fi
-	gdb_run_cached "$_p.cmds" "$_p.gdb" "$@"
-	if [ $DBG_RC -ge 124 ] || ! grep -q '^@@@ 1$' "$_p.gdb"; then
-		fail "$_name" "gdb side broken (rc $DBG_RC), see $_p.gdb"
-		return
-	fi
-	if ! qz_available; then
-		fail "$_name" "qzdb not built"
-		return
-	fi
-	dbg_run qz "$_p.cmds" "$_p.qz" "$@"
-	if [ $DBG_RC -eq 124 ] || [ $DBG_RC -gt 128 ]; then
-		fail "$_name" "qzdb timed out or died (exit status $DBG_RC); last output:"
-		tail -5 "$_p.qz" | sed 's/^/    | /'
-	fi
-	norm <"$_p.gdb" >"$_p.gdb.norm"
-	norm <"$_p.qz" >"$_p.qz.norm"
-	split_sections "$_p.gdb.norm" "$_p.gdb.d"
-	split_sections "$_p.qz.norm" "$_p.qz.d"
+	diff_run "$_name" '' norm "$@"
+	[ $? = 1 ] && return
 	_i=0
 	_stop=0
 	while IFS= read -r _c; do
