@@ -151,10 +151,14 @@ prog_ok "SIGKILL after a rollback: the program runs on unharmed"
 
 # qzdb waiting in waitpid while the program runs, a never-true conditional
 # breakpoint planted: SIGTERM stops it, takes the int3 out and detaches
+# (the signal comes once qzdb has attached: under load its start alone took
+# more than the 0.5 s, and a SIGTERM before the attach has nothing to detach)
 start_prog
 qz_start $BIN
 send "attach $KPID"
 send 'break mix if i < 0'
+send 'echo ATTACHED\n'
+wait_for '^(\(qzdb\) )?ATTACHED$' || fail "SIGTERM while running: attached" "$(tail -3 $QOUT)"
 send continue
 sleep 0.5
 grep -q 'exited' $QOUT && fail "SIGTERM while running: in time" "the program ended first"
