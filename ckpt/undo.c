@@ -579,6 +579,8 @@ static int undo_span_cmp(const void *a, const void *b)
 static size_t undo_spans_merge(struct undo_span *v, size_t n)
 {
 	size_t w = 0;
+	if (n < 2)   /* v may be NULL when n is 0: qsort's argument must not */
+		return n;
 	qsort(v, n, sizeof *v, undo_span_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (w && v[i].lo <= v[w - 1].hi) {
