@@ -162,6 +162,10 @@ static void info_events(struct qz *q, struct detect_state *st)
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");
+	if (st->acc_engine && det_un_wanted(st))
+		qz_printf(q, "Definedness: %lu loads of undefined bytes into a register turned "
+			  "per-instruction propagation on; %lu instructions propagated.\n",
+			  st->un_switches, st->un_slow);
 	if (st->acc_engine && slice_view_loops_unhooked(q))
 		qz_printf(q, "Hot loops touching no memory run unchecked so far: %llu.\n",
 			  (unsigned long long)slice_view_loops_unhooked(q));

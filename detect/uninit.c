@@ -39,30 +39,63 @@
 
 /* ---- the bitmap of undefined bytes ---- */
 
-static uint8_t *un_page(struct det_undef *u, uint64_t addr, bool make)
+#define UN_SPAN (1ull << UN_PAGE_SHIFT)   /* bytes a page covers, a bit each */
+
+static uint64_t *un_page(struct det_undef *u, uint64_t addr, bool make)
 {
-	return det_page(&u->pages, addr, make);
+	return (uint64_t *)(void *)det_page(&u->pages, addr, make);
+}
+
+static uint64_t un_low(uint64_t cnt)
+{
+	return cnt >= 64 ? ~0ull : (1ull << cnt) - 1;
+}
+
+/* The cnt bits (cnt <= 64) for the bytes i, i+1, ... of a range whose
+ * bytes are bits (byte i: bit i, bytes past 31 as bit 31). */
+static uint64_t un_spread(uint32_t bits, uint64_t i, uint64_t cnt)
+{
+	if (!bits || bits == ~0u)
+		return bits ? un_low(cnt) : 0;
+	uint64_t v = i < 31 ? (uint64_t)bits >> i : 0;
+	if (bits >> 31) {
+		uint64_t from = i < 31 ? 31 - i : 0;
+		v |= ~un_low(from);
+	}
+	return v & un_low(cnt);
+}
+
+/* Bits c of bytes i, i+1, ... folded into a range's 32 (past 31: bit 31). */
+static uint32_t un_fold(uint64_t c, uint64_t i)
+{
+	if (!c)
+		return 0;
+	if (i >= 31)
+		return 1u << 31;
+	uint32_t v = (uint32_t)(c << i);
+	if (c >> (31 - i))
+		v |= 1u << 31;
+	return v;
 }
 
 /* Bytes [addr, addr+len) undefined (bits: bit i for byte i, from 0;
- * bytes past bit 31 as bit 31) or defined. */
+ * bytes past bit 31 as bit 31) or defined: a word of the bitmap at a time. */
 static void un_set(struct det_undef *u, uint64_t addr, uint64_t len, uint32_t bits)
 {
-	if (!bits && (addr + len <= u->pages.lo || addr >= u->pages.hi))
+	if (!len || addr + len < addr ||
+	    (!bits && (addr + len <= u->pages.lo || addr >= u->pages.hi)))
 		return;
-	for (uint64_t i = 0; i < len; i++) {
-		uint64_t a = addr + i;
-		bool undef = (bits >> (i < 31 ? i : 31)) & 1;
-		uint8_t *p = un_page(u, a, undef);
-		if (!p) {   /* defined where nothing is known */
-			i += ((a | ((1ull << UN_PAGE_SHIFT) - 1)) - a);
-			continue;
+	for (uint64_t i = 0; i < len;) {
+		uint64_t a = addr + i, off = a & (UN_SPAN - 1);
+		uint64_t n = len - i < UN_SPAN - off ? len - i : UN_SPAN - off;
+		uint64_t *p = un_page(u, a, bits != 0);
+		for (uint64_t k = 0; p && k < n;) {   /* no page: defined, nothing to do */
+			uint64_t bit = off + k, b0 = bit & 63, cnt = 64 - b0 < n - k ? 64 - b0 : n - k;
+			uint64_t m = un_low(cnt) << b0;
+			p[bit >> 6] = (p[bit >> 6] & ~m) | (un_spread(bits, i + k, cnt) << b0);
+			k += cnt;
 		}
-		uint64_t off = a & ((1ull << UN_PAGE_SHIFT) - 1);
-		if (undef)
-			p[off >> 3] |= (uint8_t)(1u << (off & 7));
-		else
-			p[off >> 3] &= (uint8_t)~(1u << (off & 7));
+		i += n;
 	}
 }
 
@@ -70,17 +103,21 @@ static void un_set(struct det_undef *u, uint64_t addr, uint64_t len, uint32_t bi
  * 31 folded into bit 31). */
 static uint32_t un_get(struct det_undef *u, uint64_t addr, uint64_t len)
 {
-	if (addr + len <= u->pages.lo || addr >= u->pages.hi)
+	if (addr + len <= u->pages.lo || addr >= u->pages.hi || addr + len < addr)
 		return 0;
-	uint32_t bits = 0;
-	for (uint64_t i = 0; i < len; i++) {
-		uint64_t a = addr + i;
-		const uint8_t *p = un_page(u, a, false);
-		uint64_t off = a & ((1ull << UN_PAGE_SHIFT) - 1);
-		if (p && (p[off >> 3] >> (off & 7)) & 1)
-			bits |= 1u << (i < 31 ? i : 31);
+	uint32_t out = 0;
+	for (uint64_t i = 0; i < len;) {
+		uint64_t a = addr + i, off = a & (UN_SPAN - 1);
+		uint64_t n = len - i < UN_SPAN - off ? len - i : UN_SPAN - off;
+		const uint64_t *p = un_page(u, a, false);
+		for (uint64_t k = 0; p && k < n;) {
+			uint64_t bit = off + k, b0 = bit & 63, cnt = 64 - b0 < n - k ? 64 - b0 : n - k;
+			out |= un_fold((p[bit >> 6] >> b0) & un_low(cnt), i + k);
+			k += cnt;
+		}
+		i += n;
 	}
-	return bits;
+	return out;
 }
 
 void det_undef_reset(struct det_undef *u)
@@ -115,6 +152,24 @@ static uint32_t full(int r)
 static bool tracked(int r)
 {
 	return (r < 16 && r != R_RSP) || (r >= R_VEC0 && r < R_VEC0 + 16) || r == R_FLAGS;
+}
+
+/* Register r's undefined bytes are bits, read from orig. */
+static void un_reg(struct detect_state *st, int r, uint32_t bits, uint64_t orig)
+{
+	st->un_vb[r] = bits;
+	st->un_vo[r] = orig;
+	if (bits)
+		st->un_regs |= 1ull << r;
+	else
+		st->un_regs &= ~(1ull << r);
+}
+
+void det_un_regs_clear(struct detect_state *st)
+{
+	memset(st->un_vb, 0, sizeof st->un_vb);
+	st->un_regs = 0;
+	st->un_every = st->un_switch = false;
 }
 
 static bool is_move(const char *t)
@@ -211,8 +266,7 @@ static void un_def_all(struct detect_state *st, uint64_t def, uint32_t undef, ui
 		int r = __builtin_ctzll(d);
 		if (!tracked(r))
 			continue;
-		st->un_vb[r] = undef ? full(r) : 0;
-		st->un_vo[r] = orig;
+		un_reg(st, r, undef ? full(r) : 0, orig);
 		if (r == R_FLAGS)
 			st->un_flag_reg = from;
 	}
@@ -222,7 +276,9 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 {
 	uint64_t defs = a->def & ~a->cond_def;
 	if (a->kind == SLICE_VIEW_SYSCALL) {
-		st->un_vb[0] = st->un_vb[1] = st->un_vb[11] = 0;   /* rax rcx r11 */
+		un_reg(st, 0, 0, 0);   /* rax rcx r11 */
+		un_reg(st, 1, 0, 0);
+		un_reg(st, 11, 0, 0);
 		return;
 	}
 	if (!a->user || a->zero_idiom || bit_mask_op(a)) {   /* trusted, or defined by itself */
@@ -287,8 +343,8 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 			uint32_t nv = ld_size ? ld : v;
 			if (ld_size && dst < 16 && ld_size < 4 && strcmp(a->text, "movzx"))
 				nv |= st->un_vb[dst] & ~((1u << ld_size) - 1);   /* keeps its upper bytes */
-			st->un_vb[dst] = nv & full(dst);
-			st->un_vo[dst] = ld_size ? ld_orig : one >= 0 && one < 64 ? st->un_vo[one] : 0;
+			un_reg(st, dst, nv & full(dst),
+			       ld_size ? ld_orig : one >= 0 && one < 64 ? st->un_vo[one] : 0);
 		}
 		return;
 	}
@@ -304,23 +360,75 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 	for (uint64_t d = a->cond_def; undef && d; d &= d - 1) {   /* cmov: may define */
 		int r = __builtin_ctzll(d);
 		if (tracked(r))
-			st->un_vb[r] = full(r), st->un_vo[r] = orig;
+			un_reg(st, r, full(r), orig);
 	}
 	for (int m = 0; m < a->nmem; m++)
 		if (a->mem[m].rw & 2)
 			un_set(&st->un, a->mem[m].addr, a->mem[m].size, undef ? ~0u : 0);
 }
 
+/* A call: the callee's frame-to-be, the dead stack below its return
+ * address, is undefined (marked at the call, not at the callee's first
+ * instruction, which the fast path may not see: the same bytes). A
+ * library's callee too: what it writes there is defined, and the
+ * program's next call marks the bytes again. */
+static void un_call(struct detect_state *st, const struct slice_view_access *a)
+{
+	uint64_t sp = a->sp - 8;
+	un_set(&st->un, sp - UN_FRAME, UN_FRAME, ~0u);
+}
+
+/* Does the program's instruction read an undefined byte of memory? (A
+ * library's reads are trusted.) */
+static bool un_loads_undef(struct detect_state *st, const struct slice_view_access *a)
+{
+	for (int m = 0; a->user && m < a->nmem; m++)
+		if ((a->mem[m].rw & 1) && un_get(&st->un, a->mem[m].addr, a->mem[m].size))
+			return true;
+	return false;
+}
+
+/* Could propagating an undefined load into it leave a register
+ * undefined? (A string copy or a bit-field operation cannot.) */
+static bool un_may_taint(const struct slice_view_access *a)
+{
+	uint64_t regs = (GPRS | XMMS | (1ull << R_FLAGS)) & ~(1ull << R_RSP);
+	return !a->zero_idiom && !bit_mask_op(a) && (a->def & regs) &&
+	       !(!strncmp(a->text, "movs", 4) && a->nmem == 2);
+}
+
+/* The check, before the instruction runs. While every register is
+ * defined only memory matters: the watcher is asked for instructions
+ * with memory operands alone (un_every off), stores define what they
+ * write, and nothing can decide on an undefined value. A load of an
+ * undefined byte into a register turns un_every on (every instruction
+ * propagates, register by register) until no register holds an undefined
+ * byte. When the engine runs some code without asking (hot loops),
+ * turning it on waits for fire: check stops the machine before the load,
+ * fire turns it on, and the load is asked again. */
 bool det_un_check(struct detect_state *st, const struct slice_view_access *a)
 {
-	if (a->user && st->un_after_call)   /* a function of the program entered */
-		un_set(&st->un, a->sp - UN_FRAME, UN_FRAME, ~0u);
-	st->un_after_call = a->kind == SLICE_VIEW_CALL || a->kind == SLICE_VIEW_CALL_IND;
-	if (!a->again && !hmap_get(&st->un.said, a->pc) && un_decides(st, a)) {
-		st->un_after_call = false;
+	if (a->kind == SLICE_VIEW_CALL || a->kind == SLICE_VIEW_CALL_IND)
+		un_call(st, a);
+	if (!st->un_regs) {
+		if (!un_loads_undef(st, a)) {   /* the fast path: stores define */
+			for (int m = 0; m < a->nmem; m++)
+				if (a->mem[m].rw & 2)
+					un_set(&st->un, a->mem[m].addr, a->mem[m].size, 0);
+			return false;
+		}
+		if (a->unhooked && !a->again && !st->un_every && un_may_taint(a)) {
+			st->un_switch = true;
+			return true;
+		}
+	} else if (!a->again && !hmap_get(&st->un.said, a->pc) && un_decides(st, a)) {
 		return true;
 	}
+	bool was = st->un_regs != 0;
+	st->un_slow++;
 	un_propagate(st, a);
+	st->un_switches += !was && st->un_regs;
+	st->un_every = st->un_regs != 0;
 	return false;
 }
 
@@ -376,6 +484,11 @@ static bool un_sys_decides(struct qz *q, struct detect_state *st)
 int det_un_fire(struct qz *q, struct detect_state *st, uint64_t pc)
 {
 	bool in_program;
+	if (st->un_switch) {   /* check's stop: the load, asked again, propagates */
+		st->un_switch = false;
+		st->un_every = true;
+		return RUN_STEPPED;
+	}
 	if (!st->un_use && !un_sys_decides(q, st))
 		return RUN_STEPPED;
 	struct det_event e = { .ev = EV_UNINIT, .f = { [F_ADDR] = st->un_orig } };
@@ -390,8 +503,9 @@ int det_un_fire(struct qz *q, struct detect_state *st, uint64_t pc)
 	/* once a site (memcheck too): the value is defined from here on */
 	hmap_put(&st->un.said, pc, (void *)1);
 	if (st->un_reg >= 0)
-		st->un_vb[st->un_reg] = 0;
-	st->un_vb[R_FLAGS] = 0;
+		un_reg(st, st->un_reg, 0, 0);
+	un_reg(st, R_FLAGS, 0, 0);
+	st->un_every = st->un_regs != 0;
 	un_origin(q, st, st->un_orig, st->un_from, sizeof st->un_from);
 	e.origin = st->un_from;
 	st->events[EV_UNINIT]++;

@@ -50,6 +50,7 @@ struct rec_emu {
 	uint64_t clean[EMU_MAX_SKIP][2];
 	int nclean;
 	bool retune;                /* clean changed: apply before the next run */
+	bool skips_planned;         /* the plan applied has clean ranges */
 	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
 	uint64_t clean_found;
 	bool halt_next;             /* stop before the next hooked instruction */
@@ -285,7 +286,8 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 	return true;
 }
 
-/* Can this run leave library code to the block hook? */
+/* Can this run leave library code to the block hook? Not for a watcher
+ * that may want every instruction (definedness: library stores define). */
 static bool re_libfree_wanted(const struct rec_emu *x)
 {
 	const struct qz *q = x->q;
@@ -298,8 +300,11 @@ static bool re_libfree_wanted(const struct rec_emu *x)
  * the hooks as the ranges are now. */
 static void re_clean_tune(struct rec_emu *x)
 {
-	if (!x->lean || x->r->watch.every)
+	if (!x->lean || rec_watch_every(x->r)) {
+		if (x->nclean)   /* they may be found hot again once it wants less */
+			memset(x->loops, 0, sizeof x->loops);
 		re_clean_drop(x, 0, 0);
+	}
 	bool libfree = re_libfree_wanted(x);
 	if (libfree != x->libfree)
 		x->retune = true;
@@ -315,6 +320,7 @@ static void re_clean_tune(struct rec_emu *x)
 		struct emu_plan p = { libfree ? x->q->exe.lo : 0, libfree ? x->q->exe.hi : 0,
 				      (const uint64_t (*)[2])x->clean, x->nclean };
 		emu_hook_plan(x->m, &p);
+		x->skips_planned = x->nclean > 0;
 	}
 	x->retune = false;
 }
@@ -455,7 +461,8 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
+	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp,
+			     x->skips_planned);
 }
 
 /* The program's calls still open at stack pointer sp. */
@@ -600,7 +607,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		if (!x->lean)
 			rec_post(x->q, r, p, x->prev_rec, re_sp(x, &sp), pc);
 		else if ((p->in.kind == INSN_JCC || p->in.kind == INSN_JMP) && pc <= p->pc && p->user &&
-			 !r->watch.every &&
+			 !rec_watch_every(r) &&
 			 re_loop_hot(x, p->pc) && re_clean_add(x, pc, p->pc + p->in.len))
 			return re_halt(x, RE_STOP);   /* the loop runs on without the hook */
 	}
@@ -622,7 +629,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
-	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, re_sp(x, &sp)))
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);

@@ -569,11 +569,11 @@ int rec_step_one(struct qz *q, struct rec *r)
 		rec_give_up(q, r);
 		return run_step_raw(q);
 	}
-	if (r->watch.check && (e->in.nmem || r->watch.every)) {
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r))) {
 		uint64_t a[INSN_MAX_MEM];
 		for (int i = 0; i < e->in.nmem; i++)
 			a[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
-		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp)) {
+		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp, false)) {
 			int ev = rec_watch_fire(q, r, e);
 			if (ev != RUN_STEPPED)
 				return ev;

@@ -65,6 +65,9 @@ struct slice_view_access {
 		SLICE_VIEW_CALL_IND, SLICE_VIEW_RET, SLICE_VIEW_SYSCALL
 	} kind;
 	bool zero_idiom;         /* xor r,r and the like: defines without using */
+	bool unhooked;           /* the engine runs some code without asking
+	                            now (the emulator's hot loops): turning
+	                            every on must wait for fire (below) */
 	bool imm;                /* has an immediate operand */
 	const char *text;        /* the mnemonic */
 };
@@ -101,8 +104,13 @@ struct slice_view_watch {
 	 * slice/sys.c models it: len 0 once when its effects are unknown). */
 	void (*sys)(void *ctx, uint64_t addr, uint64_t len);
 	void *ctx;
-	bool every;              /* ask for every instruction, not only those
-	                            with memory operands */
+	/* NULL: ask only for instructions with memory operands. Else *every
+	 * says whether to ask for every instruction, read before each one:
+	 * the watcher may change it in check or fire, and it takes effect at
+	 * the next instruction, except that turning it on while the access
+	 * says unhooked must be done in fire (check returns true; the
+	 * instruction is then asked again, again set). */
+	const bool *every;
 	/* Optional, under the emulator only (heap calls without a ptrace
 	 * stop): asked before the machine runs the instruction at a planted
 	 * site (not a run target; not the first instruction of a step) or at

@@ -25,7 +25,7 @@ static enum slice_view_kind watch_kind(uint8_t k)
 }
 
 bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
-		   bool skipped, uint64_t sp)
+		   bool skipped, uint64_t sp, bool unhooked)
 {
 	bool again = false;
 	if (r->watch_pass) {   /* the access fire let run: once */
@@ -36,13 +36,13 @@ bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *ad
 	 * nopl 0x0(%rax) lands anywhere); a rep with count 0 does nothing */
 	bool none = skipped || (e->in.text[0] == 'n' && !strncmp(e->in.text, "nop", 3)) ||
 		    (e->in.text[0] == 'p' && !strncmp(e->in.text, "prefetch", 8));
-	if (none && !r->watch.every)
+	if (none && !rec_watch_every(r))
 		return false;
 	struct slice_view_access a = {
 		.pc = e->pc, .user = e->user, .again = again, .nmem = none ? 0 : e->in.nmem,
 		.sp = sp, .use = e->in.use, .def = e->in.def, .cond_def = e->in.cond_def,
 		.kind = watch_kind(e->in.kind), .zero_idiom = e->in.zero_idiom, .imm = e->in.imm,
-		.text = e->in.text,
+		.text = e->in.text, .unhooked = unhooked,
 	};
 	for (int i = 0; i < a.nmem; i++) {
 		a.mem[i].addr = addr[i];

@@ -69,10 +69,43 @@ uninit() {
 	expect "uninit-fixed-$1 exits normally" "$normal"
 }
 
+# uninit's fast path: per-instruction propagation only while a register
+# holds an undefined byte (det_taint). An undefined slot carried through
+# mix's loop after the loop ran unhooked (-O2: the load stops the machine
+# and hooks it again), one kept in a register across strlen, each
+# deciding a branch; read(2)'s buffer defined; the switch counted; the
+# single-step engine reports the same (-O2).
+taint() {
+	_b=$B/det_taint-$1 _mix=$(line det_taint.c 'if (b > 1000u)') _slot=$(line det_taint.c 'if (c + n > 10)')
+	_a=$(line det_taint.c 'malloc(4 * sizeof *slot)')
+	# -O0 keeps b and c in the stack frame: the origin is that slot
+	_o1="4 bytes into a 16-byte block allocated at det_taint.c:$_a by malloc" _o2="8 ${_o1#4 }"
+	[ $1 = O0 ] && _o1="the stack at $hex" _o2="the stack at $hex"
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run -ex continue \
+		-ex continue -ex 'info detect' $_b 2>&1)
+	expect "taint-$1 through the loop" "^Uninitialised value used by a conditional branch: it was read from $_o1, which nothing wrote, at det_taint.c:$_mix$"
+	expect "taint-$1 across strlen" "^Uninitialised value used by a conditional branch: it was read from $_o2, which nothing wrote, at det_taint.c:$_slot$"
+	expect_count "taint-$1 two reports" 2 '^Uninitialised value'
+	expect "taint-$1 read(2) defines its buffer" '^read x$'
+	expect "taint-$1 propagation turned on by loads" '^Definedness: [2-9] loads of undefined bytes into a register turned per-instruction propagation on; [0-9]+ instructions propagated\.$'
+	[ $1 = O2 ] && expect "taint-$1 mix's loop ran unhooked" '^Hot loops touching no memory run unchecked so far: [1-9]'
+	if [ $1 = O2 ]; then   # (seconds at -O0)
+		_fast="$OUT"
+		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator off' -ex 'detect on uninit' \
+			-ex run -ex continue -ex continue $_b 2>&1)
+		expect_same "taint-$1 single-step engine: the same reports" \
+			"$(echo "$_fast" | grep '^Uninit')" "$(echo "$OUT" | grep '^Uninit')"
+	fi
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run $_b fixed 2>&1)
+	expect_not "taint-fixed-$1 no report" '^Uninitialised'
+	expect "taint-fixed-$1 exits normally" "$normal"
+}
+
 for o in O0 O2; do
 	uaf $o
 	overflow $o
 	uninit $o
+	taint $o
 done
 
 # detect on without names leaves uninit off, and says so.
