@@ -259,17 +259,111 @@ static bool bit_mask_op(const struct slice_view_access *a)
 	return false;
 }
 
-static void un_def_all(struct detect_state *st, uint64_t def, uint32_t undef, uint64_t orig,
-		       int from)
+/* The bytes of register r the instruction reads, as a mask (xmm, flags:
+ * all). A general register it writes only the low 1 or 2 bytes of is in
+ * its use set for the bytes the write keeps (un_write's): not read here. */
+static uint32_t un_read_bytes(const struct slice_view_access *a, int r)
+{
+	if (r >= 16)
+		return full(r);
+	unsigned rd = (a->gpr_rd >> (4 * r)) & 15, wr = (a->gpr_wr >> (4 * r)) & 15;
+	if (!rd && (wr == 1 || wr == 2))
+		return 0;
+	return rd ? (1u << rd) - 1 : 0xff;
+}
+
+/* Register r written, its written bytes undefined as bits say: a 4-byte
+ * write zeroes the upper half (defined), a 1- or 2-byte one keeps it
+ * (memcheck's rule; a value moved with mov %esi,%r12d does not carry
+ * the undefined upper half of rsi). */
+static void un_write(struct detect_state *st, const struct slice_view_access *a, int r,
+		     uint32_t bits, uint64_t orig)
+{
+	unsigned w = r < 16 ? (a->gpr_wr >> (4 * r)) & 15 : 0;
+	uint32_t m = w ? (1u << w) - 1 : full(r), v = bits & m;
+	if (w == 1 || w == 2)
+		v |= st->un_vb[r] & ~m;
+	un_reg(st, r, v & full(r), bits & m ? orig : st->un_vo[r]);
+}
+
+static void un_def_all(struct detect_state *st, const struct slice_view_access *a, uint64_t def,
+		       bool undef, uint64_t orig, int from)
 {
 	for (uint64_t d = def; d; d &= d - 1) {
 		int r = __builtin_ctzll(d);
 		if (!tracked(r))
 			continue;
-		un_reg(st, r, undef ? full(r) : 0, orig);
+		un_write(st, a, r, undef ? ~0u : 0, orig);
 		if (r == R_FLAGS)
 			st->un_flag_reg = from;
 	}
+}
+
+/* One operand of un_bitwise: its undefined bytes, its value if known. */
+struct un_opnd {
+	uint32_t undef;
+	bool known;
+	uint64_t val;
+};
+
+static struct un_opnd un_reg_opnd(struct detect_state *st, const struct slice_view_access *a,
+				  int r, uint32_t bytes)
+{
+	struct un_opnd o = { st->un_vb[r] & bytes, a->reg != NULL, 0 };
+	if (o.known)
+		o.val = a->reg(a->rctx, r);
+	return o;
+}
+
+/* and, or, xor of general registers or memory, byte by byte: a result
+ * byte is undefined if either operand's is, except (memcheck's rule, at
+ * byte grain) where the other holds a defined 0x00 under and, 0xff under
+ * or. Compilers merge a union's defined half into an undefined word so
+ * (perl's parser: and with 0xffffffff00000000, then or). false: not such
+ * an instruction (with an immediate: bit_mask_op's). */
+static bool un_bitwise(struct detect_state *st, const struct slice_view_access *a, uint64_t data,
+		       uint32_t ld, unsigned ld_size, uint64_t ld_orig)
+{
+	int op = !strcmp(a->text, "and") ? 1 : !strcmp(a->text, "or") ? 2 :
+		 !strcmp(a->text, "xor") ? 3 : 0;
+	if (!op || a->imm || (data & ~GPRS))
+		return false;
+	int regs[2], n = 0;
+	for (uint64_t d = data; d && n < 2; d &= d - 1)
+		regs[n++] = __builtin_ctzll(d);
+	if (!n || n + (ld_size > 0) > 2)
+		return false;
+	unsigned wide = ld_size ? ld_size : (a->gpr_rd >> (4 * regs[0])) & 15;
+	if (!wide || wide > 8)
+		wide = 8;
+	uint32_t bytes = (1u << wide) - 1;
+	struct un_opnd o[2];
+	o[0] = un_reg_opnd(st, a, regs[0], bytes);
+	if (ld_size)
+		o[1] = (struct un_opnd){ ld & bytes, false, 0 };
+	else
+		o[1] = n == 2 ? un_reg_opnd(st, a, regs[1], bytes) : o[0];
+	uint32_t res = 0;
+	for (unsigned i = 0; i < wide; i++) {
+		bool u0 = (o[0].undef >> i) & 1, u1 = (o[1].undef >> i) & 1;
+		uint8_t force = op == 1 ? 0x00 : 0xff;
+		bool forced = op != 3 && ((!u0 && o[0].known && (uint8_t)(o[0].val >> (8 * i)) == force) ||
+					  (!u1 && o[1].known && (uint8_t)(o[1].val >> (8 * i)) == force));
+		if ((u0 || u1) && !forced)
+			res |= 1u << i;
+	}
+	uint64_t orig = ld && (ld & bytes) ? ld_orig : 0;
+	for (int k = 0; k < n && !orig; k++)
+		if (st->un_vb[regs[k]] & bytes)
+			orig = st->un_vo[regs[k]];
+	un_reg(st, R_FLAGS, res ? 1 : 0, orig);
+	st->un_flag_reg = n ? regs[0] : -1;
+	for (uint64_t d = a->def & GPRS & ~(1ull << R_RSP); d; d &= d - 1)
+		un_write(st, a, __builtin_ctzll(d), res, orig);
+	for (int m = 0; m < a->nmem; m++)
+		if (a->mem[m].rw & 2)
+			un_set(&st->un, a->mem[m].addr, a->mem[m].size, res);
+	return true;
 }
 
 static void un_propagate(struct detect_state *st, const struct slice_view_access *a)
@@ -282,7 +376,7 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 		return;
 	}
 	if (!a->user || a->zero_idiom || bit_mask_op(a)) {   /* trusted, or defined by itself */
-		un_def_all(st, a->def, 0, 0, -1);
+		un_def_all(st, a, a->def, false, 0, -1);
 		for (int m = 0; m < a->nmem; m++)
 			if (a->mem[m].rw & 2)
 				un_set(&st->un, a->mem[m].addr, a->mem[m].size, 0);
@@ -306,15 +400,19 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 		}
 	}
 	uint64_t data = a->use & ~addr_regs;
+	for (uint64_t d = data & GPRS; d; d &= d - 1)
+		if (!un_read_bytes(a, __builtin_ctzll(d)))
+			data &= ~(1ull << __builtin_ctzll(d));
 	int src = -1;
 	uint32_t src_bits = 0;
 	uint64_t src_orig = ld_orig;
 	for (uint64_t d = data; d; d &= d - 1) {
 		int r = __builtin_ctzll(d);
-		if (tracked(r) && st->un_vb[r]) {
+		uint32_t b = tracked(r) ? st->un_vb[r] & un_read_bytes(a, r) : 0;
+		if (b) {
 			if (src < 0)
 				src = r, src_orig = ld ? ld_orig : st->un_vo[r];
-			src_bits |= st->un_vb[r];
+			src_bits |= b;
 		}
 	}
 	int dst = -1;
@@ -331,21 +429,20 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 		       un_get(&st->un, a->mem[r].addr, a->mem[r].size));
 		return;
 	}
+	if (un_bitwise(st, a, data, ld, ld_size, ld_orig))
+		return;
 	if (is_move(a->text)) {
 		int one = -1;   /* the register a store or register move copies */
 		for (uint64_t d = data & (GPRS | XMMS); d; d &= d - 1)
 			one = one < 0 ? __builtin_ctzll(d) : 64;
-		uint32_t v = one >= 0 && one < 64 ? st->un_vb[one] : one == 64 ? ~0u : 0;
+		uint32_t v = one >= 0 && one < 64 ? st->un_vb[one] & un_read_bytes(a, one) :
+			     one == 64 ? ~0u : 0;
 		for (int m = 0; m < a->nmem; m++)
 			if (a->mem[m].rw & 2)
 				un_set(&st->un, a->mem[m].addr, a->mem[m].size, v);
-		if (dst >= 0) {
-			uint32_t nv = ld_size ? ld : v;
-			if (ld_size && dst < 16 && ld_size < 4 && strcmp(a->text, "movzx"))
-				nv |= st->un_vb[dst] & ~((1u << ld_size) - 1);   /* keeps its upper bytes */
-			un_reg(st, dst, nv & full(dst),
-			       ld_size ? ld_orig : one >= 0 && one < 64 ? st->un_vo[one] : 0);
-		}
+		if (dst >= 0)   /* mov %al,(m) keeps the upper bytes; movzx zeroes them */
+			un_write(st, a, dst, ld_size ? ld : v,
+				 ld_size ? ld_orig : one >= 0 && one < 64 ? st->un_vo[one] : 0);
 		return;
 	}
 	bool undef = ld || src_bits;
@@ -356,11 +453,11 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 	if (a->nmem && (!strncmp(a->text, "stos", 4) || !strncmp(a->text, "lods", 4) ||
 			!strncmp(a->text, "scas", 4) || !strncmp(a->text, "cmps", 4)))
 		keep |= 2;   /* rcx */
-	un_def_all(st, defs & ~keep, undef, orig, ld ? -1 : src);
+	un_def_all(st, a, defs & ~keep, undef, orig, ld ? -1 : src);
 	for (uint64_t d = a->cond_def; undef && d; d &= d - 1) {   /* cmov: may define */
 		int r = __builtin_ctzll(d);
 		if (tracked(r))
-			un_reg(st, r, full(r), orig);
+			un_write(st, a, r, ~0u, orig);
 	}
 	for (int m = 0; m < a->nmem; m++)
 		if (a->mem[m].rw & 2)

@@ -369,7 +369,7 @@ static bool re_periodic(struct rec_emu *x)
 }
 
 /* The undo log reads the state about to change from the machine (memory
- * it has not copied yet is still the process's). */
+ * it has not copied yet is still the process's); the watcher, registers. */
 static uint64_t re_undo_reg(void *ctx, int reg)
 {
 	return emu_reg(((struct rec_emu *)ctx)->m, reg);
@@ -461,8 +461,8 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp,
-			     x->skips_planned);
+	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned };
+	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp, &src);
 }
 
 /* The program's calls still open at stack pointer sp. */

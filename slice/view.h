@@ -65,6 +65,13 @@ struct slice_view_access {
 		SLICE_VIEW_CALL_IND, SLICE_VIEW_RET, SLICE_VIEW_SYSCALL
 	} kind;
 	bool zero_idiom;         /* xor r,r and the like: defines without using */
+	/* per general register n, 4 bits at 4n: the low bytes of it read
+	 * (rd) and written (wr): 1, 2, 4 or 8; 0: all (a 4-byte write zeroes
+	 * the upper half, 1 and 2 keep it) */
+	uint64_t gpr_rd, gpr_wr;
+	/* a general register's value before it runs (by number) */
+	uint64_t (*reg)(void *rctx, int r);
+	void *rctx;
 	bool unhooked;           /* the engine runs some code without asking
 	                            now (the emulator's hot loops): turning
 	                            every on must wait for fire (below) */

@@ -25,7 +25,7 @@ static enum slice_view_kind watch_kind(uint8_t k)
 }
 
 bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
-		   bool skipped, uint64_t sp, bool unhooked)
+		   bool skipped, uint64_t sp, const struct rec_watch_src *src)
 {
 	bool again = false;
 	if (r->watch_pass) {   /* the access fire let run: once */
@@ -42,7 +42,8 @@ bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *ad
 		.pc = e->pc, .user = e->user, .again = again, .nmem = none ? 0 : e->in.nmem,
 		.sp = sp, .use = e->in.use, .def = e->in.def, .cond_def = e->in.cond_def,
 		.kind = watch_kind(e->in.kind), .zero_idiom = e->in.zero_idiom, .imm = e->in.imm,
-		.text = e->in.text, .unhooked = unhooked,
+		.text = e->in.text, .unhooked = src->unhooked, .reg = src->reg, .rctx = src->ctx,
+		.gpr_rd = e->in.gpr_rd, .gpr_wr = e->in.gpr_wr,
 	};
 	for (int i = 0; i < a.nmem; i++) {
 		a.mem[i].addr = addr[i];

@@ -101,11 +101,26 @@ taint() {
 	expect "taint-fixed-$1 exits normally" "$normal"
 }
 
+# Definedness at byte grain (det_union): a union copied whole and its int
+# half set (-O2: and with 0xffffffff00000000, or; a 4-byte move zeroes
+# the upper half) is defined there, undefined in the pointer's upper half.
+union_half() {
+	_b=$B/det_union-$1 _a=$(line det_union.c 'malloc(8 * sizeof *stack)')
+	_p=$(line det_union.c 'stack[3].pval != NULL')
+	OUT=$(timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run $_b 2>&1)
+	expect_not "union-$1 the int half is defined: no report" '^Uninitialised'
+	expect "union-$1 exits normally" "$normal"
+	OUT=$(timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run -ex continue $_b pval 2>&1)
+	expect "union-$1 the pointer's upper half" "^Uninitialised value used by a conditional branch: it was read from 28 bytes into a 64-byte block allocated at det_union.c:$_a by malloc, which nothing wrote, at det_union.c:$_p$"
+	expect_count "union-$1 one report" 1 '^Uninitialised'
+}
+
 for o in O0 O2; do
 	uaf $o
 	overflow $o
 	uninit $o
 	taint $o
+	union_half $o
 done
 
 # detect on without names leaves uninit off, and says so.
