@@ -248,7 +248,8 @@ void det_acc_arm(struct qz *q)
 	st->un_on = un;
 	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st,
 				      un ? &st->un_every : NULL,
-				      det_heap_at, st->mrets, &st->nmrets, acc_native };
+				      det_heap_at, st->mrets, &st->nmrets, acc_native,
+				      un ? det_un_sys : NULL };
 	st->acc_q = q;
 	if (slice_view_watch(q, &w) < 0) {
 		qz_warn(q, "Memory-access detectors are off: %s", q->err.s ? q->err.s : "");

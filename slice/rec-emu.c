@@ -286,12 +286,12 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 	return true;
 }
 
-/* Can this run leave library code to the block hook? Not for a watcher
- * that may want every instruction (definedness: library stores define). */
+/* Can this run leave library code to the block hook? Not while the
+ * watcher wants every instruction (definedness in registers). */
 static bool re_libfree_wanted(const struct rec_emu *x)
 {
 	const struct qz *q = x->q;
-	return x->lean && !x->r->watch.every && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
+	return x->lean && !rec_watch_every(x->r) && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
 	       q->exe.lo < q->exe.hi;
 }
 
@@ -399,6 +399,16 @@ static void re_wrote(void *ctx, uint64_t addr, uint64_t len)
 		}
 }
 
+/* A store of library code under the block hook: as re_wrote, and the
+ * watcher is told (it did not see the instruction). */
+static void re_lib_wrote(void *ctx, uint64_t addr, uint64_t len)
+{
+	struct rec_emu *x = ctx;
+	re_wrote(ctx, addr, len);
+	if (x->r->watch.lib_wrote)
+		x->r->watch.lib_wrote(x->r->watch.ctx, addr, len);
+}
+
 /* Record the instruction at pc, about to run in the machine. */
 static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
 		      uint64_t sp)
@@ -461,7 +471,7 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned };
+	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned || x->libfree };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp, &src);
 }
 
@@ -890,7 +900,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 		x->m = emu_new(x->why, sizeof x->why);
 		if (x->m) {
 			emu_set_hook(x->m, re_hook, re_mask, x);
-			emu_set_scope_hooks(x->m, re_block, re_wrote);
+			emu_set_scope_hooks(x->m, re_block, re_lib_wrote);
 		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :

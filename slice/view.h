@@ -131,6 +131,9 @@ struct slice_view_watch {
 	/* With at: the program is about to run outside the emulator (stepi,
 	 * the single-step engine): nothing may be awaited in the machine. */
 	void (*native)(void *ctx);
+	/* Optional: library code the emulator ran without asking (maint
+	 * emulator skip-libs, only while every is off) wrote [addr, addr+len). */
+	void (*lib_wrote)(void *ctx, uint64_t addr, uint64_t len);
 };
 
 /* Run the program under the recorder's engine from now on (without

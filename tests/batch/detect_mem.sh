@@ -6,7 +6,7 @@
 # the block's sites, the chain from the pointer back to malloc; fixed
 # versions and other programs silent; the single-step fallback finds the
 # same; a second thread turns the events off with a warning. The uninit
-# class (by name only): a branch on a malloc'd slot nothing wrote, and on
+# class (in detect on): a branch on a malloc'd slot nothing wrote, and on
 # a stack variable set on one path only, at -O0 and -O2; the buffer
 # read(2) fills is defined; fixed versions silent.
 . tests/lib.sh
@@ -73,8 +73,8 @@ uninit() {
 # holds an undefined byte (det_taint). An undefined slot carried through
 # mix's loop after the loop ran unhooked (-O2: the load stops the machine
 # and hooks it again), one kept in a register across strlen, each
-# deciding a branch; read(2)'s buffer defined; the switch counted; the
-# single-step engine reports the same (-O2).
+# deciding a branch; read(2)'s and memset's buffers defined; the switch
+# counted; the single-step engine and skip-libs report the same (-O2).
 taint() {
 	_b=$B/det_taint-$1 _mix=$(line det_taint.c 'if (b > 1000u)') _slot=$(line det_taint.c 'if (c + n > 10)')
 	_a=$(line det_taint.c 'malloc(4 * sizeof *slot)')
@@ -89,8 +89,14 @@ taint() {
 	expect "taint-$1 read(2) defines its buffer" '^read x$'
 	expect "taint-$1 propagation turned on by loads" '^Definedness: [2-9] loads of undefined bytes into a register turned per-instruction propagation on; [0-9]+ instructions propagated\.$'
 	[ $1 = O2 ] && expect "taint-$1 mix's loop ran unhooked" '^Hot loops touching no memory run unchecked so far: [1-9]'
+	expect "taint-$1 memset defines its block" '^memset y$'
 	if [ $1 = O2 ]; then   # (seconds at -O0)
 		_fast="$OUT"
+		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator skip-libs' -ex 'detect on uninit' \
+			-ex run -ex continue -ex continue -ex 'info detect' $_b 2>&1)
+		expect_same "taint-$1 library code unhooked (skip-libs): the same reports" \
+			"$(echo "$_fast" | grep '^Uninit')" "$(echo "$OUT" | grep '^Uninit')"
+		expect "taint-$1 skip-libs: it ran so" '^Library code runs without the per-instruction hook: [1-9]'
 		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator off' -ex 'detect on uninit' \
 			-ex run -ex continue -ex continue $_b 2>&1)
 		expect_same "taint-$1 single-step engine: the same reports" \
@@ -123,9 +129,14 @@ for o in O0 O2; do
 	union_half $o
 done
 
-# detect on without names leaves uninit off, and says so.
-qz -ex 'detect on' $B/det_uninit-O0
-expect "uninit by name only" '^Off unless named: uninit \(detect on uninit\)\.$'
+# detect on without names includes uninit; detect off uninit leaves it out.
+_cmp=$(line det_uninit.c 'c->n[i] > c->n[best]')
+OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on' -ex run $B/det_uninit-O0 2>&1)
+expect "detect on: every class" '^Detectors on: dangling double-free heap-overflow invalid-free leak null-deref stack-overflow uninit\.$'
+expect "detect on: uninit reports" "^Uninitialised value used by a conditional branch: .* at det_uninit.c:$_cmp$"
+OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on' -ex 'detect off uninit' -ex run $B/det_uninit-O0 2>&1)
+expect_not "detect off uninit: no uninit report" '^Uninitialised'
+expect "detect off uninit: exits normally" "$normal"
 
 # Without debug info: the same events, sites as addresses.
 qz -ex 'detect on' -ex run $B/det_heapov-nodebug

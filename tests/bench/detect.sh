@@ -27,7 +27,7 @@ if ! command -v valgrind >/dev/null; then
 	exit 0
 fi
 ok='^heapwork [0-9]+ [0-9]+: [0-9]+$'
-bad='^error|^(Stack|Heap) buffer overflow|^Double free|^Invalid free|^Memory leak|^NULL pointer|^Dangling|ndefined command'
+bad='^error|^(Stack|Heap) buffer overflow|^Double free|^Invalid free|^Memory leak|^NULL pointer|^Dangling|^Uninitialised|ndefined command'
 
 native() { $HW "$@"; }
 qzrun() { qzx -ex run --args $HW "$@"; }
