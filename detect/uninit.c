@@ -172,18 +172,63 @@ void det_un_regs_clear(struct detect_state *st)
 	st->un_every = st->un_switch = false;
 }
 
-static bool is_move(const char *t)
+/* What propagation needs to know of a mnemonic. */
+enum {
+	UK_MOVE = 1,       /* copies byte by byte */
+	UK_MASK = 2,       /* with a constant: a bit-field operation (bit_mask_op) */
+	UK_BITWISE = 4,    /* and, or, xor (un_bitwise) */
+	UK_STRCOPY = 8,    /* movs*: memory to memory (with two operands) */
+	UK_REP = 16,       /* rep*: its count register is its own */
+	UK_STRSTEP = 32,   /* stos, lods, scas, cmps: rcx is their own */
+};
+
+/* The mnemonic's UK_ set, from the table. */
+static unsigned un_kind_scan(const char *t)
 {
-	static const char *const moves[] = {
-		"mov", "movq", "movd", "movabs", "push", "pop", "movzx", "movdqu", "movdqa",
-		"movups", "movaps", "movupd", "movapd", "movss", "movsd", "lddqu", "movlps",
-		"movhps", "movlpd", "movhpd", "vmovdqu", "vmovdqa", "vmovups", "vmovaps", "vmovq",
-		"vmovd",
+	static const struct { const char *name; unsigned kind; bool prefix; } kinds[] = {
+		{ "mov", UK_MOVE, 0 }, { "movq", UK_MOVE, 0 }, { "movd", UK_MOVE, 0 },
+		{ "movabs", UK_MOVE, 0 }, { "push", UK_MOVE, 0 }, { "pop", UK_MOVE, 0 },
+		{ "movzx", UK_MOVE, 0 }, { "movdqu", UK_MOVE, 0 }, { "movdqa", UK_MOVE, 0 },
+		{ "movups", UK_MOVE, 0 }, { "movaps", UK_MOVE, 0 }, { "movupd", UK_MOVE, 0 },
+		{ "movapd", UK_MOVE, 0 }, { "movss", UK_MOVE, 0 }, { "movsd", UK_MOVE, 0 },
+		{ "lddqu", UK_MOVE, 0 }, { "movlps", UK_MOVE, 0 }, { "movhps", UK_MOVE, 0 },
+		{ "movlpd", UK_MOVE, 0 }, { "movhpd", UK_MOVE, 0 }, { "vmovdqu", UK_MOVE, 0 },
+		{ "vmovdqa", UK_MOVE, 0 }, { "vmovups", UK_MOVE, 0 }, { "vmovaps", UK_MOVE, 0 },
+		{ "vmovq", UK_MOVE, 0 }, { "vmovd", UK_MOVE, 0 },
+		{ "and", UK_MASK | UK_BITWISE, 0 }, { "or", UK_MASK | UK_BITWISE, 0 },
+		{ "xor", UK_BITWISE, 0 }, { "test", UK_MASK, 0 }, { "bt", UK_MASK, 0 },
+		{ "bts", UK_MASK, 0 }, { "btr", UK_MASK, 0 }, { "btc", UK_MASK, 0 },
+		{ "movs", UK_STRCOPY, 1 }, { "rep", UK_REP, 1 }, { "stos", UK_STRSTEP, 1 },
+		{ "lods", UK_STRSTEP, 1 }, { "scas", UK_STRSTEP, 1 }, { "cmps", UK_STRSTEP, 1 },
 	};
-	for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++)
-		if (!strcmp(t, moves[i]))
-			return true;
-	return false;
+	unsigned k = 0;
+	if (!t[0])
+		return 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		const char *n = kinds[i].name;
+		if (n[0] == t[0] && n[1] == t[1] &&
+		    (kinds[i].prefix ? !strncmp(t, n, strlen(n)) : !strcmp(t, n)))
+			k |= kinds[i].kind;
+	}
+	return k;
+}
+
+/* The same, asked for each instruction propagated one by one: mnemonics
+ * of up to 8 letters are remembered by their letters. */
+static unsigned un_kind(const char *t)
+{
+	static struct { uint64_t key; unsigned kind; } seen[256];
+	size_t n = strnlen(t, 9);
+	if (n > 8 || !n)
+		return un_kind_scan(t);
+	uint64_t key = 0;
+	memcpy(&key, t, n);
+	size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 56);
+	if (seen[h].key != key) {
+		seen[h].key = key;
+		seen[h].kind = un_kind_scan(t);
+	}
+	return seen[h].kind;
 }
 
 /* System calls' argument counts (the ones checked beyond the number);
@@ -248,15 +293,9 @@ static bool un_decides(struct detect_state *st, const struct slice_view_access *
  * byte's other bits are often never written (a struct's bit-fields set
  * one by one: `orb $0x2,0x50(%rbx)`), so its result counts as defined
  * (an undefined bit the mask keeps goes unseen). */
-static bool bit_mask_op(const struct slice_view_access *a)
+static bool bit_mask_op(const struct slice_view_access *a, unsigned kind)
 {
-	static const char *const ops[] = { "and", "or", "test", "bt", "bts", "btr", "btc" };
-	if (!a->imm)
-		return false;
-	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-		if (!strcmp(a->text, ops[i]))
-			return true;
-	return false;
+	return a->imm && (kind & UK_MASK);
 }
 
 /* The bytes of register r the instruction reads, as a mask (xmm, flags:
@@ -321,13 +360,12 @@ static struct un_opnd un_reg_opnd(struct detect_state *st, const struct slice_vi
  * or. Compilers merge a union's defined half into an undefined word so
  * (perl's parser: and with 0xffffffff00000000, then or). false: not such
  * an instruction (with an immediate: bit_mask_op's). */
-static bool un_bitwise(struct detect_state *st, const struct slice_view_access *a, uint64_t data,
-		       uint32_t ld, unsigned ld_size, uint64_t ld_orig)
+static bool un_bitwise(struct detect_state *st, const struct slice_view_access *a, unsigned kind,
+		       uint64_t data, uint32_t ld, unsigned ld_size, uint64_t ld_orig)
 {
-	int op = !strcmp(a->text, "and") ? 1 : !strcmp(a->text, "or") ? 2 :
-		 !strcmp(a->text, "xor") ? 3 : 0;
-	if (!op || a->imm || (data & ~GPRS))
+	if (!(kind & UK_BITWISE) || a->imm || (data & ~GPRS))
 		return false;
+	int op = a->text[0] == 'a' ? 1 : a->text[0] == 'o' ? 2 : 3;
 	int regs[2], n = 0;
 	for (uint64_t d = data; d && n < 2; d &= d - 1)
 		regs[n++] = __builtin_ctzll(d);
@@ -369,13 +407,14 @@ static bool un_bitwise(struct detect_state *st, const struct slice_view_access *
 static void un_propagate(struct detect_state *st, const struct slice_view_access *a)
 {
 	uint64_t defs = a->def & ~a->cond_def;
+	unsigned kind = a->user ? un_kind(a->text) : 0;
 	if (a->kind == SLICE_VIEW_SYSCALL) {
 		un_reg(st, 0, 0, 0);   /* rax rcx r11 */
 		un_reg(st, 1, 0, 0);
 		un_reg(st, 11, 0, 0);
 		return;
 	}
-	if (!a->user || a->zero_idiom || bit_mask_op(a)) {   /* trusted, or defined by itself */
+	if (!a->user || a->zero_idiom || bit_mask_op(a, kind)) {   /* trusted, or defined by itself */
 		un_def_all(st, a, a->def, false, 0, -1);
 		for (int m = 0; m < a->nmem; m++)
 			if (a->mem[m].rw & 2)
@@ -423,15 +462,15 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 			un_set(&st->un, a->mem[m].addr, a->mem[m].size, 0);
 		return;
 	}
-	if (!strncmp(a->text, "movs", 4) && a->nmem == 2) {   /* a string copy */
+	if ((kind & UK_STRCOPY) && a->nmem == 2) {   /* a string copy */
 		int r = (a->mem[0].rw & 1) ? 0 : 1;
 		un_set(&st->un, a->mem[!r].addr, a->mem[!r].size,
 		       un_get(&st->un, a->mem[r].addr, a->mem[r].size));
 		return;
 	}
-	if (un_bitwise(st, a, data, ld, ld_size, ld_orig))
+	if (un_bitwise(st, a, kind, data, ld, ld_size, ld_orig))
 		return;
-	if (is_move(a->text)) {
+	if (kind & UK_MOVE) {
 		int one = -1;   /* the register a store or register move copies */
 		for (uint64_t d = data & (GPRS | XMMS); d; d &= d - 1)
 			one = one < 0 ? __builtin_ctzll(d) : 64;
@@ -449,10 +488,7 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 	uint64_t orig = ld ? ld_orig : src_orig;
 	/* the pointers a string instruction steps (rsi, rdi) and its count
 	 * depend on themselves, not on the data */
-	uint64_t keep = addr_regs | (a->nmem && !strncmp(a->text, "rep", 3) ? 2 : 0);
-	if (a->nmem && (!strncmp(a->text, "stos", 4) || !strncmp(a->text, "lods", 4) ||
-			!strncmp(a->text, "scas", 4) || !strncmp(a->text, "cmps", 4)))
-		keep |= 2;   /* rcx */
+	uint64_t keep = addr_regs | (a->nmem && (kind & (UK_REP | UK_STRSTEP)) ? 2 : 0);   /* rcx */
 	un_def_all(st, a, defs & ~keep, undef, orig, ld ? -1 : src);
 	for (uint64_t d = a->cond_def; undef && d; d &= d - 1) {   /* cmov: may define */
 		int r = __builtin_ctzll(d);
@@ -490,8 +526,9 @@ static bool un_loads_undef(struct detect_state *st, const struct slice_view_acce
 static bool un_may_taint(const struct slice_view_access *a)
 {
 	uint64_t regs = (GPRS | XMMS | (1ull << R_FLAGS)) & ~(1ull << R_RSP);
-	return !a->zero_idiom && !bit_mask_op(a) && (a->def & regs) &&
-	       !(!strncmp(a->text, "movs", 4) && a->nmem == 2);
+	unsigned kind = un_kind(a->text);
+	return !a->zero_idiom && !bit_mask_op(a, kind) && (a->def & regs) &&
+	       !((kind & UK_STRCOPY) && a->nmem == 2);
 }
 
 /* The check, before the instruction runs. While every register is
