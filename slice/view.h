@@ -49,7 +49,8 @@ bool slice_view_decode(struct qz *q, uint64_t pc, struct slice_view_rec *out);
 int slice_view_reg(const char *name);
 
 /* An instruction about to run and the memory it accesses (a rep string
- * instruction: one iteration, asked once per iteration). */
+ * instruction: one iteration, asked once per iteration; mem[] past nmem
+ * is not set). */
 struct slice_view_access {
 	uint64_t pc;
 	bool user;               /* the program's own code */
