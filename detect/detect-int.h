@@ -60,7 +60,8 @@ enum { SH_OK = 0, SH_RED = 8, SH_FREED = 9 };
 #define DET_PAGE_SHIFT 15
 #define DET_PAGE_BYTES 4096u
 struct det_pages {
-	struct hmap map;             /* addr >> DET_PAGE_SHIFT -> its bytes */
+	struct hmap map;             /* addr >> shift -> its bytes */
+	unsigned shift;              /* 0: DET_PAGE_SHIFT */
 	uint64_t lo, hi;
 	uint64_t last_key;
 	uint8_t *last;
@@ -81,6 +82,10 @@ size_t det_shadow_bytes(const struct det_shadow *sh);
 /* uninit.c: undefined bytes, a bit each (no page: defined). */
 struct det_undef {
 	struct det_pages pages;      /* a bit a byte */
+	/* Per 8-byte granule (pages of 512, shift UN_ORIG_SHIFT): where the
+	 * undefined value a register stored there was first read, 0: its
+	 * own bytes (nothing wrote them). */
+	struct det_pages orig;
 	struct hmap said;            /* pcs reported at: once each */
 };
 void det_undef_reset(struct det_undef *u);

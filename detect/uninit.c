@@ -124,15 +124,52 @@ void det_undef_reset(struct det_undef *u)
 {
 	hmap_free(&u->said);
 	det_pages_free(&u->pages);
+	det_pages_free(&u->orig);
 	memset(u, 0, sizeof *u);
+}
+
+/* ---- where a stored undefined value came from ---- */
+
+#define UN_ORIG_SHIFT 12   /* a page of 512 origins covers 4 KiB */
+
+static uint64_t *un_orig_page(struct det_undef *u, uint64_t addr, bool make)
+{
+	u->orig.shift = UN_ORIG_SHIFT;
+	return (uint64_t *)(void *)det_page(&u->orig, addr, make);
+}
+
+/* The granules of [addr, addr+len) hold a value first read at o (0:
+ * their own bytes, nothing wrote them). */
+static void un_orig_put(struct det_undef *u, uint64_t addr, uint64_t len, uint64_t o)
+{
+	if (!len || addr + len < addr || (!o && !u->orig.map.n))
+		return;
+	for (uint64_t g = addr & ~7ull; g < addr + len; g += 8) {
+		uint64_t *p = un_orig_page(u, g, o != 0);
+		if (p)
+			p[(g >> 3) & ((1u << (UN_ORIG_SHIFT - 3)) - 1)] = o;
+		else   /* to the next page */
+			g = (g | ((1ull << UN_ORIG_SHIFT) - 1)) - 7;
+	}
+}
+
+/* Where the undefined byte at addr was first read: its own address when
+ * no register stored it there. */
+static uint64_t un_orig_get(struct det_undef *u, uint64_t addr)
+{
+	const uint64_t *p = u->orig.map.n ? un_orig_page(u, addr, false) : NULL;
+	uint64_t o = p ? p[(addr >> 3) & ((1u << (UN_ORIG_SHIFT - 3)) - 1)] : 0;
+	return o ? o : addr;
 }
 
 /* ---- events from the heap and the kernel ---- */
 
 void det_un_alloc(struct detect_state *st, const struct det_block *b, bool zeroed)
 {
-	if (st->un_on && b->size)
+	if (st->un_on && b->size) {
 		un_set(&st->un, b->addr, b->size, zeroed ? 0 : ~0u);
+		un_orig_put(&st->un, b->addr, b->size, 0);
+	}
 }
 
 void det_un_sys(void *ctx, uint64_t addr, uint64_t len)
@@ -399,8 +436,10 @@ static bool un_bitwise(struct detect_state *st, const struct slice_view_access *
 	for (uint64_t d = a->def & GPRS & ~(1ull << R_RSP); d; d &= d - 1)
 		un_write(st, a, __builtin_ctzll(d), res, orig);
 	for (int m = 0; m < a->nmem; m++)
-		if (a->mem[m].rw & 2)
+		if (a->mem[m].rw & 2) {
 			un_set(&st->un, a->mem[m].addr, a->mem[m].size, res);
+			un_orig_put(&st->un, a->mem[m].addr, a->mem[m].size, res ? orig : 0);
+		}
 	return true;
 }
 
@@ -433,7 +472,7 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 		if (a->mem[m].rw & 1) {
 			uint32_t b = un_get(&st->un, a->mem[m].addr, a->mem[m].size);
 			if (b && !ld)
-				ld_orig = a->mem[m].addr + (uint64_t)__builtin_ctz(b);
+				ld_orig = un_orig_get(&st->un, a->mem[m].addr + (uint64_t)__builtin_ctz(b));
 			ld |= b;
 			ld_size = a->mem[m].size;
 		}
@@ -464,8 +503,10 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 	}
 	if ((kind & UK_STRCOPY) && a->nmem == 2) {   /* a string copy */
 		int r = (a->mem[0].rw & 1) ? 0 : 1;
-		un_set(&st->un, a->mem[!r].addr, a->mem[!r].size,
-		       un_get(&st->un, a->mem[r].addr, a->mem[r].size));
+		uint32_t bits = un_get(&st->un, a->mem[r].addr, a->mem[r].size);
+		un_set(&st->un, a->mem[!r].addr, a->mem[!r].size, bits);
+		un_orig_put(&st->un, a->mem[!r].addr, a->mem[!r].size,
+			    bits ? un_orig_get(&st->un, a->mem[r].addr + (uint64_t)__builtin_ctz(bits)) : 0);
 		return;
 	}
 	if (un_bitwise(st, a, kind, data, ld, ld_size, ld_orig))
@@ -477,8 +518,11 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 		uint32_t v = one >= 0 && one < 64 ? st->un_vb[one] & un_read_bytes(a, one) :
 			     one == 64 ? ~0u : 0;
 		for (int m = 0; m < a->nmem; m++)
-			if (a->mem[m].rw & 2)
+			if (a->mem[m].rw & 2) {
 				un_set(&st->un, a->mem[m].addr, a->mem[m].size, v);
+				un_orig_put(&st->un, a->mem[m].addr, a->mem[m].size,
+					    v && one < 64 ? st->un_vo[one] : 0);
+			}
 		if (dst >= 0)   /* mov %al,(m) keeps the upper bytes; movzx zeroes them */
 			un_write(st, a, dst, ld_size ? ld : v,
 				 ld_size ? ld_orig : one >= 0 && one < 64 ? st->un_vo[one] : 0);
@@ -496,8 +540,10 @@ static void un_propagate(struct detect_state *st, const struct slice_view_access
 			un_write(st, a, r, ~0u, orig);
 	}
 	for (int m = 0; m < a->nmem; m++)
-		if (a->mem[m].rw & 2)
+		if (a->mem[m].rw & 2) {
 			un_set(&st->un, a->mem[m].addr, a->mem[m].size, undef ? ~0u : 0);
+			un_orig_put(&st->un, a->mem[m].addr, a->mem[m].size, undef ? orig : 0);
+		}
 }
 
 /* A call: the callee's frame-to-be, the dead stack below its return
@@ -509,6 +555,7 @@ static void un_call(struct detect_state *st, const struct slice_view_access *a)
 {
 	uint64_t sp = a->sp - 8;
 	un_set(&st->un, sp - UN_FRAME, UN_FRAME, ~0u);
+	un_orig_put(&st->un, sp - UN_FRAME, UN_FRAME, 0);
 }
 
 /* Does the program's instruction read an undefined byte of memory? (A
