@@ -144,12 +144,13 @@ static void un_orig_put(struct det_undef *u, uint64_t addr, uint64_t len, uint64
 {
 	if (!len || addr + len < addr || (!o && !u->orig.map.n))
 		return;
-	for (uint64_t g = addr & ~7ull; g < addr + len; g += 8) {
+	const uint64_t span = 1ull << UN_ORIG_SHIFT;
+	for (uint64_t g = addr & ~7ull, end = addr + len; g < end;) {   /* a page at a time */
+		uint64_t stop = (g | (span - 1)) + 1 < end ? (g | (span - 1)) + 1 : end;
 		uint64_t *p = un_orig_page(u, g, o != 0);
-		if (p)
-			p[(g >> 3) & ((1u << (UN_ORIG_SHIFT - 3)) - 1)] = o;
-		else   /* to the next page */
-			g = (g | ((1ull << UN_ORIG_SHIFT) - 1)) - 7;
+		for (uint64_t i = (g & (span - 1)) >> 3; p && g < stop; g += 8)
+			p[i++] = o;
+		g = stop > g ? (stop + 7) & ~7ull : g;
 	}
 }
 
