@@ -210,7 +210,7 @@ void det_acc_rebuild(struct qz *q, struct detect_state *st)
 				det_acc_free(q, st, st->all[i]);
 	/* what was undefined then is not known: defined (nothing reported) */
 	det_undef_reset(&st->un);
-	memset(st->un_vb, 0, sizeof st->un_vb);
+	det_un_regs_clear(st);
 }
 
 /* The memory events run the program in the emulator, which runs glibc's
@@ -243,13 +243,13 @@ void det_acc_arm(struct qz *q)
 		return;
 	st->acc_rw = class_has(st, EV_READ, EV_WRITE);
 	bool un = det_un_wanted(st);
-	if (un && !st->un_on) {   /* definedness from here on */
-		memset(st->un_vb, 0, sizeof st->un_vb);
-		st->un_after_call = false;
-	}
+	if (un && !st->un_on)   /* definedness from here on */
+		det_un_regs_clear(st);
 	st->un_on = un;
-	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st, un,
-				      det_heap_at, st->mrets, &st->nmrets, acc_native };
+	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st,
+				      un ? &st->un_every : NULL,
+				      det_heap_at, st->mrets, &st->nmrets, acc_native,
+				      un ? det_un_sys : NULL };
 	st->acc_q = q;
 	if (slice_view_watch(q, &w) < 0) {
 		qz_warn(q, "Memory-access detectors are off: %s", q->err.s ? q->err.s : "");

@@ -23,17 +23,6 @@ static bool class_supported(const struct spec *s, enum spec_event *missing)
 	return true;
 }
 
-/* A class `detect on` without names leaves off: uninit rules check every
- * instruction's definedness (the slowest events) and still give false
- * positives on some real programs (detect/README.md). */
-static bool class_by_name_only(const struct spec *s)
-{
-	for (int i = 0; i < s->nrules; i++)
-		if (s->rules[i].ev == EV_UNINIT)
-			return true;
-	return false;
-}
-
 static int class_set(struct qz *q, struct det_class *c, bool on)
 {
 	enum spec_event miss;
@@ -74,8 +63,7 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 	free(words);
 	for (size_t i = 0; r == 0 && n == 0 && i < st->nclasses; i++) {
 		enum spec_event miss;
-		if (!on || (class_supported(st->classes[i].spec, &miss) &&
-			    !class_by_name_only(st->classes[i].spec)))
+		if (!on || class_supported(st->classes[i].spec, &miss))
 			st->classes[i].on = on;
 	}
 	if (!was && det_any_on(st))
@@ -98,10 +86,6 @@ static int cmd_detect_on(struct qz *q, const char *args)
 		if (st->classes[i].on)
 			qz_printf(q, " %s", st->classes[i].spec->name);
 	qz_puts(q, ".\n");
-	for (size_t i = 0; !*str_skip_space(args) && i < st->nclasses; i++)
-		if (!st->classes[i].on && class_by_name_only(st->classes[i].spec))
-			qz_printf(q, "Off unless named: %s (detect on %s).\n",
-				  st->classes[i].spec->name, st->classes[i].spec->name);
 	return 0;
 }
 
@@ -162,6 +146,10 @@ static void info_events(struct qz *q, struct detect_state *st)
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");
+	if (st->acc_engine && det_un_wanted(st))
+		qz_printf(q, "Definedness: %lu loads of undefined bytes into a register turned "
+			  "per-instruction propagation on; %lu instructions propagated.\n",
+			  st->un_switches, st->un_slow);
 	if (st->acc_engine && slice_view_loops_unhooked(q))
 		qz_printf(q, "Hot loops touching no memory run unchecked so far: %llu.\n",
 			  (unsigned long long)slice_view_loops_unhooked(q));
@@ -269,11 +257,13 @@ const struct cmd_def detect_cmds[] = {
 	 "free) and the program's exit; when a rule's\n"
 	 "condition holds the program stops like at a breakpoint, with a report.\n"
 	 "Classes with read or write rules (dangling, heap-overflow) also check\n"
-	 "each load and store of the program's own code against the heap: the\n"
-	 "program then runs under the recorder's emulator from its entry (one\n"
-	 "thread; a second thread turns them off), stopping before the bad access;\n"
-	 "heap calls are then seen inside the emulator, and programs started get\n"
-	 "glibc's SSE2 string functions (as with set record-libc baseline).\n"
+	 "each load and store of the program's own code against the heap, and\n"
+	 "uninit follows which bytes nothing wrote (a branch, an address or a\n"
+	 "system call argument made from them is reported): the program then\n"
+	 "runs under the recorder's emulator from its entry (one thread; a second\n"
+	 "thread turns them off), stopping before the bad access; heap calls are\n"
+	 "then seen inside the emulator, and programs started get glibc's SSE2\n"
+	 "string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
 	 "keeps the program native (breakpoints on the heap calls only)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
@@ -284,7 +274,8 @@ const struct cmd_def detect_cmds[] = {
 	{"info detect", NULL, "info detect", Y, cmd_info_detect,
 	 "List detector classes, the heap events seen and their cost.",
 	 "With read or write classes on: the engine that runs the program, the\n"
-	 "instructions checked and the shadow's size."},
+	 "instructions checked and the shadow's size; with uninit, how often a\n"
+	 "load of undefined bytes turned per-instruction propagation on."},
 	{"set detect-record", NULL, "set detect-record on|off", Y, cmd_set_detect_record,
 	 "Whether detectors record the whole run, for value propagation chains.",
 	 "With it on, a run with detectors on is recorded from the program's entry\n"

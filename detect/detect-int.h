@@ -60,7 +60,8 @@ enum { SH_OK = 0, SH_RED = 8, SH_FREED = 9 };
 #define DET_PAGE_SHIFT 15
 #define DET_PAGE_BYTES 4096u
 struct det_pages {
-	struct hmap map;             /* addr >> DET_PAGE_SHIFT -> its bytes */
+	struct hmap map;             /* addr >> shift -> its bytes */
+	unsigned shift;              /* 0: DET_PAGE_SHIFT */
 	uint64_t lo, hi;
 	uint64_t last_key;
 	uint8_t *last;
@@ -81,6 +82,10 @@ size_t det_shadow_bytes(const struct det_shadow *sh);
 /* uninit.c: undefined bytes, a bit each (no page: defined). */
 struct det_undef {
 	struct det_pages pages;      /* a bit a byte */
+	/* Per 8-byte granule (pages of 512, shift UN_ORIG_SHIFT): where the
+	 * undefined value a register stored there was first read, 0: its
+	 * own bytes (nothing wrote them). */
+	struct det_pages orig;
 	struct hmap said;            /* pcs reported at: once each */
 };
 void det_undef_reset(struct det_undef *u);
@@ -150,7 +155,11 @@ struct detect_state {
 	uint32_t un_vb[64];          /* per register: its undefined bytes */
 	uint64_t un_vo[64];          /* and where they were read from */
 	int un_flag_reg;             /* the register that made the flags so */
-	bool un_after_call;          /* the last instruction was a call */
+	uint64_t un_regs;            /* registers with an undefined byte (1 << n) */
+	bool un_every;               /* the watcher's every: while un_regs */
+	bool un_switch;              /* check stopped to turn un_every on */
+	unsigned long un_slow;       /* instructions propagated register by register */
+	unsigned long un_switches;   /* times an undefined load turned that on */
 	const char *un_use;          /* the report: what it decides, NULL: a
 	                                system call to look at */
 	int un_reg;                  /* the register carrying it, -1 */
@@ -295,6 +304,8 @@ bool det_un_check(struct detect_state *st, const struct slice_view_access *a);
 int det_un_fire(struct qz *q, struct detect_state *st, uint64_t pc);
 void det_un_alloc(struct detect_state *st, const struct det_block *b, bool zeroed);
 void det_un_sys(void *ctx, uint64_t addr, uint64_t len);
+/* Every register defined (definedness starts again, or is not known). */
+void det_un_regs_clear(struct detect_state *st);
 /* A general register's value now (recorder numbering: rax rcx rdx rbx
  * rsp rbp rsi rdi r8-r15). */
 uint64_t det_reg_value(struct qz *q, int reg);

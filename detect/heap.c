@@ -94,6 +94,7 @@ void det_heap_start(struct qz *q)
 	memset(st->events, 0, sizeof st->events);   /* counted per run */
 	st->acc_engine = st->acc_lost = NULL;
 	st->acc_checked = 0;
+	st->un_slow = st->un_switches = 0;
 	st->traps = st->mtraps = 0;
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)

@@ -15,14 +15,15 @@
 
 uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make)
 {
-	uint64_t key = addr >> DET_PAGE_SHIFT;
+	unsigned shift = p->shift ? p->shift : DET_PAGE_SHIFT;
+	uint64_t key = addr >> shift;
 	if (p->last && p->last_key == key)
 		return p->last;
 	uint8_t *b = hmap_get(&p->map, key);
 	if (!b && make) {
 		b = xcalloc(DET_PAGE_BYTES, 1);
 		hmap_put(&p->map, key, b);
-		uint64_t lo = key << DET_PAGE_SHIFT, hi = lo + (1u << DET_PAGE_SHIFT);
+		uint64_t lo = key << shift, hi = lo + (1ull << shift);
 		if (!p->hi || lo < p->lo)
 			p->lo = lo;
 		if (hi > p->hi)

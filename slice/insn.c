@@ -62,11 +62,27 @@ static bool insn_partial_write(ZydisRegister r)
 	return c == ZYDIS_REGCLASS_GPR8 || c == ZYDIS_REGCLASS_GPR16;
 }
 
+/* Register n's nibble of a gpr_rd/gpr_wr set: at least w bytes (ah and
+ * friends count as the low two). */
+static void insn_gpr_width(uint64_t *set, int n, unsigned bits)
+{
+	uint64_t w = bits >= 64 ? 8 : bits >= 32 ? 4 : bits >= 16 ? 2 : 1;
+	if (n < 0 || n >= 16)
+		return;
+	if (((*set >> (4 * n)) & 15) < w)
+		*set = (*set & ~(15ull << (4 * n))) | (w << (4 * n));
+}
+
 static void insn_add_reg_op(struct insn *in, const ZydisDecodedOperand *op,
 			    const ZydisDecodedInstruction *d)
 {
 	int n = insn_reg_num(op->reg.value);
 	uint64_t b = insn_bit(n);
+	bool high = op->reg.value >= ZYDIS_REGISTER_AH && op->reg.value <= ZYDIS_REGISTER_BH;
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+		insn_gpr_width(&in->gpr_rd, n, high ? 16 : op->size);
+	if (op->actions & (ZYDIS_OPERAND_ACTION_WRITE | ZYDIS_OPERAND_ACTION_CONDWRITE))
+		insn_gpr_width(&in->gpr_wr, n, high ? 16 : op->size);
 	if (n == INSN_R_FLAGS) {   /* which: from cpu_flags, which know partial writes */
 		if (op->actions & ZYDIS_OPERAND_ACTION_CONDWRITE) {   /* shl r,cl; rep cmps */
 			in->use |= b;

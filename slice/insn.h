@@ -51,6 +51,10 @@ struct insn {
 	bool imm;                /* has an explicit immediate operand */
 	uint64_t use, def;       /* register masks (1 << INSN_R_...) */
 	uint64_t cond_def;       /* defs that may not happen (cmov): no kill */
+	/* Per general register n, 4 bits at 4n: how many of its low bytes the
+	 * instruction reads (rd) and writes (wr): 1, 2, 4 or 8; 0: not known
+	 * (all). A 4-byte write zeroes the upper half; 1 and 2 keep it. */
+	uint64_t gpr_rd, gpr_wr;
 	uint64_t target;         /* direct branch/call target, runtime */
 	uint64_t rip_ref;        /* lea reg,[rip+X]: X (jump tables), or 0 */
 	struct insn_mem mem[INSN_MAX_MEM];

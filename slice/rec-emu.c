@@ -50,6 +50,7 @@ struct rec_emu {
 	uint64_t clean[EMU_MAX_SKIP][2];
 	int nclean;
 	bool retune;                /* clean changed: apply before the next run */
+	bool skips_planned;         /* the plan applied has clean ranges */
 	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
 	uint64_t clean_found;
 	bool halt_next;             /* stop before the next hooked instruction */
@@ -285,11 +286,12 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 	return true;
 }
 
-/* Can this run leave library code to the block hook? */
+/* Can this run leave library code to the block hook? Not while the
+ * watcher wants every instruction (definedness in registers). */
 static bool re_libfree_wanted(const struct rec_emu *x)
 {
 	const struct qz *q = x->q;
-	return x->lean && !x->r->watch.every && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
+	return x->lean && !rec_watch_every(x->r) && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
 	       q->exe.lo < q->exe.hi;
 }
 
@@ -298,8 +300,11 @@ static bool re_libfree_wanted(const struct rec_emu *x)
  * the hooks as the ranges are now. */
 static void re_clean_tune(struct rec_emu *x)
 {
-	if (!x->lean || x->r->watch.every)
+	if (!x->lean || rec_watch_every(x->r)) {
+		if (x->nclean)   /* they may be found hot again once it wants less */
+			memset(x->loops, 0, sizeof x->loops);
 		re_clean_drop(x, 0, 0);
+	}
 	bool libfree = re_libfree_wanted(x);
 	if (libfree != x->libfree)
 		x->retune = true;
@@ -315,6 +320,7 @@ static void re_clean_tune(struct rec_emu *x)
 		struct emu_plan p = { libfree ? x->q->exe.lo : 0, libfree ? x->q->exe.hi : 0,
 				      (const uint64_t (*)[2])x->clean, x->nclean };
 		emu_hook_plan(x->m, &p);
+		x->skips_planned = x->nclean > 0;
 	}
 	x->retune = false;
 }
@@ -363,7 +369,7 @@ static bool re_periodic(struct rec_emu *x)
 }
 
 /* The undo log reads the state about to change from the machine (memory
- * it has not copied yet is still the process's). */
+ * it has not copied yet is still the process's); the watcher, registers. */
 static uint64_t re_undo_reg(void *ctx, int reg)
 {
 	return emu_reg(((struct rec_emu *)ctx)->m, reg);
@@ -391,6 +397,16 @@ static void re_wrote(void *ctx, uint64_t addr, uint64_t len)
 			re_clean_drop(x, addr, len);
 			x->halt_next = true;
 		}
+}
+
+/* A store of library code under the block hook: as re_wrote, and the
+ * watcher is told (it did not see the instruction). */
+static void re_lib_wrote(void *ctx, uint64_t addr, uint64_t len)
+{
+	struct rec_emu *x = ctx;
+	re_wrote(ctx, addr, len);
+	if (x->r->watch.lib_wrote)
+		x->r->watch.lib_wrote(x->r->watch.ctx, addr, len);
 }
 
 /* Record the instruction at pc, about to run in the machine. */
@@ -455,7 +471,8 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp);
+	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned || x->libfree };
+	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp, &src);
 }
 
 /* The program's calls still open at stack pointer sp. */
@@ -600,7 +617,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		if (!x->lean)
 			rec_post(x->q, r, p, x->prev_rec, re_sp(x, &sp), pc);
 		else if ((p->in.kind == INSN_JCC || p->in.kind == INSN_JMP) && pc <= p->pc && p->user &&
-			 !r->watch.every &&
+			 !rec_watch_every(r) &&
 			 re_loop_hot(x, p->pc) && re_clean_add(x, pc, p->pc + p->in.len))
 			return re_halt(x, RE_STOP);   /* the loop runs on without the hook */
 	}
@@ -622,7 +639,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
-	if (r->watch.check && (e->in.nmem || r->watch.every) && re_watch(x, e, pc, re_sp(x, &sp)))
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
@@ -883,7 +900,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 		x->m = emu_new(x->why, sizeof x->why);
 		if (x->m) {
 			emu_set_hook(x->m, re_hook, re_mask, x);
-			emu_set_scope_hooks(x->m, re_block, re_wrote);
+			emu_set_scope_hooks(x->m, re_block, re_lib_wrote);
 		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :

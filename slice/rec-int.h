@@ -31,11 +31,23 @@ int rec_step_one(struct qz *q, struct rec *r);
 bool rec_sys_writes(struct qz *q, const struct user_regs_struct *a, long ret,
 		    struct sys_writes *out);
 
+/* The engine asking the watcher: a general register's value before the
+ * instruction, and whether it runs some code without asking now. */
+struct rec_watch_src {
+	uint64_t (*reg)(void *ctx, int r);
+	void *ctx;
+	bool unhooked;
+};
 /* watch.c: whether the watcher wants to look at e before it runs (addr:
- * its operands' addresses, skipped: a rep with count 0, sp: rsp), and its look,
- * with the process in the state before e (an enum run_ev). */
+ * its operands' addresses, skipped: a rep with count 0, sp: rsp), and its
+ * look, with the process in the state before e (an enum run_ev). */
 bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
-		   bool skipped, uint64_t sp);
+		   bool skipped, uint64_t sp, const struct rec_watch_src *src);
+/* Does the watcher want every instruction now (not only memory ones)? */
+static inline bool rec_watch_every(const struct rec *r)
+{
+	return r->watch.every && *r->watch.every;
+}
 /* After a system call (pre: registers before it): its writes to sys. */
 void rec_watch_sys(struct qz *q, struct rec *r, const struct user_regs_struct *pre, long ret);
 int rec_watch_fire(struct qz *q, struct rec *r, const struct trace_insn *e);

@@ -540,6 +540,13 @@ static void rec_give_up(struct qz *q, struct rec *r)
 	q->driver = NULL;
 }
 
+/* A general register of the stopped process (the watcher's reg). */
+static uint64_t rec_proc_reg(void *ctx, int r)
+{
+	struct qz *q = ctx;
+	return insn_reg_value(proc_regs(q->proc), r);
+}
+
 int rec_step_one(struct qz *q, struct rec *r)
 {
 	struct user_regs_struct *regs = proc_regs(q->proc), pre;
@@ -569,11 +576,12 @@ int rec_step_one(struct qz *q, struct rec *r)
 		rec_give_up(q, r);
 		return run_step_raw(q);
 	}
-	if (r->watch.check && (e->in.nmem || r->watch.every)) {
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r))) {
 		uint64_t a[INSN_MAX_MEM];
 		for (int i = 0; i < e->in.nmem; i++)
 			a[i] = insn_mem_addr(&e->in, &e->in.mem[i], regs, pc);
-		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp)) {
+		struct rec_watch_src src = { rec_proc_reg, q, false };
+		if (rec_watch_ask(r, e, a, e->in.rep && regs->rcx == 0, regs->rsp, &src)) {
 			int ev = rec_watch_fire(q, r, e);
 			if (ev != RUN_STEPPED)
 				return ev;

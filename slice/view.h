@@ -49,7 +49,8 @@ bool slice_view_decode(struct qz *q, uint64_t pc, struct slice_view_rec *out);
 int slice_view_reg(const char *name);
 
 /* An instruction about to run and the memory it accesses (a rep string
- * instruction: one iteration, asked once per iteration). */
+ * instruction: one iteration, asked once per iteration; mem[] past nmem
+ * is not set). */
 struct slice_view_access {
 	uint64_t pc;
 	bool user;               /* the program's own code */
@@ -65,6 +66,16 @@ struct slice_view_access {
 		SLICE_VIEW_CALL_IND, SLICE_VIEW_RET, SLICE_VIEW_SYSCALL
 	} kind;
 	bool zero_idiom;         /* xor r,r and the like: defines without using */
+	/* per general register n, 4 bits at 4n: the low bytes of it read
+	 * (rd) and written (wr): 1, 2, 4 or 8; 0: all (a 4-byte write zeroes
+	 * the upper half, 1 and 2 keep it) */
+	uint64_t gpr_rd, gpr_wr;
+	/* a general register's value before it runs (by number) */
+	uint64_t (*reg)(void *rctx, int r);
+	void *rctx;
+	bool unhooked;           /* the engine runs some code without asking
+	                            now (the emulator's hot loops): turning
+	                            every on must wait for fire (below) */
 	bool imm;                /* has an immediate operand */
 	const char *text;        /* the mnemonic */
 };
@@ -101,8 +112,13 @@ struct slice_view_watch {
 	 * slice/sys.c models it: len 0 once when its effects are unknown). */
 	void (*sys)(void *ctx, uint64_t addr, uint64_t len);
 	void *ctx;
-	bool every;              /* ask for every instruction, not only those
-	                            with memory operands */
+	/* NULL: ask only for instructions with memory operands. Else *every
+	 * says whether to ask for every instruction, read before each one:
+	 * the watcher may change it in check or fire, and it takes effect at
+	 * the next instruction, except that turning it on while the access
+	 * says unhooked must be done in fire (check returns true; the
+	 * instruction is then asked again, again set). */
+	const bool *every;
 	/* Optional, under the emulator only (heap calls without a ptrace
 	 * stop): asked before the machine runs the instruction at a planted
 	 * site (not a run target; not the first instruction of a step) or at
@@ -116,6 +132,9 @@ struct slice_view_watch {
 	/* With at: the program is about to run outside the emulator (stepi,
 	 * the single-step engine): nothing may be awaited in the machine. */
 	void (*native)(void *ctx);
+	/* Optional: library code the emulator ran without asking (maint
+	 * emulator skip-libs, only while every is off) wrote [addr, addr+len). */
+	void (*lib_wrote)(void *ctx, uint64_t addr, uint64_t len);
 };
 
 /* Run the program under the recorder's engine from now on (without

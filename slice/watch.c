@@ -25,7 +25,7 @@ static enum slice_view_kind watch_kind(uint8_t k)
 }
 
 bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *addr,
-		   bool skipped, uint64_t sp)
+		   bool skipped, uint64_t sp, const struct rec_watch_src *src)
 {
 	bool again = false;
 	if (r->watch_pass) {   /* the access fire let run: once */
@@ -36,14 +36,29 @@ bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *ad
 	 * nopl 0x0(%rax) lands anywhere); a rep with count 0 does nothing */
 	bool none = skipped || (e->in.text[0] == 'n' && !strncmp(e->in.text, "nop", 3)) ||
 		    (e->in.text[0] == 'p' && !strncmp(e->in.text, "prefetch", 8));
-	if (none && !r->watch.every)
+	if (none && !rec_watch_every(r))
 		return false;
-	struct slice_view_access a = {
-		.pc = e->pc, .user = e->user, .again = again, .nmem = none ? 0 : e->in.nmem,
-		.sp = sp, .use = e->in.use, .def = e->in.def, .cond_def = e->in.cond_def,
-		.kind = watch_kind(e->in.kind), .zero_idiom = e->in.zero_idiom, .imm = e->in.imm,
-		.text = e->in.text,
-	};
+	/* Field by field, mem[] up to nmem only: an initializer zeroes all
+	 * 200 bytes with a rep stos, most of this function's time (it runs
+	 * for every instruction with a memory operand). Every field is set. */
+	struct slice_view_access a;
+	a.pc = e->pc;
+	a.user = e->user;
+	a.again = again;
+	a.nmem = none ? 0 : e->in.nmem;
+	a.sp = sp;
+	a.use = e->in.use;
+	a.def = e->in.def;
+	a.cond_def = e->in.cond_def;
+	a.kind = watch_kind(e->in.kind);
+	a.zero_idiom = e->in.zero_idiom;
+	a.imm = e->in.imm;
+	a.text = e->in.text;
+	a.gpr_rd = e->in.gpr_rd;
+	a.gpr_wr = e->in.gpr_wr;
+	a.reg = src->reg;
+	a.rctx = src->ctx;
+	a.unhooked = src->unhooked;
 	for (int i = 0; i < a.nmem; i++) {
 		a.mem[i].addr = addr[i];
 		a.mem[i].size = e->in.mem[i].size;

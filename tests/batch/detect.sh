@@ -7,9 +7,9 @@
 # the allocator still stop.
 . tests/lib.sh
 . tests/detect-lib.sh
-# here a report means one of the heap classes' (the stack example's own
-# report is checked apart)
-report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer)'
+# here a report means one of the heap classes' or uninit's (the stack
+# example's own report is checked apart)
+report='^(Double free|Invalid free|Memory leak|NULL pointer dereference|Heap buffer overflow|Dangling pointer|Uninitialised value)'
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

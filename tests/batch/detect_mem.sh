@@ -6,7 +6,7 @@
 # the block's sites, the chain from the pointer back to malloc; fixed
 # versions and other programs silent; the single-step fallback finds the
 # same; a second thread turns the events off with a warning. The uninit
-# class (by name only): a branch on a malloc'd slot nothing wrote, and on
+# class (in detect on): a branch on a malloc'd slot nothing wrote, and on
 # a stack variable set on one path only, at -O0 and -O2; the buffer
 # read(2) fills is defined; fixed versions silent.
 . tests/lib.sh
@@ -69,15 +69,74 @@ uninit() {
 	expect "uninit-fixed-$1 exits normally" "$normal"
 }
 
+# uninit's fast path: per-instruction propagation only while a register
+# holds an undefined byte (det_taint). An undefined slot carried through
+# mix's loop after the loop ran unhooked (-O2: the load stops the machine
+# and hooks it again), one kept in a register across strlen, each
+# deciding a branch; read(2)'s and memset's buffers defined; the switch
+# counted; the single-step engine and skip-libs report the same (-O2).
+taint() {
+	_b=$B/det_taint-$1 _mix=$(line det_taint.c 'if (b > 1000u)') _slot=$(line det_taint.c 'if (c + n > 10)')
+	_a=$(line det_taint.c 'malloc(4 * sizeof *slot)')
+	# -O0 keeps b and c in the stack frame: the origin is still the slot's
+	_o1="4 bytes into a 16-byte block allocated at det_taint.c:$_a by malloc" _o2="8 ${_o1#4 }"
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run -ex continue \
+		-ex continue -ex 'info detect' $_b 2>&1)
+	expect "taint-$1 through the loop" "^Uninitialised value used by a conditional branch: it was read from $_o1, which nothing wrote, at det_taint.c:$_mix$"
+	expect "taint-$1 across strlen" "^Uninitialised value used by a conditional branch: it was read from $_o2, which nothing wrote, at det_taint.c:$_slot$"
+	expect_count "taint-$1 two reports" 2 '^Uninitialised value'
+	expect "taint-$1 read(2) defines its buffer" '^read x$'
+	expect "taint-$1 propagation turned on by loads" '^Definedness: [2-9] loads of undefined bytes into a register turned per-instruction propagation on; [0-9]+ instructions propagated\.$'
+	[ $1 = O2 ] && expect "taint-$1 mix's loop ran unhooked" '^Hot loops touching no memory run unchecked so far: [1-9]'
+	expect "taint-$1 memset defines its block" '^memset y$'
+	if [ $1 = O2 ]; then   # (seconds at -O0)
+		_fast="$OUT"
+		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator skip-libs' -ex 'detect on uninit' \
+			-ex run -ex continue -ex continue -ex 'info detect' $_b 2>&1)
+		expect_same "taint-$1 library code unhooked (skip-libs): the same reports" \
+			"$(echo "$_fast" | grep '^Uninit')" "$(echo "$OUT" | grep '^Uninit')"
+		expect "taint-$1 skip-libs: it ran so" '^Library code runs without the per-instruction hook: [1-9]'
+		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator off' -ex 'detect on uninit' \
+			-ex run -ex continue -ex continue $_b 2>&1)
+		expect_same "taint-$1 single-step engine: the same reports" \
+			"$(echo "$_fast" | grep '^Uninit')" "$(echo "$OUT" | grep '^Uninit')"
+	fi
+	OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run $_b fixed 2>&1)
+	expect_not "taint-fixed-$1 no report" '^Uninitialised'
+	expect "taint-fixed-$1 exits normally" "$normal"
+}
+
+# Definedness at byte grain (det_union): a union copied whole and its int
+# half set (-O2: and with 0xffffffff00000000, or; a 4-byte move zeroes
+# the upper half) is defined there, undefined in the pointer's upper half.
+union_half() {
+	_b=$B/det_union-$1 _a=$(line det_union.c 'malloc(8 * sizeof *stack)')
+	_p=$(line det_union.c 'stack[3].pval != NULL')
+	OUT=$(timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run $_b 2>&1)
+	expect_not "union-$1 the int half is defined: no report" '^Uninitialised'
+	expect "union-$1 exits normally" "$normal"
+	OUT=$(timeout 60 $QZDB --batch -ex 'detect on uninit' -ex run -ex continue $_b pval 2>&1)
+	# its undefined half came, copy by copy, from stack[0], never written
+	expect "union-$1 the pointer's upper half" "^Uninitialised value used by a conditional branch: it was read from 0 bytes into a 64-byte block allocated at det_union.c:$_a by malloc, which nothing wrote, at det_union.c:$_p$"
+	expect_count "union-$1 one report" 1 '^Uninitialised'
+}
+
 for o in O0 O2; do
 	uaf $o
 	overflow $o
 	uninit $o
+	taint $o
+	union_half $o
 done
 
-# detect on without names leaves uninit off, and says so.
-qz -ex 'detect on' $B/det_uninit-O0
-expect "uninit by name only" '^Off unless named: uninit \(detect on uninit\)\.$'
+# detect on without names includes uninit; detect off uninit leaves it out.
+_cmp=$(line det_uninit.c 'c->n[i] > c->n[best]')
+OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on' -ex run $B/det_uninit-O0 2>&1)
+expect "detect on: every class" '^Detectors on: dangling double-free heap-overflow invalid-free leak null-deref stack-overflow uninit\.$'
+expect "detect on: uninit reports" "^Uninitialised value used by a conditional branch: .* at det_uninit.c:$_cmp$"
+OUT=$(echo x | timeout 60 $QZDB --batch -ex 'detect on' -ex 'detect off uninit' -ex run $B/det_uninit-O0 2>&1)
+expect_not "detect off uninit: no uninit report" '^Uninitialised'
+expect "detect off uninit: exits normally" "$normal"
 
 # Without debug info: the same events, sites as addresses.
 qz -ex 'detect on' -ex run $B/det_heapov-nodebug

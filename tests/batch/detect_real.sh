@@ -1,6 +1,9 @@
 #!/bin/sh
 # detect on real programs nobody here wrote (the machine's own sort, sed,
-# grep, find, awk, tar, ls, perl) running normally: no report but leaks,
+# grep, find, awk, tar, ls, perl) running normally: no report but leaks
+# (uninit's included: perl gave one once, a branch in Perl_block_end on a
+# parser value whose int half -O2 merged into an undefined word with
+# and/or; definedness is per byte there and for 4-byte writes now),
 # and the leaks are Valgrind memcheck's "definitely lost" ones, block for
 # block and byte for byte (direct and indirect), where Valgrind is
 # installed. `detect on` includes the read and write events (the program
@@ -11,7 +14,7 @@
 . tests/lib.sh
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-bug='^(Double free|Invalid free|Heap buffer overflow|NULL pointer dereference|Dangling pointer|Stack buffer overflow)'
+bug='^(Double free|Invalid free|Heap buffer overflow|NULL pointer dereference|Dangling pointer|Stack buffer overflow|Uninitialised value)'
 
 # totals FILE: "BLOCKS DIRECT INDIRECT" of the leak reports in qzdb's output
 qz_totals() {
@@ -76,20 +79,3 @@ programs() {
 }
 programs check
 check perl perl -e 'my %h = map { $_ => length } qw(a bb ccc); print join(",", sort keys %h), "\n"'
-
-# The uninit class (by name only: every instruction's definedness under
-# the emulator) on the same programs, dynamically linked, without debug
-# info: no report. perl is left out: one false positive there (a branch
-# in Perl_block_end on a value the coarse per-register tracking loses;
-# detect/README.md), which memcheck does not give.
-check_uninit() {
-	name=$1
-	shift
-	p=$(command -v "$1") || { skip "uninit $name" "$1 is not installed"; return; }
-	shift
-	OUT=$(cd $T && timeout 120 $OLDPWD/$QZDB --batch -ex 'detect on uninit' -ex run -ex 'info detect' \
-		--args $p "$@" 2>&1 </dev/null)
-	expect_not "uninit $name: no report" '^Uninitialised value'
-	expect "uninit $name: ran to its end under the emulator" '^Memory accesses: the emulate engine ran the program'
-}
-programs check_uninit

@@ -24,7 +24,7 @@ fi
 # the installed qzdb, run from elsewhere, with the build tree out of sight
 BIN=$(pwd)/$B/basic-O0
 out=$(cd / && "$P/bin/qzdb" --batch -ex 'detect on' "$BIN" 2>&1)
-echo "$out" | grep -q 'Detectors on: dangling double-free heap-overflow invalid-free leak null-deref' &&
+echo "$out" | grep -q 'Detectors on: dangling double-free heap-overflow invalid-free leak null-deref stack-overflow uninit\.' &&
 	pass "installed qzdb finds its detector specs" ||
 	fail "installed qzdb finds its detector specs" "$out"
 QZ_ABS=$P/bin/qzdb

@@ -1,13 +1,18 @@
 /* test_detect: the detector rule language's parser (detect/spec.c): the
  * shipped specs parse, the parts of a rule land where they should, every
  * malformed spec gives its exact LINE:COLUMN message, and garbage (random
- * bytes, NULs, huge lines, deep nesting) is refused without a crash. */
+ * bytes, NULs, huge lines, deep nesting) is refused without a crash. And
+ * uninit's definedness (detect/uninit.c) on made-up instructions: a load
+ * across a shadow page's edge, the fast path's stores, a 4-byte write's
+ * zeroed upper half, and with a defined zero half, propagation turned
+ * on and off, a branch on undefined flags. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
+#include "detect/detect-int.h"
 #include "detect/spec.h"
 
 static void check(bool ok, const char *name, const char *fmt, ...)
@@ -212,7 +217,7 @@ static void test_no_when(void)
 static void test_shipped(void)
 {
 	static const char *const names[] = { "double-free", "invalid-free", "leak", "null-deref",
-					     "heap-overflow", "dangling", "stack-overflow" };
+					     "heap-overflow", "dangling", "stack-overflow", "uninit" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[128], err[256] = "", what[64];
 		struct spec *s = NULL;
@@ -230,6 +235,73 @@ static void test_shipped(void)
 	      "missing file", "%s", err);
 }
 
+/* ---- uninit ---- */
+
+enum { RAX = 0, RDX = 2, RBX = 3, FLAGS = 56 };
+
+static uint64_t fake_reg(void *ctx, int r)
+{
+	(void)ctx;
+	return r == RDX ? 0x00000000ffffffffull : 0x1122334455667788ull;
+}
+
+/* An instruction of the program: text, registers read (rd: their byte
+ * widths) and written (wr), one memory operand (rw 0: none). */
+static struct slice_view_access un_insn(const char *text, uint64_t use, uint64_t def,
+					unsigned width, uint64_t addr, unsigned size, unsigned rw)
+{
+	struct slice_view_access a = {
+		.pc = 0x401000, .user = true, .nmem = rw ? 1 : 0, .sp = 0x7ff000, .use = use,
+		.def = def, .text = text, .reg = fake_reg,
+	};
+	a.mem[0].addr = addr;
+	a.mem[0].size = size;
+	a.mem[0].rw = rw;
+	a.mem[0].base = a.mem[0].index = 0xff;
+	for (int r = 0; r < 16; r++) {
+		if ((use >> r) & 1)
+			a.gpr_rd |= (uint64_t)width << (4 * r);
+		if ((def >> r) & 1)
+			a.gpr_wr |= (uint64_t)width << (4 * r);
+	}
+	return a;
+}
+
+static void test_uninit(void)
+{
+	static struct detect_state st;
+	st.un_on = true;
+	/* 16 bytes across the edge of two shadow pages (32 KiB each) */
+	struct det_block b = { .addr = 0x10000 - 8, .size = 16 };
+	det_un_alloc(&st, &b, false);
+	struct slice_view_access a = un_insn("mov", 1ull << RBX, 0, 8, 0x10000 - 8, 8, 2);
+	check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every, "uninit: a store defines",
+	      "regs %llx", (unsigned long long)st.un_regs);
+	a = un_insn("mov", 0, 1ull << RAX, 8, 0x10000 - 4, 8, 1);
+	check(!det_un_check(&st, &a) && st.un_vb[RAX] == 0xf0 && st.un_every && st.un_switches == 1,
+	      "uninit: a load across the page edge, its upper half undefined", "rax %x every %d",
+	      st.un_vb[RAX], st.un_every);
+	check(st.un_vo[RAX] == 0x10000, "uninit: the origin is the first undefined byte", "%llx",
+	      (unsigned long long)st.un_vo[RAX]);
+	a = un_insn("mov", 1ull << RAX, 1ull << RAX, 4, 0, 0, 0);   /* mov %eax,%eax */
+	check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every,
+	      "uninit: a 4-byte move zeroes the upper half: off again", "rax %x", st.un_vb[RAX]);
+	a = un_insn("mov", 0, 1ull << RAX, 8, 0x10000 - 4, 8, 1);
+	det_un_check(&st, &a);
+	a = un_insn("and", (1ull << RAX) | (1ull << RDX), (1ull << RAX) | (1ull << FLAGS), 8, 0, 0, 0);
+	check(!det_un_check(&st, &a) && !st.un_vb[RAX] && !st.un_vb[FLAGS] && !st.un_every,
+	      "uninit: and with a defined zero half defines it", "rax %x flags %x", st.un_vb[RAX],
+	      st.un_vb[FLAGS]);
+	a = un_insn("cmp", 0, 1ull << FLAGS, 4, 0x10000, 4, 1);
+	check(!det_un_check(&st, &a) && st.un_vb[FLAGS] && st.un_every,
+	      "uninit: a compare with undefined memory: undefined flags", "flags %x", st.un_vb[FLAGS]);
+	a = un_insn("jnz", 1ull << FLAGS, 0, 8, 0, 0, 0);
+	a.kind = SLICE_VIEW_JCC;
+	check(det_un_check(&st, &a) && st.un_use && !strcmp(st.un_use, "a conditional branch"),
+	      "uninit: the branch on them decides", "%s", st.un_use ? st.un_use : "(none)");
+	det_undef_reset(&st.un);
+}
+
 int main(void)
 {
 	test_good();
@@ -240,5 +312,6 @@ int main(void)
 	test_libwrite();
 	test_no_when();
 	test_shipped();
+	test_uninit();
 	return 0;
 }
