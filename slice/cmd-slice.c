@@ -354,10 +354,7 @@ static void cs_print_head(struct qz *q, const struct slice *s)
 
 static void cs_slice_free(struct slice *s)
 {
-	free(s->what);
-	free(s->pruned);
-	free(s->members);
-	free(s->edges);
+	slice_free(s);
 }
 
 static int cmd_slice(struct qz *q, const char *a)

@@ -6,29 +6,113 @@
  * items go in one order back and the other forward, so that overlapping
  * items (a system call's buffer and nothing else, in practice) come out
  * right both ways. */
+#define _GNU_SOURCE   /* fallocate */
 #include "rev.h"
 #include "sys.h"
 
 #include <cpuid.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proc/proc.h"
 #include "target/regs.h"
 #include "target/session.h"
 #include "rec-int.h"
 #include "trace.h"
-
+#include "spill.h"
 
 void rev_log_free(struct rev_log *l)
 {
 	free(l->buf);
 	free(l->off);
+	if (l->has_fd)
+		close(l->fd);
+	l->has_fd = l->no_file = false;
 	l->buf = NULL;
 	l->off = NULL;
 	l->len = l->cap = l->noff = l->off_cap = 0;
+	l->mem_base = l->punched = 0;
+}
+
+/* No entries: the file's bytes are garbage (the file stays for reuse). */
+static void rl_empty(struct rev_log *l)
+{
+	l->noff = l->len = 0;
+	l->mem_base = l->punched = 0;
+	if (l->has_fd && ftruncate(l->fd, 0) < 0)
+		l->no_file = true;   /* cannot reuse it: what comes stays in memory */
+}
+
+void rev_log_clear(struct rev_log *l)
+{
+	rl_empty(l);
+	l->pos = l->first = 0;
+}
+
+uint64_t rev_file_bytes(const struct rev_log *l)
+{
+	uint64_t lo = l->noff ? l->off[0] : 0;
+	return l->mem_base > lo ? l->mem_base - lo : 0;
+}
+
+/* Bytes [off, off+n) of the log to or from p: the file's part, then the
+ * memory's. false if the file failed. */
+static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	if (off < l->mem_base) {
+		size_t k = l->mem_base - off < n ? (size_t)(l->mem_base - off) : n;
+		ssize_t got = write ? pwrite(l->fd, p, k, (off_t)off) : pread(l->fd, p, k, (off_t)off);
+		if (got != (ssize_t)k)
+			return false;
+		off += k;
+		p += k;
+		n -= k;
+	}
+	if (n && write)
+		memcpy(l->buf + (off - l->mem_base), p, n);
+	else if (n)
+		memcpy(p, l->buf + (off - l->mem_base), n);
+	return true;
+}
+
+/* The memory holds more than two windows: all but the newest window goes
+ * to the file (made the first time; none, and everything stays here). */
+static void rl_flush(struct qz *q, struct rev_log *l)
+{
+	if (l->len - l->mem_base <= 2 * REV_WINDOW || l->no_file)
+		return;
+	if (!l->has_fd) {
+		l->fd = spill_fd(q);
+		l->has_fd = l->fd >= 0;
+		l->no_file = !l->has_fd;
+		if (l->no_file)
+			return;
+	}
+	size_t n = (size_t)(l->len - l->mem_base) - REV_WINDOW;
+	if (pwrite(l->fd, l->buf, n, (off_t)l->mem_base) != (ssize_t)n) {
+		l->no_file = true;   /* a full disk: the rest stays in memory */
+		return;
+	}
+	memmove(l->buf, l->buf + n, (size_t)(l->len - l->mem_base) - n);
+	l->mem_base += n;
+}
+
+/* Entries before off[0] were dropped: give their file bytes back. */
+static void rl_punch(struct rev_log *l)
+{
+	uint64_t to = l->noff ? l->off[0] : l->len;
+	if (to > l->mem_base)
+		to = l->mem_base;
+	to &= ~(uint64_t)4095;
+	if (!l->has_fd || to <= l->punched)
+		return;
+	fallocate(l->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)l->punched,
+		  (off_t)(to - l->punched));   /* where it cannot, the file keeps them */
+	l->punched = to;
 }
 
 uint64_t rev_count(const struct rev_log *l)
@@ -38,17 +122,18 @@ uint64_t rev_count(const struct rev_log *l)
 
 size_t rev_bytes(const struct rev_log *l)
 {
-	return l->len + l->noff * sizeof *l->off;
+	return (size_t)(l->len - (l->noff ? l->off[0] : l->len)) + l->noff * sizeof *l->off;
 }
 
 void rev_sync(struct rev_log *l, uint64_t n)
 {
 	if (n <= l->first) {
-		l->noff = 0;
-		l->len = 0;
+		rl_empty(l);
 	} else if (l->first + l->noff > n) {
 		l->noff = n - l->first;
 		l->len = l->off[l->noff];
+		if (l->mem_base > l->len)
+			l->mem_base = l->len;   /* the file holds the rest */
 	}
 	if (l->pos > n)
 		l->pos = n;
@@ -56,8 +141,9 @@ void rev_sync(struct rev_log *l, uint64_t n)
 
 static void rl_put(struct rev_log *l, const void *p, size_t n)
 {
-	XGROW(l->buf, l->cap, l->len + n);
-	memcpy(l->buf + l->len, p, n);
+	size_t at = (size_t)(l->len - l->mem_base);
+	XGROW(l->buf, l->cap, at + n);
+	memcpy(l->buf + at, p, n);
 	l->len += n;
 }
 
@@ -76,8 +162,9 @@ static void rl_put_mem(struct rev_log *l, uint64_t addr, uint64_t len, const str
 		uint64_t n = 4096 - (addr & 4095);
 		if (n > len)
 			n = len;
-		XGROW(l->buf, l->cap, l->len + 13 + n);
-		uint8_t *p = l->buf + l->len;
+		size_t at = (size_t)(l->len - l->mem_base);
+		XGROW(l->buf, l->cap, at + 13 + n);
+		uint8_t *p = l->buf + at;
 		uint32_t n32 = (uint32_t)n;
 		if (s->mem(s->ctx, addr, p + 13, n) == 0) {
 			p[0] = 'M';
@@ -100,11 +187,13 @@ static void rl_bound(struct qz *q, struct rev_log *l)
 	while (k + 1 < l->noff && l->len - l->off[k] + (l->noff - k) * 8 > keep)
 		k++;
 	uint64_t base = l->off[k];
-	memmove(l->buf, l->buf + base, l->len - base);
-	l->len -= base;
-	for (size_t i = k; i < l->noff; i++)
-		l->off[i - k] = l->off[i] - base;
+	if (base > l->mem_base) {   /* dropped bytes in memory too */
+		memmove(l->buf, l->buf + (base - l->mem_base), (size_t)(l->len - base));
+		l->mem_base = base;
+	}
+	memmove(l->off, l->off + k, (l->noff - k + 1) * sizeof *l->off);
 	l->noff -= k;
+	rl_punch(l);
 	l->first += k;
 	l->dropped += k;
 	if (!l->warned)
@@ -119,7 +208,7 @@ static void rl_begin(struct rev_log *l, uint64_t recno)
 {
 	rev_sync(l, recno);
 	if (l->noff && l->first + l->noff != recno)
-		l->noff = l->len = 0;   /* a gap: what came before is unreachable */
+		rl_empty(l);   /* a gap: what came before is unreachable */
 	if (!l->noff)
 		l->first = recno;
 	XGROW(l->off, l->off_cap, l->noff + 2);
@@ -128,9 +217,10 @@ static void rl_begin(struct rev_log *l, uint64_t recno)
 	l->pos = recno + 1;
 }
 
-static void rl_end(struct rev_log *l)
+static void rl_end(struct qz *q, struct rev_log *l)
 {
 	l->off[l->noff] = l->len;
+	rl_flush(q, l);
 }
 
 /* What a memory operand writes. The xsave family writes the whole
@@ -173,7 +263,7 @@ void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct
 	for (int i = 0; i < e->in.nmem && !skipped; i++)
 		if (e->in.mem[i].rw & (INSN_MEM_W | INSN_MEM_CW))
 			rl_put_mem(l, addr[i], rl_write_size(e, &e->in.mem[i]), src);
-	rl_end(l);
+	rl_end(q, l);
 	rl_bound(q, l);
 }
 
@@ -246,7 +336,7 @@ void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
 		if (len)
 			rl_put_mem(l, w.v[i].addr, len, &s);
 	}
-	rl_end(l);
+	rl_end(q, l);
 	rl_bound(q, l);
 }
 
@@ -314,8 +404,14 @@ void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
 	double t0 = rl_now();
 	static uint8_t **items;   /* a read's buffer is an item a page */
 	static size_t cap;
+	static uint8_t *ent;      /* the entry, wherever it is kept */
+	static size_t ent_cap;
 	size_t n = 0;
-	uint8_t *p = l->buf + l->off[i - l->first], *end = l->buf + l->off[i - l->first + 1];
+	uint64_t at = l->off[i - l->first], len = l->off[i - l->first + 1] - at;
+	XGROW(ent, ent_cap, len + 1);
+	if (!rl_io(l, at, ent, (size_t)len, false))
+		return;   /* the file lost it: the process stays where it is */
+	uint8_t *p = ent, *end = ent + len;
 	bool vec = false;
 	while (p < end) {
 		XGROW(items, cap, n + 1);
@@ -339,6 +435,7 @@ void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
 		regs_xstate_write(proc_cur_tid(q->proc), xs, xlen);
 	}
 	free(xs);
+	rl_io(l, at, ent, (size_t)len, true);   /* the swapped values */
 	proc_regs_dirty(q->proc);
 	l->apply_secs += rl_now() - t0;
 	l->applied++;

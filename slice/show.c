@@ -145,9 +145,10 @@ static size_t show_dep_groups(struct qz *q, const struct slice *s, int32_t inst,
 	const struct trace *t = &slice_rec(q)->tr;
 	struct show_dep *v = NULL;
 	size_t n = 0, cap = 0;
+	struct slice_edge ev;
+	const struct slice_edge *e = &ev;
 	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst)
+		if (!slice_edge_at(s, i, &ev) || e->from != inst)
 			continue;
 		char lb[160] = "";
 		if (e->kind == SLICE_DATA)

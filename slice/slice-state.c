@@ -183,12 +183,8 @@ static void slice_fini(struct qz *q)
 		return;
 	sb_fini(q);
 	rec_fini(&st->rec);
-	for (size_t i = 0; i < st->n; i++) {
-		free(st->slices[i].what);
-		free(st->slices[i].pruned);
-		free(st->slices[i].members);
-		free(st->slices[i].edges);
-	}
+	for (size_t i = 0; i < st->n; i++)
+		slice_free(&st->slices[i]);
 	free(st->slices);
 	free(st->sb);
 	free(st->arms);

@@ -7,6 +7,7 @@
  * Save/restore instructions only pass their users on (bypass), and blocks
  * whose summaries define nothing live are skipped without decoding. */
 #include "slice.h"
+#include "edges.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,11 +138,12 @@ struct sl_ctx {
 	 * instructions touch the same few stack words. */
 	uint64_t wkey[SL_WCACHE];    /* word + 1; 0 empty */
 	int32_t wval[SL_WCACHE];
-	/* Edges into each instance, newest first, to drop duplicates; an
-	 * instance with many goes to the edges map instead. */
-	int32_t *edge_head, *edge_count;
-	int32_t *edge_next;
-	size_t edge_next_cap;
+	/* The edges made into instances that may still get more, to drop
+	 * duplicates (sl_edge_new); what the walk has left behind is swept
+	 * out (sl_edge_sweep) with the help of the segments' maxima. */
+	size_t sweep_at;
+	const struct trace_back *segs;   /* the walk's cursor */
+	uint32_t *seg_max;        /* per chunk of segs: the largest instance before it */
 	size_t live_pages;
 	uint64_t *heap;           /* pending control parents, max-heap */
 	size_t nheap, heap_cap;
@@ -480,31 +482,74 @@ static void sl_xstate(struct sl_ctx *c, const struct trace_rec *r, const struct 
 	c->nhits = 0;
 }
 
-#define SL_EDGE_LIST 32
-
+/* Edges into an instance are made only while the walk is at its records,
+ * and instances are numbered in the order they begin: an instance larger
+ * than every one in effect at or before the walk's position has no
+ * records left to walk, so its edges can no longer repeat. The map keeps
+ * the edges made into the others: key (to, kind, from / 16), a mask of
+ * from % 16. */
 static uint64_t sl_edge_key(int32_t from, int32_t to, uint8_t kind)
 {
-	return ((uint64_t)(uint32_t)from << 33) | ((uint64_t)(uint32_t)to << 1) | kind;
+	return (uint64_t)(uint32_t)to << 28 | (uint64_t)kind << 27 | (uint32_t)from >> 4;
 }
 
-/* Is the edge new? Checks the instance's list, or the map once the list
- * is long (then every edge of that instance is in the map). */
+/* Per chunk of the segments (the instance in effect from a record on):
+ * the largest instance in effect in the chunks before it. */
+static uint32_t *sl_seg_maxima(const struct trace *t)
+{
+	size_t nk = (t->segs.n + TRACE_TAB_CHUNK - 1) / TRACE_TAB_CHUNK;
+	uint32_t *m = xmalloc((nk + 1) * sizeof *m), max = 0;
+	for (size_t k = 0; k < nk; k++) {
+		m[k] = max;
+		size_t first, count;
+		const struct trace_row *r = trace_tab_rows(&t->segs, k * TRACE_TAB_CHUNK, &first, &count);
+		for (size_t j = 0; j < count; j++)
+			if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
+				max = r[j].b + 1;
+	}
+	m[nk] = max;
+	return m;
+}
+
+/* One more than the largest instance in effect at or before the walk's
+ * position (0: none). */
+static uint32_t sl_open_below(const struct sl_ctx *c)
+{
+	const struct trace_back *b = c->segs;
+	if (!b || !b->k)
+		return 0;
+	size_t row = b->k - 1, first, count;
+	uint32_t max = c->seg_max[row / TRACE_TAB_CHUNK];
+	const struct trace_row *r = trace_tab_rows(&c->t->segs, row, &first, &count);
+	for (size_t j = 0; j <= row - first; j++)
+		if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
+			max = r[j].b + 1;
+	return max;
+}
+
+/* Drop the keys of instances the walk has left behind. */
+static void sl_edge_sweep(struct sl_ctx *c)
+{
+	uint32_t open = sl_open_below(c);
+	struct sl_map old = c->edges;
+	memset(&c->edges, 0, sizeof c->edges);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i] && old.vals[i] >= 0 && ((old.keys[i] - 1) >> 28) < open)
+			*sl_map_slot(&c->edges, old.keys[i] - 1, true) = old.vals[i];
+	sl_map_free(&old);
+	c->sweep_at = 2 * c->edges.used > ((size_t)1 << 16) ? 2 * c->edges.used : (size_t)1 << 16;
+}
+
+/* Is the edge new? */
 static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind)
 {
-	const struct slice *s = c->s;
-	if (c->edge_count[to] < SL_EDGE_LIST) {
-		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
-			if (s->edges[e].from == from && s->edges[e].kind == kind)
-				return false;
-		return true;
-	}
-	if (c->edge_count[to] == SL_EDGE_LIST)
-		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
-			*sl_map_slot(&c->edges, sl_edge_key(s->edges[e].from, to, s->edges[e].kind), true) = 1;
+	if (c->edges.used >= c->sweep_at)
+		sl_edge_sweep(c);
 	int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), true);
-	if (*v >= 0)
+	int32_t bit = 1 << (from & 15);
+	if (*v >= 0 && (*v & bit))
 		return false;
-	*v = 1;
+	*v = (*v < 0 ? 0 : *v) | bit;
 	return true;
 }
 
@@ -514,15 +559,12 @@ static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 	if (from == to || from < 0 || !sl_edge_new(c, from, to, kind))
 		return;
 	struct slice *s = c->s;
-	XGROW(s->edges, s->edges_cap, s->nedges + 1);
-	XGROW(c->edge_next, c->edge_next_cap, s->nedges + 1);
-	c->edge_next[s->nedges] = c->edge_head[to];
-	c->edge_head[to] = (int32_t)s->nedges;
-	c->edge_count[to]++;
-	s->edges[s->nedges++] = (struct slice_edge){
+	struct slice_edge e = {
 		.from = from, .to = to, .addr = h ? h->addr : 0, .rbp_off = h ? h->rbp_off : 0,
 		.def = def < SLICE_DEF_NONE ? def : SLICE_DEF_NONE, .reg = h ? h->reg : 0xff,
 		.kind = kind, .framed = h && h->framed };
+	edges_push(s->edges, &e);
+	s->nedges++;
 }
 
 static void sl_member(struct sl_ctx *c, int32_t inst)
@@ -611,9 +653,7 @@ static void sl_ctx_free(struct sl_ctx *c)
 	sl_map_free(&c->edges);
 	free(c->heap);
 	free(c->words);
-	free(c->edge_head);
-	free(c->edge_count);
-	free(c->edge_next);
+	free(c->seg_max);
 	free(c->member);
 	free(c->hits);
 }
@@ -639,6 +679,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 	struct trace_back segs, cds;
 	trace_back_init(&segs, &t->segs);
 	trace_back_init(&cds, &t->cds);
+	c->segs = &segs;
 	rec_progress_start(slice_rec(c->q));
 	for (size_t b = nb; b-- > 0;) {
 		if ((b & 1023) == 0)
@@ -656,6 +697,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 		}
 	}
 	slice_rec(c->q)->prog.active = false;
+	c->segs = NULL;
 	free(recs);
 }
 
@@ -686,10 +728,11 @@ int slice_compute(struct qz *q, struct slice *s)
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
 	c.member = xcalloc(t->insts.n + 1, 1);
-	c.edge_head = xmalloc((t->insts.n + 1) * sizeof *c.edge_head);
-	memset(c.edge_head, 0xff, (t->insts.n + 1) * sizeof *c.edge_head);
-	c.edge_count = xcalloc(t->insts.n + 1, sizeof *c.edge_count);
+	c.seg_max = sl_seg_maxima(t);
+	c.sweep_at = (size_t)1 << 16;
 	s->nmembers = 0;
+	edges_free(s->edges);
+	s->edges = edges_new(q);
 	s->nedges = 0;
 	sl_seed(&c);
 	sl_walk(&c, last);
@@ -709,6 +752,25 @@ struct slice *slice_find(struct qz *q, int id)
 		if (st->slices[i].id == id)
 			return &st->slices[i];
 	return NULL;
+}
+
+bool slice_edge_at(const struct slice *s, size_t i, struct slice_edge *e)
+{
+	*e = edges_get(s->edges, i);
+	return e->from >= 0;
+}
+
+void slice_free(struct slice *s)
+{
+	free(s->what);
+	free(s->pruned);
+	free(s->members);
+	edges_free(s->edges);
+	s->what = NULL;
+	s->pruned = NULL;
+	s->members = NULL;
+	s->edges = NULL;
+	s->nmembers = s->nedges = 0;
 }
 
 bool slice_has(const struct slice *s, int32_t inst)
