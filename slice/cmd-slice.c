@@ -19,6 +19,7 @@
 #include "sbreak.h"
 #include "show.h"
 #include "slice.h"
+#include "spill.h"
 #include "json.h"
 #include "whowrote.h"
 #include "sys.h"
@@ -692,6 +693,9 @@ static int cmd_set_record(struct qz *q, const char *a)
 		rc = cs_set_engine(q, str_skip_space(s + 6));
 	else if (str_starts(s, "progress"))
 		rc = cs_set_progress(q, str_skip_space(s + 8));
+	else if (str_starts(s, "tmpfile") && (!strcmp(str_skip_space(s + 7), "on") ||
+						!strcmp(str_skip_space(s + 7), "off")))
+		spill_set_enabled(!strcmp(str_skip_space(s + 7), "on"));   /* hidden: the tests' */
 	else if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else
@@ -835,14 +839,14 @@ const struct cmd_def slice_cmds[] = {
 	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto | "
 	 "undo-limit BYTES|unlimited | undo on|off",
 	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines, undo log.",
-	 "spill BYTES: keep at most BYTES of recording in memory; the rest goes to a\n"
-	 "temporary file. engine emulate (the default): run the program's instructions\n"
+	 "spill BYTES: keep at most BYTES of recording in memory (4 MiB by default);\n"
+	 "the rest goes to a temporary file in $TMPDIR, as do slices' edges. engine emulate (the default): run the program's instructions\n"
 	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
 	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
 	 "Both record the same trace. progress: a line on stderr once a second while\n"
 	 "a region runs longer than half a second (auto: when stderr is a terminal).\n"
 	 "undo-limit: the most the undo log of reverse execution keeps (64 MiB by\n"
-	 "default; beyond it the oldest instructions' entries go, with a warning);\n"
+	 "default, all but the newest 1-2 MiB in a temporary file; beyond it the oldest instructions' entries go, with a warning);\n"
 	 "undo off: keep none (no reverse execution; recording is a little faster)."},
 	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
 	 "Whether programs started from now on use glibc's SSE2 string functions.",

@@ -154,6 +154,11 @@ struct sl_ctx {
 	size_t gc_at;             /* collect the pool when it grows past this */
 };
 
+/* The pool is collected once it holds this many cells (or twice what was
+ * live the last time): 3 MB, a little under a power of two so that the
+ * cells a block adds seldom double the array. */
+#define SL_GC_FLOOR (((size_t)1 << 18) - 8192)
+
 static int32_t sl_cons(struct sl_ctx *c, int32_t user, int32_t next)
 {
 	XGROW(c->pool, c->pool_cap, c->npool + 1);
@@ -204,7 +209,7 @@ static void sl_gc(struct sl_ctx *c)
 			c->cd.vals[i] = sl_gc_copy(c, old, c->cd.vals[i], &stack, &scap);
 	free(old);
 	free(stack);
-	c->gc_at = 2 * c->npool > ((size_t)1 << 20) ? 2 * c->npool : (size_t)1 << 20;
+	c->gc_at = 2 * c->npool > SL_GC_FLOOR ? 2 * c->npool : SL_GC_FLOOR;
 }
 
 static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
@@ -724,7 +729,7 @@ int slice_compute(struct qz *q, struct slice *s)
 		return qz_error(q, "That statement instance is not in the recording.");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = (size_t)1 << 20 };
+	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = SL_GC_FLOOR };
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
 	c.member = xcalloc(t->insts.n + 1, 1);

@@ -75,3 +75,12 @@ int spill_fd(struct qz *q)
 	}
 	return fd;
 }
+
+FILE *spill_file(void)
+{
+	int fd = spill_fd(NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}

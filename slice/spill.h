@@ -9,12 +9,15 @@
 #define QZ_SLICE_SPILL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct qz;
 
 /* A new unlinked read-write temporary file, or -1 (then the warning is
  * given once through q, or with the next call that has a q). */
 int spill_fd(struct qz *q);
+/* The same as a stdio stream, or NULL (no q: the warning waits). */
+FILE *spill_file(void);
 /* set record tmpfile on|off: off makes spill_fd fail (the fallback). */
 void spill_set_enabled(bool on);
 bool spill_enabled(void);

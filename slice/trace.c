@@ -10,6 +10,7 @@
 
 #include "util/util.h"
 #include "util/sorted.h"
+#include "spill.h"
 
 void trace_free(struct trace *t)
 {
@@ -108,9 +109,8 @@ static size_t trace_unframed(const struct trace *t)
  * frames of about TRACE_FRAME_BYTES (less when the spill limit is lower). */
 static void trace_spill(struct trace *t)
 {
-	if (!t->spill && !(t->spill = tmpfile()))
+	if (!t->spill && !(t->spill = spill_file()))
 		return;   /* no file: everything stays in memory */
-	fcntl(fileno(t->spill), F_SETFD, FD_CLOEXEC);   /* tmpfile has no "e" */
 	if (!t->zc) {
 		t->zc = xcalloc(1, sizeof *t->zc);
 		t->zc->frame = -1;

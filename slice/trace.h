@@ -60,7 +60,7 @@ struct trace_rec {
 /* Records beyond this many bytes in memory go to a temporary file,
  * compressed (zstd) a frame of whole blocks at a time, with an index
  * of frames; the frame in progress always stays in memory. */
-#define TRACE_SPILL_DEFAULT ((size_t)64 << 20)
+#define TRACE_SPILL_DEFAULT ((size_t)4 << 20)   /* a frame a MiB: costs nothing measurable */
 #define TRACE_FRAME_BYTES ((size_t)1 << 20)
 
 /* A compressed frame in the file: blocks blk0 up to the next frame's. */
