@@ -840,13 +840,15 @@ const struct cmd_def slice_cmds[] = {
 	 "undo-limit BYTES|unlimited | undo on|off",
 	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines, undo log.",
 	 "spill BYTES: keep at most BYTES of recording in memory (4 MiB by default);\n"
-	 "the rest goes to a temporary file in $TMPDIR, as do slices' edges. engine emulate (the default): run the program's instructions\n"
-	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
-	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
-	 "Both record the same trace. progress: a line on stderr once a second while\n"
-	 "a region runs longer than half a second (auto: when stderr is a terminal).\n"
-	 "undo-limit: the most the undo log of reverse execution keeps (64 MiB by\n"
-	 "default, all but the newest 1-2 MiB in a temporary file; beyond it the oldest instructions' entries go, with a warning);\n"
+	 "the rest goes to a temporary file in $TMPDIR, as do slices' edges. engine\n"
+	 "emulate (the default): run the program's instructions in an emulator and\n"
+	 "only system calls and what it lacks (AVX, cpuid, rdtsc, x87) natively;\n"
+	 "engine step: single-step every instruction (the oracle). Both record the\n"
+	 "same trace. progress: a line on stderr once a second while a region runs\n"
+	 "longer than half a second (auto: when stderr is a terminal). undo-limit:\n"
+	 "the most the undo log of reverse execution keeps (64 MiB by default, all\n"
+	 "but its newest 2 MiB at most in a temporary file; beyond it the oldest\n"
+	 "instructions' entries go, with a warning);\n"
 	 "undo off: keep none (no reverse execution; recording is a little faster)."},
 	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
 	 "Whether programs started from now on use glibc's SSE2 string functions.",

@@ -32,15 +32,67 @@ void rev_log_free(struct rev_log *l)
 	if (l->has_fd)
 		close(l->fd);
 	l->has_fd = l->no_file = false;
+	free(l->cache);
+	l->cache = NULL;
+	l->cache_lo = l->cache_hi = 0;
 	l->buf = NULL;
 	l->off = NULL;
 	l->len = l->cap = l->noff = l->off_cap = 0;
 	l->mem_base = l->punched = 0;
 }
 
+#define RL_CACHE ((size_t)64 << 10)
+
+/* Write the cache back if it changed; keep = false: forget it too. */
+static bool rl_cache_sync(struct rev_log *l, bool keep)
+{
+	bool ok = true;
+	if (l->cache_dirty && l->cache_hi > l->cache_lo)
+		ok = pwrite(l->fd, l->cache, (size_t)(l->cache_hi - l->cache_lo), (off_t)l->cache_lo) ==
+		     (ssize_t)(l->cache_hi - l->cache_lo);
+	l->cache_dirty = false;
+	if (!keep)
+		l->cache_lo = l->cache_hi = 0;
+	return ok;
+}
+
+/* Bytes [off, off+n) of the file's part (below mem_base) to or from p,
+ * through the cache; false if the file failed. */
+static bool rl_file_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	while (n) {
+		if (off < l->cache_lo || off >= l->cache_hi) {
+			if (!rl_cache_sync(l, false))
+				return false;
+			if (!l->cache)
+				l->cache = xmalloc(RL_CACHE);
+			uint64_t lo = off & ~(uint64_t)(RL_CACHE - 1);
+			uint64_t hi = lo + RL_CACHE < l->mem_base ? lo + RL_CACHE : l->mem_base;
+			if (pread(l->fd, l->cache, (size_t)(hi - lo), (off_t)lo) != (ssize_t)(hi - lo))
+				return false;
+			l->cache_lo = lo;
+			l->cache_hi = hi;
+		}
+		size_t k = l->cache_hi - off < n ? (size_t)(l->cache_hi - off) : n;
+		uint8_t *c = l->cache + (off - l->cache_lo);
+		if (write) {
+			memcpy(c, p, k);
+			l->cache_dirty = true;
+		} else {
+			memcpy(p, c, k);
+		}
+		off += k;
+		p += k;
+		n -= k;
+	}
+	return true;
+}
+
 /* No entries: the file's bytes are garbage (the file stays for reuse). */
 static void rl_empty(struct rev_log *l)
 {
+	l->cache_dirty = false;
+	l->cache_lo = l->cache_hi = 0;
 	l->noff = l->len = 0;
 	l->mem_base = l->punched = 0;
 	if (l->has_fd && ftruncate(l->fd, 0) < 0)
@@ -65,8 +117,7 @@ static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool wr
 {
 	if (off < l->mem_base) {
 		size_t k = l->mem_base - off < n ? (size_t)(l->mem_base - off) : n;
-		ssize_t got = write ? pwrite(l->fd, p, k, (off_t)off) : pread(l->fd, p, k, (off_t)off);
-		if (got != (ssize_t)k)
+		if (!rl_file_io(l, off, p, k, write))
 			return false;
 		off += k;
 		p += k;
@@ -79,8 +130,9 @@ static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool wr
 	return true;
 }
 
-/* The memory holds more than two windows: all but the newest window goes
- * to the file (made the first time; none, and everything stays here). */
+/* The memory holds more than two windows: it all goes to the file (made
+ * the first time; none, and everything stays here). Stepping back from
+ * the end reads the newest entries through the cache. */
 static void rl_flush(struct qz *q, struct rev_log *l)
 {
 	if (l->len - l->mem_base <= 2 * REV_WINDOW || l->no_file)
@@ -92,12 +144,11 @@ static void rl_flush(struct qz *q, struct rev_log *l)
 		if (l->no_file)
 			return;
 	}
-	size_t n = (size_t)(l->len - l->mem_base) - REV_WINDOW;
-	if (pwrite(l->fd, l->buf, n, (off_t)l->mem_base) != (ssize_t)n) {
+	size_t n = (size_t)(l->len - l->mem_base);
+	if (!rl_cache_sync(l, false) || pwrite(l->fd, l->buf, n, (off_t)l->mem_base) != (ssize_t)n) {
 		l->no_file = true;   /* a full disk: the rest stays in memory */
 		return;
 	}
-	memmove(l->buf, l->buf + n, (size_t)(l->len - l->mem_base) - n);
 	l->mem_base += n;
 }
 
@@ -110,6 +161,8 @@ static void rl_punch(struct rev_log *l)
 	to &= ~(uint64_t)4095;
 	if (!l->has_fd || to <= l->punched)
 		return;
+	if (l->cache_lo < to)
+		rl_cache_sync(l, false);   /* its bytes may be punched */
 	fallocate(l->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)l->punched,
 		  (off_t)(to - l->punched));   /* where it cannot, the file keeps them */
 	l->punched = to;
@@ -132,8 +185,11 @@ void rev_sync(struct rev_log *l, uint64_t n)
 	} else if (l->first + l->noff > n) {
 		l->noff = n - l->first;
 		l->len = l->off[l->noff];
-		if (l->mem_base > l->len)
+		if (l->mem_base > l->len) {
 			l->mem_base = l->len;   /* the file holds the rest */
+			if (l->cache_hi > l->mem_base)
+				rl_cache_sync(l, false);
+		}
 	}
 	if (l->pos > n)
 		l->pos = n;

@@ -27,8 +27,9 @@ struct user_regs_struct;
  * trace's own buffers (tests/batch/recslow.sh). */
 #define REV_LIMIT_DEFAULT ((size_t)64 << 20)
 
-/* Bytes of the log kept in memory: the rest (older) is in an unlinked
- * temporary file (spill.h), the oldest dropped ones punched out of it. */
+/* Bytes of the log kept in memory: at most two of these, then they go to
+ * an unlinked temporary file (spill.h), the dropped ones punched out of
+ * it. */
 #define REV_WINDOW ((size_t)1 << 20)
 
 struct rev_log {
@@ -39,6 +40,12 @@ struct rev_log {
 	bool has_fd;
 	bool no_file;            /* none could be made, or it failed: all in memory */
 	uint64_t punched;        /* dropped bytes below this are punched out */
+	/* The file's bytes [cache_lo, cache_hi) as last read: stepping back
+	 * through the file's part reads and swaps entry after entry there;
+	 * dirty: written back when it goes. */
+	uint8_t *cache;
+	uint64_t cache_lo, cache_hi;
+	bool cache_dirty;
 	uint64_t *off;           /* off[i]: offset of record first+i's entry */
 	size_t noff, off_cap;
 	uint64_t first;          /* the oldest record with an entry */

@@ -2,9 +2,9 @@
 # Recording memory out of RAM (issue 24, slice/spill.c, edges.c, rev-log.c)
 # on sl_long-O0 with n = 30000 (360,000 instructions: a slice of 330,026
 # edges, 80 compressed blocks; an undo log of 16 MB, all but its newest
-# MiB in the temporary file), three ways: temporary files in $TMPDIR (the
-# default), `set record tmpfile off` and a TMPDIR that is no directory (both: memory,
-# with one warning):
+# 2 MiB at most in the temporary file), three ways: temporary files in
+# $TMPDIR (the default), `set record tmpfile off` and a TMPDIR that is no
+# directory (both: memory, with one warning):
 #   - the slice's edges: the count sl_long must give (11 n + 26), and
 #     info slice, explain and a second slice print the same in all three;
 #   - reverse execution across the spilled part of the undo log: record
