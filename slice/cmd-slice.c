@@ -495,10 +495,10 @@ static int cmd_deps(struct qz *q, const char *a)
 	int rc = cs_stmt(q, spec, &stmt);
 	const struct trace *t = &slice_rec(q)->tr;
 	for (size_t i = 0; rc == 0 && i < s->nmembers; i++) {
-		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
+		const struct trace_inst tiv = trace_inst_get(t, slice_member_at(s, i)), *ti = &tiv;
 		if (ti->stmt == (uint32_t)stmt && (n ? ti->n == (uint32_t)n :
 		    inst < 0 || ti->n > trace_inst_get(t, inst).n))
-			inst = s->members[i];
+			inst = slice_member_at(s, i);
 	}
 	if (rc == 0 && inst < 0)
 		rc = qz_error(q, "%s is not in slice %d.", spec, s->id);
@@ -523,12 +523,12 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 		if (!str_to_i64(spec, &line))
 			return qz_error(q, "Expected FILE:LINE or LINE, not \"%s\".", spec);
 		for (size_t i = 0; i < s->nmembers && stmt < 0; i++)
-			if (t->stmts[trace_inst_get(t, s->members[i]).stmt].line == line)
-				stmt = (int32_t)trace_inst_get(t, s->members[i]).stmt;
+			if (t->stmts[trace_inst_get(t, slice_member_at(s, i)).stmt].line == line)
+				stmt = (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt;
 	}
 	bool member = false;
 	for (size_t i = 0; i < s->nmembers; i++)
-		member |= stmt >= 0 && trace_inst_get(t, s->members[i]).stmt == (uint32_t)stmt;
+		member |= stmt >= 0 && trace_inst_get(t, slice_member_at(s, i)).stmt == (uint32_t)stmt;
 	if (!member)
 		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
 	XGROW(st->sb, st->sb_cap, st->nsb + 1);
@@ -551,7 +551,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 		for (size_t i = 0; i < s->nmembers; i++) {
 			st->sb = st->sb;
 			XGROW(st->sb, st->sb_cap, st->nsb + 1);
-			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)trace_inst_get(t, s->members[i]).stmt, 0 };
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt, 0 };
 		}
 	} else {
 		if (!*a)
@@ -571,7 +571,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 	size_t ninst = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
 		for (size_t k = before; k < st->nsb; k++)
-			if (st->sb[k].stmt == (int32_t)trace_inst_get(t, s->members[i]).stmt) {
+			if (st->sb[k].stmt == (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt) {
 				ninst++;
 				break;
 			}

@@ -493,8 +493,8 @@ static void ex_roots(struct qz *q, struct sbuf *b, const struct slice *s)
 	sbuf_add(b, "Roots (where the chain begins: they depend on nothing recorded):");
 	size_t nroots = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (!out[s->members[i]] && nroots++ < EX_WALK_MAX)
-			sbuf_printf(b, " %s", slice_inst_name(q, s->members[i], nb, sizeof nb));
+		if (!out[slice_member_at(s, i)] && nroots++ < EX_WALK_MAX)
+			sbuf_printf(b, " %s", slice_inst_name(q, slice_member_at(s, i), nb, sizeof nb));
 	sbuf_add(b, nroots > EX_WALK_MAX ? " ...\n" : nroots ? "\n" : " none\n");
 	free(out);
 }
@@ -571,12 +571,12 @@ static int ex_member(struct qz *q, const struct slice *s, const char *spec, int3
 	}
 	*inst = -1;
 	for (size_t i = 0; ok && i < s->nmembers; i++) {
-		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
+		const struct trace_inst tiv = trace_inst_get(t, slice_member_at(s, i)), *ti = &tiv;
 		const struct trace_stmt *st = &t->stmts[ti->stmt];
 		if (st->line != line || !st->file || strcmp(str_basename(st->file), str_basename(file)))
 			continue;
 		if (n ? ti->n == (uint64_t)n : *inst < 0 || ti->n > trace_inst_get(t, *inst).n)
-			*inst = s->members[i];
+			*inst = slice_member_at(s, i);
 	}
 	free(file);
 	if (!ok)

@@ -568,17 +568,19 @@ static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 		.from = from, .to = to, .addr = h ? h->addr : 0, .rbp_off = h ? h->rbp_off : 0,
 		.def = def < SLICE_DEF_NONE ? def : SLICE_DEF_NONE, .reg = h ? h->reg : 0xff,
 		.kind = kind, .framed = h && h->framed };
-	edges_push(s->edges, &e);
+	blocks_push(s->edges, &e);
 	s->nedges++;
 }
 
 static void sl_member(struct sl_ctx *c, int32_t inst)
 {
-	if (c->member[inst])
+	uint8_t bit = (uint8_t)(1u << (inst & 7));
+	if (c->member[inst >> 3] & bit)
 		return;
-	c->member[inst] = 1;
-	XGROW(c->s->members, c->s->members_cap, c->s->nmembers + 1);
-	c->s->members[c->s->nmembers++] = inst;
+	c->member[inst >> 3] |= bit;
+	blocks_push(c->s->members, &inst);
+	c->s->nmembers++;
+	c->s->top = inst > c->s->top ? inst : c->s->top;
 }
 
 /* One record, walking backwards. */
@@ -711,7 +713,7 @@ static void sl_count_stmts(const struct trace *t, struct slice *s)
 	uint8_t *seen = xcalloc(t->nstmts + 1, 1);
 	s->nstmts = 0;
 	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = trace_inst_get(t, s->members[i]).stmt;
+		uint32_t st = trace_inst_get(t, slice_member_at(s, i)).stmt;
 		if (!seen[st]) {
 			seen[st] = 1;
 			s->nstmts++;
@@ -732,13 +734,15 @@ int slice_compute(struct qz *q, struct slice *s)
 	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = SL_GC_FLOOR };
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
-	c.member = xcalloc(t->insts.n + 1, 1);
+	c.member = xcalloc(t->insts.n / 8 + 1, 1);   /* a bit an instance */
 	c.seg_max = sl_seg_maxima(t);
 	c.sweep_at = (size_t)1 << 16;
-	s->nmembers = 0;
-	edges_free(s->edges);
-	s->edges = edges_new(q);
-	s->nedges = 0;
+	blocks_free(s->members);
+	blocks_free(s->edges);
+	s->members = blocks_new(q, &members_coder);
+	s->edges = blocks_new(q, &edges_coder);
+	s->nmembers = s->nedges = 0;
+	s->top = -1;
 	sl_seed(&c);
 	sl_walk(&c, last);
 	if (s->uses)
@@ -761,16 +765,24 @@ struct slice *slice_find(struct qz *q, int id)
 
 bool slice_edge_at(const struct slice *s, size_t i, struct slice_edge *e)
 {
-	*e = edges_get(s->edges, i);
-	return e->from >= 0;
+	const struct slice_edge *p = blocks_get(s->edges, i);
+	if (p)
+		*e = *p;
+	return p;
+}
+
+int32_t slice_member_at(const struct slice *s, size_t i)
+{
+	const int32_t *p = blocks_get(s->members, i);
+	return p ? *p : s->crit;
 }
 
 void slice_free(struct slice *s)
 {
 	free(s->what);
 	free(s->pruned);
-	free(s->members);
-	edges_free(s->edges);
+	blocks_free(s->members);
+	blocks_free(s->edges);
 	s->what = NULL;
 	s->pruned = NULL;
 	s->members = NULL;
@@ -781,7 +793,7 @@ void slice_free(struct slice *s)
 bool slice_has(const struct slice *s, int32_t inst)
 {
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] == inst)
+		if (slice_member_at(s, i) == inst)
 			return true;
 	return false;
 }
@@ -895,8 +907,5 @@ bool slice_stale(struct qz *q, const struct slice *s)
 	const struct trace *t = &slice_rec(q)->tr;
 	if (s->crit >= (int32_t)t->insts.n || !trace_inst_span(t, s->crit, NULL, NULL))
 		return true;
-	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] >= (int32_t)t->insts.n)
-			return true;
-	return false;
+	return s->top >= (int32_t)t->insts.n;
 }

@@ -47,9 +47,10 @@ struct slice {
 	uint64_t pruned_regs;
 	struct slice_range *pruned;
 	size_t npruned, pruned_cap;
-	int32_t *members;         /* instances, in discovery order */
-	size_t nmembers, members_cap;
-	struct edges *edges;      /* edges.h: read them with slice_edge_at */
+	struct blocks *members;   /* instances, in discovery order: slice_member_at */
+	size_t nmembers;
+	int32_t top;              /* the largest member */
+	struct blocks *edges;     /* blocks.h: read them with slice_edge_at */
 	size_t nedges;
 	size_t nstmts;            /* distinct statements among members */
 	double seconds;           /* time the last computation took */
@@ -111,6 +112,9 @@ const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
 /* Edge i (< nedges) of s in *e; false for an edge the temporary file
  * lost (skip it). */
 bool slice_edge_at(const struct slice *s, size_t i, struct slice_edge *e);
+/* Member i (< nmembers) of s; one the temporary file lost (an I/O error
+ * on qzdb's own file) reads as the criterion, which is always one. */
+int32_t slice_member_at(const struct slice *s, size_t i);
 /* Free what s holds (not s). */
 void slice_free(struct slice *s);
 /* Is instance inst a member of s? */

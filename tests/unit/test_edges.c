@@ -1,12 +1,14 @@
-/* test_edges: a slice's edges (slice/edges.c) come back exactly as they
- * went in, field by field, read in order and at random, across many
- * compressed blocks: in the temporary file, and with temporary files off
- * (the blocks stay compressed in memory); the file really holds them
- * (memory stays small), and with files off nothing is written. */
+/* test_edges: a slice's edges and members (slice/blocks.c with
+ * edges.c's coders) come back exactly as they went in, field by field,
+ * read in order and at random, across many compressed blocks: in the
+ * temporary file, and with temporary files off (the blocks stay
+ * compressed in memory); the file really holds them (memory stays
+ * small), and with files off nothing is written. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
+#include "../../slice/blocks.h"
 #include "../../slice/edges.h"
 #include "../../slice/slice.h"
 #include "../../slice/spill.h"
@@ -62,38 +64,47 @@ static bool same(const struct slice_edge *a, const struct slice_edge *b)
 static void round_trip(const char *how)
 {
 	struct slice_edge *want = malloc(N * sizeof *want);
-	struct edges *es = edges_new(NULL);
+	struct blocks *es = blocks_new(NULL, &edges_coder);
+	struct blocks *ms = blocks_new(NULL, &members_coder);
+	int32_t *wm = malloc(N * sizeof *wm);
 	for (size_t i = 0; i < N; i++) {
 		want[i] = make(i);
-		edges_push(es, &want[i]);
+		blocks_push(es, &want[i]);
+		wm[i] = i % 5 ? (int32_t)(3000000 - i * 3) : (int32_t)(rnd() % 0x7fffffff);
+		blocks_push(ms, &wm[i]);
 	}
 	char name[128];
 	snprintf(name, sizeof name, "%s: count", how);
-	check(edges_count(es) == N, name, "%zu", edges_count(es));
+	check(blocks_count(es) == N && blocks_count(ms) == N, name, "%zu", blocks_count(es));
 	size_t bad = SIZE_MAX;
 	for (size_t i = 0; i < N && bad == SIZE_MAX; i++) {
-		struct slice_edge e = edges_get(es, i);
-		if (!same(&e, &want[i]))
+		const struct slice_edge *e = blocks_get(es, i);
+		const int32_t *m = blocks_get(ms, i);
+		if (!e || !same(e, &want[i]) || !m || *m != wm[i])
 			bad = i;
 	}
 	snprintf(name, sizeof name, "%s: in order", how);
 	check(bad == SIZE_MAX, name, "edge %zu differs", bad);
 	for (int k = 0; k < 20000 && bad == SIZE_MAX; k++) {
 		size_t i = rnd() % N;
-		struct slice_edge e = edges_get(es, i);
-		if (!same(&e, &want[i]))
+		const struct slice_edge *e = blocks_get(es, i);
+		const int32_t *m = blocks_get(ms, i);
+		if (!e || !same(e, &want[i]) || !m || *m != wm[i])
 			bad = i;
 	}
 	snprintf(name, sizeof name, "%s: at random", how);
 	check(bad == SIZE_MAX, name, "edge %zu differs", bad);
 	bool on = spill_enabled();
 	snprintf(name, sizeof name, "%s: where the blocks are", how);
-	check(on ? edges_file_bytes(es) > 0 && edges_mem_bytes(es) < (size_t)2 << 20
-		 : edges_file_bytes(es) == 0 && edges_mem_bytes(es) > 0, name,
-	      "file %llu bytes, memory %zu bytes (the edges: %zu bytes)",
-	      (unsigned long long)edges_file_bytes(es), edges_mem_bytes(es), N * sizeof *want);
-	edges_free(es);
+	check(on ? blocks_file_bytes(es) > 0 && blocks_mem_bytes(es) < (size_t)2 << 20 &&
+		   blocks_file_bytes(ms) > 0
+		 : blocks_file_bytes(es) == 0 && blocks_mem_bytes(es) > 0 && blocks_file_bytes(ms) == 0,
+	      name, "file %llu bytes, memory %zu bytes (the edges: %zu bytes)",
+	      (unsigned long long)blocks_file_bytes(es), blocks_mem_bytes(es), N * sizeof *want);
+	blocks_free(es);
+	blocks_free(ms);
 	free(want);
+	free(wm);
 }
 
 int main(void)
@@ -102,8 +113,8 @@ int main(void)
 	spill_set_enabled(false);
 	round_trip("memory");
 	spill_set_enabled(true);
-	struct edges *es = edges_new(NULL);
-	check(edges_count(es) == 0 && edges_count(NULL) == 0, "empty", "count %zu", edges_count(es));
-	edges_free(es);
+	struct blocks *es = blocks_new(NULL, &edges_coder);
+	check(blocks_count(es) == 0 && blocks_count(NULL) == 0, "empty", "count %zu", blocks_count(es));
+	blocks_free(es);
 	return 0;
 }
