@@ -9,10 +9,14 @@
 #     info slice, explain and a second slice print the same in all three;
 #   - reverse execution across the spilled part of the undo log: record
 #     goto to instruction 60 shows byte for byte (registers, writable
-#     memory) the state dumped live there, record goto end the end state,
+#     memory) the state dumped live there, instruction 200000 (in the
+#     file's part) is the same reached backwards and forwards (entries
+#     swapped in the file are written back), record goto end the end state,
 #     a reverse-continue to iteration 1000 lands there with the loop's
 #     values, in each of the three runs (runs differ in their random
 #     bytes: each is compared with itself);
+#   - an undo log past its limit drops its oldest entries alike with and
+#     without the file, and comes back to the end state;
 #   - the files are unlinked from the start: the directory stays empty
 #     while qzdb runs (its descriptors name deleted files) and after a kill.
 . "$(dirname "$0")/../../tests/lib.sh"
@@ -31,7 +35,9 @@ run() {
 		-ex 'info record' \
 		-ex 'slice sl_long.c:36' -ex 'info slice 1' -ex 'explain slice 1' \
 		-ex 'slice sl_long.c:14' -ex 'explain 2 sl_long.c:15' \
+		-ex 'record goto 200000' -ex "maint dump-state $D/$_t-mid-back.bin" \
 		-ex 'record goto 60' -ex "maint dump-state $D/$_t-goto60.bin" \
+		-ex 'record goto 200000' -ex "maint dump-state $D/$_t-mid-fwd.bin" \
 		-ex 'break sl_long.c:13 if i == 1000' -ex 'record goto end' -ex 'reverse-continue' \
 		-ex 'print i' -ex 'print a' -ex 'print b' -ex 'print c' \
 		-ex 'record goto end' -ex "maint dump-state $D/$_t-goto-end.bin" $BIN
@@ -63,12 +69,46 @@ for t in file memory ro; do
 		fail spill-reverse-dumps-$t "no dumps, or the same at 60 and at the end"
 	elif ! cmp -s $D/$t-at60.bin $D/$t-goto60.bin; then
 		fail spill-reverse-goto60-$t "record goto 60 is not the state seen live at 60"
+	elif ! [ -s $D/$t-mid-back.bin ] || ! cmp -s $D/$t-mid-back.bin $D/$t-mid-fwd.bin; then
+		fail spill-reverse-mid-$t "instruction 200000 differs going back and coming forward"
 	elif ! cmp -s $D/$t-end.bin $D/$t-goto-end.bin; then
 		fail spill-reverse-goto-end-$t "record goto end is not the end state"
 	else
 		pass spill-reverse-states-$t
 	fi
 done
+# An undo log past its limit (4 MB): the oldest entries go, their bytes
+# are punched out of the file; the oldest kept instruction shows the same
+# loop values with the file as without, and record goto end comes back to
+# the end state.
+# bounded TAG SETTING...: that session, the values in $D/TAG.vals.
+bounded() {
+	_t=$1
+	shift
+	TMPDIR=$D/tmp qz "$@" -ex 'set record undo-limit 4000000' -ex 'break main' -ex run \
+		-ex 'set var n = 30000' -ex 'record on' -ex 'break sl_long.c:37' -ex continue \
+		-ex "maint dump-state $D/$_t-end.bin" -ex 'info record' -ex 'record goto begin' \
+		-ex 'print i' -ex 'print a' -ex 'print b' -ex 'print c' -ex 'info registers rip' \
+		-ex 'record goto end' -ex "maint dump-state $D/$_t-back.bin" $BIN
+	printf '%s\n' "$OUT" | grep -E '^\$[0-9]|^rip' >$D/$_t.vals
+}
+bounded bfile
+expect spill-bounded-dropped 'limit 4000000 bytes; [0-9]+ oldest dropped'
+expect spill-bounded-in-file '^Undo log: [0-9]+ of its bytes in a temporary file'
+bounded bmemory -ex 'set record tmpfile off'
+if [ "$(wc -l <$D/bfile.vals)" = 5 ] && cmp -s $D/bfile.vals $D/bmemory.vals; then
+	pass spill-bounded-oldest-same
+else
+	fail spill-bounded-oldest-same "the oldest kept instruction differs: $(cat $D/bfile.vals) / $(cat $D/bmemory.vals)"
+fi
+for t in bfile bmemory; do
+	if [ -s $D/$t-end.bin ] && cmp -s $D/$t-end.bin $D/$t-back.bin; then
+		pass spill-bounded-back-to-end-$t
+	else
+		fail spill-bounded-back-to-end-$t "record goto end after goto begin is not the end state"
+	fi
+done
+
 # Unlinked from the start: nothing in the directory while a long recording
 # runs (its descriptors name deleted files there), nor after a kill -9.
 TMPDIR=$D/tmp $QZDB --batch -ex 'break main' -ex run -ex 'set var n = 2000000' -ex 'record on' \
