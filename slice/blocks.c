@@ -1,6 +1,8 @@
 /* blocks: fixed-size elements in compressed blocks; see blocks.h. */
+#define _GNU_SOURCE   /* fallocate */
 #include "blocks.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,14 @@
 struct blocks_blk { uint64_t off; uint8_t *mem; uint32_t csize; };
 struct blocks_slot { int64_t blk; uint64_t used; uint8_t *v; };
 
+/* One file for every sequence of the session (a slice has two; a user may
+ * keep hundreds): each appends at its end; a sequence freed gives its
+ * bytes back (punched out), the last one the whole file. */
+static struct blocks_file { int fd; uint64_t end; size_t users; } blocks_file = { -1, 0, 0 };
+
 struct blocks {
 	const struct blocks_coder *c;
-	int fd;                   /* -1: blocks stay in memory, compressed */
+	int fd;                   /* the shared file, -1: blocks stay in memory */
 	uint64_t end;             /* bytes written */
 	uint8_t *open;            /* elements [nblks * BLOCKS_N, n) */
 	size_t n;
@@ -35,7 +42,10 @@ struct blocks *blocks_new(struct qz *q, const struct blocks_coder *c)
 {
 	struct blocks *b = xcalloc(1, sizeof *b);
 	b->c = c;
-	b->fd = spill_fd(q);
+	if (blocks_file.fd < 0 && !blocks_file.users)
+		blocks_file.fd = spill_fd(q);
+	b->fd = blocks_file.fd;
+	blocks_file.users++;
 	for (int s = 0; s < BLOCKS_CACHE; s++)
 		b->slot[s].blk = -1;
 	return b;
@@ -45,10 +55,17 @@ void blocks_free(struct blocks *b)
 {
 	if (!b)
 		return;
-	if (b->fd >= 0)
-		close(b->fd);
-	for (size_t k = 0; k < b->nblks; k++)
+	for (size_t k = 0; k < b->nblks; k++) {
 		free(b->blks[k].mem);
+		if (!b->blks[k].mem && b->fd >= 0)   /* where it cannot, the bytes stay */
+			fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)b->blks[k].off, (off_t)b->blks[k].csize);
+	}
+	if (--blocks_file.users == 0 && blocks_file.fd >= 0) {
+		close(blocks_file.fd);   /* made again, maybe elsewhere, when needed */
+		blocks_file.fd = -1;
+		blocks_file.end = 0;
+	}
 	free(b->blks);
 	free(b->open);
 	free(b->coded);
@@ -76,8 +93,9 @@ static void blocks_close(struct blocks *b)
 		abort();
 	}
 	struct blocks_blk k = { 0, NULL, (uint32_t)n };
-	if (b->fd >= 0 && pwrite(b->fd, b->z, n, (off_t)b->end) == (ssize_t)n) {
-		k.off = b->end;
+	if (b->fd >= 0 && pwrite(b->fd, b->z, n, (off_t)blocks_file.end) == (ssize_t)n) {
+		k.off = blocks_file.end;
+		blocks_file.end += n;
 		b->end += n;
 	} else {
 		k.mem = xmalloc(n);   /* no file, or a full disk: keep it here */

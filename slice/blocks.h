@@ -34,7 +34,7 @@ size_t blocks_count(const struct blocks *b);
 /* Element i (< count): valid until the next call on b; NULL if the file
  * lost its block. */
 const void *blocks_get(const struct blocks *b, size_t i);
-/* Bytes held in memory; bytes in the file. */
+/* Bytes held in memory; bytes of b in the file (shared by every b). */
 size_t blocks_mem_bytes(const struct blocks *b);
 uint64_t blocks_file_bytes(const struct blocks *b);
 
