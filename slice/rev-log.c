@@ -133,9 +133,9 @@ static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool wr
 /* The memory holds more than two windows: it all goes to the file (made
  * the first time; none, and everything stays here). Stepping back from
  * the end reads the newest entries through the cache. */
-static void rl_flush(struct qz *q, struct rev_log *l)
+static __attribute__((noinline)) void rl_flush(struct qz *q, struct rev_log *l)
 {
-	if (l->len - l->mem_base <= 2 * REV_WINDOW || l->no_file)
+	if (l->no_file)
 		return;
 	if (!l->has_fd) {
 		l->fd = spill_fd(q);
@@ -178,11 +178,13 @@ size_t rev_bytes(const struct rev_log *l)
 	return (size_t)(l->len - (l->noff ? l->off[0] : l->len)) + l->noff * sizeof *l->off;
 }
 
-void rev_sync(struct rev_log *l, uint64_t n)
+/* rev_sync's rare part (kept out of the recorder's way: rev_sync runs
+ * for every instruction). */
+static __attribute__((noinline)) void rl_cut(struct rev_log *l, uint64_t n)
 {
 	if (n <= l->first) {
 		rl_empty(l);
-	} else if (l->first + l->noff > n) {
+	} else {
 		l->noff = n - l->first;
 		l->len = l->off[l->noff];
 		if (l->mem_base > l->len) {
@@ -191,6 +193,12 @@ void rev_sync(struct rev_log *l, uint64_t n)
 				rl_cache_sync(l, false);
 		}
 	}
+}
+
+void rev_sync(struct rev_log *l, uint64_t n)
+{
+	if (n <= l->first || l->first + l->noff > n)
+		rl_cut(l, n);
 	if (l->pos > n)
 		l->pos = n;
 }
@@ -233,12 +241,9 @@ static void rl_put_mem(struct rev_log *l, uint64_t addr, uint64_t len, const str
 	}
 }
 
-/* Beyond the limit: drop the oldest entries down to three quarters of it. */
-static void rl_bound(struct qz *q, struct rev_log *l)
+/* Drop the oldest entries down to three quarters of the limit. */
+static __attribute__((noinline)) void rl_drop(struct qz *q, struct rev_log *l, size_t limit)
 {
-	size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
-	if (rev_bytes(l) <= limit || l->noff < 2)
-		return;
 	size_t keep = limit / 4 * 3, k = 0;
 	while (k + 1 < l->noff && l->len - l->off[k] + (l->noff - k) * 8 > keep)
 		k++;
@@ -259,6 +264,14 @@ static void rl_bound(struct qz *q, struct rev_log *l)
 	l->warned = true;
 }
 
+/* Beyond the limit: rl_drop (the check runs for every instruction). */
+static void rl_bound(struct qz *q, struct rev_log *l)
+{
+	size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
+	if (l->noff >= 2 && l->len - l->off[0] + l->noff * sizeof *l->off > limit)
+		rl_drop(q, l, limit);
+}
+
 /* Start record recno's entry after the entries before it. */
 static void rl_begin(struct rev_log *l, uint64_t recno)
 {
@@ -276,7 +289,8 @@ static void rl_begin(struct rev_log *l, uint64_t recno)
 static void rl_end(struct qz *q, struct rev_log *l)
 {
 	l->off[l->noff] = l->len;
-	rl_flush(q, l);
+	if (l->len - l->mem_base > 2 * REV_WINDOW)
+		rl_flush(q, l);
 }
 
 /* What a memory operand writes. The xsave family writes the whole

@@ -109,8 +109,10 @@ static size_t trace_unframed(const struct trace *t)
  * frames of about TRACE_FRAME_BYTES (less when the spill limit is lower). */
 static void trace_spill(struct trace *t)
 {
-	if (!t->spill && !(t->spill = spill_file()))
-		return;   /* no file: everything stays in memory */
+	if (t->spill_none || (!t->spill && !(t->spill = spill_file()))) {
+		t->spill_none = true;   /* no file: everything stays in memory, no more tries */
+		return;
+	}
 	if (!t->zc) {
 		t->zc = xcalloc(1, sizeof *t->zc);
 		t->zc->frame = -1;

@@ -78,6 +78,7 @@ struct trace {
 	uint64_t file_bytes;      /* compressed bytes in the file */
 	struct trace_zcache *zc;
 	size_t spill_at;          /* 0: TRACE_SPILL_DEFAULT */
+	bool spill_none;          /* no file could be made: no more tries */
 	uint64_t n;              /* records */
 	uint64_t last_addr;
 	struct trace_blk *blks;
