@@ -114,7 +114,13 @@ void blocks_push(struct blocks *b, const void *elem)
 		blocks_close(b);
 		at = 0;
 	}
-	memcpy(b->open + at * b->c->elem, elem, b->c->elem);
+	uint8_t *to = b->open + at * b->c->elem;
+	if (b->c->elem == 4)   /* sizes known here are copied inline */
+		memcpy(to, elem, 4);
+	else if (b->c->elem == 24)
+		memcpy(to, elem, 24);
+	else
+		memcpy(to, elem, b->c->elem);
 	b->n++;
 }
 

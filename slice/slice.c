@@ -123,6 +123,8 @@ struct sl_hit {
 
 #define SL_WCACHE 256
 
+#define SL_EDGE_LIST 32
+
 struct sl_ctx {
 	struct qz *q;
 	struct slice *s;
@@ -139,11 +141,19 @@ struct sl_ctx {
 	uint64_t wkey[SL_WCACHE];    /* word + 1; 0 empty */
 	int32_t wval[SL_WCACHE];
 	/* The edges made into instances that may still get more, to drop
-	 * duplicates (sl_edge_new); what the walk has left behind is swept
-	 * out (sl_edge_sweep) with the help of the segments' maxima. */
+	 * duplicates (sl_edge_new): those into the instance of the walk's
+	 * last edge in a short list, the others' in the edges map (their
+	 * instances marked in inmap); what the walk has left behind is
+	 * swept out (sl_edge_sweep) with the help of the segments' maxima. */
+	int32_t cur_to;
+	struct sl_near { int32_t from; uint8_t kind; } near[SL_EDGE_LIST];
+	int nnear;
+	uint8_t *inmap;           /* a bit an instance */
 	size_t sweep_at;
 	const struct trace_back *segs;   /* the walk's cursor */
 	uint32_t *seg_max;        /* per chunk of segs: the largest instance before it */
+	uint32_t *pm;             /* over the cursor's chunk: one more than the */
+	size_t pm_first, pm_count;   /* largest instance up to each row */
 	size_t live_pages;
 	uint64_t *heap;           /* pending control parents, max-heap */
 	size_t nheap, heap_cap;
@@ -517,19 +527,26 @@ static uint32_t *sl_seg_maxima(const struct trace *t)
 }
 
 /* One more than the largest instance in effect at or before the walk's
- * position (0: none). */
-static uint32_t sl_open_below(const struct sl_ctx *c)
+ * position (0: none): the maxima of the cursor's chunk, row by row, made
+ * when the cursor enters it. */
+static uint32_t sl_open_below(struct sl_ctx *c)
 {
 	const struct trace_back *b = c->segs;
 	if (!b || !b->k)
 		return 0;
-	size_t row = b->k - 1, first, count;
-	uint32_t max = c->seg_max[row / TRACE_TAB_CHUNK];
-	const struct trace_row *r = trace_tab_rows(&c->t->segs, row, &first, &count);
-	for (size_t j = 0; j <= row - first; j++)
-		if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
-			max = r[j].b + 1;
-	return max;
+	size_t row = b->k - 1;
+	if (row < c->pm_first || row >= c->pm_first + c->pm_count) {
+		const struct trace_row *r = trace_tab_rows(&c->t->segs, row, &c->pm_first, &c->pm_count);
+		uint32_t max = c->seg_max[row / TRACE_TAB_CHUNK];
+		if (!c->pm)
+			c->pm = xmalloc(TRACE_TAB_CHUNK * sizeof *c->pm);
+		for (size_t j = 0; j < c->pm_count; j++) {
+			if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
+				max = r[j].b + 1;
+			c->pm[j] = max;
+		}
+	}
+	return c->pm[row - c->pm_first];
 }
 
 /* Drop the keys of instances the walk has left behind. */
@@ -545,16 +562,41 @@ static void sl_edge_sweep(struct sl_ctx *c)
 	c->sweep_at = 2 * c->edges.used > ((size_t)1 << 16) ? 2 * c->edges.used : (size_t)1 << 16;
 }
 
+/* The short list goes to the map, unless its instance is behind the
+ * walk already (most are: an instance's records are mostly one run). */
+static void sl_near_flush(struct sl_ctx *c)
+{
+	if (c->nnear && (uint32_t)c->cur_to < sl_open_below(c)) {
+		if (c->edges.used + (size_t)c->nnear >= c->sweep_at)
+			sl_edge_sweep(c);
+		for (int k = 0; k < c->nnear; k++) {
+			const struct sl_near *n = &c->near[k];
+			int32_t *v = sl_map_slot(&c->edges, sl_edge_key(n->from, c->cur_to, n->kind), true);
+			*v = (*v < 0 ? 0 : *v) | 1 << (n->from & 15);
+		}
+		c->inmap[c->cur_to >> 3] |= (uint8_t)(1u << (c->cur_to & 7));
+	}
+	c->nnear = 0;
+}
+
 /* Is the edge new? */
 static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind)
 {
-	if (c->edges.used >= c->sweep_at)
-		sl_edge_sweep(c);
-	int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), true);
-	int32_t bit = 1 << (from & 15);
-	if (*v >= 0 && (*v & bit))
-		return false;
-	*v = (*v < 0 ? 0 : *v) | bit;
+	if (to != c->cur_to) {
+		sl_near_flush(c);
+		c->cur_to = to;
+	}
+	for (int k = 0; k < c->nnear; k++)
+		if (c->near[k].from == from && c->near[k].kind == kind)
+			return false;
+	if (c->inmap[to >> 3] & (1u << (to & 7))) {
+		int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), false);
+		if (v && *v >= 0 && (*v & 1 << (from & 15)))
+			return false;
+	}
+	if (c->nnear == SL_EDGE_LIST)
+		sl_near_flush(c);
+	c->near[c->nnear++] = (struct sl_near){ from, kind };
 	return true;
 }
 
@@ -661,6 +703,8 @@ static void sl_ctx_free(struct sl_ctx *c)
 	free(c->heap);
 	free(c->words);
 	free(c->seg_max);
+	free(c->pm);
+	free(c->inmap);
 	free(c->member);
 	free(c->hits);
 }
@@ -736,6 +780,8 @@ int slice_compute(struct qz *q, struct slice *s)
 		c.reg[k] = -1;
 	c.member = xcalloc(t->insts.n / 8 + 1, 1);   /* a bit an instance */
 	c.seg_max = sl_seg_maxima(t);
+	c.inmap = xcalloc(t->insts.n / 8 + 1, 1);
+	c.cur_to = -1;
 	c.sweep_at = (size_t)1 << 16;
 	blocks_free(s->members);
 	blocks_free(s->edges);
