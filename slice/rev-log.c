@@ -6,7 +6,6 @@
  * items go in one order back and the other forward, so that overlapping
  * items (a system call's buffer and nothing else, in practice) come out
  * right both ways. */
-#define _GNU_SOURCE   /* fallocate */
 #include "rev.h"
 #include "sys.h"
 
@@ -38,18 +37,35 @@ void rev_log_free(struct rev_log *l)
 	l->buf = NULL;
 	l->off = NULL;
 	l->len = l->cap = l->noff = l->off_cap = 0;
-	l->mem_base = l->punched = 0;
+	l->mem_base = 0;
 }
 
 #define RL_CACHE ((size_t)64 << 10)
+
+/* Log bytes [off, off+n) in the ring file fd of ring bytes (a power of
+ * two, a multiple of RL_CACHE): offset off % ring, in two pieces where it
+ * wraps. */
+static bool rl_ring_io(int fd, uint64_t ring, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	while (n) {
+		uint64_t at = off & (ring - 1);
+		size_t k = ring - at < n ? (size_t)(ring - at) : n;
+		if ((write ? pwrite(fd, p, k, (off_t)at) : pread(fd, p, k, (off_t)at)) != (ssize_t)k)
+			return false;
+		off += k;
+		p += k;
+		n -= k;
+	}
+	return true;
+}
 
 /* Write the cache back if it changed; keep = false: forget it too. */
 static bool rl_cache_sync(struct rev_log *l, bool keep)
 {
 	bool ok = true;
 	if (l->cache_dirty && l->cache_hi > l->cache_lo)
-		ok = pwrite(l->fd, l->cache, (size_t)(l->cache_hi - l->cache_lo), (off_t)l->cache_lo) ==
-		     (ssize_t)(l->cache_hi - l->cache_lo);
+		ok = rl_ring_io(l->fd, l->ring, l->cache_lo, l->cache,
+				(size_t)(l->cache_hi - l->cache_lo), true);
 	l->cache_dirty = false;
 	if (!keep)
 		l->cache_lo = l->cache_hi = 0;
@@ -68,7 +84,7 @@ static bool rl_file_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bo
 				l->cache = xmalloc(RL_CACHE);
 			uint64_t lo = off & ~(uint64_t)(RL_CACHE - 1);
 			uint64_t hi = lo + RL_CACHE < l->mem_base ? lo + RL_CACHE : l->mem_base;
-			if (pread(l->fd, l->cache, (size_t)(hi - lo), (off_t)lo) != (ssize_t)(hi - lo))
+			if (!rl_ring_io(l->fd, l->ring, lo, l->cache, (size_t)(hi - lo), false))
 				return false;
 			l->cache_lo = lo;
 			l->cache_hi = hi;
@@ -94,7 +110,7 @@ static void rl_empty(struct rev_log *l)
 	l->cache_dirty = false;
 	l->cache_lo = l->cache_hi = 0;
 	l->noff = l->len = 0;
-	l->mem_base = l->punched = 0;
+	l->mem_base = 0;
 	if (l->has_fd && ftruncate(l->fd, 0) < 0)
 		l->no_file = true;   /* cannot reuse it: what comes stays in memory */
 }
@@ -130,9 +146,44 @@ static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool wr
 	return true;
 }
 
+/* A ring for need bytes: the file's bytes of the entries kept, [off[0],
+ * mem_base), move to a new file twice the size or more (rare: the default
+ * limit fits the first ring). false if there is no new file. */
+static bool rl_grow(struct qz *q, struct rev_log *l, uint64_t need)
+{
+	uint64_t ring = l->ring;
+	while (ring < need)
+		ring *= 2;
+	int fd = spill_fd(q);
+	if (fd < 0)
+		return false;
+	size_t cap = (size_t)1 << 20;
+	uint8_t *chunk = xmalloc(cap);
+	uint64_t at = l->noff ? l->off[0] : l->mem_base;
+	while (at < l->mem_base) {
+		size_t n = l->mem_base - at < cap ? (size_t)(l->mem_base - at) : cap;
+		if (!rl_ring_io(l->fd, l->ring, at, chunk, n, false) ||
+		    !rl_ring_io(fd, ring, at, chunk, n, true))
+			break;
+		at += n;
+	}
+	free(chunk);
+	if (at < l->mem_base) {
+		close(fd);
+		return false;
+	}
+	close(l->fd);
+	l->fd = fd;
+	l->ring = ring;
+	return true;
+}
+
 /* The memory holds more than two windows: it all goes to the file (made
  * the first time; none, and everything stays here). Stepping back from
- * the end reads the newest entries through the cache. */
+ * the end reads the newest entries through the cache. The file is a ring
+ * the log's offsets wrap around: dropped entries' bytes are written over,
+ * so the file stays the size of what is kept (and the kernel reuses its
+ * pages instead of allocating and freeing a file's worth a run). */
 static __attribute__((noinline)) void rl_flush(struct qz *q, struct rev_log *l)
 {
 	if (l->no_file)
@@ -143,30 +194,21 @@ static __attribute__((noinline)) void rl_flush(struct qz *q, struct rev_log *l)
 		l->no_file = !l->has_fd;
 		if (l->no_file)
 			return;
+		size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
+		for (l->ring = (uint64_t)4 << 20; l->ring < limit + 4 * REV_WINDOW &&
+		     l->ring < ((uint64_t)1 << 30); l->ring *= 2)
+			;
 	}
 	size_t n = (size_t)(l->len - l->mem_base);
-	if (!rl_cache_sync(l, false) || pwrite(l->fd, l->buf, n, (off_t)l->mem_base) != (ssize_t)n) {
+	uint64_t lo = l->noff ? l->off[0] : l->mem_base;
+	if (!rl_cache_sync(l, false) || (l->len - lo > l->ring && !rl_grow(q, l, l->len - lo)) ||
+	    !rl_ring_io(l->fd, l->ring, l->mem_base, l->buf, n, true)) {
 		l->no_file = true;   /* a full disk: the rest stays in memory */
 		return;
 	}
 	l->mem_base += n;
 }
 
-/* Entries before off[0] were dropped: give their file bytes back. */
-static void rl_punch(struct rev_log *l)
-{
-	uint64_t to = l->noff ? l->off[0] : l->len;
-	if (to > l->mem_base)
-		to = l->mem_base;
-	to &= ~(uint64_t)4095;
-	if (!l->has_fd || to <= l->punched)
-		return;
-	if (l->cache_lo < to)
-		rl_cache_sync(l, false);   /* its bytes may be punched */
-	fallocate(l->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)l->punched,
-		  (off_t)(to - l->punched));   /* where it cannot, the file keeps them */
-	l->punched = to;
-}
 
 uint64_t rev_count(const struct rev_log *l)
 {
@@ -254,7 +296,6 @@ static __attribute__((noinline)) void rl_drop(struct qz *q, struct rev_log *l, s
 	}
 	memmove(l->off, l->off + k, (l->noff - k + 1) * sizeof *l->off);
 	l->noff -= k;
-	rl_punch(l);
 	l->first += k;
 	l->dropped += k;
 	if (!l->warned)

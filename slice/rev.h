@@ -28,8 +28,8 @@ struct user_regs_struct;
 #define REV_LIMIT_DEFAULT ((size_t)64 << 20)
 
 /* Bytes of the log kept in memory: at most two of these, then they go to
- * an unlinked temporary file (spill.h), the dropped ones punched out of
- * it. */
+ * an unlinked temporary file (spill.h), a ring the size of what is kept
+ * (rev-log.c's rl_flush). */
 #define REV_WINDOW ((size_t)1 << 20)
 
 struct rev_log {
@@ -39,7 +39,7 @@ struct rev_log {
 	int fd;                  /* the file, once has_fd */
 	bool has_fd;
 	bool no_file;            /* none could be made, or it failed: all in memory */
-	uint64_t punched;        /* dropped bytes below this are punched out */
+	uint64_t ring;           /* the file's size: log offset off is at off % ring */
 	/* The file's bytes [cache_lo, cache_hi) as last read: stepping back
 	 * through the file's part reads and swaps entry after entry there;
 	 * dirty: written back when it goes. */

@@ -16,7 +16,8 @@
 #     values, in each of the three runs (runs differ in their random
 #     bytes: each is compared with itself);
 #   - an undo log past its limit drops its oldest entries alike with and
-#     without the file, and comes back to the end state;
+#     without the file, and comes back to the end state; a limit raised
+#     once the file exists grows its ring and loses nothing;
 #   - the files are unlinked from the start: the directory stays empty
 #     while qzdb runs (its descriptors name deleted files) and after a kill.
 . "$(dirname "$0")/../../tests/lib.sh"
@@ -108,6 +109,24 @@ for t in bfile bmemory; do
 		fail spill-bounded-back-to-end-$t "record goto end after goto begin is not the end state"
 	fi
 done
+
+# A limit raised after the file was made: the ring the file is (the size
+# of what the limit keeps) grows, moving what it holds, and reverse
+# execution still reaches instruction 60 byte for byte, and 400000 alike
+# both ways.
+TMPDIR=$D/tmp qz -ex 'set record undo-limit 5000000' -ex 'break main' -ex run -ex 'set var n = 60000' \
+	-ex 'record on' -ex 'stepi 60' -ex "maint dump-state $D/g60.bin" -ex 'stepi 60000' \
+	-ex 'info record' -ex 'set record undo-limit unlimited' -ex 'break sl_long.c:37' -ex continue \
+	-ex "maint dump-state $D/gend.bin" -ex 'record goto 400000' -ex "maint dump-state $D/gmid1.bin" \
+	-ex 'record goto 60' -ex "maint dump-state $D/ggoto60.bin" -ex 'record goto 400000' \
+	-ex "maint dump-state $D/gmid2.bin" -ex 'record goto end' -ex "maint dump-state $D/ggoto-end.bin" $BIN
+expect spill-grown-file-early '^Undo log: 2097173 of its bytes in a temporary file'
+if [ -s $D/g60.bin ] && cmp -s $D/g60.bin $D/ggoto60.bin && cmp -s $D/gend.bin $D/ggoto-end.bin &&
+	[ -s $D/gmid1.bin ] && cmp -s $D/gmid1.bin $D/gmid2.bin; then
+	pass spill-grown-ring
+else
+	fail spill-grown-ring "after the ring grew, a record goto does not give the state seen"
+fi
 
 # Unlinked from the start: nothing in the directory while a long recording
 # runs (its descriptors name deleted files there), nor after a kill -9.
