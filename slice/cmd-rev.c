@@ -144,6 +144,10 @@ void rev_info(struct qz *q)
 	if (l->dropped)
 		qz_printf(q, "; %llu oldest dropped", (unsigned long long)l->dropped);
 	qz_puts(q, ".\n");
+	if (rev_file_bytes(l))
+		qz_printf(q, "Undo log: %llu of its bytes in a temporary file, the newest %llu in "
+			  "memory.\n", (unsigned long long)rev_file_bytes(l),
+			  (unsigned long long)(l->len - l->mem_base));
 	if (l->applied)
 		qz_printf(q, "Applied %llu entries in %.3f s (%.2f us each).\n",
 			  (unsigned long long)l->applied, l->apply_secs,

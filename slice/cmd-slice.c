@@ -19,6 +19,7 @@
 #include "sbreak.h"
 #include "show.h"
 #include "slice.h"
+#include "spill.h"
 #include "json.h"
 #include "whowrote.h"
 #include "sys.h"
@@ -354,10 +355,7 @@ static void cs_print_head(struct qz *q, const struct slice *s)
 
 static void cs_slice_free(struct slice *s)
 {
-	free(s->what);
-	free(s->pruned);
-	free(s->members);
-	free(s->edges);
+	slice_free(s);
 }
 
 static int cmd_slice(struct qz *q, const char *a)
@@ -497,10 +495,10 @@ static int cmd_deps(struct qz *q, const char *a)
 	int rc = cs_stmt(q, spec, &stmt);
 	const struct trace *t = &slice_rec(q)->tr;
 	for (size_t i = 0; rc == 0 && i < s->nmembers; i++) {
-		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
+		const struct trace_inst tiv = trace_inst_get(t, slice_member_at(s, i)), *ti = &tiv;
 		if (ti->stmt == (uint32_t)stmt && (n ? ti->n == (uint32_t)n :
 		    inst < 0 || ti->n > trace_inst_get(t, inst).n))
-			inst = s->members[i];
+			inst = slice_member_at(s, i);
 	}
 	if (rc == 0 && inst < 0)
 		rc = qz_error(q, "%s is not in slice %d.", spec, s->id);
@@ -525,12 +523,12 @@ static int cs_sbreak_add(struct qz *q, struct slice *s, const char *spec)
 		if (!str_to_i64(spec, &line))
 			return qz_error(q, "Expected FILE:LINE or LINE, not \"%s\".", spec);
 		for (size_t i = 0; i < s->nmembers && stmt < 0; i++)
-			if (t->stmts[trace_inst_get(t, s->members[i]).stmt].line == line)
-				stmt = (int32_t)trace_inst_get(t, s->members[i]).stmt;
+			if (t->stmts[trace_inst_get(t, slice_member_at(s, i)).stmt].line == line)
+				stmt = (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt;
 	}
 	bool member = false;
 	for (size_t i = 0; i < s->nmembers; i++)
-		member |= stmt >= 0 && trace_inst_get(t, s->members[i]).stmt == (uint32_t)stmt;
+		member |= stmt >= 0 && trace_inst_get(t, slice_member_at(s, i)).stmt == (uint32_t)stmt;
 	if (!member)
 		return qz_error(q, "%s is not a statement of slice %d.", spec, s->id);
 	XGROW(st->sb, st->sb_cap, st->nsb + 1);
@@ -553,7 +551,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 		for (size_t i = 0; i < s->nmembers; i++) {
 			st->sb = st->sb;
 			XGROW(st->sb, st->sb_cap, st->nsb + 1);
-			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)trace_inst_get(t, s->members[i]).stmt, 0 };
+			st->sb[st->nsb++] = (struct slice_sbreak){ s->id, (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt, 0 };
 		}
 	} else {
 		if (!*a)
@@ -573,7 +571,7 @@ static int cmd_sbreak(struct qz *q, const char *a)
 	size_t ninst = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
 		for (size_t k = before; k < st->nsb; k++)
-			if (st->sb[k].stmt == (int32_t)trace_inst_get(t, s->members[i]).stmt) {
+			if (st->sb[k].stmt == (int32_t)trace_inst_get(t, slice_member_at(s, i)).stmt) {
 				ninst++;
 				break;
 			}
@@ -695,6 +693,9 @@ static int cmd_set_record(struct qz *q, const char *a)
 		rc = cs_set_engine(q, str_skip_space(s + 6));
 	else if (str_starts(s, "progress"))
 		rc = cs_set_progress(q, str_skip_space(s + 8));
+	else if (str_starts(s, "tmpfile") && (!strcmp(str_skip_space(s + 7), "on") ||
+						!strcmp(str_skip_space(s + 7), "off")))
+		spill_set_enabled(!strcmp(str_skip_space(s + 7), "on"));   /* hidden: the tests' */
 	else if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else
@@ -838,14 +839,16 @@ const struct cmd_def slice_cmds[] = {
 	{"set record", NULL, "set record spill BYTES | engine emulate|step | progress on|off|auto | "
 	 "undo-limit BYTES|unlimited | undo on|off",
 	 Y, cmd_set_record, "Recording settings: memory kept, engine, progress lines, undo log.",
-	 "spill BYTES: keep at most BYTES of recording in memory; the rest goes to a\n"
-	 "temporary file. engine emulate (the default): run the program's instructions\n"
-	 "in an emulator and only system calls and what it lacks (AVX, cpuid, rdtsc,\n"
-	 "x87) natively; engine step: single-step every instruction (the oracle).\n"
-	 "Both record the same trace. progress: a line on stderr once a second while\n"
-	 "a region runs longer than half a second (auto: when stderr is a terminal).\n"
-	 "undo-limit: the most the undo log of reverse execution keeps (64 MiB by\n"
-	 "default; beyond it the oldest instructions' entries go, with a warning);\n"
+	 "spill BYTES: keep at most BYTES of recording in memory (4 MiB by default);\n"
+	 "the rest goes to a temporary file in $TMPDIR, as do slices' edges. engine\n"
+	 "emulate (the default): run the program's instructions in an emulator and\n"
+	 "only system calls and what it lacks (AVX, cpuid, rdtsc, x87) natively;\n"
+	 "engine step: single-step every instruction (the oracle). Both record the\n"
+	 "same trace. progress: a line on stderr once a second while a region runs\n"
+	 "longer than half a second (auto: when stderr is a terminal). undo-limit:\n"
+	 "the most the undo log of reverse execution keeps (64 MiB by default, all\n"
+	 "but its newest 2 MiB at most in a temporary file; beyond it the oldest\n"
+	 "instructions' entries go, with a warning);\n"
 	 "undo off: keep none (no reverse execution; recording is a little faster)."},
 	{"set record-libc", NULL, "set record-libc baseline|vector", 0, cmd_set_record_libc,
 	 "Whether programs started from now on use glibc's SSE2 string functions.",

@@ -290,12 +290,13 @@ static int ex_outcome(struct qz *q, int32_t from, int32_t to)
 
 /* ---- edges in sentences ---- */
 
-static const struct slice_edge *ex_control_of(const struct slice *s, int32_t inst)
+/* The control edge out of inst into *e, if it has one. */
+static bool ex_control_of(const struct slice *s, int32_t inst, struct slice_edge *e)
 {
 	for (size_t i = 0; i < s->nedges; i++)
-		if (s->edges[i].from == inst && s->edges[i].kind == SLICE_CONTROL)
-			return &s->edges[i];
-	return NULL;
+		if (slice_edge_at(s, i, e) && e->from == inst && e->kind == SLICE_CONTROL)
+			return true;
+	return false;
 }
 
 /* "ran only because the condition at X was false" */
@@ -337,17 +338,18 @@ static void ex_memory(struct qz *q, struct sbuf *b, uint64_t addr, const char *t
 /* One data edge: "uses entry, whose value was returned by f at X" */
 /* The call whose returned value instance inst stored, if it stored one:
  * its data edge through rax into another function. */
-static const struct slice_edge *ex_returned(struct qz *q, const struct slice *s, int32_t inst)
+static bool ex_returned(struct qz *q, const struct slice *s, int32_t inst, struct slice_edge *e)
 {
 	const char *f = ex_func(q, inst);
 	for (size_t i = 0; f && i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
+		if (!slice_edge_at(s, i, e))
+			continue;
 		const char *g = e->from == inst && e->kind == SLICE_DATA && e->reg == 0 ?
 			ex_func(q, e->to) : NULL;
 		if (g && strcmp(f, g) != 0)
-			return e;
+			return true;
 	}
-	return NULL;
+	return false;
 }
 
 /* Returns the instance a following "which ran only because" is about. */
@@ -360,7 +362,7 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 	slice_edge_label(q, e, lb, sizeof lb);
 	const char *ff = ex_func(q, e->from), *tf = ex_func(q, e->to);
 	bool other = ff && tf && strcmp(ff, tf) != 0;
-	const struct slice_edge *r;
+	struct slice_edge rv, *r = &rv;
 	if (e->reg == 0 && other)
 		sbuf_printf(b, "uses the value returned by %s at %s", tf, to);
 	else if (e->reg != 0xff && other && ex_is_arg_reg(e->reg))
@@ -373,7 +375,7 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
 			    "register %s, not in a variable)", to, lb + 1);
 	else if (lb[0] == '0' && lb[1] == 'x')
 		ex_memory(q, b, e->addr, to);
-	else if ((r = ex_returned(q, s, e->to))) {
+	else if (ex_returned(q, s, e->to, r)) {
 		char at[300];
 		sbuf_printf(b, "uses %s (set at %s), whose value was returned by %s at %s",
 			    lb, to, ex_func(q, r->to), slice_inst_name(q, r->to, at, sizeof at));
@@ -388,7 +390,7 @@ static int32_t ex_data(struct qz *q, struct sbuf *b, const struct slice *s,
  * same statement (a byte-by-byte copy: eight edges for one return
  * address) are said once, with the instances as a range. */
 struct ex_group {
-	const struct slice_edge *e;   /* the first edge of the group */
+	struct slice_edge e;          /* the first edge of the group */
 	char label[128];
 	uint32_t stmt, lo, hi;
 	size_t n;
@@ -399,9 +401,10 @@ static size_t ex_groups(struct qz *q, const struct slice *s, int32_t inst, struc
 	const struct trace *t = &slice_rec(q)->tr;
 	struct ex_group *g = NULL;
 	size_t n = 0, cap = 0;
+	struct slice_edge ev;
+	const struct slice_edge *e = &ev;
 	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst || e->kind != SLICE_DATA)
+		if (!slice_edge_at(s, i, &ev) || e->from != inst || e->kind != SLICE_DATA)
 			continue;
 		char lb[128];
 		slice_edge_label(q, e, lb, sizeof lb);
@@ -411,7 +414,7 @@ static size_t ex_groups(struct qz *q, const struct slice *s, int32_t inst, struc
 			k++;
 		if (k == n) {
 			XGROW(g, cap, n + 1);
-			g[n] = (struct ex_group){ .e = e, .stmt = st, .lo = num, .hi = num };
+			g[n] = (struct ex_group){ .e = *e, .stmt = st, .lo = num, .hi = num };
 			snprintf(g[n++].label, sizeof g->label, "%s", lb);
 		}
 		g[k].lo = num < g[k].lo ? num : g[k].lo;
@@ -441,19 +444,20 @@ static void ex_inst(struct qz *q, struct sbuf *b, const struct slice *s, int32_t
 				    g[i].lo, g[i].hi, g[i].n);
 			continue;
 		}
-		const struct slice_edge *c = ex_control_of(s, ex_data(q, b, s, g[i].e));
-		if (c) {
+		struct slice_edge c;
+		if (ex_control_of(s, ex_data(q, b, s, &g[i].e), &c)) {
 			sbuf_add(b, ", which ");
-			ex_because(q, b, c);
+			ex_because(q, b, &c);
 		}
 	}
 	free(g);
-	const struct slice_edge *c = ex_control_of(s, inst);
-	if (c) {
+	struct slice_edge c;
+	bool ctl = ex_control_of(s, inst, &c);
+	if (ctl) {
 		sbuf_add(b, n ? ".\n    It " : "\n    ");
-		ex_because(q, b, c);
+		ex_because(q, b, &c);
 	}
-	sbuf_add(b, n || c ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
+	sbuf_add(b, n || ctl ? ".\n" : "\n    depends on nothing recorded before it: a root of the slice.\n");
 }
 
 /* ---- explain slice ID and explain ID FILE:LINE[#N] ---- */
@@ -482,13 +486,15 @@ static void ex_roots(struct qz *q, struct sbuf *b, const struct slice *s)
 	const struct trace *t = &slice_rec(q)->tr;
 	uint8_t *out = xcalloc(t->insts.n + 1, 1);
 	char nb[300];
+	struct slice_edge e;
 	for (size_t i = 0; i < s->nedges; i++)
-		out[s->edges[i].from] = 1;
+		if (slice_edge_at(s, i, &e))
+			out[e.from] = 1;
 	sbuf_add(b, "Roots (where the chain begins: they depend on nothing recorded):");
 	size_t nroots = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (!out[s->members[i]] && nroots++ < EX_WALK_MAX)
-			sbuf_printf(b, " %s", slice_inst_name(q, s->members[i], nb, sizeof nb));
+		if (!out[slice_member_at(s, i)] && nroots++ < EX_WALK_MAX)
+			sbuf_printf(b, " %s", slice_inst_name(q, slice_member_at(s, i), nb, sizeof nb));
 	sbuf_add(b, nroots > EX_WALK_MAX ? " ...\n" : nroots ? "\n" : " none\n");
 	free(out);
 }
@@ -526,10 +532,11 @@ static int ex_slice(struct qz *q, const char *a)
 			sbuf_printf(&b, "%zu. ", ++said);
 			ex_inst(q, &b, s, inst);
 		}
+		struct slice_edge e;
 		for (size_t i = 0; i < s->nedges; i++)
-			if (s->edges[i].from == inst && !seen[s->edges[i].to] && tail < s->nmembers) {
-				seen[s->edges[i].to] = 1;
-				queue[tail++] = s->edges[i].to;
+			if (slice_edge_at(s, i, &e) && e.from == inst && !seen[e.to] && tail < s->nmembers) {
+				seen[e.to] = 1;
+				queue[tail++] = e.to;
 			}
 	}
 	free(told);
@@ -564,12 +571,12 @@ static int ex_member(struct qz *q, const struct slice *s, const char *spec, int3
 	}
 	*inst = -1;
 	for (size_t i = 0; ok && i < s->nmembers; i++) {
-		const struct trace_inst tiv = trace_inst_get(t, s->members[i]), *ti = &tiv;
+		const struct trace_inst tiv = trace_inst_get(t, slice_member_at(s, i)), *ti = &tiv;
 		const struct trace_stmt *st = &t->stmts[ti->stmt];
 		if (st->line != line || !st->file || strcmp(str_basename(st->file), str_basename(file)))
 			continue;
 		if (n ? ti->n == (uint64_t)n : *inst < 0 || ti->n > trace_inst_get(t, *inst).n)
-			*inst = s->members[i];
+			*inst = slice_member_at(s, i);
 	}
 	free(file);
 	if (!ok)

@@ -10,26 +10,205 @@
 #include "sys.h"
 
 #include <cpuid.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/user.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "proc/proc.h"
 #include "target/regs.h"
 #include "target/session.h"
 #include "rec-int.h"
 #include "trace.h"
-
+#include "spill.h"
 
 void rev_log_free(struct rev_log *l)
 {
 	free(l->buf);
 	free(l->off);
+	if (l->has_fd)
+		close(l->fd);
+	l->has_fd = l->no_file = false;
+	free(l->cache);
+	l->cache = NULL;
+	l->cache_lo = l->cache_hi = 0;
 	l->buf = NULL;
 	l->off = NULL;
 	l->len = l->cap = l->noff = l->off_cap = 0;
+	l->mem_base = 0;
 }
+
+#define RL_CACHE ((size_t)64 << 10)
+
+/* Log bytes [off, off+n) in the ring file fd of ring bytes (a power of
+ * two, a multiple of RL_CACHE): offset off % ring, in two pieces where it
+ * wraps. */
+static bool rl_ring_io(int fd, uint64_t ring, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	while (n) {
+		uint64_t at = off & (ring - 1);
+		size_t k = ring - at < n ? (size_t)(ring - at) : n;
+		if ((write ? pwrite(fd, p, k, (off_t)at) : pread(fd, p, k, (off_t)at)) != (ssize_t)k)
+			return false;
+		off += k;
+		p += k;
+		n -= k;
+	}
+	return true;
+}
+
+/* Write the cache back if it changed; keep = false: forget it too. */
+static bool rl_cache_sync(struct rev_log *l, bool keep)
+{
+	bool ok = true;
+	if (l->cache_dirty && l->cache_hi > l->cache_lo)
+		ok = rl_ring_io(l->fd, l->ring, l->cache_lo, l->cache,
+				(size_t)(l->cache_hi - l->cache_lo), true);
+	l->cache_dirty = false;
+	if (!keep)
+		l->cache_lo = l->cache_hi = 0;
+	return ok;
+}
+
+/* Bytes [off, off+n) of the file's part (below mem_base) to or from p,
+ * through the cache; false if the file failed. */
+static bool rl_file_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	while (n) {
+		if (off < l->cache_lo || off >= l->cache_hi) {
+			if (!rl_cache_sync(l, false))
+				return false;
+			if (!l->cache)
+				l->cache = xmalloc(RL_CACHE);
+			uint64_t lo = off & ~(uint64_t)(RL_CACHE - 1);
+			uint64_t hi = lo + RL_CACHE < l->mem_base ? lo + RL_CACHE : l->mem_base;
+			if (!rl_ring_io(l->fd, l->ring, lo, l->cache, (size_t)(hi - lo), false))
+				return false;
+			l->cache_lo = lo;
+			l->cache_hi = hi;
+		}
+		size_t k = l->cache_hi - off < n ? (size_t)(l->cache_hi - off) : n;
+		uint8_t *c = l->cache + (off - l->cache_lo);
+		if (write) {
+			memcpy(c, p, k);
+			l->cache_dirty = true;
+		} else {
+			memcpy(p, c, k);
+		}
+		off += k;
+		p += k;
+		n -= k;
+	}
+	return true;
+}
+
+/* No entries: the file's bytes are garbage (the file stays for reuse). */
+static void rl_empty(struct rev_log *l)
+{
+	l->cache_dirty = false;
+	l->cache_lo = l->cache_hi = 0;
+	l->noff = l->len = 0;
+	l->mem_base = 0;
+	if (l->has_fd && ftruncate(l->fd, 0) < 0)
+		l->no_file = true;   /* cannot reuse it: what comes stays in memory */
+}
+
+void rev_log_clear(struct rev_log *l)
+{
+	rl_empty(l);
+	l->pos = l->first = 0;
+}
+
+uint64_t rev_file_bytes(const struct rev_log *l)
+{
+	uint64_t lo = l->noff ? l->off[0] : 0;
+	return l->mem_base > lo ? l->mem_base - lo : 0;
+}
+
+/* Bytes [off, off+n) of the log to or from p: the file's part, then the
+ * memory's. false if the file failed. */
+static bool rl_io(struct rev_log *l, uint64_t off, uint8_t *p, size_t n, bool write)
+{
+	if (off < l->mem_base) {
+		size_t k = l->mem_base - off < n ? (size_t)(l->mem_base - off) : n;
+		if (!rl_file_io(l, off, p, k, write))
+			return false;
+		off += k;
+		p += k;
+		n -= k;
+	}
+	if (n && write)
+		memcpy(l->buf + (off - l->mem_base), p, n);
+	else if (n)
+		memcpy(p, l->buf + (off - l->mem_base), n);
+	return true;
+}
+
+/* A ring for need bytes: the file's bytes of the entries kept, [off[0],
+ * mem_base), move to a new file twice the size or more (rare: the default
+ * limit fits the first ring). false if there is no new file. */
+static bool rl_grow(struct qz *q, struct rev_log *l, uint64_t need)
+{
+	uint64_t ring = l->ring;
+	while (ring < need)
+		ring *= 2;
+	int fd = spill_fd(q);
+	if (fd < 0)
+		return false;
+	size_t cap = (size_t)1 << 20;
+	uint8_t *chunk = xmalloc(cap);
+	uint64_t at = l->noff ? l->off[0] : l->mem_base;
+	while (at < l->mem_base) {
+		size_t n = l->mem_base - at < cap ? (size_t)(l->mem_base - at) : cap;
+		if (!rl_ring_io(l->fd, l->ring, at, chunk, n, false) ||
+		    !rl_ring_io(fd, ring, at, chunk, n, true))
+			break;
+		at += n;
+	}
+	free(chunk);
+	if (at < l->mem_base) {
+		close(fd);
+		return false;
+	}
+	close(l->fd);
+	l->fd = fd;
+	l->ring = ring;
+	return true;
+}
+
+/* The memory holds more than two windows: it all goes to the file (made
+ * the first time; none, and everything stays here). Stepping back from
+ * the end reads the newest entries through the cache. The file is a ring
+ * the log's offsets wrap around: dropped entries' bytes are written over,
+ * so the file stays the size of what is kept (and the kernel reuses its
+ * pages instead of allocating and freeing a file's worth a run). */
+static __attribute__((noinline)) void rl_flush(struct qz *q, struct rev_log *l)
+{
+	if (l->no_file)
+		return;
+	if (!l->has_fd) {
+		l->fd = spill_fd(q);
+		l->has_fd = l->fd >= 0;
+		l->no_file = !l->has_fd;
+		if (l->no_file)
+			return;
+		size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
+		for (l->ring = (uint64_t)4 << 20; l->ring < limit + 4 * REV_WINDOW &&
+		     l->ring < ((uint64_t)1 << 30); l->ring *= 2)
+			;
+	}
+	size_t n = (size_t)(l->len - l->mem_base);
+	uint64_t lo = l->noff ? l->off[0] : l->mem_base;
+	if (!rl_cache_sync(l, false) || (l->len - lo > l->ring && !rl_grow(q, l, l->len - lo)) ||
+	    !rl_ring_io(l->fd, l->ring, l->mem_base, l->buf, n, true)) {
+		l->no_file = true;   /* a full disk: the rest stays in memory */
+		return;
+	}
+	l->mem_base += n;
+}
+
 
 uint64_t rev_count(const struct rev_log *l)
 {
@@ -38,26 +217,39 @@ uint64_t rev_count(const struct rev_log *l)
 
 size_t rev_bytes(const struct rev_log *l)
 {
-	return l->len + l->noff * sizeof *l->off;
+	return (size_t)(l->len - (l->noff ? l->off[0] : l->len)) + l->noff * sizeof *l->off;
+}
+
+/* rev_sync's rare part (kept out of the recorder's way: rev_sync runs
+ * for every instruction). */
+static __attribute__((noinline)) void rl_cut(struct rev_log *l, uint64_t n)
+{
+	if (n <= l->first) {
+		rl_empty(l);
+	} else {
+		l->noff = n - l->first;
+		l->len = l->off[l->noff];
+		if (l->mem_base > l->len) {
+			l->mem_base = l->len;   /* the file holds the rest */
+			if (l->cache_hi > l->mem_base)
+				rl_cache_sync(l, false);
+		}
+	}
 }
 
 void rev_sync(struct rev_log *l, uint64_t n)
 {
-	if (n <= l->first) {
-		l->noff = 0;
-		l->len = 0;
-	} else if (l->first + l->noff > n) {
-		l->noff = n - l->first;
-		l->len = l->off[l->noff];
-	}
+	if (n <= l->first || l->first + l->noff > n)
+		rl_cut(l, n);
 	if (l->pos > n)
 		l->pos = n;
 }
 
 static void rl_put(struct rev_log *l, const void *p, size_t n)
 {
-	XGROW(l->buf, l->cap, l->len + n);
-	memcpy(l->buf + l->len, p, n);
+	size_t at = (size_t)(l->len - l->mem_base);
+	XGROW(l->buf, l->cap, at + n);
+	memcpy(l->buf + at, p, n);
 	l->len += n;
 }
 
@@ -76,8 +268,9 @@ static void rl_put_mem(struct rev_log *l, uint64_t addr, uint64_t len, const str
 		uint64_t n = 4096 - (addr & 4095);
 		if (n > len)
 			n = len;
-		XGROW(l->buf, l->cap, l->len + 13 + n);
-		uint8_t *p = l->buf + l->len;
+		size_t at = (size_t)(l->len - l->mem_base);
+		XGROW(l->buf, l->cap, at + 13 + n);
+		uint8_t *p = l->buf + at;
 		uint32_t n32 = (uint32_t)n;
 		if (s->mem(s->ctx, addr, p + 13, n) == 0) {
 			p[0] = 'M';
@@ -90,20 +283,18 @@ static void rl_put_mem(struct rev_log *l, uint64_t addr, uint64_t len, const str
 	}
 }
 
-/* Beyond the limit: drop the oldest entries down to three quarters of it. */
-static void rl_bound(struct qz *q, struct rev_log *l)
+/* Drop the oldest entries down to three quarters of the limit. */
+static __attribute__((noinline)) void rl_drop(struct qz *q, struct rev_log *l, size_t limit)
 {
-	size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
-	if (rev_bytes(l) <= limit || l->noff < 2)
-		return;
 	size_t keep = limit / 4 * 3, k = 0;
 	while (k + 1 < l->noff && l->len - l->off[k] + (l->noff - k) * 8 > keep)
 		k++;
 	uint64_t base = l->off[k];
-	memmove(l->buf, l->buf + base, l->len - base);
-	l->len -= base;
-	for (size_t i = k; i < l->noff; i++)
-		l->off[i - k] = l->off[i] - base;
+	if (base > l->mem_base) {   /* dropped bytes in memory too */
+		memmove(l->buf, l->buf + (base - l->mem_base), (size_t)(l->len - base));
+		l->mem_base = base;
+	}
+	memmove(l->off, l->off + k, (l->noff - k + 1) * sizeof *l->off);
 	l->noff -= k;
 	l->first += k;
 	l->dropped += k;
@@ -114,12 +305,20 @@ static void rl_bound(struct qz *q, struct rev_log *l)
 	l->warned = true;
 }
 
+/* Beyond the limit: rl_drop (the check runs for every instruction). */
+static void rl_bound(struct qz *q, struct rev_log *l)
+{
+	size_t limit = l->limit ? l->limit : REV_LIMIT_DEFAULT;
+	if (l->noff >= 2 && l->len - l->off[0] + l->noff * sizeof *l->off > limit)
+		rl_drop(q, l, limit);
+}
+
 /* Start record recno's entry after the entries before it. */
 static void rl_begin(struct rev_log *l, uint64_t recno)
 {
 	rev_sync(l, recno);
 	if (l->noff && l->first + l->noff != recno)
-		l->noff = l->len = 0;   /* a gap: what came before is unreachable */
+		rl_empty(l);   /* a gap: what came before is unreachable */
 	if (!l->noff)
 		l->first = recno;
 	XGROW(l->off, l->off_cap, l->noff + 2);
@@ -128,9 +327,11 @@ static void rl_begin(struct rev_log *l, uint64_t recno)
 	l->pos = recno + 1;
 }
 
-static void rl_end(struct rev_log *l)
+static void rl_end(struct qz *q, struct rev_log *l)
 {
 	l->off[l->noff] = l->len;
+	if (l->len - l->mem_base > 2 * REV_WINDOW)
+		rl_flush(q, l);
 }
 
 /* What a memory operand writes. The xsave family writes the whole
@@ -173,7 +374,7 @@ void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct
 	for (int i = 0; i < e->in.nmem && !skipped; i++)
 		if (e->in.mem[i].rw & (INSN_MEM_W | INSN_MEM_CW))
 			rl_put_mem(l, addr[i], rl_write_size(e, &e->in.mem[i]), src);
-	rl_end(l);
+	rl_end(q, l);
 	rl_bound(q, l);
 }
 
@@ -246,7 +447,7 @@ void rev_note_sys(struct qz *q, struct rev_log *l, uint64_t recno,
 		if (len)
 			rl_put_mem(l, w.v[i].addr, len, &s);
 	}
-	rl_end(l);
+	rl_end(q, l);
 	rl_bound(q, l);
 }
 
@@ -314,8 +515,14 @@ void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
 	double t0 = rl_now();
 	static uint8_t **items;   /* a read's buffer is an item a page */
 	static size_t cap;
+	static uint8_t *ent;      /* the entry, wherever it is kept */
+	static size_t ent_cap;
 	size_t n = 0;
-	uint8_t *p = l->buf + l->off[i - l->first], *end = l->buf + l->off[i - l->first + 1];
+	uint64_t at = l->off[i - l->first], len = l->off[i - l->first + 1] - at;
+	XGROW(ent, ent_cap, len + 1);
+	if (!rl_io(l, at, ent, (size_t)len, false))
+		return;   /* the file lost it: the process stays where it is */
+	uint8_t *p = ent, *end = ent + len;
 	bool vec = false;
 	while (p < end) {
 		XGROW(items, cap, n + 1);
@@ -339,6 +546,7 @@ void rev_apply(struct qz *q, struct rev_log *l, uint64_t i, bool back)
 		regs_xstate_write(proc_cur_tid(q->proc), xs, xlen);
 	}
 	free(xs);
+	rl_io(l, at, ent, (size_t)len, true);   /* the swapped values */
 	proc_regs_dirty(q->proc);
 	l->apply_secs += rl_now() - t0;
 	l->applied++;

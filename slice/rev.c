@@ -64,8 +64,7 @@ bool rev_in_past(struct qz *q)
 void rev_reset(struct qz *q)
 {
 	struct rec *r = slice_rec(q);
-	r->undo.noff = r->undo.len = 0;
-	r->undo.pos = r->undo.first = 0;
+	rev_log_clear(&r->undo);
 	q->in_past = false;
 }
 

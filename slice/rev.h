@@ -27,9 +27,25 @@ struct user_regs_struct;
  * trace's own buffers (tests/batch/recslow.sh). */
 #define REV_LIMIT_DEFAULT ((size_t)64 << 20)
 
+/* Bytes of the log kept in memory: at most two of these, then they go to
+ * an unlinked temporary file (spill.h), a ring the size of what is kept
+ * (rev-log.c's rl_flush). */
+#define REV_WINDOW ((size_t)1 << 20)
+
 struct rev_log {
-	uint8_t *buf;            /* entries, back to back */
-	size_t len, cap;
+	uint8_t *buf;            /* entries, back to back: bytes [mem_base, len) */
+	size_t len, cap;         /* len: logical, counting the file's bytes */
+	uint64_t mem_base;       /* bytes before it are in the file, at their offset */
+	int fd;                  /* the file, once has_fd */
+	bool has_fd;
+	bool no_file;            /* none could be made, or it failed: all in memory */
+	uint64_t ring;           /* the file's size: log offset off is at off % ring */
+	/* The file's bytes [cache_lo, cache_hi) as last read: stepping back
+	 * through the file's part reads and swaps entry after entry there;
+	 * dirty: written back when it goes. */
+	uint8_t *cache;
+	uint64_t cache_lo, cache_hi;
+	bool cache_dirty;
 	uint64_t *off;           /* off[i]: offset of record first+i's entry */
 	size_t noff, off_cap;
 	uint64_t first;          /* the oldest record with an entry */
@@ -53,6 +69,10 @@ struct rev_src {
 };
 
 void rev_log_free(struct rev_log *l);
+/* Forget every entry (the position too: nothing to go back to). */
+void rev_log_clear(struct rev_log *l);
+/* Bytes of the log in the temporary file (dropped ones not counted). */
+uint64_t rev_file_bytes(const struct rev_log *l);
 /* Record recno (just appended) is about to run: save what it writes. */
 void rev_note_insn(struct qz *q, struct rev_log *l, uint64_t recno, const struct trace_insn *e,
 		   const uint64_t *addr, bool skipped, const struct rev_src *src);

@@ -32,16 +32,16 @@ static void show_group(const struct trace *t, const struct slice *s, struct show
 	g->order = xmalloc((t->nstmts + 1) * sizeof *g->order);
 	g->norder = 0;
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (g->cnt[trace_inst_get(t, s->members[i]).stmt]++ == 0)
-			g->order[g->norder++] = trace_inst_get(t, s->members[i]).stmt;
+		if (g->cnt[trace_inst_get(t, slice_member_at(s, i)).stmt]++ == 0)
+			g->order[g->norder++] = trace_inst_get(t, slice_member_at(s, i)).stmt;
 	for (size_t st = 0, o = 0; st < t->nstmts; st++) {
 		g->by[st] = g->m + o;
 		o += g->cnt[st];
 		g->cnt[st] = 0;
 	}
 	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = trace_inst_get(t, s->members[i]).stmt;
-		g->by[st][g->cnt[st]++] = (int32_t)trace_inst_get(t, s->members[i]).n;
+		uint32_t st = trace_inst_get(t, slice_member_at(s, i)).stmt;
+		g->by[st][g->cnt[st]++] = (int32_t)trace_inst_get(t, slice_member_at(s, i)).n;
 	}
 	for (size_t k = 0; k < g->norder; k++)
 		qsort(g->by[g->order[k]], g->cnt[g->order[k]], sizeof *g->m, show_cmp);
@@ -145,9 +145,10 @@ static size_t show_dep_groups(struct qz *q, const struct slice *s, int32_t inst,
 	const struct trace *t = &slice_rec(q)->tr;
 	struct show_dep *v = NULL;
 	size_t n = 0, cap = 0;
+	struct slice_edge ev;
+	const struct slice_edge *e = &ev;
 	for (size_t i = 0; i < s->nedges; i++) {
-		const struct slice_edge *e = &s->edges[i];
-		if (e->from != inst)
+		if (!slice_edge_at(s, i, &ev) || e->from != inst)
 			continue;
 		char lb[160] = "";
 		if (e->kind == SLICE_DATA)

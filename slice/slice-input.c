@@ -41,15 +41,19 @@ int slice_input_deps(struct qz *q, struct slice_input *out)
 							 uses.v[i].addr };
 	out->nedges = s.nedges;
 	out->edges = xcalloc(s.nedges ? s.nedges : 1, sizeof *out->edges);
+	struct slice_edge ev;
+	const struct slice_edge *e = &ev;
+	size_t n = 0;
 	for (size_t i = 0; i < s.nedges; i++) {
-		const struct slice_edge *e = &s.edges[i];
+		if (!slice_edge_at(&s, i, &ev))
+			continue;
 		bool ctl = e->kind == SLICE_CONTROL;
-		out->edges[i] = (struct slice_input_edge){ e->from, e->to, ctl,
+		out->edges[n++] = (struct slice_input_edge){ e->from, e->to, ctl,
 			ctl && trace_inst_get(t, e->from).stmt == trace_inst_get(t, e->to).stmt };
 	}
+	out->nedges = n;
 	free(uses.v);
-	free(s.members);
-	free(s.edges);
+	slice_free(&s);
 	return 0;
 }
 

@@ -183,12 +183,8 @@ static void slice_fini(struct qz *q)
 		return;
 	sb_fini(q);
 	rec_fini(&st->rec);
-	for (size_t i = 0; i < st->n; i++) {
-		free(st->slices[i].what);
-		free(st->slices[i].pruned);
-		free(st->slices[i].members);
-		free(st->slices[i].edges);
-	}
+	for (size_t i = 0; i < st->n; i++)
+		slice_free(&st->slices[i]);
 	free(st->slices);
 	free(st->sb);
 	free(st->arms);
@@ -266,7 +262,7 @@ static bool slice_wants(struct qz *q, int id, int32_t inst)
 	const struct trace_inst tiv = trace_inst_get(t, inst), *ti = &tiv;
 	const struct slice *s = slice_find(q, id);
 	for (size_t i = 0; s && i < s->nmembers; i++) {
-		const struct trace_inst mv = trace_inst_get(t, s->members[i]), *m = &mv;
+		const struct trace_inst mv = trace_inst_get(t, slice_member_at(s, i)), *m = &mv;
 		if (m->stmt == ti->stmt && m->n == ti->n)
 			return true;
 	}
@@ -299,7 +295,7 @@ bool slice_sbreak_hit(struct qz *q, int32_t inst)
 			continue;
 		const struct slice *s = slice_find(q, st->sb[k].slice);
 		for (size_t i = 0; s && i < s->nmembers; i++) {
-			const struct trace_inst mv = trace_inst_get(t, s->members[i]), *m = &mv;
+			const struct trace_inst mv = trace_inst_get(t, slice_member_at(s, i)), *m = &mv;
 			if (m->stmt != ti->stmt || m->n != ti->n)
 				continue;
 			char nb[300];

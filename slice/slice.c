@@ -7,6 +7,7 @@
  * Save/restore instructions only pass their users on (bypass), and blocks
  * whose summaries define nothing live are skipped without decoding. */
 #include "slice.h"
+#include "edges.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,8 @@ struct sl_hit {
 
 #define SL_WCACHE 256
 
+#define SL_EDGE_LIST 32
+
 struct sl_ctx {
 	struct qz *q;
 	struct slice *s;
@@ -137,11 +140,20 @@ struct sl_ctx {
 	 * instructions touch the same few stack words. */
 	uint64_t wkey[SL_WCACHE];    /* word + 1; 0 empty */
 	int32_t wval[SL_WCACHE];
-	/* Edges into each instance, newest first, to drop duplicates; an
-	 * instance with many goes to the edges map instead. */
-	int32_t *edge_head, *edge_count;
-	int32_t *edge_next;
-	size_t edge_next_cap;
+	/* The edges made into instances that may still get more, to drop
+	 * duplicates (sl_edge_new): those into the instance of the walk's
+	 * last edge in a short list, the others' in the edges map (their
+	 * instances marked in inmap); what the walk has left behind is
+	 * swept out (sl_edge_sweep) with the help of the segments' maxima. */
+	int32_t cur_to;
+	struct sl_near { int32_t from; uint8_t kind; } near[SL_EDGE_LIST];
+	int nnear;
+	uint8_t *inmap;           /* a bit an instance */
+	size_t sweep_at;
+	const struct trace_back *segs;   /* the walk's cursor */
+	uint32_t *seg_max;        /* per chunk of segs: the largest instance before it */
+	uint32_t *pm;             /* over the cursor's chunk: one more than the */
+	size_t pm_first, pm_count;   /* largest instance up to each row */
 	size_t live_pages;
 	uint64_t *heap;           /* pending control parents, max-heap */
 	size_t nheap, heap_cap;
@@ -151,6 +163,11 @@ struct sl_ctx {
 	uint64_t seed_lo;         /* below this no record is a seed */
 	size_t gc_at;             /* collect the pool when it grows past this */
 };
+
+/* The pool is collected once it holds this many cells (or twice what was
+ * live the last time): 3 MB, a little under a power of two so that the
+ * cells a block adds seldom double the array. */
+#define SL_GC_FLOOR (((size_t)1 << 18) - 8192)
 
 static int32_t sl_cons(struct sl_ctx *c, int32_t user, int32_t next)
 {
@@ -202,7 +219,7 @@ static void sl_gc(struct sl_ctx *c)
 			c->cd.vals[i] = sl_gc_copy(c, old, c->cd.vals[i], &stack, &scap);
 	free(old);
 	free(stack);
-	c->gc_at = 2 * c->npool > ((size_t)1 << 20) ? 2 * c->npool : (size_t)1 << 20;
+	c->gc_at = 2 * c->npool > SL_GC_FLOOR ? 2 * c->npool : SL_GC_FLOOR;
 }
 
 static bool sl_in(const struct sl_ctx *c, int32_t list, int32_t user)
@@ -480,31 +497,106 @@ static void sl_xstate(struct sl_ctx *c, const struct trace_rec *r, const struct 
 	c->nhits = 0;
 }
 
-#define SL_EDGE_LIST 32
-
+/* Edges into an instance are made only while the walk is at its records,
+ * and instances are numbered in the order they begin: an instance larger
+ * than every one in effect at or before the walk's position has no
+ * records left to walk, so its edges can no longer repeat. The map keeps
+ * the edges made into the others: key (to, kind, from / 16), a mask of
+ * from % 16. */
 static uint64_t sl_edge_key(int32_t from, int32_t to, uint8_t kind)
 {
-	return ((uint64_t)(uint32_t)from << 33) | ((uint64_t)(uint32_t)to << 1) | kind;
+	return (uint64_t)(uint32_t)to << 28 | (uint64_t)kind << 27 | (uint32_t)from >> 4;
 }
 
-/* Is the edge new? Checks the instance's list, or the map once the list
- * is long (then every edge of that instance is in the map). */
+/* Per chunk of the segments (the instance in effect from a record on):
+ * the largest instance in effect in the chunks before it. */
+static uint32_t *sl_seg_maxima(const struct trace *t)
+{
+	size_t nk = (t->segs.n + TRACE_TAB_CHUNK - 1) / TRACE_TAB_CHUNK;
+	uint32_t *m = xmalloc((nk + 1) * sizeof *m), max = 0;
+	for (size_t k = 0; k < nk; k++) {
+		m[k] = max;
+		size_t first, count;
+		const struct trace_row *r = trace_tab_rows(&t->segs, k * TRACE_TAB_CHUNK, &first, &count);
+		for (size_t j = 0; j < count; j++)
+			if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
+				max = r[j].b + 1;
+	}
+	m[nk] = max;
+	return m;
+}
+
+/* One more than the largest instance in effect at or before the walk's
+ * position (0: none): the maxima of the cursor's chunk, row by row, made
+ * when the cursor enters it. */
+static uint32_t sl_open_below(struct sl_ctx *c)
+{
+	const struct trace_back *b = c->segs;
+	if (!b || !b->k)
+		return 0;
+	size_t row = b->k - 1;
+	if (row < c->pm_first || row >= c->pm_first + c->pm_count) {
+		const struct trace_row *r = trace_tab_rows(&c->t->segs, row, &c->pm_first, &c->pm_count);
+		uint32_t max = c->seg_max[row / TRACE_TAB_CHUNK];
+		if (!c->pm)
+			c->pm = xmalloc(TRACE_TAB_CHUNK * sizeof *c->pm);
+		for (size_t j = 0; j < c->pm_count; j++) {
+			if ((int32_t)r[j].b >= 0 && r[j].b + 1 > max)
+				max = r[j].b + 1;
+			c->pm[j] = max;
+		}
+	}
+	return c->pm[row - c->pm_first];
+}
+
+/* Drop the keys of instances the walk has left behind. */
+static void sl_edge_sweep(struct sl_ctx *c)
+{
+	uint32_t open = sl_open_below(c);
+	struct sl_map old = c->edges;
+	memset(&c->edges, 0, sizeof c->edges);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.keys[i] && old.vals[i] >= 0 && ((old.keys[i] - 1) >> 28) < open)
+			*sl_map_slot(&c->edges, old.keys[i] - 1, true) = old.vals[i];
+	sl_map_free(&old);
+	c->sweep_at = 2 * c->edges.used > ((size_t)1 << 16) ? 2 * c->edges.used : (size_t)1 << 16;
+}
+
+/* The short list goes to the map, unless its instance is behind the
+ * walk already (most are: an instance's records are mostly one run). */
+static void sl_near_flush(struct sl_ctx *c)
+{
+	if (c->nnear && (uint32_t)c->cur_to < sl_open_below(c)) {
+		if (c->edges.used + (size_t)c->nnear >= c->sweep_at)
+			sl_edge_sweep(c);
+		for (int k = 0; k < c->nnear; k++) {
+			const struct sl_near *n = &c->near[k];
+			int32_t *v = sl_map_slot(&c->edges, sl_edge_key(n->from, c->cur_to, n->kind), true);
+			*v = (*v < 0 ? 0 : *v) | 1 << (n->from & 15);
+		}
+		c->inmap[c->cur_to >> 3] |= (uint8_t)(1u << (c->cur_to & 7));
+	}
+	c->nnear = 0;
+}
+
+/* Is the edge new? */
 static bool sl_edge_new(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind)
 {
-	const struct slice *s = c->s;
-	if (c->edge_count[to] < SL_EDGE_LIST) {
-		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
-			if (s->edges[e].from == from && s->edges[e].kind == kind)
-				return false;
-		return true;
+	if (to != c->cur_to) {
+		sl_near_flush(c);
+		c->cur_to = to;
 	}
-	if (c->edge_count[to] == SL_EDGE_LIST)
-		for (int32_t e = c->edge_head[to]; e >= 0; e = c->edge_next[e])
-			*sl_map_slot(&c->edges, sl_edge_key(s->edges[e].from, to, s->edges[e].kind), true) = 1;
-	int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), true);
-	if (*v >= 0)
-		return false;
-	*v = 1;
+	for (int k = 0; k < c->nnear; k++)
+		if (c->near[k].from == from && c->near[k].kind == kind)
+			return false;
+	if (c->inmap[to >> 3] & (1u << (to & 7))) {
+		int32_t *v = sl_map_slot(&c->edges, sl_edge_key(from, to, kind), false);
+		if (v && *v >= 0 && (*v & 1 << (from & 15)))
+			return false;
+	}
+	if (c->nnear == SL_EDGE_LIST)
+		sl_near_flush(c);
+	c->near[c->nnear++] = (struct sl_near){ from, kind };
 	return true;
 }
 
@@ -514,24 +606,23 @@ static void sl_edge(struct sl_ctx *c, int32_t from, int32_t to, uint8_t kind,
 	if (from == to || from < 0 || !sl_edge_new(c, from, to, kind))
 		return;
 	struct slice *s = c->s;
-	XGROW(s->edges, s->edges_cap, s->nedges + 1);
-	XGROW(c->edge_next, c->edge_next_cap, s->nedges + 1);
-	c->edge_next[s->nedges] = c->edge_head[to];
-	c->edge_head[to] = (int32_t)s->nedges;
-	c->edge_count[to]++;
-	s->edges[s->nedges++] = (struct slice_edge){
+	struct slice_edge e = {
 		.from = from, .to = to, .addr = h ? h->addr : 0, .rbp_off = h ? h->rbp_off : 0,
 		.def = def < SLICE_DEF_NONE ? def : SLICE_DEF_NONE, .reg = h ? h->reg : 0xff,
 		.kind = kind, .framed = h && h->framed };
+	blocks_push(s->edges, &e);
+	s->nedges++;
 }
 
 static void sl_member(struct sl_ctx *c, int32_t inst)
 {
-	if (c->member[inst])
+	uint8_t bit = (uint8_t)(1u << (inst & 7));
+	if (c->member[inst >> 3] & bit)
 		return;
-	c->member[inst] = 1;
-	XGROW(c->s->members, c->s->members_cap, c->s->nmembers + 1);
-	c->s->members[c->s->nmembers++] = inst;
+	c->member[inst >> 3] |= bit;
+	blocks_push(c->s->members, &inst);
+	c->s->nmembers++;
+	c->s->top = inst > c->s->top ? inst : c->s->top;
 }
 
 /* One record, walking backwards. */
@@ -611,9 +702,9 @@ static void sl_ctx_free(struct sl_ctx *c)
 	sl_map_free(&c->edges);
 	free(c->heap);
 	free(c->words);
-	free(c->edge_head);
-	free(c->edge_count);
-	free(c->edge_next);
+	free(c->seg_max);
+	free(c->pm);
+	free(c->inmap);
 	free(c->member);
 	free(c->hits);
 }
@@ -639,6 +730,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 	struct trace_back segs, cds;
 	trace_back_init(&segs, &t->segs);
 	trace_back_init(&cds, &t->cds);
+	c->segs = &segs;
 	rec_progress_start(slice_rec(c->q));
 	for (size_t b = nb; b-- > 0;) {
 		if ((b & 1023) == 0)
@@ -656,6 +748,7 @@ static void sl_walk(struct sl_ctx *c, uint64_t end)
 		}
 	}
 	slice_rec(c->q)->prog.active = false;
+	c->segs = NULL;
 	free(recs);
 }
 
@@ -664,7 +757,7 @@ static void sl_count_stmts(const struct trace *t, struct slice *s)
 	uint8_t *seen = xcalloc(t->nstmts + 1, 1);
 	s->nstmts = 0;
 	for (size_t i = 0; i < s->nmembers; i++) {
-		uint32_t st = trace_inst_get(t, s->members[i]).stmt;
+		uint32_t st = trace_inst_get(t, slice_member_at(s, i)).stmt;
 		if (!seen[st]) {
 			seen[st] = 1;
 			s->nstmts++;
@@ -682,15 +775,20 @@ int slice_compute(struct qz *q, struct slice *s)
 		return qz_error(q, "That statement instance is not in the recording.");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = (size_t)1 << 20 };
+	struct sl_ctx c = { .q = q, .s = s, .t = t, .seed_lo = first, .gc_at = SL_GC_FLOOR };
 	for (int k = 0; k < 64; k++)
 		c.reg[k] = -1;
-	c.member = xcalloc(t->insts.n + 1, 1);
-	c.edge_head = xmalloc((t->insts.n + 1) * sizeof *c.edge_head);
-	memset(c.edge_head, 0xff, (t->insts.n + 1) * sizeof *c.edge_head);
-	c.edge_count = xcalloc(t->insts.n + 1, sizeof *c.edge_count);
-	s->nmembers = 0;
-	s->nedges = 0;
+	c.member = xcalloc(t->insts.n / 8 + 1, 1);   /* a bit an instance */
+	c.seg_max = sl_seg_maxima(t);
+	c.inmap = xcalloc(t->insts.n / 8 + 1, 1);
+	c.cur_to = -1;
+	c.sweep_at = (size_t)1 << 16;
+	blocks_free(s->members);
+	blocks_free(s->edges);
+	s->members = blocks_new(q, &members_coder);
+	s->edges = blocks_new(q, &edges_coder);
+	s->nmembers = s->nedges = 0;
+	s->top = -1;
 	sl_seed(&c);
 	sl_walk(&c, last);
 	if (s->uses)
@@ -711,10 +809,37 @@ struct slice *slice_find(struct qz *q, int id)
 	return NULL;
 }
 
+bool slice_edge_at(const struct slice *s, size_t i, struct slice_edge *e)
+{
+	const struct slice_edge *p = blocks_get(s->edges, i);
+	if (p)
+		*e = *p;
+	return p;
+}
+
+int32_t slice_member_at(const struct slice *s, size_t i)
+{
+	const int32_t *p = blocks_get(s->members, i);
+	return p ? *p : s->crit;
+}
+
+void slice_free(struct slice *s)
+{
+	free(s->what);
+	free(s->pruned);
+	blocks_free(s->members);
+	blocks_free(s->edges);
+	s->what = NULL;
+	s->pruned = NULL;
+	s->members = NULL;
+	s->edges = NULL;
+	s->nmembers = s->nedges = 0;
+}
+
 bool slice_has(const struct slice *s, int32_t inst)
 {
 	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] == inst)
+		if (slice_member_at(s, i) == inst)
 			return true;
 	return false;
 }
@@ -828,8 +953,5 @@ bool slice_stale(struct qz *q, const struct slice *s)
 	const struct trace *t = &slice_rec(q)->tr;
 	if (s->crit >= (int32_t)t->insts.n || !trace_inst_span(t, s->crit, NULL, NULL))
 		return true;
-	for (size_t i = 0; i < s->nmembers; i++)
-		if (s->members[i] >= (int32_t)t->insts.n)
-			return true;
-	return false;
+	return s->top >= (int32_t)t->insts.n;
 }

@@ -15,8 +15,9 @@ struct qz;
 enum slice_crit_kind { SLICE_ALL, SLICE_REG, SLICE_MEM };
 enum slice_edge_kind { SLICE_DATA, SLICE_CONTROL };
 
-/* 24 bytes: a slice over a long loop has one or more per instance (93
- * million over 100 million instructions of sl_long's loop). */
+/* 24 bytes as a value; stored compressed out of memory (edges.h): a
+ * slice over a long loop has one or more per instance (93 million over
+ * 100 million instructions of sl_long's loop). */
 #define SLICE_DEF_NONE 0x3fffffu
 struct slice_edge {
 	int32_t from, to;         /* statement instances */
@@ -46,10 +47,11 @@ struct slice {
 	uint64_t pruned_regs;
 	struct slice_range *pruned;
 	size_t npruned, pruned_cap;
-	int32_t *members;         /* instances, in discovery order */
-	size_t nmembers, members_cap;
-	struct slice_edge *edges;
-	size_t nedges, edges_cap;
+	struct blocks *members;   /* instances, in discovery order: slice_member_at */
+	size_t nmembers;
+	int32_t top;              /* the largest member */
+	struct blocks *edges;     /* blocks.h: read them with slice_edge_at */
+	size_t nedges;
 	size_t nstmts;            /* distinct statements among members */
 	double seconds;           /* time the last computation took */
 	struct slice_uses *uses;  /* NULL, or where the walk reports them */
@@ -107,6 +109,14 @@ const char *slice_edge_label(struct qz *q, const struct slice_edge *e, char *buf
 const char *slice_reg_var(struct qz *q, const struct slice_edge *e);
 /* "file.c:12#3" */
 const char *slice_inst_name(struct qz *q, int32_t inst, char *buf, size_t len);
+/* Edge i (< nedges) of s in *e; false for an edge the temporary file
+ * lost (skip it). */
+bool slice_edge_at(const struct slice *s, size_t i, struct slice_edge *e);
+/* Member i (< nmembers) of s; one the temporary file lost (an I/O error
+ * on qzdb's own file) reads as the criterion, which is always one. */
+int32_t slice_member_at(const struct slice *s, size_t i);
+/* Free what s holds (not s). */
+void slice_free(struct slice *s);
 /* Is instance inst a member of s? */
 bool slice_has(const struct slice *s, int32_t inst);
 /* Was s computed on a recording that a rollback has since cut back, or a

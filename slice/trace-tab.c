@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "util/util.h"
+#include "spill.h"
 
 struct trace_tab_cache { struct trace_tab_slot slot[TRACE_TAB_CACHE]; uint64_t clock; };
 
@@ -69,10 +70,8 @@ static void trace_tab_close(struct trace_tab *t)
 	struct trace_tab_chunk ch = { 0, NULL, (uint32_t)c, t->open[0].a, bmin, bmax };
 	struct trace_tab_file *f = t->file;
 	if (!f->f && !f->failed) {
-		f->f = tmpfile();
+		f->f = spill_file();
 		f->failed = !f->f;
-		if (f->f)
-			fcntl(fileno(f->f), F_SETFD, FD_CLOEXEC);
 	}
 	if (f->f && pwrite(fileno(f->f), z, c, (off_t)f->end) == (ssize_t)c) {
 		ch.off = f->end;

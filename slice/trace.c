@@ -10,6 +10,7 @@
 
 #include "util/util.h"
 #include "util/sorted.h"
+#include "spill.h"
 
 void trace_free(struct trace *t)
 {
@@ -108,9 +109,10 @@ static size_t trace_unframed(const struct trace *t)
  * frames of about TRACE_FRAME_BYTES (less when the spill limit is lower). */
 static void trace_spill(struct trace *t)
 {
-	if (!t->spill && !(t->spill = tmpfile()))
-		return;   /* no file: everything stays in memory */
-	fcntl(fileno(t->spill), F_SETFD, FD_CLOEXEC);   /* tmpfile has no "e" */
+	if (t->spill_none || (!t->spill && !(t->spill = spill_file()))) {
+		t->spill_none = true;   /* no file: everything stays in memory, no more tries */
+		return;
+	}
 	if (!t->zc) {
 		t->zc = xcalloc(1, sizeof *t->zc);
 		t->zc->frame = -1;

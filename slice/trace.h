@@ -60,7 +60,7 @@ struct trace_rec {
 /* Records beyond this many bytes in memory go to a temporary file,
  * compressed (zstd) a frame of whole blocks at a time, with an index
  * of frames; the frame in progress always stays in memory. */
-#define TRACE_SPILL_DEFAULT ((size_t)64 << 20)
+#define TRACE_SPILL_DEFAULT ((size_t)4 << 20)   /* a frame a MiB: costs nothing measurable */
 #define TRACE_FRAME_BYTES ((size_t)1 << 20)
 
 /* A compressed frame in the file: blocks blk0 up to the next frame's. */
@@ -78,6 +78,7 @@ struct trace {
 	uint64_t file_bytes;      /* compressed bytes in the file */
 	struct trace_zcache *zc;
 	size_t spill_at;          /* 0: TRACE_SPILL_DEFAULT */
+	bool spill_none;          /* no file could be made: no more tries */
 	uint64_t n;              /* records */
 	uint64_t last_addr;
 	struct trace_blk *blks;

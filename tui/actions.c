@@ -357,7 +357,7 @@ static int act_goto_instance(struct tui *t, int act, const char *arg)
 		return qz_error(t->q, "Instance numbers start at 1.");
 	const struct slice *s = tui_slice_current(&t->sv);
 	for (size_t i = 0; !want && s && i < s->nmembers; i++)
-		if (tui_slice_place(&t->sv, s->members[i], &f, &l, &k) && l == line &&
+		if (tui_slice_place(&t->sv, slice_member_at(s, i), &f, &l, &k) && l == line &&
 		    tui_slice_same_file(f, file) && k > n)
 			n = k;
 	if (want)

@@ -116,9 +116,10 @@ static void deps_load(const struct tui_view *v, struct deps *d)
 		snprintf(d->title, sizeof d->title, " deps: no slice");
 		return;
 	}
+	struct slice_edge e;
 	for (size_t i = 0; i < s->nedges; i++)
-		if (deps_at(v, s->edges[i].from, file, line))
-			deps_add(v, d, &s->edges[i]);
+		if (slice_edge_at(s, i, &e) && deps_at(v, e.from, file, line))
+			deps_add(v, d, &e);
 	snprintf(d->title, sizeof d->title, " deps: slice %d, %s:%d", s->id, str_basename(file), line);
 	if (!same) {
 		free(d->file);

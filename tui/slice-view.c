@@ -49,7 +49,7 @@ bool tui_slice_lines(const struct tui_slicev *sv, const char *file, int n,
 	for (size_t i = 0; i < s->nmembers; i++) {
 		const char *f;
 		int line;
-		if (!tui_slice_place(sv, s->members[i], &f, &line, NULL))
+		if (!tui_slice_place(sv, slice_member_at(s, i), &f, &line, NULL))
 			continue;
 		if (f != last)
 			same = tui_slice_same_file(f, file), last = f;
@@ -74,7 +74,7 @@ const char *tui_slice_line_insts(const struct tui_slicev *sv, const char *file, 
 	const char *f;
 	int l;
 	for (size_t i = 0; s && i < s->nmembers; i++)
-		if (tui_slice_place(sv, s->members[i], &f, &l, &k) && l == line &&
+		if (tui_slice_place(sv, slice_member_at(s, i), &f, &l, &k) && l == line &&
 		    tui_slice_same_file(f, file)) {
 			XGROW(v, cap, nv + 1);
 			v[nv++] = k;
@@ -95,7 +95,7 @@ int tui_slice_member_line(const struct tui_slicev *sv, const char *file, int lin
 	for (size_t i = 0; s && i < s->nmembers; i++) {
 		const char *f;
 		int l;
-		if (!tui_slice_place(sv, s->members[i], &f, &l, NULL) || !tui_slice_same_file(f, file))
+		if (!tui_slice_place(sv, slice_member_at(s, i), &f, &l, NULL) || !tui_slice_same_file(f, file))
 			continue;
 		if ((dir > 0 && l > line && (!best || l < best)) || (dir < 0 && l < line && l > best))
 			best = l;
