@@ -4,16 +4,25 @@
  * page. The undo log's slabs are kept for reuse once free (up to 1 GiB):
  * its next copies then go into memory already allocated, not into fresh
  * pages the kernel must zero first, and a rollback does not pay for
- * unmapping them. */
+ * unmapping them.
+ *
+ * A page that repeats one 8-byte word (zeros, a memset: common for the
+ * pre-images of fresh or initialised memory) is held as a blob pointing at
+ * one shared read-only page of that word, as zram holds same-filled pages:
+ * saving it allocates nothing, and a rollback writes it from a page that
+ * stays in the cache. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "ckpt-int.h"
 
 #define CKPT_HUGE (2ull << 20)
 #define CKPT_POOL_MAX (1ull << 30)
+#define CKPT_FILLS 256   /* different words held as fills, at most (1 MiB) */
 
 /* The free slabs (the fault thread takes from it while qzdb's frees). */
 static pthread_mutex_t ckpt_pool_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -70,12 +79,75 @@ void ckpt_pool_drain(void)
 	}
 }
 
+/* The pages of the words held as fills: kept for the session (at most
+ * CKPT_FILLS pages), so a blob never outlives its page. Entries are
+ * written before nfills publishes them: found without the lock. */
+static struct ckpt_fill {
+	uint64_t word;
+	uint8_t *page;
+} ckpt_fills[CKPT_FILLS];
+static _Atomic size_t ckpt_nfills;
+
+bool ckpt_page_fill(const uint8_t *page, uint64_t *word)
+{
+	/* every word equals the next one: the page against itself a word on
+	 * (libc's memcmp is the vectorised loop; it stops at the first
+	 * difference) */
+	if (memcmp(page, page + 8, CKPT_PAGE - 8))
+		return false;
+	memcpy(word, page, 8);
+	return true;
+}
+
+static uint8_t *ckpt_fill_find(uint64_t word, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ckpt_fills[i].word == word)
+			return ckpt_fills[i].page;
+	return NULL;
+}
+
+static uint8_t *ckpt_fill_page(uint64_t word)
+{
+	uint8_t *page = ckpt_fill_find(word, atomic_load(&ckpt_nfills));
+	if (page)
+		return page;
+	pthread_mutex_lock(&ckpt_pool_mu);
+	size_t n = atomic_load(&ckpt_nfills);
+	page = ckpt_fill_find(word, n);
+	if (!page && n < CKPT_FILLS) {
+		page = mmap(NULL, CKPT_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED) {
+			page = NULL;
+		} else {
+			for (size_t i = 0; i < CKPT_PAGE / 8; i++)
+				((uint64_t *)page)[i] = word;
+			mprotect(page, CKPT_PAGE, PROT_READ);   /* shared: never written */
+			ckpt_fills[n] = (struct ckpt_fill){word, page};
+			atomic_store(&ckpt_nfills, n + 1);
+		}
+	}
+	pthread_mutex_unlock(&ckpt_pool_mu);
+	return page;
+}
+
+struct ckpt_blob *ckpt_blob_fill(uint64_t word)
+{
+	uint8_t *page = ckpt_fill_page(word);
+	if (!page)
+		return NULL;
+	struct ckpt_blob *b = xmalloc(sizeof *b);
+	*b = (struct ckpt_blob){.refs = 1, .fill = true, .data = page};
+	return b;
+}
+
 void ckpt_blob_unref(struct ckpt_blob *b)
 {
 	if (!b || --b->refs)
 		return;
 	if (!b->slab) {
-		free(b->data);
+		if (!b->fill)
+			free(b->data);
 		free(b);
 	} else if (--b->slab->live == 0 && !ckpt_pool_put(b->slab)) {
 		ckpt_slab_free(b->slab);   /* b lives in the slab */
@@ -98,9 +170,7 @@ void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated)
 	if (n < SLAB_MIN) {
 		for (size_t i = 0; i < n; i++) {
 			out[i] = xmalloc(sizeof **out);
-			out[i]->refs = 1;
-			out[i]->slab = NULL;
-			out[i]->data = xmalloc(CKPT_PAGE);
+			*out[i] = (struct ckpt_blob){.refs = 1, .data = xmalloc(CKPT_PAGE)};
 		}
 		return;
 	}
@@ -126,7 +196,7 @@ void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated)
 		madvise((void *)at, n * CKPT_PAGE, MADV_HUGEPAGE);
 	}
 	for (size_t i = 0; i < n; i++) {
-		sl->blobs[i] = (struct ckpt_blob){1, sl, (uint8_t *)at + i * CKPT_PAGE};
+		sl->blobs[i] = (struct ckpt_blob){.refs = 1, .slab = sl, .data = (uint8_t *)at + i * CKPT_PAGE};
 		out[i] = &sl->blobs[i];
 	}
 }

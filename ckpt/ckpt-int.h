@@ -18,6 +18,8 @@
  * deleted checkpoint hands its pages to its children). */
 struct ckpt_blob {
 	uint32_t refs;
+	bool fill;                    /* data is the shared page of one repeated
+	                                 word (ckpt_blob_fill): never written */
 	struct ckpt_slab *slab;       /* allocated with others, or NULL */
 	uint8_t *data;                /* CKPT_PAGE bytes */
 };
@@ -149,6 +151,7 @@ struct ckpt_state {
 	bool undo_off;                /* maint set checkpoint-undo off */
 	bool undo_fg;                 /* set checkpoint-undo-background off */
 	bool undo_noprot;             /* set checkpoint-undo-protect off (tests) */
+	bool undo_nofill;             /* set checkpoint-undo-fill off (tests) */
 	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
 	int ncut;
 	bool cut_planted;
@@ -226,7 +229,8 @@ struct bp_table;
  * stopped (else all of it before the program runs). */
 /* refuse_test: every write-protection refused, as the kernel may for a
  * second on end (the ranges are then copied at once instead). */
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test);
+/* no_fill: every pre-image copied, none held as a repeated word (tests). */
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill);
 void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
 /* Save the pages of [lo, hi) not saved this epoch and let them be written. */
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
@@ -247,6 +251,7 @@ void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages);
 uint64_t ckpt_undo_lost(struct ckpt_undo *u, bool clear, struct sbuf *where);
 struct ckpt_undo_stats {
 	uint64_t faults, pages, save_ns;
+	uint64_t fills;               /* pages saved as a repeated word */
 	uint64_t prot_bg_ns;          /* protecting while the program was stopped */
 	uint64_t prot_wait_ns;        /* what was left of it when it had to run */
 	size_t nrefused;              /* ranges the kernel refused to protect */
@@ -280,6 +285,12 @@ void ckpt_blobs_alloc(size_t n, struct ckpt_blob **out);
 /* populated: the undo log's, from the pool of free slabs when one fits */
 void ckpt_blobs_alloc_as(size_t n, struct ckpt_blob **out, bool populated);
 void ckpt_blob_unref(struct ckpt_blob *b);
+/* Is the page one 8-byte word repeated (zeros, a memset)? Which word. */
+bool ckpt_page_fill(const uint8_t *page, uint64_t *word);
+/* A blob of such a page: it shares one read-only page of that word with
+ * every other, so it costs no allocation or copy; NULL when the table of
+ * words is full (CKPT_FILLS different words seen). */
+struct ckpt_blob *ckpt_blob_fill(uint64_t word);
 /* Unmap the free slabs kept for reuse (no checkpoint left). */
 void ckpt_pool_drain(void);
 

@@ -65,10 +65,21 @@ const struct ckpt_blob *ckpt_lookup(const struct ckpt *c, uint64_t addr)
 	return NULL;
 }
 
+/* The memory a checkpoint's saved pages take: a page each, a blob for a
+ * page that repeats one word (ckpt_blob_fill: its page is shared). */
+static uint64_t ckpt_data_bytes(const struct ckpt *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < c->npages; i++)
+		if (c->pages[i].blob)
+			n += c->pages[i].blob->fill ? sizeof *c->pages[i].blob : CKPT_PAGE;
+	return n;
+}
+
 /* What a checkpoint holds of its own: its pages and their index. */
 uint64_t ckpt_bytes(const struct ckpt *c)
 {
-	return c->ndata * CKPT_PAGE + c->npages * sizeof(struct ckpt_page);
+	return ckpt_data_bytes(c) + c->npages * sizeof(struct ckpt_page);
 }
 
 static void ckpt_free_one(struct qz *q, struct ckpt *c)
@@ -187,7 +198,7 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 	/* (never where the userfaultfd would stay in the program: a fault
 	 * with qzdb gone would wait for ever) */
 	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
-		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot);
+		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot, s->undo_nofill);
 	if (s->undo)
 		return 0;
 	if (s->want == CKPT_UNDO)
@@ -334,7 +345,7 @@ static int ckpt_take_at(struct qz *q, bool automatic, const siginfo_t *si)
 		return 0;
 	}
 	qz_printf(q, "Checkpoint %d at %s (%zu pages, %llu KiB)\n", c->id, c->where, c->ndata,
-		  (unsigned long long)(c->ndata * CKPT_PAGE / 1024));
+		  (unsigned long long)(ckpt_data_bytes(c) / 1024));
 	ckpt_warn_limits(q, s, c);
 	if (ckpt_dirty_verdict(s->dirty))
 		qz_printf(q, "%s\n", ckpt_dirty_verdict(s->dirty));

@@ -197,6 +197,8 @@ static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 		qz_printf(q, "undo log: %llu write faults, %llu pages saved in %.1f ms\n",
 			  (unsigned long long)st.faults, (unsigned long long)st.pages,
 			  (double)st.save_ns / 1e6);
+		qz_printf(q, "undo log fills: %llu of those pages repeat one word, held without "
+			  "a copy\n", (unsigned long long)st.fills);
 		qz_printf(q, "write-protection: %.1f ms in the background, %.1f ms waited for "
 			  "before the program ran\n", (double)st.prot_bg_ns / 1e6,
 			  (double)st.prot_wait_ns / 1e6);
@@ -227,6 +229,11 @@ static int cmd_maint_set_checkpoint_undo_background(struct qz *q, const char *a)
 static int cmd_maint_set_checkpoint_undo_protect(struct qz *q, const char *a)
 {
 	return ckpt_set_off(q, a, "checkpoint-undo-protect", &ckpt_state(q)->undo_noprot);
+}
+
+static int cmd_maint_set_checkpoint_undo_fill(struct qz *q, const char *a)
+{
+	return ckpt_set_off(q, a, "checkpoint-undo-fill", &ckpt_state(q)->undo_nofill);
 }
 
 static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
@@ -415,6 +422,10 @@ const struct cmd_def ckpt_cmds[] = {
 	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_protect,
 	 "off: the undo engine's write-protection is refused, as the kernel may refuse\n"
 	 "it for a second on end (tests: the ranges are copied at once instead).", NULL},
+	{"set checkpoint-undo-fill", NULL, "set checkpoint-undo-fill on|off",
+	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_fill,
+	 "off: the undo engine copies every pre-image, none is held as the word it\n"
+	 "repeats (tests: both ways must roll back alike).", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,

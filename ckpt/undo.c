@@ -44,6 +44,7 @@
 #define UNDO_RUN_MAX 4096             /* pages: 16 MiB */
 #define UNDO_RUN_GROW 4
 #define UNDO_PROT_CHUNK (4ull << 20)  /* protected at a time in the background */
+#define UNDO_PROBE 64                 /* pages read through the scratch buffer at a time */
 
 struct undo_span {
 	uint64_t lo, hi;
@@ -92,6 +93,9 @@ struct ckpt_undo {
 	struct qz *q;                 /* for the warning (qzdb's thread) */
 	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
 	uint64_t save_ns;             /* time spent saving (copies, protection) */
+	uint8_t *scratch;             /* UNDO_PROBE pages: saves are read here first */
+	uint64_t fills;               /* pages saved as a repeated word (ckpt_blob_fill) */
+	bool no_fill;                 /* set checkpoint-undo-fill off (tests) */
 };
 
 /* The lock, ahead of the protector (undo_protector). */
@@ -351,13 +355,17 @@ static void undo_lost_page(struct ckpt_undo *u, uint64_t a)
 	undo_span_add(&u->lostv, &u->nlostv, &u->lostvcap, a, a + CKPT_PAGE);
 }
 
-/* Save [lo, hi) (pages not saved yet, all of them registered) and let it
- * be written; mask hides int3s in the copies (NULL: none can be there). */
-static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
-			     const struct bp_table *mask)
+/* Log page a's pre-image b (the log is in fault order). */
+static void undo_log_page(struct ckpt_undo *u, uint64_t a, struct ckpt_blob *b)
 {
-	uint64_t t0 = ckpt_now_ns();
-	size_t n = (size_t)((hi - lo) / CKPT_PAGE);
+	XGROW(u->log, u->logcap, u->nlog + 1);
+	u->log[u->nlog++] = (struct ckpt_page){a, b};
+	undo_saved_set(u, a);
+}
+
+/* Copy n pages from lo into slab blobs, as they are (one read). */
+static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+{
 	struct ckpt_blob **b = xmalloc(n * sizeof *b);
 	ckpt_blobs_alloc_as(n, b, true);
 	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
@@ -372,11 +380,69 @@ static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 		uint64_t a = lo + i * CKPT_PAGE;
 		if (mask)
 			bp_mask(mask, a, b[i]->data, CKPT_PAGE);
-		XGROW(u->log, u->logcap, u->nlog + 1);
-		u->log[u->nlog++] = (struct ckpt_page){a, b[i]};
-		undo_saved_set(u, a);
+		undo_log_page(u, a, b[i]);
 	}
 	free(b);
+}
+
+/* Read n pages (at most UNDO_PROBE) from lo through the scratch buffer:
+ * those repeating one word are logged as that word (no copy kept), the
+ * others copied into blobs. Returns how many repeated a word. */
+static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+{
+	struct ckpt_blob *b[UNDO_PROBE], *other[UNDO_PROBE];
+	size_t at[UNDO_PROBE], nother = 0, same = 0;
+	struct iovec loc = {u->scratch, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	ssize_t got = process_vm_readv(u->pid, &loc, 1, &rem, 1, 0);
+	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
+		struct iovec l1 = {u->scratch + i * CKPT_PAGE, CKPT_PAGE};
+		struct iovec r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE) {
+			memset(l1.iov_base, 0, CKPT_PAGE);
+			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released */
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = u->scratch + i * CKPT_PAGE;
+		uint64_t word;
+		if (mask)
+			bp_mask(mask, lo + i * CKPT_PAGE, p, CKPT_PAGE);
+		b[i] = !u->no_fill && ckpt_page_fill(p, &word) ? ckpt_blob_fill(word) : NULL;
+		if (b[i])
+			same++;
+		else
+			at[nother++] = i;
+	}
+	if (nother)
+		ckpt_blobs_alloc_as(nother, other, true);
+	for (size_t k = 0; k < nother; k++) {
+		memcpy(other[k]->data, u->scratch + at[k] * CKPT_PAGE, CKPT_PAGE);
+		b[at[k]] = other[k];
+	}
+	for (size_t i = 0; i < n; i++)
+		undo_log_page(u, lo + i * CKPT_PAGE, b[i]);
+	u->fills += same;
+	return same;
+}
+
+/* Save [lo, hi) (pages not saved yet, all of them registered) and let it
+ * be written; mask hides int3s in the copies (NULL: none can be there).
+ * Read through the scratch buffer while most pages repeat one word (no
+ * memory allocated for them); the rest of a run that does not, copied
+ * straight into a slab (the extra copy through the scratch buffer would
+ * only cost there). */
+static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
+			     const struct bp_table *mask)
+{
+	uint64_t t0 = ckpt_now_ns();
+	size_t n = (size_t)((hi - lo) / CKPT_PAGE), done = 0;
+	for (bool fills = true; fills && done < n;) {
+		size_t k = n - done < UNDO_PROBE ? n - done : UNDO_PROBE;
+		fills = undo_probe_pages(u, lo + done * CKPT_PAGE, k, mask) * 2 >= k;
+		done += k;
+	}
+	if (done < n)
+		undo_copy_pages(u, lo + done * CKPT_PAGE, n - done, mask);
 	u->pages += n;
 	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
 	if (!u->copying)
@@ -729,6 +795,7 @@ void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st)
 	undo_lock(u);
 	st->faults = u->faults;
 	st->pages = u->pages;
+	st->fills = u->fills;
 	st->save_ns = u->save_ns;
 	st->prot_bg_ns = u->prot_bg_ns;
 	st->prot_wait_ns = u->prot_wait_ns;
@@ -772,7 +839,7 @@ static int undo_open_fd(struct qz *q)
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test)
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill)
 {
 	int fd = undo_open_fd(q);
 	if (fd < 0)
@@ -782,10 +849,12 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test)
 	u->pid = proc_pid(q->proc);
 	u->q = q;
 	u->refuse_test = refuse_test;
+	u->no_fill = no_fill;
 	u->evfd = eventfd(0, EFD_CLOEXEC);
 	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	u->scratch = aligned_alloc(CKPT_PAGE, UNDO_PROBE * CKPT_PAGE);
 	pthread_mutex_init(&u->mu, NULL);
-	if (u->evfd < 0 || u->workfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
+	if (!u->scratch || u->evfd < 0 || u->workfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
 		ckpt_undo_free(u, NULL);
 		return NULL;
 	}
@@ -833,6 +902,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->lostv);
 	free(u->regd);
 	free(u->pend);
+	free(u->scratch);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
 }

@@ -5,7 +5,8 @@
 # taken at the checkpoint and the checkpoint's own image, with nested
 # checkpoints sharing pre-images, after deleting one (its pre-images
 # merged), across munmap/mremap of written regions, dropped pages, a
-# trimmed heap, mprotect, threads and a fork child; a drop qzdb cannot
+# trimmed heap, mprotect, threads and a fork child, pre-images held as
+# the word they repeat (and, forced, not); a drop qzdb cannot
 # see coming is said; 64 MiB dirtied (512 MiB with SLOW=1) costs a few
 # hundred faults, not one a page; a detached or killed qzdb leaves no
 # program waiting on a fault, and a killed one no int3 (the guard puts
@@ -209,6 +210,50 @@ for mb in 64 ${SLOW:+512}; do
 		fail "$mb MiB: runs, not a fault a page" "faults, pages: ${f:-none} (want < 1000, >= $pages)"
 	fi
 	no_leftover "$mb MiB: no leftover" $B/ckpt_bench-O0
+done
+
+
+# Same-filled pre-images (ckpt/blob.c ckpt_blob_fill): a page repeating
+# one 8-byte word is held as that word, without a copy. On
+# tests/fixtures/ckpt_fill.c (zeros, a byte, words, more distinct words
+# than the table holds, pages one byte off at the start, middle and end,
+# mixed pages): nested checkpoints, rollbacks in any order and a deleted
+# checkpoint give the memory back byte for byte, with the fills on and
+# forced off (set checkpoint-undo-fill off); maint checkpoint-stats counts
+# the pages held as a word (none when off).
+FBIN=$B/ckpt_fill-O0
+# fills: the count of maint checkpoint-stats' last "undo log fills" line.
+fills() {
+	printf '%s\n' "$OUT" | sed -n 's/^undo log fills: \([0-9]*\) of those pages.*/\1/p' | tail -1
+}
+
+for mode in on off; do
+	rm -f $D/*
+	# checkpoints at rounds 0, 1 and 2; rollbacks 2, 1, 3, 1 (3 deleted
+	# first in the second half: its pre-images merged into 2's)
+	qz -ex 'set checkpoint-method undo' -ex "set checkpoint-undo-fill $mode" -ex 'break mark' \
+	   -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex c -ex checkpoint \
+	   -ex "maint dump-state $D/s2" -ex c -ex checkpoint -ex "maint dump-state $D/s3" -ex c \
+	   -ex 'maint checkpoint-stats' -ex 'rollback 2' -ex "maint dump-state $D/r2" \
+	   -ex 'rollback 1' -ex "maint dump-state $D/r1" -ex 'rollback 3' -ex "maint dump-state $D/r3" \
+	   -ex c -ex 'rollback 1' -ex "maint dump-state $D/r1b" -ex c -ex 'delete 3' -ex 'rollback 2' \
+	   -ex "maint dump-state $D/r2b" -ex 'maint checkpoint-stats' $FBIN
+	same "fill $mode: rollback 2" $D/s2 $D/r2
+	same "fill $mode: rollback 1" $D/s1 $D/r1
+	same "fill $mode: rollback 3 (forward again)" $D/s3 $D/r3
+	same "fill $mode: rollback 1 after running on" $D/s1 $D/r1b
+	same "fill $mode: rollback 2 with 3 deleted" $D/s2 $D/r2b
+	n=$(fills)
+	# each epoch saves 316 pages: 7 of them never a fill (one byte off,
+	# mixed); of the 300 distinct words only those the table still holds
+	if [ $mode = off ]; then
+		[ "$n" = 0 ] && pass "fill off: none held as a word" || fail "fill off: none held as a word" "fills: ${n:-no line}"
+	elif [ -n "$n" ] && [ "$n" -gt 0 ]; then
+		pass "fill on: pages held as a word ($n)"
+	else
+		fail "fill on: pages held as a word" "fills: ${n:-no line}"
+		printf '%s\n' "$OUT" | sed 's/^/    | /' | head -40
+	fi
 done
 
 # Never a program left waiting on a fault: attached, checkpoint, then
