@@ -40,7 +40,7 @@ static const char *const pre_fn[FN_N] = {
 };
 
 struct pre_hdr {
-	uint64_t size, alloc_ret, alloc_prog, free_ret, free_prog, tag;
+	uint64_t tag, size, alloc_ret, alloc_prog, free_ret, free_prog;
 	uint16_t cls;
 	uint8_t fn_alloc, fn_free;
 	uint32_t pad;

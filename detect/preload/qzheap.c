@@ -38,15 +38,17 @@
 enum { FN_MALLOC, FN_CALLOC, FN_REALLOC, FN_FREE, FN_MEMALIGN, FN_ALIGNED_ALLOC,
        FN_POSIX_MEMALIGN, FN_VALLOC };
 
-/* Before each block, 16-aligned. span is last: the word before the block
+/* Before each block, 16-aligned; tag first, span last: the word before the block
  * is its distance to the next block, like glibc's chunk size word, so that
  * qzdb's shadow (access.c) finds the slack after a block there too. */
 struct qh {
+	uint64_t tag;                    /* TAG_* ^ the block's address: first,
+	                                    where an overflow of the block
+	                                    before lands */
 	uint64_t size;                   /* asked for */
 	uint64_t alloc_ret, alloc_prog;  /* return address; the program's call
 	                                    site when that is a library's, or 0 */
 	uint64_t free_ret, free_prog;
-	uint64_t tag;                    /* TAG_* ^ the block's address */
 	uint16_t cls;
 	uint8_t fn_alloc, fn_free;
 	uint32_t pad;
@@ -188,6 +190,49 @@ static struct qh *hdr(void *p)
 	return (struct qh *)((char *)p - HDR);
 }
 
+/* The slack after a block (up to 16 bytes of it) holds a pattern, and
+ * the next header's tag is checked: a free finding either overwritten
+ * aborts as glibc's free would (an overflow of the block; the heap-call
+ * classes do not report it, heap-overflow does). */
+#define SLACK 0xa5
+static void slack_set(void *p, struct qh *h)
+{
+	uint64_t n = h->span - HDR - h->size;
+	memset((char *)p + h->size, SLACK, n < 16 ? n : 16);
+}
+
+static int intact(void *p, struct qh *h)
+{
+	uint64_t n = h->span - HDR - h->size;
+	const unsigned char *s = (const unsigned char *)p + h->size;
+	for (uint64_t i = 0; i < n && i < 16; i++)
+		if (s[i] != SLACK)
+			return 0;
+	uint64_t next = (uint64_t)p + h->span;   /* the next block's start */
+	if (next - HDR >= qzheap_state.bump)
+		return 1;
+	uint64_t t = ((struct qh *)(next - HDR))->tag ^ next;
+	return t == TAG_LIVE || t == TAG_FREED || t == TAG_PAD;
+}
+
+static void corrupt(const char *what)
+{
+	fprintf(stderr, "%s\n", what);
+	abort();
+}
+#define OVERRUN "free(): invalid next size (qzheap: a block was written past its end)"
+
+/* A freed block's link (its first word) as free left it: 0 or a freed
+ * block; else the program wrote into a freed block. */
+static void *next_freed(void *p)
+{
+	uint64_t n = *(uint64_t *)p, lo = qzheap_state.lo;
+	if (n && (n < lo + HDR || n >= qzheap_state.bump || (n & 15) ||
+		  ((struct qh *)(n - HDR))->tag != (TAG_FREED ^ n)))
+		corrupt("malloc(): corrupted free list (qzheap: a freed block was written)");
+	return (void *)n;
+}
+
 /* Under the lock: a block of n bytes aligned to align (16 or more). */
 static void *take(uint64_t n, uint64_t align, int fn, uint64_t ret, const uint64_t *frame)
 {
@@ -200,7 +245,7 @@ static void *take(uint64_t n, uint64_t align, int fn, uint64_t ret, const uint64
 	void *p;
 	if (c != NOCLS && s->heads[c]) {
 		p = (void *)s->heads[c];
-		s->heads[c] = *(uint64_t *)p;
+		s->heads[c] = (uint64_t)next_freed(p);
 	} else {
 		uint64_t cap = c != NOCLS ? cap_of(c) : (n + 15) & ~15ull;
 		uint64_t at = s->bump + HDR, gap = 0;
@@ -228,6 +273,7 @@ static void *take(uint64_t n, uint64_t align, int fn, uint64_t ret, const uint64
 	h->cls = (uint16_t)c;
 	h->fn_alloc = (uint8_t)fn;
 	h->fn_free = 0;
+	slack_set(p, h);
 	s->calls[fn]++;
 	return p;
 }
@@ -308,6 +354,10 @@ __attribute__((visibility("hidden"), used)) int qzheap_free(void *p, uint64_t re
 		return 0;
 	lock();
 	int ok = live(p);
+	if (ok && !intact(p, hdr(p))) {
+		unlock();
+		corrupt(OVERRUN);
+	}
 	if (ok)
 		give(p, FN_FREE, ret, frame);
 	unlock();
@@ -354,8 +404,13 @@ __attribute__((visibility("default"))) void *realloc(void *old, size_t n)
 		return NULL;
 	}
 	void *p = NULL;
+	if (!intact(old, h)) {
+		unlock();
+		corrupt(OVERRUN);
+	}
 	if (h->cls != NOCLS && n <= cap_of(h->cls) && cls_of(n) == h->cls) {
 		h->size = n;   /* in place: the same block */
+		slack_set(old, h);
 		qzheap_state.calls[FN_REALLOC]++;
 		p = old;
 	} else if ((p = take(n, 16, FN_REALLOC, ret, FRAME))) {
