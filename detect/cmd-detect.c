@@ -295,7 +295,8 @@ const struct cmd_def detect_cmds[] = {
 	 "heap calls are then seen inside the emulator, and programs started get\n"
 	 "glibc's SSE2 string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
-	 "keeps the program native (breakpoints on the heap calls only)."},
+	 "keeps the program native, with qzdb's allocator preloaded: no stop per\n"
+	 "heap call (set detect-preload)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
 	 "Turn detector classes off (all without a name).", NULL},
 	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,
