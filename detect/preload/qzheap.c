@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -177,12 +178,20 @@ static uint64_t prog_site(uint64_t ret, const uint64_t *frame)
 	return 0;
 }
 
+static void fork_child(void)
+{
+	__atomic_store_n(&qzheap_state.lock, 0, __ATOMIC_RELEASE);
+}
+
 /* The program's code range early, outside any lock (prog_site does it
- * on first use when a block was made before). */
+ * on first use when a block was made before); a fork holds the lock so
+ * that the child's copy of the heap is whole, and the child starts with
+ * it free (another thread may have held it). */
 __attribute__((constructor)) static void qzheap_init(void)
 {
 	if (!qzheap_state.exe_hi)
 		dl_iterate_phdr(find_exe, NULL);
+	pthread_atfork(lock, unlock, fork_child);
 }
 
 static struct qh *hdr(void *p)

@@ -84,6 +84,72 @@ expect_not "mid-run: the allocator's stops from then on" "$via"
 qz -ex "$H" -ex 'break node_drop' -ex run -ex 'detect off' -ex continue $B/det_uaf-O0
 expect "detect off mid-run: runs to its end" "$normal"
 
+# glibc's functions that allocate for the program (reallocarray, asprintf,
+# open_memstream, getline), a 50 MiB block grown, threads, and forks while
+# another thread allocates (the child must not find the lock held)
+cat > $T/libc.c <<'EOF'
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile int stop;
+static void *churn(void *a)
+{
+	while (!stop) {
+		void *volatile p = malloc(64);
+		free(p);
+	}
+	return a;
+}
+int main(void)
+{
+	int *a = reallocarray(NULL, 10, sizeof *a);
+	a[9] = 1;
+	a = reallocarray(a, 1000, sizeof *a);
+	a[999] = 2;
+	char *s, *buf, *ln = NULL;
+	size_t len, n = 0;
+	if (asprintf(&s, "x%dy", 42) < 0)
+		return 1;
+	FILE *f = open_memstream(&buf, &len);
+	fprintf(f, "hello %s", s);
+	fclose(f);
+	FILE *g = fmemopen("l1\nline2\n", 9, "r");
+	while (getline(&ln, &n, g) > 0)
+		;
+	fclose(g);
+	char *big = malloc(50 << 20);
+	memset(big, 1, 50 << 20);
+	big = realloc(big, 60 << 20);
+	pthread_t t;
+	pthread_create(&t, 0, churn, 0);
+	for (int i = 0; i < 50; i++) {
+		pid_t c = fork();
+		if (!c) {
+			free(malloc(10));
+			_exit(0);
+		}
+		waitpid(c, 0, 0);
+	}
+	stop = 1;
+	pthread_join(t, 0);
+	printf("%s %zu %zu %d %d\n", buf, len, malloc_usable_size(s), a[9] + a[999], big[60 << 19]);
+	free(a), free(s), free(buf), free(ln), free(big);
+	return 0;
+}
+EOF
+if gcc -g -O1 -pthread -o $T/libc $T/libc.c; then
+	qz -ex "$H" -ex run -ex 'info detect' $T/libc
+	expect "glibc's allocating functions, threads, forks: the output" '^hello x42y 10 5 3 1$'
+	expect "glibc's allocating functions, threads, forks: ends" "$normal"
+	expect_not "glibc's allocating functions, threads, forks: nothing found" "$report"
+	expect "glibc's allocating functions, threads, forks: with qzheap" "$via"
+fi
+
 # fallbacks, each forced
 qz -ex 'set detect-preload off' -ex "$H" -ex run -ex 'info detect' $B/bug_dfree-O0
 expect "off: double free still found" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup"
