@@ -33,7 +33,7 @@
 #define NSMALL 64                    /* classes of 16..1024 bytes */
 #define NCLS (NSMALL + 40)           /* then 2 KiB << k */
 #define NOCLS 0xffff                 /* not reused (an aligned block) */
-#define RESERVE (1ull << 38)         /* address space reserved */
+#define RESERVE (1ull << 38)         /* address space reserved, at most */
 #define COMMIT (1ull << 20)          /* made writable at a time, at least */
 
 enum { FN_MALLOC, FN_CALLOC, FN_REALLOC, FN_FREE, FN_MEMALIGN, FN_ALIGNED_ALLOC,
@@ -71,6 +71,7 @@ struct qzheap_state qzheap_state __attribute__((visibility("default"))) = {
 	.magic = QZHEAP_MAGIC, .version = QZHEAP_VERSION,
 };
 extern void *__libc_stack_end;
+static uint64_t reserved;            /* bytes of address space at lo */
 
 static uint64_t cap_of(unsigned c)
 {
@@ -116,9 +117,13 @@ static int init(void)
 	struct qzheap_state *s = &qzheap_state;
 	if (s->lo)
 		return 0;
-	void *m = mmap(NULL, RESERVE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* a smaller region where the address space is limited (ulimit -v) */
+	void *m = MAP_FAILED;
+	for (reserved = RESERVE; m == MAP_FAILED && reserved >= COMMIT * 64; reserved >>= 1)
+		m = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
+	reserved <<= 1;   /* the loop halved it once more */
 	s->lo = s->bump = s->commit = (uint64_t)m;
 	return 0;
 }
@@ -127,13 +132,13 @@ static int init(void)
 static int room(uint64_t n)
 {
 	struct qzheap_state *s = &qzheap_state;
-	if (n > RESERVE || s->bump + n > s->lo + RESERVE)
+	if (n > reserved || s->bump + n > s->lo + reserved)
 		return -1;
 	if (s->bump + n <= s->commit)
 		return 0;
 	uint64_t want = (s->bump + n - s->commit + COMMIT - 1) & ~(COMMIT - 1);
-	if (s->commit + want > s->lo + RESERVE)
-		want = s->lo + RESERVE - s->commit;
+	if (s->commit + want > s->lo + reserved)
+		want = s->lo + reserved - s->commit;
 	if (mprotect((void *)s->commit, want, PROT_READ | PROT_WRITE) < 0)
 		return -1;
 	s->commit += want;
@@ -358,7 +363,7 @@ __attribute__((visibility("default"), noinline)) void qzheap_bad_free(void *p)
 __attribute__((visibility("hidden"), used)) int qzheap_free(void *p, uint64_t ret,
 							    const uint64_t *frame)
 {
-	qzheap_state.calls[FN_FREE]++;
+	__atomic_fetch_add(&qzheap_state.calls[FN_FREE], 1, __ATOMIC_RELAXED);
 	if (!p)
 		return 0;
 	lock();

@@ -150,6 +150,11 @@ if gcc -g -O1 -pthread -o $T/libc $T/libc.c; then
 	expect "glibc's allocating functions, threads, forks: with qzheap" "$via"
 fi
 
+# a limited address space (ulimit -v): qzheap reserves less
+OUT=$(ulimit -v 800000; timeout 60 $QZDB --batch -ex "$H" -ex run -ex 'info detect' $B/bug_dfree-O0 2>&1 </dev/null)
+expect "ulimit -v: double free found" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup"
+expect "ulimit -v: with qzheap" "$via"
+
 # fallbacks, each forced
 qz -ex 'set detect-preload off' -ex "$H" -ex run -ex 'info detect' $B/bug_dfree-O0
 expect "off: double free still found" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup"

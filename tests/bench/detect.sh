@@ -45,8 +45,12 @@ one_load() {
 	_n=$1
 	shift
 	for t in native qzrun qzdetect qzhooked qzheap qzstops qzuninit memcheck; do
-		best "$_n-$t" "$ok" "$bad" $t "$@" >/dev/null ||
-			{ echo "$_n: n/a (a run failed: see $LOG/$_n-$t.out)"; return; }
+		best "$_n-$t" "$ok" "$bad" $t "$@" >/dev/null && continue
+		# skip-libs is experimental (a false report now and then): its
+		# column says nan, the others stand
+		[ $t = qzhooked ] || { echo "$_n: n/a (a run failed: see $LOG/$_n-$t.out)"; return; }
+		echo "$_n: skip-libs: a run failed (see $LOG/$_n-$t.out)"
+		echo nan nan nan > "$LOG/$_n-$t.stats"
 	done
 	awk -v name="$_n" -v n="$(cat "$LOG/$_n-native.stats")" -v p="$(cat "$LOG/$_n-qzrun.stats")" \
 	    -v d="$(cat "$LOG/$_n-qzdetect.stats")" -v m="$(cat "$LOG/$_n-memcheck.stats")" \
