@@ -26,11 +26,17 @@ UNIT_BIN   := $(UNIT_SRC:.c=)
 
 all: qzdb
 
+# The allocator qzdb preloads into programs run with only heap-call
+# detectors on (detect/preload.c): a plain shared object, never built with
+# the sanitizers (it runs inside the program).
+qzheap.so: detect/preload/qzheap.c
+	$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
+
 libqzcore.a: $(ENGINE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-qzdb: $(TUI_OBJ) libqzcore.a
+qzdb: $(TUI_OBJ) libqzcore.a qzheap.so
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TUI_OBJ) libqzcore.a $(LIBS) $(TUILIBS)
 
 %.o: %.c $(HEADERS) $(wildcard tui/*.h)
@@ -80,6 +86,7 @@ install: qzdb
 	install -m 644 qzdb.1 $(DESTDIR)$(PREFIX)/share/man/man1/qzdb.1
 	install -m 644 themes/*.theme $(DATADIR)/themes
 	install -m 644 detect/specs/*.spec $(DATADIR)/detect/specs
+	install -m 644 qzheap.so $(DATADIR)/qzheap.so
 	install -m 644 examples/*.c examples/*.qzs examples/*.sh $(DATADIR)/examples
 
 # `make asan`: every test with qzdb built with ASan and UBSan. Undefined
@@ -92,7 +99,7 @@ asan:
 		LDFLAGS="-fsanitize=address,undefined" test
 
 clean:
-	rm -f qzdb libqzcore.a $(ENGINE_OBJ) $(TUI_OBJ) $(UNIT_BIN)
+	rm -f qzdb qzheap.so libqzcore.a $(ENGINE_OBJ) $(TUI_OBJ) $(UNIT_BIN)
 	rm -rf tests/build
 
 .PHONY: all deps test difftest bench demo install asan clean

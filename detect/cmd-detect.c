@@ -70,9 +70,12 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_arm(q);
 	else if (was && !det_any_on(st))
 		det_heap_disarm(q);
-	else if (was && qz_running(q) && !st->entry_site)
+	else if (was && qz_running(q) && !st->entry_site) {
+		det_heap_repick(q);
 		det_acc_arm(q);   /* a read or write class on or off */
+	}
 	det_acc_libc(st);
+	det_pre_env(st);
 	return r;
 }
 
@@ -115,6 +118,7 @@ static int cmd_detect_load(struct qz *q, const char *args)
 	struct detect_state *st = det_state(q);
 	bool had = det_find_class(st, s->name) != NULL;
 	struct det_class *c = det_add_class(st, s);
+	det_pre_env(st);
 	qz_printf(q, "%s detector class %s (%d rule%s) from %s%s\n", had ? "Replaced" : "Loaded",
 		  s->name, s->nrules, s->nrules == 1 ? "" : "s", s->path,
 		  c->on ? "." : "; turn it on with `detect on NAME`.");
@@ -136,6 +140,9 @@ static void info_events(struct qz *q, struct detect_state *st)
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
 	if (st->mtraps)
 		qz_printf(q, "; %lu heap calls seen inside the emulator, without a stop", st->mtraps);
+	if (st->pre)
+		qz_printf(q, "; heap calls made by qzdb's allocator in the program (qzheap.so), "
+			  "without a stop");
 	qz_puts(q, ".\n");
 	if (st->acc_engine)
 		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
@@ -166,6 +173,8 @@ static int cmd_info_detect(struct qz *q, const char *args)
 	(void)args;
 	struct detect_state *st = det_state(q);
 	det_load_shipped(q);
+	if (qz_running(q))
+		det_pre_sync(q, st);
 	qz_printf(q, "%-18s %-4s %-5s %-6s %s\n", "Class", "On", "Rules", "Fired", "Title");
 	for (size_t i = 0; i < st->nclasses; i++) {
 		const struct det_class *c = &st->classes[i];
@@ -240,7 +249,18 @@ static int cmd_vpc(struct qz *q, const char *args)
 
 static int cmd_set_detect_record(struct qz *q, const char *args)
 {
-	return cmd_onoff(q, args, &det_state(q)->record);   /* gdb's words for a boolean */
+	int r = cmd_onoff(q, args, &det_state(q)->record);   /* gdb's words for a boolean */
+	det_pre_env(det_state(q));
+	return r;
+}
+
+static int cmd_set_detect_preload(struct qz *q, const char *args)
+{
+	bool on = det_pre_allowed();
+	int r = cmd_onoff(q, args, &on);
+	det_pre_allow(on);
+	det_pre_env(det_state(q));
+	return r;
 }
 
 #include "cmd/cmd-flags.h"
@@ -265,7 +285,8 @@ const struct cmd_def detect_cmds[] = {
 	 "then seen inside the emulator, and programs started get glibc's SSE2\n"
 	 "string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
-	 "keeps the program native (breakpoints on the heap calls only)."},
+	 "keeps the program native, with qzdb's allocator preloaded: no stop per\n"
+	 "heap call (set detect-preload)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
 	 "Turn detector classes off (all without a name).", NULL},
 	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,
@@ -282,6 +303,17 @@ const struct cmd_def detect_cmds[] = {
 	 "(single-stepped: slower), so a report can show how the bad value got\n"
 	 "there. Without it, chains are shown when a region was recorded (record\n"
 	 "on) up to the report."},
+	{"set detect-preload", NULL, "set detect-preload on|off", Y, cmd_set_detect_preload,
+	 "Whether heap-call detectors preload qzdb's allocator (on: no stop per call).",
+	 "On (the default), a program started while only classes that look at\n"
+	 "frees, the exit, signals and the canary are on (double-free,\n"
+	 "invalid-free, leak, null-deref, stack-overflow) gets qzheap.so in\n"
+	 "LD_PRELOAD: its malloc and free run in the program with no stop, keep\n"
+	 "the sites in block headers, and stop only on a free of something that\n"
+	 "is not a live block (the free then does nothing when the program goes\n"
+	 "on; glibc would abort). Static programs, programs with their own\n"
+	 "malloc and classes that need every call keep internal stops on the\n"
+	 "allocator. Off: always those stops. Applies to programs started after."},
 	{"info vpc", NULL, "info vpc [links]", Y, cmd_info_vpc,
 	 "Show the last detector report and its value propagation chain.",
 	 "links: the chain a link a line, numbered for `vpc N`."},

@@ -120,6 +120,11 @@ struct detect_state {
 	const struct slice_view_machine *mach;   /* set while one is handled */
 	unsigned long mtraps;        /* heap calls handled there */
 	bool libc_set;               /* det_acc_libc set GLIBC_TUNABLES */
+	/* preload.c: qzheap.so's allocator, no stop per heap call */
+	bool pre_set;                /* det_pre_env put it in LD_PRELOAD */
+	bool pre;                    /* this run's malloc is qzheap's: only its
+	                                bad-free site is planted */
+	uint64_t pre_at;             /* its qzheap_state */
 
 	/* counters for info detect */
 	unsigned long events[EV_COUNT];
@@ -182,6 +187,8 @@ void det_heap_start(struct qz *q);       /* a process started */
 void det_heap_gone(struct qz *q);
 void det_heap_arm(struct qz *q);         /* a class was turned on mid-run */
 void det_heap_disarm(struct qz *q);      /* no class is on any more */
+void det_heap_repick(struct qz *q);      /* classes changed mid-run: off
+                                            qzheap's way if it no longer fits */
 int det_heap_trap(struct qz *q, uint64_t pc);
 void det_heap_reset(struct detect_state *st);
 /* exit.c: the program reached _exit: reachability, then the exit rules,
@@ -214,6 +221,24 @@ struct det_event;
 bool det_heap_at(void *ctx, const struct slice_view_machine *m);
 void det_mrets_sync(struct detect_state *st);
 void det_heap_unmachine(struct qz *q, struct detect_state *st);
+/* preload.c: qzheap.so (LD_PRELOAD) for the heap-call classes. Whether
+ * the classes on can do without a stop per call; LD_PRELOAD set or taken
+ * out for programs started from now on; at the entry (or mid-run), its
+ * bad-free site planted if the program's malloc is qzheap's (false: keep
+ * the allocator's stops); the model read back from the program; set
+ * detect-preload; where qzheap.so is. */
+bool det_pre_rules_ok(const struct detect_state *st);
+void det_pre_env(struct detect_state *st);
+bool det_pre_arm(struct qz *q, struct detect_state *st);
+void det_pre_sync(struct qz *q, struct detect_state *st);
+void det_pre_allow(bool on);
+bool det_pre_allowed(void);
+const char *det_pre_path(void);
+/* heap.c: where name is bound (the program, then the libraries in load
+ * order; *at its runtime address); every block record dropped. */
+struct qz_module;
+const struct qz_module *det_bound_in(struct qz *q, const char *name, uint64_t *at);
+void det_blocks_clear(struct detect_state *st);
 /* Memory as the program has it now: the machine's while one is handled. */
 int det_read(struct qz *q, struct detect_state *st, uint64_t addr, void *buf, size_t len);
 /* report.c: would a rule of a class that is on report e (no report made)?

@@ -53,6 +53,7 @@ int det_on_signal(struct qz *q, int sig)
 	if (sig != SIGSEGV || !st || !det_any_on(st) || !qz_running(q) ||
 	    proc_siginfo(q->proc, &si) < 0)
 		return RUN_TARGET;
+	det_pre_sync(q, st);   /* qzheap's blocks, if it is the allocator */
 	struct sbuf out = {0};
 	if (det_stack_smash(q, st, si.si_code, (uint64_t)si.si_addr, &out))
 		det_show_report(q, &out, false);

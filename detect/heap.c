@@ -27,19 +27,24 @@ static const char *const fn_names[DF_COUNT] = {
 	"aligned_alloc", "posix_memalign",
 };
 
-void det_heap_reset(struct detect_state *st)
+void det_blocks_clear(struct detect_state *st)
 {
 	for (size_t i = 0; i < st->nall; i++)
 		free(st->all[i]);
 	st->nall = 0;
 	hmap_free(&st->blocks);
 	memset(&st->blocks, 0, sizeof st->blocks);
+}
+
+void det_heap_reset(struct detect_state *st)
+{
+	det_blocks_clear(st);
 	st->npend = 0;
 	det_mrets_sync(st);
 	st->entry_site = 0;
 	memset(st->fn_at, 0, sizeof st->fn_at);
 	memset(st->lw_at, 0, sizeof st->lw_at);
-	st->late = st->exit_seen = false;
+	st->late = st->exit_seen = st->pre = false;
 	st->skip_sp = st->skip_ret = 0;
 	st->acc_on = st->un_on = false;
 	det_shadow_reset(&st->sh);
@@ -55,8 +60,7 @@ bool det_user_bp_at(struct qz *q, uint64_t pc)
 	return false;
 }
 
-/* Where name is bound: the program, then the libraries in load order. */
-static const struct qz_module *bound_in(struct qz *q, const char *name, uint64_t *at)
+const struct qz_module *det_bound_in(struct qz *q, const char *name, uint64_t *at)
 {
 	for (size_t i = 0; i <= q->nlibs; i++) {
 		const struct qz_module *m = i ? &q->libs[i - 1] : &q->exe;
@@ -69,17 +73,22 @@ static const struct qz_module *bound_in(struct qz *q, const char *name, uint64_t
 	return NULL;
 }
 
-/* Plant the allocator's entries: false if there is no malloc yet. */
+/* Plant the allocator's entries (with qzheap's allocator, its bad-free
+ * site for free's and none for the others): false if there is no malloc
+ * yet. */
 static bool plant_fns(struct qz *q, struct detect_state *st)
 {
 	uint64_t at;
-	const struct qz_module *m = bound_in(q, "malloc", &at);
+	const struct qz_module *m = det_bound_in(q, "malloc", &at);
 	if (!m)
 		return false;
+	bool pre = det_pre_arm(q, st);
 	for (int i = 0; i < DF_COUNT; i++) {
+		if (pre && i != DF_EXIT && i != DF_STACKCHK)
+			continue;
 		const struct img_sym *s = img_sym_named_global(m->img, fn_names[i]);
 		uint64_t a = s && s->addr ? s->addr + m->bias : 0;
-		if (!a && !bound_in(q, fn_names[i], &a))
+		if (!a && !det_bound_in(q, fn_names[i], &a))
 			continue;
 		if (bp_site_add(&q->bps, q->proc, a) == 0)
 			st->fn_at[i] = a;
@@ -116,10 +125,29 @@ void det_heap_arm(struct qz *q)
 	if (plant_fns(q, st)) {
 		det_lw_plant(q, st);
 		det_acc_arm(q);
-		st->late = true;
-		qz_warn(q, "The program is running: heap events are seen from now on, and blocks "
-			"allocated before are not known (run again to see them all).");
+		st->late = !st->pre;   /* qzheap's blocks are all in its memory */
+		if (st->pre)
+			det_pre_sync(q, st);
+		else
+			qz_warn(q, "The program is running: heap events are seen from now on, and "
+				"blocks allocated before are not known (run again to see them all).");
 	}
+}
+
+void det_heap_repick(struct qz *q)
+{
+	struct detect_state *st = det_state(q);
+	if (!st->pre || !qz_running(q) || det_pre_rules_ok(st))
+		return;
+	/* a class now needs every heap call: qzheap's entries and returns
+	 * become internal stops like glibc's, from the model read now */
+	det_pre_sync(q, st);
+	bp_site_del(&q->bps, q->proc, st->fn_at[DF_FREE]);
+	memset(st->fn_at, 0, sizeof st->fn_at);
+	plant_fns(q, st);
+	det_lw_plant(q, st);
+	det_acc_arm(q);
+	det_acc_rebuild(q, st);
 }
 
 void det_heap_disarm(struct qz *q)
@@ -270,7 +298,8 @@ static int on_free(struct qz *q, struct detect_state *st, uint64_t ret)
 		struct det_event e = { .ev = EV_FREE, .f = { [F_ADDR] = addr }, .site = site,
 				       .reg = { [F_ADDR] = 1 + DET_REG_RDI } };
 		struct sbuf out = {0};
-		st->events[EV_FREE]++;
+		if (!st->pre)   /* qzheap counted it (det_pre_sync) */
+			st->events[EV_FREE]++;
 		if (det_fire(q, &e, &out)) {
 			uint64_t sp = r->rsp + 8;
 			if (site == ret && det_rewind_to_call(q, ret, "free")) {
@@ -427,6 +456,8 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 		return RUN_TARGET;
 	if (which < 0)
 		return det_lw_trap(q, st, pc, ret);
+	if (st->pre && (which == DF_FREE || which == DF_EXIT))
+		det_pre_sync(q, st);   /* the model as qzheap has it now */
 	if (which == DF_FREE)
 		return on_free(q, st, ret);
 	if (which == DF_EXIT)

@@ -24,6 +24,8 @@ static const struct { const char *name; enum lw_kind kind; } lw_fns[DET_LW_COUNT
 
 void det_lw_plant(struct qz *q, struct detect_state *st)
 {
+	if (st->pre)   /* no libwrite rule is on (det_pre_rules_ok) */
+		return;
 	for (int i = 0; i < DET_LW_COUNT && q->exe.img; i++) {
 		char plt[32];
 		snprintf(plt, sizeof plt, "%s@plt", lw_fns[i].name);

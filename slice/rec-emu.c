@@ -846,22 +846,7 @@ const struct rec_engine rec_emu_engine = { "emulate", re_step, re_end };
 
 void rec_emu_libc_baseline(bool on)
 {
-	const char *old = getenv("GLIBC_TUNABLES");
-	char *keep = xstrdup(old ? old : ""), *p = strstr(keep, RE_BASELINE);
-	if (p)   /* take ours out, with its separator */
-		memmove(p, p + strlen(RE_BASELINE), strlen(p + strlen(RE_BASELINE)) + 1);
-	size_t n = strlen(keep);
-	while (n && keep[n - 1] == ':')
-		keep[--n] = 0;
-	while (keep[0] == ':')
-		memmove(keep, keep + 1, n--);
-	char *v = xasprintf("%s%s%s", keep, *keep && on ? ":" : "", on ? RE_BASELINE : "");
-	if (*v)
-		setenv("GLIBC_TUNABLES", v, 1);
-	else
-		unsetenv("GLIBC_TUNABLES");
-	free(v);
-	free(keep);
+	env_list_item("GLIBC_TUNABLES", RE_BASELINE, on);
 }
 
 bool rec_emu_libc_is_baseline(void)

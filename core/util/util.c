@@ -449,3 +449,26 @@ const char *path_beside_exe(const char *rel, char *buf, size_t len)
 		buf[0] = 0;
 	return buf;
 }
+
+void env_list_item(const char *var, const char *item, bool on)
+{
+	const char *old = getenv(var);
+	char *keep = xstrdup(old ? old : ""), *p = strstr(keep, item);
+	if (p)   /* take it out, with its separator */
+		memmove(p, p + strlen(item), strlen(p + strlen(item)) + 1);
+	size_t n = strlen(keep);
+	while (n && keep[n - 1] == ':')
+		keep[--n] = 0;
+	while (keep[0] == ':')
+		memmove(keep, keep + 1, n--);
+	char *sep = strstr(keep, "::");   /* where it was, in the middle */
+	if (sep)
+		memmove(sep, sep + 1, strlen(sep + 1) + 1);
+	char *v = xasprintf("%s%s%s", keep, *keep && on ? ":" : "", on ? item : "");
+	if (*v)
+		setenv(var, v, 1);
+	else
+		unsetenv(var);
+	free(v);
+	free(keep);
+}

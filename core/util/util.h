@@ -26,6 +26,12 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * that exists. Into buf (len bytes); "" if it does not fit. */
 const char *path_beside_exe(const char *rel, char *buf, size_t len);
 
+/* Put item into the ':'-separated list in environment variable var, or
+ * take it out (with its separator; the variable goes when it is empty);
+ * what else the list holds stays (GLIBC_TUNABLES, LD_PRELOAD of the
+ * programs qzdb starts). */
+void env_list_item(const char *var, const char *item, bool on);
+
 /* Grow *arr (element size elem) so that it holds at least need elements. */
 void xgrow(void **arr, size_t *cap, size_t need, size_t elem);
 #define XGROW(arr, cap, need) xgrow((void **)&(arr), &(cap), (need), sizeof(*(arr)))

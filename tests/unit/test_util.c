@@ -1,5 +1,8 @@
 /* test_util: the checked number parser (str_num) every numeric argument
- * goes through, and the terminal sanitiser (str_sanitize, str_esc_char). */
+ * goes through, the terminal sanitiser (str_sanitize, str_esc_char), and
+ * the environment lists qzdb edits for the programs it starts
+ * (env_list_item: GLIBC_TUNABLES, LD_PRELOAD). */
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,9 +89,35 @@ static void test_sanitize(void)
 	sbuf_free(&b);
 }
 
+/* item in or out of var, which held before ("" unset): var after. */
+static void env(const char *before, const char *item, bool on, const char *want)
+{
+	if (*before)
+		setenv("QZ_T", before, 1);
+	else
+		unsetenv("QZ_T");
+	env_list_item("QZ_T", item, on);
+	const char *got = getenv("QZ_T");
+	check(strcmp(got ? got : "", want) == 0, "env_list_item", "%s %s %s: got '%s', want '%s'",
+	      before, on ? "+" : "-", item, got ? got : "(unset)", want);
+}
+
+static void test_env(void)
+{
+	env("", "/a.so", true, "/a.so");
+	env("/u.so", "/a.so", true, "/u.so:/a.so");
+	env("/u.so:/a.so", "/a.so", true, "/u.so:/a.so");
+	env("/u.so:/a.so", "/a.so", false, "/u.so");
+	env("/a.so:/u.so", "/a.so", false, "/u.so");
+	env("/x:/a.so:/u.so", "/a.so", false, "/x:/u.so");
+	env("/a.so", "/a.so", false, "");
+	env("", "/a.so", false, "");
+}
+
 int main(void)
 {
 	test_numbers();
 	test_sanitize();
+	test_env();
 	return 0;
 }
