@@ -163,6 +163,7 @@ static int after_call(uint64_t ret)
 /* The program's call site when a library function called the allocator
  * (strdup's malloc): the first word up the stack that is a return address
  * into the program's code. qzdb checks it again. */
+#define MAIN_STACK_GAP (8ull << 20)
 static uint64_t prog_site(uint64_t ret, const uint64_t *frame)
 {
 	struct qzheap_state *s = &qzheap_state;
@@ -173,10 +174,15 @@ static uint64_t prog_site(uint64_t ret, const uint64_t *frame)
 	}
 	if (ret >= s->exe_lo && ret < s->exe_hi)
 		return 0;
-	uint64_t top = (uint64_t)__libc_stack_end;
-	const uint64_t *end = frame + 512;
-	if ((uint64_t)frame < top && top - (uint64_t)frame < 512 * 8)
-		end = (const uint64_t *)(top & ~7ull);
+	/* Read only what is surely mapped: the main stack from the frame up
+	 * to its top (mmap keeps its growth gap free), else the frame's own
+	 * page (a thread's or coroutine's stack may end right above it,
+	 * under another stack's guard page); a site not found there is 0. */
+	uint64_t f = (uint64_t)frame, top = (uint64_t)__libc_stack_end;
+	uint64_t lim = (f | 4095) + 1;
+	if (f < top && top - f < MAIN_STACK_GAP)
+		lim = top - f < 512 * 8 ? top & ~7ull : f + 512 * 8;
+	const uint64_t *end = (const uint64_t *)lim;
 	for (const uint64_t *w = frame + 2; w < end; w++)
 		if (*w >= s->exe_lo + 7 && *w < s->exe_hi && after_call(*w))
 			return *w;

@@ -150,6 +150,40 @@ if gcc -g -O1 -pthread -o $T/libc $T/libc.c; then
 	expect "glibc's allocating functions, threads, forks: with qzheap" "$via"
 fi
 
+# a library's malloc on a stack of the program's own (makecontext) whose
+# top is right under a PROT_NONE page, no program frame on it (tzset runs
+# there): qzheap's search for the program's call site must not read past
+# the stack (it read 4 KiB up and crashed the program with SIGSEGV)
+cat > $T/ctx.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+static ucontext_t mctx, cctx;
+int main(void)
+{
+	char *m = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mprotect(m + 2 * 4096, 4096, PROT_NONE);
+	getcontext(&cctx);
+	cctx.uc_stack.ss_sp = m;
+	cctx.uc_stack.ss_size = 2 * 4096;
+	cctx.uc_link = &mctx;
+	setenv("TZ", "UTC0", 1);
+	makecontext(&cctx, tzset, 0);   /* strdups TZ: no program frame on that stack */
+	swapcontext(&mctx, &cctx);
+	printf("%s\n", tzname[0]);
+	return 0;
+}
+EOF
+if gcc -g -O0 -o $T/ctx $T/ctx.c; then
+	qz -ex "$H" -ex run -ex 'info detect' $T/ctx
+	expect "a library's malloc at a coroutine stack's top: the output" "^UTC$"
+	expect "a library's malloc at a coroutine stack's top: ends" "$normal"
+	expect "a library's malloc at a coroutine stack's top: with qzheap" "$via"
+fi
+
 # a limited address space (ulimit -v): qzheap reserves less
 OUT=$(ulimit -v 800000; timeout 60 $QZDB --batch -ex "$H" -ex run -ex 'info detect' $B/bug_dfree-O0 2>&1 </dev/null)
 expect "ulimit -v: double free found" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup"
