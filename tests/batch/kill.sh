@@ -28,7 +28,10 @@ start_prog() {
 qz_start() {
 	rm -f $FIFO
 	mkfifo $FIFO
-	$QZDB --no-tui "$@" < $FIFO > $QOUT 2>&1 &
+	# emptied here, not by the background job's redirection: that one may
+	# run late, and a wait_for would find the last case's stop in the file
+	: > $QOUT
+	$QZDB --no-tui "$@" < $FIFO >> $QOUT 2>&1 &
 	QPID=$!
 	exec 7> $FIFO
 }
