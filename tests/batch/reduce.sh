@@ -256,13 +256,16 @@ expect_rc "--reduce with no failure: exit 1" 1
 
 # --- Ctrl-C keeps the best so far; progress once a second on stderr ---
 { i=0; while [ $i -lt 10 ]; do echo "1 s 500"; i=$((i + 1)); done; echo "8 / 0"; } > $T/slow.txt
+# emptied here: the background job's own 2> may run after the loop below
+# first reads the file, which then held the last reduction's "best 3
+# bytes" (an immediate Ctrl-C, before any smaller input: the flake)
+: > $T/err
 $QZDB --reduce "stdin $T/slow.txt --plain --jobs 5" $B/rd_calc-O0 >$T/out 2>$T/err &
 pid=$!
 # Ctrl-C once the search has found a smaller input (its progress line
 # says so), with seconds of search left: each run sleeps half a second a
-# line it keeps. Up to 90 s for that line: under make test's load a 30 s
-# wait once ran out first, and a Ctrl-C before any smaller input is a
-# failure of the command (a different check).
+# line it keeps. Up to 90 s for that line (a Ctrl-C before any smaller
+# input is a failure of the command: a different check).
 i=0
 while [ $i -lt 900 ] && ! grep -Eq '^reduce: .*best ([0-9]|[1-7][0-9]) bytes' $T/err; do
 	sleep 0.1
