@@ -268,7 +268,9 @@ progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1
 	done
 	[ $_ok = 1 ]
 }
-# Wait (20 s at most) for qzdb's "Checkpoint 1 at" in $D/att.out.
+# Wait (20 s at most) for qzdb's "Checkpoint 1 at" in $D/att.out (callers
+# empty the file themselves: a background job's redirection may run after
+# the first look, and the last case's line would be seen).
 checkpoint_taken() {
 	i=0
 	while [ $i -lt 200 ] && ! grep -q 'Checkpoint 1 at' $D/att.out; do
@@ -286,7 +288,8 @@ for how in quit kill; do
 	if [ $how = quit ]; then
 		timeout 60 $QZDB --batch -p $P -ex checkpoint -ex 'info checkpoints' -ex detach > $D/att.out 2>&1
 	else
-		(echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P > $D/att.out 2>&1 &
+		: > $D/att.out   # not by the job's redirection: it may come late
+		(echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P >> $D/att.out 2>&1 &
 		Q=$!   # qzdb itself (the last of the pipeline)
 		# killed once the checkpoint is taken and the program runs again
 		# (a fixed wait ran out on a busy machine before the attach ended)
@@ -312,7 +315,8 @@ done
 $B/ckpt_bench-O0 2 > /dev/null 2>&1 &
 P=$!
 sleep 0.2
-(echo 'break free'; echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P > $D/att.out 2>&1 &
+: > $D/att.out   # checkpoint_taken must not see the last case's line
+(echo 'break free'; echo checkpoint; echo continue; exec sleep 30) 2>/dev/null | $QZDB -p $P >> $D/att.out 2>&1 &
 Q=$!
 checkpoint_taken
 sleep 0.3
