@@ -37,7 +37,7 @@ struct emu {
 	uc_engine *uc;
 	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
 	int ncode_hooks;
-	uc_hook block_hooks[2], write_hook;
+	uc_hook block_hooks[EMU_MAX_SKIP + 2], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
 	/* the plan as it is (emu_hook_plan) */
@@ -51,9 +51,12 @@ struct emu {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool timer_made, running, quit;
+	volatile bool timed_out;    /* the hooks stop the run (see emu_timer) */
 	uint64_t gen, usec;
 	emu_hook_fn hook;
 	emu_block_fn block;
+	uint64_t block_pc;          /* the block whose hook runs, 0 */
+	uint64_t stop_pc;           /* a block hook stopped the run before it, 0 */
 	emu_write_fn wrote;
 	emu_mask_fn mask;
 	void *ctx;
@@ -80,17 +83,37 @@ static const int emu_gpr[16] = {
 
 static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
-	(void)uc;
 	(void)size;
 	struct emu *m = data;
-	m->hook(m->ctx, pc);
+	if (m->timed_out)   /* the code hook synced rip: pc */
+		uc_emu_stop(uc);
+	else
+		m->hook(m->ctx, pc);
 }
 
 static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
 	(void)uc;
 	struct emu *m = data;
-	m->block(m->ctx, pc, size);
+	m->block_pc = pc;
+	if (m->timed_out)
+		emu_stop(m);
+	else
+		m->block(m->ctx, pc, size);
+	m->block_pc = 0;
+}
+
+/* A block of a skip range (a clean loop): only the time limit. */
+static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	(void)uc;
+	(void)size;
+	struct emu *m = data;
+	if (m->timed_out) {
+		m->block_pc = pc;
+		emu_stop(m);
+		m->block_pc = 0;
+	}
 }
 
 /* A store outside the hooked code: its page goes back to the process. */
@@ -255,7 +278,11 @@ uint64_t emu_pc(struct emu *m)
 /* ---- running ---- */
 
 /* The timer thread: a run still going usec after it began (the same
- * run: gen) is stopped. */
+ * run: gen) is stopped by the next hook. Not by uc_emu_stop from here:
+ * stopped at the start of an unhooked block, Unicorn 2.0.1 leaves rip
+ * where the last hook or store synced it (a hot loop went on from an
+ * earlier instruction with later registers); every block outside the
+ * code hooks has a block hook, a hot loop's head one (emu_hook_plan). */
 static void *emu_timer(void *arg)
 {
 	struct emu *m = arg;
@@ -275,8 +302,13 @@ static void *emu_timer(void *arg)
 		while (m->running && m->gen == gen && !m->quit && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&m->cv, &m->mu, &t);
 		if (rc == ETIMEDOUT && m->running && m->gen == gen && !m->quit) {
-			uc_emu_stop(m->uc);   /* Unicorn's own timeout does it from a thread too */
-			m->running = false;
+			if (m->timed_out) {   /* no hook came in 10 times as long (a loop
+						 inside a loop's range): stop anyhow */
+				uc_emu_stop(m->uc);
+				m->running = false;
+			}
+			m->timed_out = true;
+			m->usec *= 10;
 		}
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -301,13 +333,17 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 		m->timer_made = pthread_create(&m->timer, NULL, emu_timer, m) == 0;
 	}
 	bool timed = usec && m->timer_made;
+	m->timed_out = false;
 	if (timed)
 		emu_timer_set(m, true, usec);
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
+	m->stop_pc = 0;
 	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
 	if (timed)
 		emu_timer_set(m, false, 0);
+	if (m->stop_pc)
+		uc_reg_write(m->uc, UC_X86_REG_RIP, &m->stop_pc);
 	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
 }
 
@@ -390,6 +426,11 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	m->hi = p->hi;
 	m->nskip = nskip;
 	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
+	/* the time limit stops a loop at its head (emu_timer): each turn runs
+	 * it, and one hook a turn costs less than one a block */
+	for (int i = 0; i < nskip; i++)
+		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
+			    (void *)emu_block_timed, m, p->skip[i][0], p->skip[i][0]);
 	if (p->lo >= p->hi || !m->block) {
 		emu_code_hooks_but(m, 0, UINT64_MAX, p->skip, nskip);
 		return;
@@ -406,8 +447,16 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 				      m, 1, 0) == UC_ERR_OK;
 }
 
+/* From a block hook the stop takes effect before the block's first
+ * instruction, but Unicorn 2.0.1 leaves rip where the last store or code
+ * hook synced it (while a code hook exists it does not sync it at a
+ * block's start): rip is set to the block's address after the run, or the
+ * process would run the previous block's last instruction again (a call
+ * pushed its return address twice). */
 void emu_stop(struct emu *m)
 {
+	if (m->block_pc && !m->stop_pc)
+		m->stop_pc = m->block_pc;
 	uc_emu_stop(m->uc);
 }
 

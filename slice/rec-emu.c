@@ -796,16 +796,9 @@ static int re_step(struct qz *q, struct rec *r)
 		if (proc_quit_pending() || re_signal_waits(q))
 			x->end = RE_NATIVE;
 	}
-	if (x->nat_hi) {   /* from the machine's pc: the block hook's address may
-			      not be the block's (seen after detect on mid-run) */
-		uint64_t at = emu_pc(x->m);
-		x->nat_lo = at <= x->nat_hi ? at : 0;
-		x->nat_hi = at <= x->nat_hi ? x->nat_hi : 0;
-	}
 	/* A safety net: the block hook stopping twice where the run began,
-	 * nothing run between (seen once with AVX string functions after
-	 * detect was turned on mid-run, cause not found): library code is
-	 * hooked from then on. */
+	 * nothing run between (seen before emu_stop set rip to the block's
+	 * address): library code is hooked from then on. */
 	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
 	if (x->stuck >= 2)
 		x->libs_hooked = true;
