@@ -35,9 +35,9 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 
 struct emu {
 	uc_engine *uc;
-	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
+	uc_hook code_hooks[EMU_MAX_SKIP + 2], fault_hook;
 	int ncode_hooks;
-	uc_hook block_hooks[EMU_MAX_SKIP + 2], write_hook;
+	uc_hook block_hooks[EMU_MAX_SKIP + 3], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
 	/* the plan as it is (emu_hook_plan) */
@@ -69,6 +69,7 @@ struct emu {
 	struct emu_vma *vmas;       /* /proc/PID/maps, read on demand */
 	size_t nvmas, vmas_cap;
 	bool vmas_fresh;            /* read since the last emu_forget */
+	uint64_t vdso_lo, vdso_hi;  /* [vdso], as last read (emu_read_vmas) */
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
@@ -390,6 +391,8 @@ static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int ns
 			uc_ctl_remove_cache(m->uc, p->skip[i][0], p->skip[i][1]);
 }
 
+static void emu_read_vmas(struct emu *m);
+
 static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)
 {
 	uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code, m, lo,
@@ -436,13 +439,27 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 		return;
 	}
 	emu_code_hooks_but(m, p->lo, p->hi - 1, p->skip, nskip);
+	/* The vdso's code is hooked too: its reads of the vvar page (which
+	 * the machine cannot map) fault, and a fault inside an unhooked block
+	 * leaves Unicorn 2.0.1 running the rest of the block with rip at its
+	 * start (the CPU then ran clock_gettime's first instructions twice). */
+	if (!m->vmas_fresh)
+		emu_read_vmas(m);
+	uint64_t vlo = m->vdso_lo, vhi = m->vdso_hi;
+	if (vlo < vhi && vlo >= p->hi)
+		emu_code_hook(m, vlo, vhi - 1);
+	else
+		vlo = vhi = UINT64_MAX;
 	/* blocks outside the scope: the block hook decides; stores there mark
 	 * their pages (the code hook does it inside) */
 	if (p->lo > 0)
 		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block,
 			    m, 0, p->lo - 1);
 	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
-		    p->hi, UINT64_MAX);
+		    p->hi, vlo - 1);
+	if (vhi < UINT64_MAX)
+		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
+			    (void *)emu_block, m, vhi, UINT64_MAX);
 	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
 				      m, 1, 0) == UC_ERR_OK;
 }
@@ -468,6 +485,7 @@ static void emu_read_vmas(struct emu *m)
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)m->pid);
 	m->nvmas = 0;
 	m->vmas_fresh = true;
+	m->vdso_lo = m->vdso_hi = 0;
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -476,6 +494,10 @@ static void emu_read_vmas(struct emu *m)
 		char perms[8];
 		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r')
 			continue;
+		if (strstr(line, "[vdso]")) {
+			m->vdso_lo = lo;
+			m->vdso_hi = hi;
+		}
 		if (strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
 			continue;
 		uint32_t prot = UC_PROT_READ | (perms[1] == 'w' ? UC_PROT_WRITE : 0) |

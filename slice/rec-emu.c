@@ -74,10 +74,9 @@ struct rec_emu {
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
 };
 
-/* Library code under the block hook is opt-in (maint emulator skip-libs):
- * it gave false reports in fdlist (a return to 0x3 after qsort), tar and
- * perl under detect on, cause not found. */
-static bool re_forced_off, re_hook_libs = true;
+/* Library code runs under the block hook by default in lean runs;
+ * maint emulator hook-libs hooks each of its instructions (the old way). */
+static bool re_forced_off, re_hook_libs = false;
 
 void rec_emu_force_off(bool off)
 {
