@@ -37,7 +37,7 @@ struct emu {
 	uc_engine *uc;
 	uc_hook code_hooks[EMU_MAX_SKIP + 2], fault_hook;
 	int ncode_hooks;
-	uc_hook block_hooks[EMU_MAX_SKIP + 3], write_hook;
+	uc_hook block_hooks[EMU_MAX_SKIP + 1], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
 	/* the plan as it is (emu_hook_plan) */
@@ -92,18 +92,6 @@ static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 		m->hook(m->ctx, pc);
 }
 
-static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
-{
-	(void)uc;
-	struct emu *m = data;
-	m->block_pc = pc;
-	if (m->timed_out)
-		emu_stop(m);
-	else
-		m->block(m->ctx, pc, size);
-	m->block_pc = 0;
-}
-
 /* A block of a skip range (a clean loop): only the time limit. */
 static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
@@ -115,6 +103,22 @@ static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *dat
 		emu_stop(m);
 		m->block_pc = 0;
 	}
+}
+
+/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
+ * each block, about 2 ns a hook): outside the plan's scope and the vdso
+ * the block hook decides; inside, only the time limit. */
+static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	struct emu *m = data;
+	if ((pc >= m->lo && pc < m->hi) || (pc >= m->vdso_lo && pc < m->vdso_hi))
+		return emu_block_timed(uc, pc, size, data);
+	m->block_pc = pc;
+	if (m->timed_out)
+		emu_stop(m);
+	else
+		m->block(m->ctx, pc, size);
+	m->block_pc = 0;
 }
 
 /* A store outside the hooked code: its page goes back to the process. */
@@ -429,12 +433,12 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	m->hi = p->hi;
 	m->nskip = nskip;
 	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
-	/* the time limit stops a loop at its head (emu_timer): each turn runs
-	 * it, and one hook a turn costs less than one a block */
-	for (int i = 0; i < nskip; i++)
-		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
-			    (void *)emu_block_timed, m, p->skip[i][0], p->skip[i][0]);
 	if (p->lo >= p->hi || !m->block) {
+		/* the time limit stops a loop at its head (emu_timer): each
+		 * turn runs it, and one hook a turn costs less than one a block */
+		for (int i = 0; i < nskip; i++)
+			uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
+				    (void *)emu_block_timed, m, p->skip[i][0], p->skip[i][0]);
 		emu_code_hooks_but(m, 0, UINT64_MAX, p->skip, nskip);
 		return;
 	}
@@ -445,21 +449,12 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	 * start (the CPU then ran clock_gettime's first instructions twice). */
 	if (!m->vmas_fresh)
 		emu_read_vmas(m);
-	uint64_t vlo = m->vdso_lo, vhi = m->vdso_hi;
-	if (vlo < vhi && vlo >= p->hi)
-		emu_code_hook(m, vlo, vhi - 1);
-	else
-		vlo = vhi = UINT64_MAX;
-	/* blocks outside the scope: the block hook decides; stores there mark
-	 * their pages (the code hook does it inside) */
-	if (p->lo > 0)
-		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block,
-			    m, 0, p->lo - 1);
+	if (m->vdso_lo < m->vdso_hi)
+		emu_code_hook(m, m->vdso_lo, m->vdso_hi - 1);
+	/* blocks outside: the block hook decides; stores there mark their
+	 * pages (the code hook does it inside) */
 	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
-		    p->hi, vlo - 1);
-	if (vhi < UINT64_MAX)
-		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
-			    (void *)emu_block, m, vhi, UINT64_MAX);
+		    1, 0);
 	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
 				      m, 1, 0) == UC_ERR_OK;
 }
