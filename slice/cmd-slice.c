@@ -862,10 +862,10 @@ const struct cmd_def slice_cmds[] = {
 	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
 	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs", Y, cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"
-	 "hook-libs (the default): the memory watcher's emulator hooks every library\n"
-	 "instruction too, as when recording; skip-libs (experimental: wrong in some\n"
-	 "programs): library code runs without the per-instruction hook, a block hook\n"
-	 "looks at each block.", NULL},
+	 "skip-libs (the default): in the memory watcher's runs library code runs\n"
+	 "without the per-instruction hook, a block hook looks at each block;\n"
+	 "hook-libs: the emulator hooks every library instruction too, as when\n"
+	 "recording.", NULL},
 
 	CMD_END,
 };

@@ -35,9 +35,9 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 
 struct emu {
 	uc_engine *uc;
-	uc_hook code_hooks[EMU_MAX_SKIP + 1], fault_hook;
+	uc_hook code_hooks[EMU_MAX_SKIP + 2], fault_hook;
 	int ncode_hooks;
-	uc_hook block_hooks[2], write_hook;
+	uc_hook block_hooks[EMU_MAX_SKIP + 1], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
 	/* the plan as it is (emu_hook_plan) */
@@ -51,9 +51,12 @@ struct emu {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool timer_made, running, quit;
+	volatile bool timed_out;    /* the hooks stop the run (see emu_timer) */
 	uint64_t gen, usec;
 	emu_hook_fn hook;
 	emu_block_fn block;
+	uint64_t block_pc;          /* the block whose hook runs, 0 */
+	uint64_t stop_pc;           /* a block hook stopped the run before it, 0 */
 	emu_write_fn wrote;
 	emu_mask_fn mask;
 	void *ctx;
@@ -66,6 +69,7 @@ struct emu {
 	struct emu_vma *vmas;       /* /proc/PID/maps, read on demand */
 	size_t nvmas, vmas_cap;
 	bool vmas_fresh;            /* read since the last emu_forget */
+	uint64_t vdso_lo, vdso_hi;  /* [vdso], as last read (emu_read_vmas) */
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
@@ -80,17 +84,41 @@ static const int emu_gpr[16] = {
 
 static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
+	(void)size;
+	struct emu *m = data;
+	if (m->timed_out)   /* the code hook synced rip: pc */
+		uc_emu_stop(uc);
+	else
+		m->hook(m->ctx, pc);
+}
+
+/* A block of a skip range (a clean loop): only the time limit. */
+static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
 	(void)uc;
 	(void)size;
 	struct emu *m = data;
-	m->hook(m->ctx, pc);
+	if (m->timed_out) {
+		m->block_pc = pc;
+		emu_stop(m);
+		m->block_pc = 0;
+	}
 }
 
+/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
+ * each block, about 2 ns a hook): outside the plan's scope and the vdso
+ * the block hook decides; inside, only the time limit. */
 static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
-	(void)uc;
 	struct emu *m = data;
-	m->block(m->ctx, pc, size);
+	if ((pc >= m->lo && pc < m->hi) || (pc >= m->vdso_lo && pc < m->vdso_hi))
+		return emu_block_timed(uc, pc, size, data);
+	m->block_pc = pc;
+	if (m->timed_out)
+		emu_stop(m);
+	else
+		m->block(m->ctx, pc, size);
+	m->block_pc = 0;
 }
 
 /* A store outside the hooked code: its page goes back to the process. */
@@ -255,7 +283,11 @@ uint64_t emu_pc(struct emu *m)
 /* ---- running ---- */
 
 /* The timer thread: a run still going usec after it began (the same
- * run: gen) is stopped. */
+ * run: gen) is stopped by the next hook. Not by uc_emu_stop from here:
+ * stopped at the start of an unhooked block, Unicorn 2.0.1 leaves rip
+ * where the last hook or store synced it (a hot loop went on from an
+ * earlier instruction with later registers); every block outside the
+ * code hooks has a block hook, a hot loop's head one (emu_hook_plan). */
 static void *emu_timer(void *arg)
 {
 	struct emu *m = arg;
@@ -275,8 +307,13 @@ static void *emu_timer(void *arg)
 		while (m->running && m->gen == gen && !m->quit && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&m->cv, &m->mu, &t);
 		if (rc == ETIMEDOUT && m->running && m->gen == gen && !m->quit) {
-			uc_emu_stop(m->uc);   /* Unicorn's own timeout does it from a thread too */
-			m->running = false;
+			if (m->timed_out) {   /* no hook came in 10 times as long (a loop
+						 inside a loop's range): stop anyhow */
+				uc_emu_stop(m->uc);
+				m->running = false;
+			}
+			m->timed_out = true;
+			m->usec *= 10;
 		}
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -301,13 +338,17 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 		m->timer_made = pthread_create(&m->timer, NULL, emu_timer, m) == 0;
 	}
 	bool timed = usec && m->timer_made;
+	m->timed_out = false;
 	if (timed)
 		emu_timer_set(m, true, usec);
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
+	m->stop_pc = 0;
 	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
 	if (timed)
 		emu_timer_set(m, false, 0);
+	if (m->stop_pc)
+		uc_reg_write(m->uc, UC_X86_REG_RIP, &m->stop_pc);
 	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
 }
 
@@ -354,6 +395,8 @@ static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int ns
 			uc_ctl_remove_cache(m->uc, p->skip[i][0], p->skip[i][1]);
 }
 
+static void emu_read_vmas(struct emu *m);
+
 static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)
 {
 	uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code, m, lo,
@@ -391,23 +434,41 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	m->nskip = nskip;
 	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
 	if (p->lo >= p->hi || !m->block) {
+		/* the time limit stops a loop at its head (emu_timer): each
+		 * turn runs it, and one hook a turn costs less than one a block */
+		for (int i = 0; i < nskip; i++)
+			uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK,
+				    (void *)emu_block_timed, m, p->skip[i][0], p->skip[i][0]);
 		emu_code_hooks_but(m, 0, UINT64_MAX, p->skip, nskip);
 		return;
 	}
 	emu_code_hooks_but(m, p->lo, p->hi - 1, p->skip, nskip);
-	/* blocks outside the scope: the block hook decides; stores there mark
-	 * their pages (the code hook does it inside) */
-	if (p->lo > 0)
-		uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block,
-			    m, 0, p->lo - 1);
+	/* The vdso's code is hooked too: its reads of the vvar page (which
+	 * the machine cannot map) fault, and a fault inside an unhooked block
+	 * leaves Unicorn 2.0.1 running the rest of the block with rip at its
+	 * start (the CPU then ran clock_gettime's first instructions twice). */
+	if (!m->vmas_fresh)
+		emu_read_vmas(m);
+	if (m->vdso_lo < m->vdso_hi)
+		emu_code_hook(m, m->vdso_lo, m->vdso_hi - 1);
+	/* blocks outside: the block hook decides; stores there mark their
+	 * pages (the code hook does it inside) */
 	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
-		    p->hi, UINT64_MAX);
+		    1, 0);
 	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
 				      m, 1, 0) == UC_ERR_OK;
 }
 
+/* From a block hook the stop takes effect before the block's first
+ * instruction, but Unicorn 2.0.1 leaves rip where the last store or code
+ * hook synced it (while a code hook exists it does not sync it at a
+ * block's start): rip is set to the block's address after the run, or the
+ * process would run the previous block's last instruction again (a call
+ * pushed its return address twice). */
 void emu_stop(struct emu *m)
 {
+	if (m->block_pc && !m->stop_pc)
+		m->stop_pc = m->block_pc;
 	uc_emu_stop(m->uc);
 }
 
@@ -419,6 +480,7 @@ static void emu_read_vmas(struct emu *m)
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)m->pid);
 	m->nvmas = 0;
 	m->vmas_fresh = true;
+	m->vdso_lo = m->vdso_hi = 0;
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -427,6 +489,10 @@ static void emu_read_vmas(struct emu *m)
 		char perms[8];
 		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r')
 			continue;
+		if (strstr(line, "[vdso]")) {
+			m->vdso_lo = lo;
+			m->vdso_hi = hi;
+		}
 		if (strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
 			continue;
 		uint32_t prot = UC_PROT_READ | (perms[1] == 'w' ? UC_PROT_WRITE : 0) |

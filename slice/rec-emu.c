@@ -74,10 +74,9 @@ struct rec_emu {
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
 };
 
-/* Library code under the block hook is opt-in (maint emulator skip-libs):
- * it gave false reports in fdlist (a return to 0x3 after qsort), tar and
- * perl under detect on, cause not found. */
-static bool re_forced_off, re_hook_libs = true;
+/* Library code runs under the block hook by default in lean runs;
+ * maint emulator hook-libs hooks each of its instructions (the old way). */
+static bool re_forced_off, re_hook_libs = false;
 
 void rec_emu_force_off(bool off)
 {
@@ -796,16 +795,9 @@ static int re_step(struct qz *q, struct rec *r)
 		if (proc_quit_pending() || re_signal_waits(q))
 			x->end = RE_NATIVE;
 	}
-	if (x->nat_hi) {   /* from the machine's pc: the block hook's address may
-			      not be the block's (seen after detect on mid-run) */
-		uint64_t at = emu_pc(x->m);
-		x->nat_lo = at <= x->nat_hi ? at : 0;
-		x->nat_hi = at <= x->nat_hi ? x->nat_hi : 0;
-	}
 	/* A safety net: the block hook stopping twice where the run began,
-	 * nothing run between (seen once with AVX string functions after
-	 * detect was turned on mid-run, cause not found): library code is
-	 * hooked from then on. */
+	 * nothing run between (seen before emu_stop set rip to the block's
+	 * address): library code is hooked from then on. */
 	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
 	if (x->stuck >= 2)
 		x->libs_hooked = true;

@@ -12,14 +12,16 @@
 # classes alone with the allocator's internal stops; but for the address,
 # also with qzheap's allocator); info detect counts the calls seen inside; a user's
 # breakpoint on malloc still stops; next over a malloc, stepi inside it
-# keep the model right. With maint emulator skip-libs (experimental),
-# library code runs without the per-instruction hook (a block hook looks
-# at each block; one holding an instruction the emulator leaves to the
-# CPU runs on the CPU up to it): the same output as hooked. Hot loops that touch no memory (det_spin at -O2)
+# keep the model right. By default (maint emulator skip-libs) library
+# code runs without the per-instruction hook (a block hook looks at each
+# block; one holding an instruction the emulator leaves to the CPU runs on
+# the CPU up to it): the same output as hooked (maint emulator hook-libs);
+# fdlist runs right so (a block hook's stop left rip at the block before). Hot loops that touch no memory (det_spin at -O2)
 # run without the emulator's per-instruction hook: the overflow after them
 # is still found, a breakpoint set inside one later stops there and next
-# steps as the single-step engine does, and a loop that never ends still
-# gets its SIGALRM (the machine's time limit).
+# steps as the single-step engine does, a loop that never ends still
+# gets its SIGALRM (the machine's time limit), and a loop of several blocks
+# the time limit stops goes on from where it was (its result as natively).
 . tests/lib.sh
 . tests/detect-lib.sh
 
@@ -47,9 +49,9 @@ for o in O0 O2; do
 		expect_not "$o $bug: none inside without the emulator" 'inside the emulator'
 		same "$o $bug: as the single-step engine" "$emu" "$(norm | grep -v '^Cost:')"
 		OUT=$raw
-		expect_not "$o $bug: library code hooked by default" '^Library code runs without'
-		qz -ex 'maint emulator skip-libs' -ex 'detect on' -ex run -ex 'info detect' $b $bug
-		expect "$o $bug: library code without the hook when told" '^Library code runs without the per-instruction hook: [0-9]{3,} blocks so far, [1-9][0-9]* of them run on the CPU'
+		expect "$o $bug: library code without the hook by default" '^Library code runs without the per-instruction hook: [0-9]{3,} blocks so far, [1-9][0-9]* of them run on the CPU'
+		qz -ex 'maint emulator hook-libs' -ex 'detect on' -ex run -ex 'info detect' $b $bug
+		expect_not "$o $bug: library code hooked when told" '^Library code runs without'
 		same "$o $bug: as with library code hooked" "$emu" "$(norm | grep -v '^Cost:')"
 		OUT=$raw
 		case $bug in
@@ -72,6 +74,15 @@ for o in O0 O2; do
 			expect "$o inner: the report" "^Invalid free of $hex, 1 bytes into a [0-9]+-byte block allocated at det_libcall.c:[0-9]+ by strdup, at det_libcall.c:$_inner$" ;;
 		esac
 	done
+done
+# A block hook's stop: the machine's rip is the block's (Unicorn 2.0.1
+# leaves it at the previous block's call, which then ran twice: fdlist's
+# readdir returned to 0x3).
+for o in O0 O2; do
+	qz -ex 'detect on' -ex run -ex 'info detect' $B/fdlist-$o
+	expect_not "fdlist $o skip-libs: no report" "$report"
+	expect "fdlist $o skip-libs: the program's own output" '^fds: 0 1 2$'
+	expect "fdlist $o skip-libs: library code ran so" '^Library code runs without the per-instruction hook: [1-9]'
 done
 qz -ex 'detect on' -ex run $B/det_libcall-O2 leak
 expect "O2 leak: the strdup'd block, charged to the program's call" "^Memory leak of $hex \([0-9] bytes, allocated at det_libcall.c:[0-9]+ by strdup\), not freed at exit$"
@@ -101,6 +112,11 @@ for o in O0 O2; do
 	expect "spin $o: the overflow after the hot loops" "^Heap buffer overflow: write of 4 bytes at $hex, 4 bytes past the end of a 16-byte block allocated at det_spin.c:$_dm by malloc, at det_spin.c:$_put$"
 	expect "spin $o: the loops' result as natively" "^$want$"
 	[ $o = O2 ] && expect "spin $o: a hot loop ran unchecked" '^Hot loops touching no memory run unchecked so far: [1-9]'
+	if [ $o = O2 ]; then   # the time limit stops a loop of several blocks: it goes on right
+		want=$($B/det_spin-$o 30000001 branchy)
+		qz -ex 'detect on' -ex run $B/det_spin-$o 30000001 branchy
+		expect "spin $o: a loop stopped by the time limit goes on as natively" "^$want$"
+	fi
 	qz -ex 'detect on' -ex run $B/det_spin-$o 1000 forever
 	expect "spin $o: a loop without end still gets its signal" "$normal"
 	for eng in on off; do

@@ -7,8 +7,8 @@
 # call; and with `set detect-preload off`, an internal stop at each heap
 # call's entry and return) and every class but uninit (`detect off
 # uninit`: what definedness costs) and every
-# class with library code run without the per-instruction hook (`maint
-# emulator skip-libs`, experimental: the block hook's gain), the program run to
+# class with library code hooked instruction by instruction (`maint
+# emulator hook-libs`, the default before: the block hook's gain), the program run to
 # completion, against
 # Valgrind's memcheck on the same program, pinned and interleaved
 # (tests/bench/lib.sh), median of RUNS. Two workloads of
@@ -35,7 +35,7 @@ bad='^error|^(Stack|Heap) buffer overflow|^Double free|^Invalid free|^Memory lea
 native() { $HW "$@"; }
 qzrun() { qzx -ex run --args $HW "$@"; }
 qzdetect() { qzx -ex 'detect on' -ex run --args $HW "$@"; }
-qzhooked() { qzx -ex 'maint emulator skip-libs' -ex 'detect on' -ex run --args $HW "$@"; }
+qzhooked() { qzx -ex 'maint emulator hook-libs' -ex 'detect on' -ex run --args $HW "$@"; }
 qzheap() { qzx -ex 'detect on double-free invalid-free leak' -ex run --args $HW "$@"; }
 qznouninit() { qzx -ex 'detect on' -ex 'detect off uninit' -ex run --args $HW "$@"; }
 qzstops() { qzx -ex 'set detect-preload off' -ex 'detect on double-free invalid-free leak' -ex run --args $HW "$@"; }
@@ -47,10 +47,9 @@ one_load() {
 	shift
 	for t in native qzrun qzdetect qzhooked qzheap qzstops qznouninit memcheck; do
 		best "$_n-$t" "$ok" "$bad" $t "$@" >/dev/null && continue
-		# skip-libs is experimental (a false report now and then): its
-		# column says nan, the others stand
+		# hook-libs is only a comparison: its column says nan, the others stand
 		[ $t = qzhooked ] || { echo "$_n: n/a (a run failed: see $LOG/$_n-$t.out)"; return; }
-		echo "$_n: skip-libs: a run failed (see $LOG/$_n-$t.out)"
+		echo "$_n: hook-libs: a run failed (see $LOG/$_n-$t.out)"
 		echo nan nan nan > "$LOG/$_n-$t.stats"
 	done
 	awk -v name="$_n" -v n="$(cat "$LOG/$_n-native.stats")" -v p="$(cat "$LOG/$_n-qzrun.stats")" \
@@ -59,7 +58,7 @@ one_load() {
 	    -v k="$(cat "$LOG/$_n-qzhooked.stats")" -v s="$(cat "$LOG/$_n-qzstops.stats")" 'BEGIN {
 		split(n, N); split(p, P); split(d, D); split(m, M); split(h, H); split(u, U); split(k, K)
 		split(s, S)
-		printf "%s: native %.3f s, qzdb run %.3f s, qzdb detect on %.3f s (%.3f-%.3f), with library code unhooked (skip-libs) %.3f s (%.3f-%.3f), heap classes only %.3f s (%.3f-%.3f), heap classes with the allocator'"'"'s stops (detect-preload off) %.3f s, all but uninit %.3f s, memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx, memcheck/skip-libs %.2fx, memcheck/heap-only %.2fx, memcheck/heap-stops %.2fx, memcheck/all-but-uninit %.2fx, detect overhead over run %.2fx, heap-only %.2fx\n",
+		printf "%s: native %.3f s, qzdb run %.3f s, qzdb detect on %.3f s (%.3f-%.3f), with library code hooked (hook-libs) %.3f s (%.3f-%.3f), heap classes only %.3f s (%.3f-%.3f), heap classes with the allocator'"'"'s stops (detect-preload off) %.3f s, all but uninit %.3f s, memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx, memcheck/hook-libs %.2fx, memcheck/heap-only %.2fx, memcheck/heap-stops %.2fx, memcheck/all-but-uninit %.2fx, detect overhead over run %.2fx, heap-only %.2fx\n",
 			name, N[2] / 1e9, P[2] / 1e9, D[2] / 1e9, D[1] / 1e9, D[3] / 1e9, K[2] / 1e9,
 			K[1] / 1e9, K[3] / 1e9, H[2] / 1e9, H[1] / 1e9, H[3] / 1e9, S[2] / 1e9,
 			U[2] / 1e9, M[2] / 1e9, M[1] / 1e9, M[3] / 1e9, M[2] / D[2], M[2] / K[2], M[2] / H[2],
