@@ -654,6 +654,15 @@ static int cmd_maint_emulator(struct qz *q, const char *a)
 	return 0;
 }
 
+static int cmd_maint_emulator_time_limit(struct qz *q, const char *a)
+{
+	uint64_t usec;
+	if (!str_to_u64(str_skip_space(a ? a : ""), &usec) || usec == 0 || usec > 10000000)
+		return qz_error(q, "Usage: maint emulator-time-limit USEC (1 to 10000000)");
+	rec_emu_time_limit(usec);
+	return 0;
+}
+
 /* set record-libc baseline|vector: for the next run (not in a replay: it
  * changes qzdb's environment, which every program it starts inherits). */
 static int cmd_set_record_libc(struct qz *q, const char *a)
@@ -860,6 +869,11 @@ const struct cmd_def slice_cmds[] = {
 	 "the calling statement)."},
 	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
 	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
+	{"maint emulator-time-limit", NULL, "maint emulator-time-limit USEC", Y | CMD_HIDDEN,
+	 cmd_maint_emulator_time_limit,
+	 "How long the emulator runs while a loop runs unhooked before it stops\n"
+	 "at the next hook to look for a quit or a signal (100000 us); for the\n"
+	 "tests: small, it stops often.", NULL},
 	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs", Y, cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"
 	 "skip-libs (the default): in the memory watcher's runs library code runs\n"

@@ -88,6 +88,13 @@ void rec_emu_hook_libs(bool on)
 	re_hook_libs = on;
 }
 
+static uint64_t re_time_limit = 100000;
+
+void rec_emu_time_limit(uint64_t usec)
+{
+	re_time_limit = usec;
+}
+
 void rec_emu_free(struct rec_emu *x)
 {
 	if (!x)
@@ -781,7 +788,7 @@ static int re_step(struct qz *q, struct rec *r)
 	r->read_code_ctx = x;
 	re_clean_tune(x);
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
-	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? 100000 : 0);
+	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));

@@ -139,6 +139,10 @@ void rec_emu_pick(struct qz *q, struct rec *r);
 void rec_emu_force_off(bool off);
 /* maint emulator hook-libs|skip-libs (rec-emu.c's block hook). */
 void rec_emu_hook_libs(bool on);
+/* maint emulator-time-limit USEC (hidden, for the tests): how long the
+ * machine runs while a loop runs unhooked before it looks for a quit or a
+ * signal (100,000 µs). */
+void rec_emu_time_limit(uint64_t usec);
 void rec_emu_free(struct rec_emu *x);
 /* `set record-libc baseline|vector`: whether programs launched from now on
  * get glibc's SSE2 string functions (emulated) instead of its AVX2/EVEX ones

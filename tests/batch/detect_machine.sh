@@ -128,3 +128,19 @@ for o in O0 O2; do
 	expect "spin $o: a breakpoint set in a hot loop stops" "^Breakpoint 2, .*det_spin.c:$_body$"
 	same "spin $o: next in it as the single-step engine" "$emu" "$(norm)"
 done
+
+# The time limit (while a hot loop runs unhooked) stopping the machine
+# often (every 20 µs instead of 100 ms): the work-bound bench load runs
+# to its native result with no report. Stopped by uc_emu_stop from the
+# timer's thread, the machine went on from a stale rip (false double frees
+# at heapwork.c:39, returns to garbage: about 1 run in 2 at this limit).
+HW=$B/detect-machine-heapwork
+gcc -g -O2 -o $HW tests/bench/heapwork.c
+want=$($HW 50 20000)
+for i in 1 2 3; do
+	qz -ex 'maint emulator-time-limit 20' -ex 'detect on' -ex run $HW 50 20000
+	expect "time limit of 20 us, run $i: the native result" "^$want\$"
+	expect_not "time limit of 20 us, run $i: no report" "$report"
+done
+qz -ex 'maint emulator-time-limit 0'
+expect "maint emulator-time-limit 0: refused" '^error: Usage: maint emulator-time-limit USEC'
