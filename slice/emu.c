@@ -53,6 +53,9 @@ struct emu {
 	bool timer_made, running, quit;
 	volatile bool timed_out;    /* the hooks stop the run (see emu_timer) */
 	uint64_t gen, usec;
+	clockid_t runner_cpu;       /* the running thread's CPU clock, or */
+	bool runner_cpu_ok;         /* wall time: its use at the time out */
+	uint64_t out_cpu_ns;
 	emu_hook_fn hook;
 	emu_block_fn block;
 	uint64_t block_pc;          /* the block whose hook runs, 0 */
@@ -282,6 +285,16 @@ uint64_t emu_pc(struct emu *m)
 
 /* ---- running ---- */
 
+/* The CPU time of the thread running the machine, in ns (wall time if
+ * its clock could not be had). */
+static uint64_t emu_runner_cpu_ns(const struct emu *m)
+{
+	struct timespec t;
+	if (!m->runner_cpu_ok || clock_gettime(m->runner_cpu, &t) != 0)
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 /* The timer thread: a run still going usec after it began (the same
  * run: gen) is stopped by the next hook. Not by uc_emu_stop from here:
  * stopped at the start of an unhooked block, Unicorn 2.0.1 leaves rip
@@ -307,13 +320,21 @@ static void *emu_timer(void *arg)
 		while (m->running && m->gen == gen && !m->quit && rc != ETIMEDOUT)
 			rc = pthread_cond_timedwait(&m->cv, &m->mu, &t);
 		if (rc == ETIMEDOUT && m->running && m->gen == gen && !m->quit) {
-			if (m->timed_out) {   /* no hook came in 10 times as long (a loop
-						 inside a loop's range): stop anyhow */
+			/* no hook came while the machine ran 10 times as long
+			 * (a loop inside a loop's range): stop anyhow (rip may
+			 * be stale then). Counted in the machine thread's CPU
+			 * time: descheduled on a loaded machine, it met no hook
+			 * only because it did not run (a stale rip broke the
+			 * program under make test's load). */
+			uint64_t cpu = emu_runner_cpu_ns(m);
+			if (m->timed_out && cpu - m->out_cpu_ns >= m->usec * 1000) {
 				uc_emu_stop(m->uc);
 				m->running = false;
+			} else if (!m->timed_out) {
+				m->timed_out = true;
+				m->out_cpu_ns = cpu;
+				m->usec *= 10;
 			}
-			m->timed_out = true;
-			m->usec *= 10;
 		}
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -339,8 +360,10 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 	}
 	bool timed = usec && m->timer_made;
 	m->timed_out = false;
-	if (timed)
+	if (timed) {
+		m->runner_cpu_ok = pthread_getcpuclockid(pthread_self(), &m->runner_cpu) == 0;
 		emu_timer_set(m, true, usec);
+	}
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
 	m->stop_pc = 0;
