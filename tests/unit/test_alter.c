@@ -13,14 +13,6 @@
 #include "../../alter/dreg.h"
 #include "../../alter/lcode.h"
 
-static void unit_check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 /* The CPU's verdict: setCC under the given flags (below the red zone). */
 #define SETCC(cc) \
 	static int setcc_##cc(uint64_t fl) \

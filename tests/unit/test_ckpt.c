@@ -15,14 +15,6 @@
 static struct sbuf out;
 static int value, saves, restores, frees;
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static void sink(void *arg, enum qz_out_kind kind, const char *text)
 {
 	(void)arg;
@@ -68,30 +60,30 @@ int main(void)
 	modules_init(q);
 	mod_add(q, &fake);
 	if (qz_load(q, "tests/build/ckpt_prop-O0", NULL, 0) < 0) {
-		check(false, "ckpt: load fixture", "%s", q->err.s);
+		unit_check(false, "ckpt: load fixture", "%s", q->err.s);
 		return 0;
 	}
 	run(q, "break mark");
 	run(q, "run");
 	value = 1;
-	check(run(q, "checkpoint") == CMD_OK && saves == 1, "ckpt: checkpoint saves the module's state",
+	unit_check(run(q, "checkpoint") == CMD_OK && saves == 1, "ckpt: checkpoint saves the module's state",
 	      "saves %d, output %s", saves, out.s);
 	value = 2;
 	run(q, "continue");
 	run(q, "checkpoint");
 	value = 3;
-	check(run(q, "rollback 1") == CMD_OK && value == 1 && restores == 1,
+	unit_check(run(q, "rollback 1") == CMD_OK && value == 1 && restores == 1,
 	      "ckpt: rollback restores it", "value %d restores %d", value, restores);
 	value = 4;
-	check(run(q, "rollback 1") == CMD_OK && value == 1, "ckpt: again, from the same copy",
+	unit_check(run(q, "rollback 1") == CMD_OK && value == 1, "ckpt: again, from the same copy",
 	      "value %d", value);
-	check(run(q, "rollback 2") == CMD_OK && value == 2, "ckpt: rollback to the other checkpoint",
+	unit_check(run(q, "rollback 2") == CMD_OK && value == 2, "ckpt: rollback to the other checkpoint",
 	      "value %d", value);
 	run(q, "cdelete 1");
-	check(frees == 1, "ckpt: cdelete frees its copy", "frees %d", frees);
+	unit_check(frees == 1, "ckpt: cdelete frees its copy", "frees %d", frees);
 	run(q, "kill");
-	check(frees == 2, "ckpt: the process ending frees the rest", "frees %d", frees);
-	check(run(q, "rollback 2") == CMD_FAIL && strstr(q->err.s, "went with it"),
+	unit_check(frees == 2, "ckpt: the process ending frees the rest", "frees %d", frees);
+	unit_check(run(q, "rollback 2") == CMD_FAIL && strstr(q->err.s, "went with it"),
 	      "ckpt: no rollback once the process is gone", "%s", q->err.s ? q->err.s : "");
 	qz_free(q);
 	sbuf_free(&out);

@@ -8,14 +8,6 @@
 #include "ckpt/ckpt-int.h"
 #include "unit.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static int cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -39,7 +31,7 @@ static void same(const char *name, const uint64_t *in, size_t n)
 	size_t bad = 0;
 	while (bad < nw && bad < s.n && s.a[bad] == want[bad])
 		bad++;
-	check(s.n == nw && bad == nw, name, "%zu addresses, want %zu; first difference at %zu",
+	unit_check(s.n == nw && bad == nw, name, "%zu addresses, want %zu; first difference at %zu",
 	      s.n, nw, bad);
 	ckpt_addrs_add(&s, 0);   /* still growable: its capacity is right */
 	ckpt_addrs_free(&s);

@@ -16,14 +16,6 @@
 
 static struct sbuf out;
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static void sink(void *arg, enum qz_out_kind kind, const char *text)
 {
 	(void)arg;
@@ -57,7 +49,7 @@ static void one(const char *mode)
 	modules_init(q);
 	ckpt_state(q)->uffd_in_program = true;
 	if (qz_load(q, "tests/build/ckpt_close-O0", (char *[]){(char *)mode}, 1) < 0) {
-		check(false, "uffd: load fixture", "%s", q->err.s);
+		unit_check(false, "uffd: load fixture", "%s", q->err.s);
 		return;
 	}
 	snprintf(s1, sizeof s1, "tests/build/ckpt-uffd-%s.s1", mode);
@@ -67,28 +59,28 @@ static void one(const char *mode)
 	cmd_run(q, "run");
 	cmd_run(q, "checkpoint");
 	snprintf(name, sizeof name, "uffd %s: in the program, near its limit", mode);
-	check(uffd_high(q), name, "no userfaultfd at a high number");
+	unit_check(uffd_high(q), name, "no userfaultfd at a high number");
 	cmd_run(q, "maint dump-state tests/build/ckpt-uffd-x");
 	rename("tests/build/ckpt-uffd-x", s1);
 	cmd_run(q, "continue");
 	sbuf_reset(&out);
 	int rc = cmd_run(q, "rollback 1");
 	snprintf(name, sizeof name, "uffd %s: made again, said", mode);
-	check(rc == CMD_OK && strstr(out.s ? out.s : "", "The program closed qzdb's userfaultfd "
+	unit_check(rc == CMD_OK && strstr(out.s ? out.s : "", "The program closed qzdb's userfaultfd "
 				     "(descriptor ") && strstr(out.s, "made again as descriptor"),
 	      name, "rc %d, output %s, error %s", rc, out.s ? out.s : "", q->err.s ? q->err.s : "");
 	cmd_run(q, "maint dump-state tests/build/ckpt-uffd-x");
 	rename("tests/build/ckpt-uffd-x", r1);
 	snprintf(name, sizeof name, "uffd %s: rollback complete", mode);
-	check(same_file(s1, r1), name, "%s and %s differ", s1, r1);
+	unit_check(same_file(s1, r1), name, "%s and %s differ", s1, r1);
 	snprintf(name, sizeof name, "uffd %s: new one near the limit", mode);
-	check(uffd_high(q), name, "no userfaultfd at a high number");
+	unit_check(uffd_high(q), name, "no userfaultfd at a high number");
 	cmd_run(q, "continue");
 	sbuf_reset(&out);
 	rc = cmd_run(q, "rollback 1");
 	snprintf(name, sizeof name, "uffd %s: second rollback complete", mode);
 	cmd_run(q, "maint dump-state tests/build/ckpt-uffd-x");
-	check(rc == CMD_OK && same_file(s1, "tests/build/ckpt-uffd-x"), name, "rc %d %s", rc,
+	unit_check(rc == CMD_OK && same_file(s1, "tests/build/ckpt-uffd-x"), name, "rc %d %s", rc,
 	      q->err.s ? q->err.s : "");
 	cmd_run(q, "kill");
 	qz_free(q);

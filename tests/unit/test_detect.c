@@ -15,14 +15,6 @@
 #include "detect/detect-int.h"
 #include "detect/spec.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static const char good[] =
 	"# a comment\n"
 	"class double-free \"Double free\"\n"
@@ -40,21 +32,21 @@ static void test_good(void)
 	struct spec *s = NULL;
 	char err[256] = "";
 	int r = spec_parse(good, strlen(good), "g.spec", &s, err, sizeof err);
-	check(r == 0, "parse good", "%s", err);
+	unit_check(r == 0, "parse good", "%s", err);
 	if (r)
 		return;
-	check(!strcmp(s->name, "double-free") && !strcmp(s->title, "Double free"),
+	unit_check(!strcmp(s->name, "double-free") && !strcmp(s->title, "Double free"),
 	      "class name and title", "%s / %s", s->name, s->title);
-	check(s->nrules == 2, "two rules", "%d", s->nrules);
+	unit_check(s->nrules == 2, "two rules", "%d", s->nrules);
 	const struct spec_rule *a = &s->rules[0], *b = &s->rules[1];
-	check(a->ev == EV_FREE && a->line == 4 && a->has_locator && a->locate == F_ADDR,
+	unit_check(a->ev == EV_FREE && a->line == 4 && a->has_locator && a->locate == F_ADDR,
 	      "rule 1 event, line, locator", "ev %d line %d", a->ev, a->line);
-	check(a->cond->op == OP_AND && a->cond->l->op == OP_NE && a->cond->r->op == OP_OR &&
+	unit_check(a->cond->op == OP_AND && a->cond->l->op == OP_NE && a->cond->r->op == OP_OR &&
 	      a->cond->r->r->op == OP_NOT && a->cond->r->r->l->a.num == 0x10,
 	      "condition tree", "op %d", a->cond->op);
-	check(!strcmp(a->report, "Double free of {addr} at {here} \"q\""), "report escapes",
+	unit_check(!strcmp(a->report, "Double free of {addr} at {here} \"q\""), "report escapes",
 	      "%s", a->report);
-	check(b->ev == EV_EXIT && b->each_block && !b->has_locator && b->cond->r->op == OP_GE,
+	unit_check(b->ev == EV_EXIT && b->each_block && !b->has_locator && b->cond->r->op == OP_GE,
 	      "rule 2 each block", "ev %d", b->ev);
 	spec_free(s);
 }
@@ -96,7 +88,7 @@ static void test_bad(void)
 		char err[256] = "", name[32];
 		int r = spec_parse(bads[i].text, strlen(bads[i].text), "b.spec", &s, err, sizeof err);
 		snprintf(name, sizeof name, "malformed %zu", i + 1);
-		check(r < 0 && !strcmp(err, bads[i].msg), name, "got \"%s\", want \"%s\"", err,
+		unit_check(r < 0 && !strcmp(err, bads[i].msg), name, "got \"%s\", want \"%s\"", err,
 		      bads[i].msg);
 		if (r == 0)
 			spec_free(s);
@@ -110,7 +102,7 @@ static void test_nul(void)
 	struct spec *s = NULL;
 	char err[256] = "";
 	int r = spec_parse(t, sizeof t - 1, "n.spec", &s, err, sizeof err);
-	check(r < 0 && !strcmp(err, "n.spec:2:4: unexpected byte 0x00"), "NUL byte", "%s", err);
+	unit_check(r < 0 && !strcmp(err, "n.spec:2:4: unexpected byte 0x00"), "NUL byte", "%s", err);
 }
 
 static void test_limits(void)
@@ -123,7 +115,7 @@ static void test_limits(void)
 	for (int i = 0; i < 200; i++)
 		sbuf_add(&b, "not (");
 	int r = spec_parse(b.s, b.len, "d.spec", &s, err, sizeof err);
-	check(r < 0 && strstr(err, "nested too deeply"), "deep nesting refused", "%s", err);
+	unit_check(r < 0 && strstr(err, "nested too deeply"), "deep nesting refused", "%s", err);
 	/* a huge line */
 	sbuf_reset(&b);
 	sbuf_add(&b, "class x \"");
@@ -131,14 +123,14 @@ static void test_limits(void)
 		sbuf_addc(&b, 'a');
 	sbuf_add(&b, "\"\non start\nwhen 1 == 1\nreport \"r\"\n");
 	r = spec_parse(b.s, b.len, "h.spec", &s, err, sizeof err);
-	check(r == 0 && strlen(s->title) == 60000, "huge line parses", "%s", err);
+	unit_check(r == 0 && strlen(s->title) == 60000, "huge line parses", "%s", err);
 	if (r == 0)
 		spec_free(s);
 	/* over the size limit */
 	for (int i = 0; i < 10000; i++)
 		sbuf_add(&b, "# pad\n");
 	r = spec_parse(b.s, b.len, "big.spec", &s, err, sizeof err);
-	check(r < 0 && !strcmp(err, "big.spec:1:1: spec larger than 65536 bytes"),
+	unit_check(r < 0 && !strcmp(err, "big.spec:1:1: spec larger than 65536 bytes"),
 	      "too large refused", "%s", err);
 	/* too many rules */
 	sbuf_reset(&b);
@@ -146,7 +138,7 @@ static void test_limits(void)
 	for (int i = 0; i < SPEC_MAX_RULES + 1; i++)
 		sbuf_add(&b, "on start\nwhen 1 == 1\nreport \"r\"\n");
 	r = spec_parse(b.s, b.len, "m.spec", &s, err, sizeof err);
-	check(r < 0 && !strcmp(err, "m.spec:50:1: more than 16 rules"), "rule limit", "%s", err);
+	unit_check(r < 0 && !strcmp(err, "m.spec:50:1: more than 16 rules"), "rule limit", "%s", err);
 	sbuf_free(&b);
 }
 
@@ -177,7 +169,7 @@ static void test_garbage(void)
 			refused++;
 		}
 	}
-	check(parsed + refused == 20000 && refused > 10000, "garbage parsed or refused with a place",
+	unit_check(parsed + refused == 20000 && refused > 10000, "garbage parsed or refused with a place",
 	      "parsed %d refused %d", parsed, refused);
 }
 
@@ -190,7 +182,7 @@ static void test_libwrite(void)
 	struct spec *s = NULL;
 	char err[256] = "";
 	int r = spec_parse(t, sizeof t - 1, "o.spec", &s, err, sizeof err);
-	check(r == 0 && s->rules[0].ev == EV_LIBWRITE && s->rules[0].cond->r->a.field == F_OVER,
+	unit_check(r == 0 && s->rules[0].ev == EV_LIBWRITE && s->rules[0].cond->r->a.field == F_OVER,
 	      "libwrite rule", "%s", err);
 	if (r == 0)
 		spec_free(s);
@@ -204,13 +196,13 @@ static void test_no_when(void)
 	struct spec *s = NULL;
 	char err[256] = "";
 	int r = spec_parse(t, sizeof t - 1, "s.spec", &s, err, sizeof err);
-	check(r == 0 && s->nrules == 2 && s->rules[0].ev == EV_SMASH && !s->rules[0].cond &&
+	unit_check(r == 0 && s->nrules == 2 && s->rules[0].ev == EV_SMASH && !s->rules[0].cond &&
 	      s->rules[1].ev == EV_CANARY && s->rules[1].cond, "rule without when", "%s", err);
 	if (r == 0)
 		spec_free(s);
 	static const char bad[] = "class s \"S\"\non canary\nwhen result > 0\nreport \"c\"\n";
 	r = spec_parse(bad, sizeof bad - 1, "s.spec", &s, err, sizeof err);
-	check(r < 0 && !strcmp(err, "s.spec:3:6: event canary has no field result"),
+	unit_check(r < 0 && !strcmp(err, "s.spec:3:6: event canary has no field result"),
 	      "canary has no result", "%s", err);
 }
 
@@ -224,14 +216,14 @@ static void test_shipped(void)
 		snprintf(path, sizeof path, "detect/specs/%s.spec", names[i]);
 		int r = spec_load(path, &s, err, sizeof err);
 		snprintf(what, sizeof what, "shipped %s", names[i]);
-		check(r == 0 && !strcmp(s->name, names[i]), what, "%s", err);
+		unit_check(r == 0 && !strcmp(s->name, names[i]), what, "%s", err);
 		if (r == 0)
 			spec_free(s);
 	}
 	char err[256] = "";
 	struct spec *s = NULL;
 	int r = spec_load("detect/specs/none.spec", &s, err, sizeof err);
-	check(r < 0 && !strcmp(err, "detect/specs/none.spec: No such file or directory"),
+	unit_check(r < 0 && !strcmp(err, "detect/specs/none.spec: No such file or directory"),
 	      "missing file", "%s", err);
 }
 
@@ -275,29 +267,29 @@ static void test_uninit(void)
 	struct det_block b = { .addr = 0x10000 - 8, .size = 16 };
 	det_un_alloc(&st, &b, false);
 	struct slice_view_access a = un_insn("mov", 1ull << RBX, 0, 8, 0x10000 - 8, 8, 2);
-	check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every, "uninit: a store defines",
+	unit_check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every, "uninit: a store defines",
 	      "regs %llx", (unsigned long long)st.un_regs);
 	a = un_insn("mov", 0, 1ull << RAX, 8, 0x10000 - 4, 8, 1);
-	check(!det_un_check(&st, &a) && st.un_vb[RAX] == 0xf0 && st.un_every && st.un_switches == 1,
+	unit_check(!det_un_check(&st, &a) && st.un_vb[RAX] == 0xf0 && st.un_every && st.un_switches == 1,
 	      "uninit: a load across the page edge, its upper half undefined", "rax %x every %d",
 	      st.un_vb[RAX], st.un_every);
-	check(st.un_vo[RAX] == 0x10000, "uninit: the origin is the first undefined byte", "%llx",
+	unit_check(st.un_vo[RAX] == 0x10000, "uninit: the origin is the first undefined byte", "%llx",
 	      (unsigned long long)st.un_vo[RAX]);
 	a = un_insn("mov", 1ull << RAX, 1ull << RAX, 4, 0, 0, 0);   /* mov %eax,%eax */
-	check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every,
+	unit_check(!det_un_check(&st, &a) && !st.un_regs && !st.un_every,
 	      "uninit: a 4-byte move zeroes the upper half: off again", "rax %x", st.un_vb[RAX]);
 	a = un_insn("mov", 0, 1ull << RAX, 8, 0x10000 - 4, 8, 1);
 	det_un_check(&st, &a);
 	a = un_insn("and", (1ull << RAX) | (1ull << RDX), (1ull << RAX) | (1ull << FLAGS), 8, 0, 0, 0);
-	check(!det_un_check(&st, &a) && !st.un_vb[RAX] && !st.un_vb[FLAGS] && !st.un_every,
+	unit_check(!det_un_check(&st, &a) && !st.un_vb[RAX] && !st.un_vb[FLAGS] && !st.un_every,
 	      "uninit: and with a defined zero half defines it", "rax %x flags %x", st.un_vb[RAX],
 	      st.un_vb[FLAGS]);
 	a = un_insn("cmp", 0, 1ull << FLAGS, 4, 0x10000, 4, 1);
-	check(!det_un_check(&st, &a) && st.un_vb[FLAGS] && st.un_every,
+	unit_check(!det_un_check(&st, &a) && st.un_vb[FLAGS] && st.un_every,
 	      "uninit: a compare with undefined memory: undefined flags", "flags %x", st.un_vb[FLAGS]);
 	a = un_insn("jnz", 1ull << FLAGS, 0, 8, 0, 0, 0);
 	a.kind = SLICE_VIEW_JCC;
-	check(det_un_check(&st, &a) && st.un_use && !strcmp(st.un_use, "a conditional branch"),
+	unit_check(det_un_check(&st, &a) && st.un_use && !strcmp(st.un_use, "a conditional branch"),
 	      "uninit: the branch on them decides", "%s", st.un_use ? st.un_use : "(none)");
 	det_undef_reset(&st.un);
 }

@@ -16,14 +16,6 @@
 #define BIAS 0x555555554000ull
 #define CFA 0x7ffffffde000ull
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static char *run(const char *cmd)
 {
 	return unit_run("%s", cmd);
@@ -101,17 +93,17 @@ static void test_funcs(struct di_info *di, const char *bin)
 	}
 	char name[128];
 	snprintf(name, sizeof name, "di_func_named/di_func_at %s", bin);
-	check(!bad, name, "%zu functions wrong", bad);
-	check(!di_func_at(di, 0) && !di_func_named(di, "nosuchfunc"),
+	unit_check(!bad, name, "%zu functions wrong", bad);
+	unit_check(!di_func_at(di, 0) && !di_func_named(di, "nosuchfunc"),
 	      "di_func_at outside functions", "found one");
 	const struct di_func *m = di_func_named(di, "main");
 	const struct di_func *sq = di_func_named(di, "square");
-	check(m && m->external && m->decl_line == 51 && m->ret && m->ret->kind == DI_BASE &&
+	unit_check(m && m->external && m->decl_line == 51 && m->ret && m->ret->kind == DI_BASE &&
 	      sq && !sq->external && m->cu_name && strstr(m->cu_name, "basic.c") &&
 	      m->decl_file && m->decl_file[0] == '/' && strstr(m->decl_file, "fixtures/basic.c"),
 	      "function attributes", "main/square attributes wrong");
 	const struct di_func *nd = di_func_named(di, "note_directory");
-	check(nd && !nd->ret, "void function has no return type", "ret=%p",
+	unit_check(nd && !nd->ret, "void function has no return type", "ret=%p",
 	      nd ? (const void *)nd->ret : NULL);
 }
 
@@ -129,7 +121,7 @@ static void test_params(struct di_info *di)
 		     !strcmp(t->type->name, "int") && t->type->size == 4 &&
 		     t->type->encoding == DW_ATE_signed;
 	}
-	check(ok, "note_directory(const char *name, int mtime)", "params wrong");
+	unit_check(ok, "note_directory(const char *name, int mtime)", "params wrong");
 }
 
 /* Compare locals and params with gdb's "info scope FUNC": names, sizes and
@@ -168,7 +160,7 @@ static void test_scope_vs_gdb(struct di_info *di, const char *bin, const char *f
 	}
 	char name[128];
 	snprintf(name, sizeof name, "%s locals = gdb info scope (fbreg from CFA)", func);
-	check(f && seen == n && seen > 0 && !bad, name, "gdb %zu symbols, ours %zu, %zu bad",
+	unit_check(f && seen == n && seen > 0 && !bad, name, "gdb %zu symbols, ours %zu, %zu bad",
 	      seen, n, bad);
 	free(text);
 	free(cmd);
@@ -180,14 +172,14 @@ static void test_main_locals(struct di_info *di)
 	const struct di_var *vs[16];
 	size_t n = f ? di_vars_at(f, f->lo + 8, vs, ARRAY_LEN(vs)) : 0;
 	const struct di_var *list = find_var(vs, n, "list");
-	check(n == 5 && !strcmp(vs[0]->name, "acc") && !strcmp(vs[1]->name, "i") &&
+	unit_check(n == 5 && !strcmp(vs[0]->name, "acc") && !strcmp(vs[1]->name, "i") &&
 	      !strcmp(vs[2]->name, "list") && !strcmp(vs[3]->name, "argc") &&
 	      !strcmp(vs[4]->name, "argv") && vs[3]->is_param && !vs[2]->is_param,
 	      "di_vars_at main order", "n=%zu", n);
-	check(list && is_ptr_to(list->type, DI_STRUCT, "node") && list->decl_line == 53,
+	unit_check(list && is_ptr_to(list->type, DI_STRUCT, "node") && list->decl_line == 53,
 	      "main: struct node *list", "type wrong");
 	size_t m = f ? di_vars_at(f, f->lo, vs, 2) : 0;
-	check(m == 2, "di_vars_at respects max", "m=%zu", m);
+	unit_check(m == 2, "di_vars_at respects max", "m=%zu", m);
 }
 
 static void test_nested_scope(struct di_info *di)
@@ -202,7 +194,7 @@ static void test_nested_scope(struct di_info *di)
 		ok = n == 3 && !strcmp(vs[0]->name, "p") && !strcmp(vs[1]->name, "s") &&
 		     !strcmp(vs[2]->name, "head") && m == 2 && !find_var(vs + 8, m, "p");
 	}
-	check(ok, "sum_list: p only inside its block, innermost first", "scopes wrong");
+	unit_check(ok, "sum_list: p only inside its block, innermost first", "scopes wrong");
 }
 
 static void test_globals(struct di_info *di, const char *bin)
@@ -210,12 +202,12 @@ static void test_globals(struct di_info *di, const char *bin)
 	const struct di_var *c = di_static_named(di, "counter", NULL);
 	const struct di_var *t = di_static_named(di, "total", NULL);
 	const struct di_var *g = di_static_named(di, "greeting", NULL);
-	check(c && t && g && c->external && !t->external && g->external &&
+	unit_check(c && t && g && c->external && !t->external && g->external &&
 	      c->is_static && t->is_static && !strcmp(c->type->name, "int") &&
 	      !strcmp(di_type_strip(t->type)->name, "long int") && t->type->size == 8 &&
 	      is_ptr_to(g->type, DI_BASE, "char"), "globals counter/total/greeting",
 	      "c=%p t=%p g=%p", (const void *)c, (const void *)t, (const void *)g);
-	check(di_static_named(di, "total", "tests/fixtures/basic.c") == t &&
+	unit_check(di_static_named(di, "total", "tests/fixtures/basic.c") == t &&
 	      di_static_named(di, "total", "basic.c") == t &&
 	      !di_static_named(di, "total", "other.c") && !di_static_named(di, "nosuch", NULL),
 	      "di_static_named with cu_file", "file static lookup wrong");
@@ -226,7 +218,7 @@ static void test_globals(struct di_info *di, const char *bin)
 	char err[128] = "";
 	uint64_t a = nm_addr(bin, "counter");
 	int r = c ? di_locate(c, &ctx, &loc, err, sizeof err) : -1;
-	check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == a + BIAS && a,
+	unit_check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == a + BIAS && a,
 	      "static variable address = nm + bias", "r=%d addr=0x%llx nm=0x%llx %s", r,
 	      (unsigned long long)loc.addr, (unsigned long long)a, err);
 
@@ -234,10 +226,10 @@ static void test_globals(struct di_info *di, const char *bin)
 	mem_base = a + BIAS;
 	memcpy(mem, &val, 4);
 	r = c ? di_read_var(c, &ctx, (uint8_t *)&got, 4, err, sizeof err) : -1;
-	check(r == 0 && got == 1234, "di_read_var of a global", "r=%d got=%d", r, got);
+	unit_check(r == 0 && got == 1234, "di_read_var of a global", "r=%d got=%d", r, got);
 	mem_base = 0x10;
 	r = c ? di_read_var(c, &ctx, (uint8_t *)&got, 4, err, sizeof err) : 0;
-	check(r == -1 && strstr(err, "memory"), "di_read_var unreadable memory", "r=%d %s", r, err);
+	unit_check(r == -1 && strstr(err, "memory"), "di_read_var unreadable memory", "r=%d %s", r, err);
 }
 
 static void test_struct_node(struct di_info *di)
@@ -248,8 +240,8 @@ static void test_struct_node(struct di_info *di)
 		  t->members[0].offset == 0 && !strcmp(t->members[1].name, "next") &&
 		  t->members[1].offset == 8 && t->members[1].type->kind == DI_PTR &&
 		  t->members[1].type->target == t;
-	check(ok, "struct node members, offsets, recursion", "wrong");
-	check(di_type_named(di, "int") && di_type_named(di, "int")->size == 4 &&
+	unit_check(ok, "struct node members, offsets, recursion", "wrong");
+	unit_check(di_type_named(di, "int") && di_type_named(di, "int")->size == 4 &&
 	      di_type_named(di, "unsigned long") &&
 	      !strcmp(di_type_named(di, "unsigned long")->name, "long unsigned int") &&
 	      di_type_named(di, "void")->kind == DI_VOID && !di_type_named(di, "struct nope") &&
@@ -272,11 +264,11 @@ static void test_fbreg(struct di_info *di)
 	memset(mem, 0, sizeof mem);
 	memcpy(mem + 64 - 24, &want, 8);
 	int r = list ? di_read_var(list, &ctx, (uint8_t *)&got, 8, err, sizeof err) : -1;
-	check(r == 0 && got == want, "di_read_var fbreg via CFA", "r=%d got=0x%llx %s", r,
+	unit_check(r == 0 && got == want, "di_read_var fbreg via CFA", "r=%d got=0x%llx %s", r,
 	      (unsigned long long)got, err);
 	ctx.has_cfa = false;
 	r = list ? di_read_var(list, &ctx, (uint8_t *)&got, 8, err, sizeof err) : 0;
-	check(r == -1 && strstr(err, "CFA"), "fbreg without CFA is an error", "r=%d %s", r, err);
+	unit_check(r == -1 && strstr(err, "CFA"), "fbreg without CFA is an error", "r=%d %s", r, err);
 }
 
 /* decl_file and the line table's file are the same string. */
@@ -286,7 +278,7 @@ static void test_same_paths(struct di_info *di, const char *bin)
 	struct lines *lt = lines_open(bin, err, sizeof err);
 	const struct di_func *m = di_func_named(di, "main");
 	const struct lines_row *r = lt && m ? lines_at(lt, m->lo) : NULL;
-	check(r && m->decl_file && !strcmp(r->file, m->decl_file) &&
+	unit_check(r && m->decl_file && !strcmp(r->file, m->decl_file) &&
 	      lines_file(lt, "basic.c") == r->file, "decl_file = line table file",
 	      "%s vs %s", r ? r->file : "?", m && m->decl_file ? m->decl_file : "?");
 	lines_close(lt);
@@ -297,7 +289,7 @@ static void test_basic_O0(void)
 	const char *bin = "tests/build/basic-O0";
 	char err[256] = "";
 	struct di_info *di = di_open(bin, err, sizeof err);
-	check(di != NULL, "di_open basic-O0", "%s", err);
+	unit_check(di != NULL, "di_open basic-O0", "%s", err);
 	if (!di)
 		return;
 	test_funcs(di, bin);
@@ -344,7 +336,7 @@ static void test_loclists(struct di_info *di, const char *bin)
 	const struct di_func *f = di_func_named(di, "note_directory");
 	bool ok = f && f->nparams == 2 && !strcmp(f->params[0].name, "name") &&
 		  !strcmp(f->params[1].name, "mtime");
-	check(ok, "-O2 params named through abstract origin", "names wrong");
+	unit_check(ok, "-O2 params named through abstract origin", "names wrong");
 	for (size_t i = 0; ok && i < f->nparams; i++) {
 		const struct di_var *v = &f->params[i];
 		uint64_t lo[16], hi[16];
@@ -353,7 +345,7 @@ static void test_loclists(struct di_info *di, const char *bin)
 			same += v->locs[j].lo == lo[j] && v->locs[j].hi == hi[j];
 		char name[128];
 		snprintf(name, sizeof name, "-O2 location list of %s = gdb", v->name);
-		check(v->nlocs > 1 && n == v->nlocs && same == n, name,
+		unit_check(v->nlocs > 1 && n == v->nlocs && same == n, name,
 		      "ours %zu entries, gdb %zu, %zu equal", v->nlocs, n, same);
 	}
 
@@ -374,25 +366,25 @@ static void test_loclists(struct di_info *di, const char *bin)
 			found = true;
 			int r = di_locate(v, &ctx, &loc, err, sizeof err);
 			int rr = di_read_var(v, &ctx, buf, 8, err, sizeof err);
-			check(r == 0 && loc.kind == DI_LOC_OPTIMIZED && rr == 1,
+			unit_check(r == 0 && loc.kind == DI_LOC_OPTIMIZED && rr == 1,
 			      "DW_OP_entry_value is optimized out", "r=%d kind=%d rr=%d",
 			      r, loc.kind, rr);
 		} else if (v->locs[j].len == 1 && ops[0] == DW_OP_reg5) {
 			int r = di_locate(v, &ctx, &loc, err, sizeof err);
 			uint64_t val = 0;
 			int rr = di_read_var(v, &ctx, (uint8_t *)&val, 8, err, sizeof err);
-			check(r == 0 && loc.kind == DI_LOC_REG && loc.reg == 5 && rr == 0 &&
+			unit_check(r == 0 && loc.kind == DI_LOC_REG && loc.reg == 5 && rr == 0 &&
 			      val == 0x1234, "register location", "r=%d kind=%d", r, loc.kind);
 			regs.valid[5] = false;
 			r = di_locate(v, &ctx, &loc, err, sizeof err);
-			check(r == 0 && loc.kind == DI_LOC_OPTIMIZED,
+			unit_check(r == 0 && loc.kind == DI_LOC_OPTIMIZED,
 			      "invalid register is optimized out", "r=%d kind=%d", r, loc.kind);
 			regs.valid[5] = true;
 		}
 	}
-	check(found, "-O2 note_directory has an entry-value range", "none");
+	unit_check(found, "-O2 note_directory has an entry-value range", "none");
 	struct di_ctx out = make_ctx(&regs, f, f ? f->hi + 0x100 : 0);
-	check(v && di_read_var(v, &out, buf, 8, err, sizeof err) == 1,
+	unit_check(v && di_read_var(v, &out, buf, 8, err, sizeof err) == 1,
 	      "pc outside every range is optimized out", "not optimized");
 	free(text);
 	free(cmd);
@@ -588,12 +580,12 @@ static void test_chain_vs_gdb(struct di_info *di, const char *bin, const char *l
 	}
 	char name[160];
 	snprintf(name, sizeof name, "%s: inline chain = gdb bt", label);
-	check(m && seen >= 2 && inl >= 1 && !bad, name, "%zu of %zu pcs differ, %zu inlined",
+	unit_check(m && seen >= 2 && inl >= 1 && !bad, name, "%zu of %zu pcs differ, %zu inlined",
 	      bad, seen, inl);
 	printf("# %s: gdb stopped at %zu of %zu pcs, %zu in inlined code\n", label, seen,
 	       npcs, inl);
 	snprintf(name, sizeof name, "%s: inlined locals/args = gdb info locals/args", label);
-	check(m && inl >= 1 && !badvars, name, "%zu pcs differ", badvars);
+	unit_check(m && inl >= 1 && !badvars, name, "%zu pcs differ", badvars);
 }
 
 /* di_inline_instances(name) = gdb's locations for "break name" minus the
@@ -617,7 +609,7 @@ static void test_instances_vs_gdb(struct di_info *di, const char *bin, const cha
 	char name[160];
 	snprintf(name, sizeof name, "%s: inlined %s entry pcs = gdb break %s", label, fname,
 		 fname);
-	check(n && nin == n && !bad, name, "ours %zu, gdb %zu inlined of %zu, %zu differ", n,
+	unit_check(n && nin == n && !bad, name, "ours %zu, gdb %zu inlined of %zu, %zu differ", n,
 	      nin, ng, bad);
 }
 
@@ -644,7 +636,7 @@ static void test_inline_basic_O2(struct di_info *di, const char *bin)
 	size_t n = di_inline_instances(di, "push", ins, ARRAY_LEN(ins));
 	const struct di_inline *p = n ? ins[0] : NULL;
 	const struct di_var *ph = param_named(p, "head"), *pk = param_named(p, "key");
-	check(p && p->func == m && p->nparams == 2 && ph &&
+	unit_check(p && p->func == m && p->nparams == 2 && ph &&
 	      is_ptr_to(ph->type, DI_STRUCT, "node") && ph->is_param &&
 	      pk && is_int(pk->type) &&
 	      p->nranges && p->body.ranges == p->ranges && p->body.nvars >= 1,
@@ -654,7 +646,7 @@ static void test_inline_basic_O2(struct di_info *di, const char *bin)
 	struct lines *lt = lines_open(bin, err, sizeof err);
 	const char *file = lt ? lines_file(lt, "basic.c") : NULL;
 	const struct lines_row *r = lt && p ? lines_at(lt, m->lo) : NULL;
-	check(p && file && r && p->call_file && !strcmp(p->call_file, r->file) &&
+	unit_check(p && file && r && p->call_file && !strcmp(p->call_file, r->file) &&
 	      push && p->decl_line == push->decl_line && p->decl_file &&
 	      !strcmp(p->decl_file, push->decl_file) && p->call_line > push->decl_line &&
 	      p->call_line > m->decl_line, "-O2 inlined push: call_file = line table file, "
@@ -669,13 +661,13 @@ static void test_inline_basic_O2(struct di_info *di, const char *bin)
 		top += di_func_expand(di, fs[i])->ninlines;
 	for (size_t i = 0; m && i < m->ninlines; i++)
 		inl += !strcmp(m->inlines[i].name, "push") || !strcmp(m->inlines[i].name, "sum_list");
-	check(m && m->ninlines >= 2 && inl >= 2 && !di_func_named(di, "square") &&
+	unit_check(m && m->ninlines >= 2 && inl >= 2 && !di_func_named(di, "square") &&
 	      !di_inline_instances(di, "main", ins, 8) && !di_inline_instances(di, "nosuch", ins, 8),
 	      "-O2 main has inlined push and sum_list", "main has %zu, %zu in all", 
 	      m ? m->ninlines : 0, top);
 
 	const struct di_inline *ch[4];
-	check(p && di_inline_chain(m, p->entry_pc, ch, 4) >= 1 && ch[0]->name &&
+	unit_check(p && di_inline_chain(m, p->entry_pc, ch, 4) >= 1 && ch[0]->name &&
 	      !strcmp(ch[0]->name, "push") && !di_inline_chain(m, m->lo, ch, 4) &&
 	      di_inline_chain(m, p->entry_pc, ch, 0) == 0,
 	      "di_inline_chain at push's entry pc", "wrong");
@@ -696,7 +688,7 @@ static void test_inline_basic_O0(void)
 		const struct di_func *f = di_func_expand(di, fs[i]);
 		inl += f->ninlines + (f->inlines != NULL);
 	}
-	check(di && n >= 6 && !inl && !di_inline_instances(di, "push", ins, 4) &&
+	unit_check(di && n >= 6 && !inl && !di_inline_instances(di, "push", ins, 4) &&
 	      !di_inline_chain(di_func_named(di, "main"), di_func_named(di, "main")->lo + 8, ins, 4),
 	      "-O0 has no inlined calls", "%zu", inl);
 	di_close(di);
@@ -707,7 +699,7 @@ static void test_basic_O2(void)
 	const char *bin = "tests/build/basic-O2";
 	char err[256] = "";
 	struct di_info *di = di_open(bin, err, sizeof err);
-	check(di != NULL, "di_open basic-O2", "%s", err);
+	unit_check(di != NULL, "di_open basic-O2", "%s", err);
 	if (!di)
 		return;
 	test_loclists(di, bin);
@@ -715,8 +707,8 @@ static void test_basic_O2(void)
 	size_t bad = 0;
 	for (uint64_t pc = m ? m->lo : 0; m && pc < m->hi; pc++)
 		bad += di_func_at(di, pc) != m;
-	check(m && !bad, "-O2 inlined code belongs to its caller", "%zu pcs", bad);
-	check(!di_func_named(di, "square"), "fully inlined function is not a function",
+	unit_check(m && !bad, "-O2 inlined code belongs to its caller", "%zu pcs", bad);
+	unit_check(!di_func_named(di, "square"), "fully inlined function is not a function",
 	      "square found");
 	size_t n;
 	const struct di_func *const *fs = di_funcs(di, &n);
@@ -724,12 +716,12 @@ static void test_basic_O2(void)
 	for (size_t i = 0; i < n; i++)
 		bad += di_func_at(di, fs[i]->lo) != fs[i] || !fs[i]->name ||
 		       fs[i]->lo != nm_addr(bin, fs[i]->name);
-	check(n >= 5 && !bad, "-O2 every function at its nm address", "n=%zu bad=%zu", n, bad);
+	unit_check(n >= 5 && !bad, "-O2 every function at its nm address", "n=%zu bad=%zu", n, bad);
 	const struct di_func *sl = di_func_named(di, "sum_list");
 	const struct di_var *vs[8];
 	size_t k = sl && sl->body.nchildren ?
 		   di_vars_at(sl, sl->body.children[0].ranges[0].lo, vs, 8) : 0;
-	check(k == 3 && !strcmp(vs[0]->name, "p") && !strcmp(vs[2]->name, "head"),
+	unit_check(k == 3 && !strcmp(vs[0]->name, "p") && !strcmp(vs[2]->name, "head"),
 	      "-O2 concrete lexical block (DW_AT_ranges)", "k=%zu", k);
 	test_inline_basic_O2(di, bin);
 	di_close(di);
@@ -791,7 +783,7 @@ static void test_inline_tree(struct di_info *di, const char *opt)
 	char name[160];
 	snprintf(name, sizeof name, "inline fixture %s: both mid calls top-level, one in a block",
 		 opt);
-	check(ok && top_mids == 2, name, "nm=%zu top=%zu", nm, top_mids);
+	unit_check(ok && top_mids == 2, name, "nm=%zu top=%zu", nm, top_mids);
 
 	size_t leaves = 0, bad = 0;
 	for (size_t i = 0; i < nm && i < 2; i++) {
@@ -812,12 +804,12 @@ static void test_inline_tree(struct di_info *di, const char *opt)
 		       !vs[nv - 1]->is_param || !find_var(vs, nv, "a") || !find_var(vs, nv, "b");
 	}
 	snprintf(name, sizeof name, "inline fixture %s: leaf nested in each mid (in its block)", opt);
-	check(leaves == 2 && !bad, name, "%zu leaves, %zu bad", leaves, bad);
+	unit_check(leaves == 2 && !bad, name, "%zu leaves, %zu bad", leaves, bad);
 
 	size_t nd = di_inline_instances(di, "drop", drops, 2);
 	const struct di_inline *d = nd ? drops[0] : NULL;
 	snprintf(name, sizeof name, "inline fixture %s: drop(used, gone) call and parameters", opt);
-	check(nd == 1 && d->call_line == 27 && d->nparams == 2 && param_named(d, "used") &&
+	unit_check(nd == 1 && d->call_line == 27 && d->nparams == 2 && param_named(d, "used") &&
 	      param_named(d, "gone") && mids[0]->call_line == 22 &&
 	      mids[1]->call_line == 24, name, "nd=%zu", nd);
 }
@@ -872,9 +864,9 @@ static void test_lazy_units(struct di_info *di, const char *bin)
 		bad += !f->name || !f->decl_line || !f->decl_file || di_func_at(di, f->lo) != f ||
 		       (!strcmp(f->name, "outer") && (f->nparams != 1 || !f->ret));
 	}
-	check(n == 5 && !bad, "lazy: di_funcs expanded", "n=%zu bad=%zu", n, bad);
+	unit_check(n == 5 && !bad, "lazy: di_funcs expanded", "n=%zu bad=%zu", n, bad);
 	const struct di_func *nf = di_func_at(di, nm_addr(bin, "nested.0"));
-	check(nf && nf->name && !strcmp(nf->name, "nested") && nf->nparams == 1 &&
+	unit_check(nf && nf->name && !strcmp(nf->name, "nested") && nf->nparams == 1 &&
 	      di_func_named(di, "nested") == nf, "lazy: nested function by address",
 	      "nf=%p", (const void *)nf);
 	const struct di_func *m = di_func_named(di, "main");
@@ -882,20 +874,20 @@ static void test_lazy_units(struct di_info *di, const char *bin)
 	size_t k = m ? di_vars_at(m, m->hi - 1, vs, 8) : 0;
 	const struct di_type *o = k ? di_type_strip(vs[0]->type) : NULL;
 	const struct di_type *so = di_type_named(di, "struct opaque");
-	check(k == 1 && o->kind == DI_PTR && o->target->nmembers == 2 &&
+	unit_check(k == 1 && o->kind == DI_PTR && o->target->nmembers == 2 &&
 	      !o->target->declaration && so && so->nmembers == 2 && !so->declaration,
 	      "lazy: opaque struct completed from another unit",
 	      "k=%zu so=%p", k, (const void *)so);
 	const struct di_var *hi = di_static_named(di, "HIGH", NULL);
 	const struct di_var *ta = di_static_named(di, "twice", "a.c");
 	const struct di_var *tb = di_static_named(di, "twice", "b.c");
-	check(hi && hi->has_const && hi->const_value == 9 && ta && tb && ta != tb &&
+	unit_check(hi && hi->has_const && hi->const_value == 9 && ta && tb && ta != tb &&
 	      ta->type && ta->type->kind == DI_FUNC && !di_static_named(di, "one", "a.c") &&
 	      di_static_named(di, "one", "b.c"), "lazy: enumerators and function statics",
 	      "hi=%p ta=%p tb=%p", (const void *)hi, (const void *)ta, (const void *)tb);
 	const struct di_inline *ins[4];
 	size_t ni = di_inline_instances(di, "bump", ins, 4);
-	check(ni == 2 && ins[0]->func != ins[1]->func && !di_inline_instances(di, "twice", ins, 4),
+	unit_check(ni == 2 && ins[0]->func != ins[1]->func && !di_inline_instances(di, "twice", ins, 4),
 	      "lazy: inlined calls in both units", "ni=%zu", ni);
 }
 
@@ -915,7 +907,7 @@ static void test_lazy(void)
 	if (system(cmd))
 		printf("# %s failed\n", cmd);
 	struct di_info *di = di_open(bin, err, sizeof err);
-	check(di != NULL, "di_open lazy fixture", "%s", err);
+	unit_check(di != NULL, "di_open lazy fixture", "%s", err);
 	if (di)
 		test_lazy_units(di, bin);
 	di_close(di);
@@ -951,7 +943,7 @@ static void test_inline_fixture(void)
 			printf("# %s failed\n", cmd);
 		struct di_info *di = di_open(bin, err, sizeof err);
 		snprintf(name, sizeof name, "di_open inline fixture %s", opts[i]);
-		check(di != NULL, name, "%s", err);
+		unit_check(di != NULL, name, "%s", err);
 		if (di) {
 			test_inline_tree(di, opts[i]);
 			snprintf(name, sizeof name, "inline fixture %s", opts[i]);
@@ -1004,7 +996,7 @@ static void test_eval(void)
 		DW_OP_lit3, DW_OP_mul, DW_OP_lit2, DW_OP_minus, DW_OP_lit1, DW_OP_shr,
 		DW_OP_const2u, 0xf0, 0, DW_OP_xor, DW_OP_stack_value };
 	int r = eval_ops(arith, sizeof arith, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_VALUE && value_of(&loc) == ((((7 + 5) * 3 - 2) >> 1) ^ 0xf0),
+	unit_check(r == 0 && loc.kind == DI_LOC_VALUE && value_of(&loc) == ((((7 + 5) * 3 - 2) >> 1) ^ 0xf0),
 	      "eval arithmetic + stack_value", "r=%d v=%llu", r, (unsigned long long)value_of(&loc));
 
 	static const uint8_t stackops[] = { DW_OP_lit1, DW_OP_lit2, DW_OP_lit3, DW_OP_rot,
@@ -1013,22 +1005,22 @@ static void test_eval(void)
 	/* 1 2 3 rot -> 3 1 2; swap -> 3 2 1; over -> 3 2 1 2; pick 1 -> ..2 1;
 	 * drop -> 3 2 1 2; minus -> 3 2 -1; * -1 -> 3 2 1; neg -> 3 2 -1 */
 	r = eval_ops(stackops, sizeof stackops, &regs, NULL, &loc, err);
-	check(r == 0 && value_of(&loc) == (uint64_t)-1, "eval stack operations", "r=%d v=%lld",
+	unit_check(r == 0 && value_of(&loc) == (uint64_t)-1, "eval stack operations", "r=%d v=%lld",
 	      r, (long long)value_of(&loc));
 
 	static const uint8_t breg[] = { DW_OP_breg7, 0x10, DW_OP_bregx, 6, 0x78, DW_OP_plus };
 	r = eval_ops(breg, sizeof breg, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == regs.r[7] + 16 + regs.r[6] - 8,
+	unit_check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == regs.r[7] + 16 + regs.r[6] - 8,
 	      "eval breg/bregx -> memory", "r=%d", r);
 
 	static const uint8_t badreg[] = { DW_OP_breg3, 0 };
 	r = eval_ops(badreg, sizeof badreg, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval invalid register -> optimized out",
+	unit_check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval invalid register -> optimized out",
 	      "r=%d kind=%d", r, loc.kind);
 
 	static const uint8_t addr[] = { DW_OP_addr, 0x44, 0x40, 0, 0, 0, 0, 0, 0 };
 	r = eval_ops(addr, sizeof addr, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == 0x4044 + BIAS,
+	unit_check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == 0x4044 + BIAS,
 	      "eval DW_OP_addr adds the bias", "r=%d", r);
 
 	static const uint8_t pieces[] = { DW_OP_reg0, DW_OP_piece, 4, DW_OP_lit9,
@@ -1038,20 +1030,20 @@ static void test_eval(void)
 	memcpy(mem, "\x11\x22\x33\x44", 4);
 	r = eval_ops(pieces, sizeof pieces, &regs, NULL, &loc, err);
 	static const uint8_t want[] = { 0x00, 0x10, 0, 0, 9, 0, 0xaa, 0xbb, 0x11, 0x22, 0x33, 0x44 };
-	check(r == 0 && loc.kind == DI_LOC_PIECES && loc.value_len == sizeof want &&
+	unit_check(r == 0 && loc.kind == DI_LOC_PIECES && loc.value_len == sizeof want &&
 	      !memcmp(loc.value, want, sizeof want), "eval pieces from reg/value/implicit/memory",
 	      "r=%d kind=%d len=%zu %s", r, loc.kind, loc.value_len, err);
 
 	static const uint8_t holes[] = { DW_OP_reg0, DW_OP_piece, 4, DW_OP_piece, 4 };
 	r = eval_ops(holes, sizeof holes, &regs, NULL, &loc, err);
 	static const uint8_t holes_mask[] = { 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
-	check(r == 0 && loc.kind == DI_LOC_PIECES && loc.partial && loc.value_len == 8 &&
+	unit_check(r == 0 && loc.kind == DI_LOC_PIECES && loc.partial && loc.value_len == 8 &&
 	      !memcmp(loc.unavail, holes_mask, 8), "eval missing piece -> those bytes optimized out",
 	      "r=%d kind=%d", r, loc.kind);
 
 	static const uint8_t no_loc[] = { DW_OP_piece, 4, DW_OP_piece, 4 };
 	r = eval_ops(no_loc, sizeof no_loc, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval only missing pieces -> optimized out",
+	unit_check(r == 0 && loc.kind == DI_LOC_OPTIMIZED, "eval only missing pieces -> optimized out",
 	      "r=%d kind=%d", r, loc.kind);
 
 	/* ready:1 missing, mode:3 = 5 from the low bits of rax, level:4 = 0xf
@@ -1061,7 +1053,7 @@ static void test_eval(void)
 		DW_OP_const1u, 0xf0, DW_OP_stack_value, DW_OP_bit_piece, 4, 4,
 		DW_OP_bit_piece, 24, 0 };
 	r = eval_ops(bits, sizeof bits, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_PIECES && loc.value_len == 4 &&
+	unit_check(r == 0 && loc.kind == DI_LOC_PIECES && loc.value_len == 4 &&
 	      loc.value[0] == 0xfa && loc.unavail[0] == 0x01 && loc.unavail[1] == 0xff,
 	      "eval DW_OP_bit_piece", "r=%d kind=%d v=%02x u=%02x %s", r, loc.kind,
 	      loc.value[0], loc.unavail[0], err);
@@ -1073,14 +1065,14 @@ static void test_eval(void)
 	int r1 = eval_ops(entry, sizeof entry, &regs, NULL, &loc, err);
 	int k1 = loc.kind;
 	int r2 = eval_ops(pref, sizeof pref, &regs, NULL, &loc, err);
-	check(r1 == 0 && k1 == DI_LOC_OPTIMIZED && r2 == 0 && loc.kind == DI_LOC_OPTIMIZED,
+	unit_check(r1 == 0 && k1 == DI_LOC_OPTIMIZED && r2 == 0 && loc.kind == DI_LOC_OPTIMIZED,
 	      "eval entry_value/GNU_parameter_ref -> optimized out", "r1=%d r2=%d", r1, r2);
 
 	/* 1 if 5 > 3 else 2, with bra/skip */
 	static const uint8_t branch[] = { DW_OP_lit5, DW_OP_lit3, DW_OP_gt, DW_OP_bra, 4, 0,
 		DW_OP_lit2, DW_OP_skip, 1, 0, DW_OP_lit1, DW_OP_stack_value };
 	r = eval_ops(branch, sizeof branch, &regs, NULL, &loc, err);
-	check(r == 0 && value_of(&loc) == 1, "eval bra/skip", "r=%d v=%llu", r,
+	unit_check(r == 0 && value_of(&loc) == 1, "eval bra/skip", "r=%d v=%llu", r,
 	      (unsigned long long)value_of(&loc));
 
 	mem_base = 0x8000;
@@ -1088,7 +1080,7 @@ static void test_eval(void)
 	static const uint8_t deref[] = { DW_OP_const2u, 0, 0x80, DW_OP_deref,
 		DW_OP_deref_size, 2, DW_OP_stack_value };
 	r = eval_ops(deref, sizeof deref, &regs, NULL, &loc, err);
-	check(r == 0 && value_of(&loc) == 0xfffe, "eval deref/deref_size", "r=%d v=0x%llx",
+	unit_check(r == 0 && value_of(&loc) == 0xfffe, "eval deref/deref_size", "r=%d v=0x%llx",
 	      r, (unsigned long long)value_of(&loc));
 
 	/* frame base DW_OP_breg6 16, as some producers emit */
@@ -1096,12 +1088,12 @@ static void test_eval(void)
 	struct di_func f = { .name = "f", .frame_base = { .ops = fbx, .len = 2, .always = true } };
 	static const uint8_t fbreg[] = { DW_OP_fbreg, 0x68 };   /* -24 */
 	r = eval_ops(fbreg, sizeof fbreg, &regs, &f, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == regs.r[6] + 16 - 24,
+	unit_check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == regs.r[6] + 16 - 24,
 	      "eval fbreg with a breg frame base", "r=%d", r);
 
 	static const uint8_t cfa[] = { DW_OP_call_frame_cfa, DW_OP_lit8, DW_OP_minus };
 	r = eval_ops(cfa, sizeof cfa, &regs, NULL, &loc, err);
-	check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == CFA - 8, "eval call_frame_cfa",
+	unit_check(r == 0 && loc.kind == DI_LOC_MEM && loc.addr == CFA - 8, "eval call_frame_cfa",
 	      "r=%d", r);
 
 	static const uint8_t bad[] = { DW_OP_lit1, 0xe9 };
@@ -1110,16 +1102,16 @@ static void test_eval(void)
 	int e1 = eval_ops(bad, sizeof bad, &regs, NULL, &loc, err);
 	int e2 = eval_ops(under, sizeof under, &regs, NULL, &loc, err);
 	int e3 = eval_ops(divz, sizeof divz, &regs, NULL, &loc, err);
-	check(e1 == -1 && e2 == -1 && e3 == -1 && err[0], "eval errors: unknown op, underflow, /0",
+	unit_check(e1 == -1 && e2 == -1 && e3 == -1 && err[0], "eval errors: unknown op, underflow, /0",
 	      "%d %d %d", e1, e2, e3);
 
 	struct di_var cv = { .name = "c", .has_const = true, .const_value = -5 };
 	struct di_ctx ctx = make_ctx(&regs, NULL, 0);
 	int32_t c32 = 0;
 	r = di_read_var(&cv, &ctx, (uint8_t *)&c32, 4, err, sizeof err);
-	check(r == 0 && c32 == -5, "DW_AT_const_value", "r=%d v=%d", r, c32);
+	unit_check(r == 0 && c32 == -5, "DW_AT_const_value", "r=%d v=%d", r, c32);
 	struct di_var none = { .name = "gone" };
-	check(di_read_var(&none, &ctx, (uint8_t *)&c32, 4, err, sizeof err) == 1,
+	unit_check(di_read_var(&none, &ctx, (uint8_t *)&c32, 4, err, sizeof err) == 1,
 	      "no location is optimized out", "not 1");
 }
 
@@ -1206,7 +1198,7 @@ static void test_type_kinds(struct di_info *di)
 	const struct di_type *node = di_type_named(di, "struct node");
 	const struct di_type *nt = di_type_named(di, "node_t");
 	const struct di_member *next = member(node, "next"), *prev = member(node, "prev");
-	check(node && nt && nt->kind == DI_TYPEDEF && nt->target == node && nt->size == 24 &&
+	unit_check(node && nt && nt->kind == DI_TYPEDEF && nt->target == node && nt->size == 24 &&
 	      next && next->type->kind == DI_PTR && next->type->target == nt && prev &&
 	      prev->type->target->kind == DI_CONST && di_type_strip(prev->type->target) == node,
 	      "typedef of a recursive struct, const member", "wrong");
@@ -1214,7 +1206,7 @@ static void test_type_kinds(struct di_info *di)
 	const struct di_type *b = di_type_named(di, "struct bits");
 	const struct di_member *ba = member(b, "a"), *bb = member(b, "b"),
 			       *bc = member(b, "c"), *bd = member(b, "d");
-	check(b && b->size == 8 && ba && ba->bit_size == 3 && ba->offset == 0 &&
+	unit_check(b && b->size == 8 && ba && ba->bit_size == 3 && ba->offset == 0 &&
 	      ba->bit_offset == 0 && bb && bb->bit_size == 5 && bb->offset == 0 &&
 	      bb->bit_offset == 3 && bc && !bc->bit_size && bc->offset == 1 && bd &&
 	      bd->bit_size == 40 && bd->offset == 2 && bd->bit_offset == 0,
@@ -1222,13 +1214,13 @@ static void test_type_kinds(struct di_info *di)
 
 	const struct di_type *u = di_type_named(di, "union u");
 	const struct di_member *uc = member(u, "c");
-	check(u && u->kind == DI_UNION && u->size == 4 && u->nmembers == 3 && uc &&
+	unit_check(u && u->kind == DI_UNION && u->size == 4 && u->nmembers == 3 && uc &&
 	      uc->type->kind == DI_ARRAY && uc->type->ndims == 1 && uc->type->dims[0] == 4,
 	      "union with an array member", "wrong");
 
 	const struct di_type *e = di_type_named(di, "enum color");
 	const struct di_type *big = di_type_named(di, "enum big");
-	check(e && e->kind == DI_ENUM && e->nenums == 3 && !strcmp(e->enums[1].name, "GREEN") &&
+	unit_check(e && e->kind == DI_ENUM && e->nenums == 3 && !strcmp(e->enums[1].name, "GREEN") &&
 	      e->enums[1].value == 5 && e->enums[2].value == -2 && big && big->nenums == 1 &&
 	      big->enums[0].value == 200, "enums signed and unsigned", "values wrong");
 
@@ -1240,27 +1232,27 @@ static void test_type_kinds(struct di_info *di)
 	for (size_t i = 0; h && i < h->nmembers; i++)
 		anon |= !h->members[i].name && h->members[i].offset == 64 &&
 			h->members[i].type->kind == DI_STRUCT && h->members[i].type->nmembers == 2;
-	check(h && h->size == 96 && arr && arr->type->ndims == 2 && arr->type->dims[0] == 3 &&
+	unit_check(h && h->size == 96 && arr && arr->type->ndims == 2 && arr->type->dims[0] == 3 &&
 	      arr->type->dims[1] == 4 && arr->type->size == 48 && anon,
 	      "2-d array and anonymous struct member", "wrong");
-	check(ft && ft->kind == DI_PTR && ft->target->kind == DI_FUNC &&
+	unit_check(ft && ft->kind == DI_PTR && ft->target->kind == DI_FUNC &&
 	      ft->target->nparams == 2 && ft->target->varargs &&
 	      ft->target->target && !strcmp(ft->target->target->name, "int"),
 	      "function pointer type", "wrong");
-	check(op && is_ptr_to(op->type, DI_STRUCT, "opaque") &&
+	unit_check(op && is_ptr_to(op->type, DI_STRUCT, "opaque") &&
 	      di_type_strip(op->type)->target->declaration && flex && flex->offset == 96 &&
 	      flex->type->dims[0] == 0 && d && d->type->kind == DI_VOLATILE && d->type->size == 8,
 	      "incomplete struct, flexible array, volatile", "wrong");
 	const struct di_var *rp = di_static_named(di, "rp", NULL);
-	check(rp && rp->type->kind == DI_PTR, "restrict is transparent", "wrong");
-	check(di_type_named(di, "unsigned") && !strcmp(di_type_named(di, "unsigned")->name,
+	unit_check(rp && rp->type->kind == DI_PTR, "restrict is transparent", "wrong");
+	unit_check(di_type_named(di, "unsigned") && !strcmp(di_type_named(di, "unsigned")->name,
 							   "unsigned int") &&
 	      di_type_named(di, "signed char") && !strcmp(di_type_named(di, "signed char")->name,
 							    "signed char") &&
 	      di_type_named(di, "char") && !strcmp(di_type_named(di, "char")->name, "char") &&
 	      di_type_named(di, "cmp_fn") && di_type_named(di, "enum color") == e,
 	      "di_type_named C spellings", "wrong");
-	check(di_type_strip(nt) == node && di_type_strip(d ? d->type : NULL)->kind == DI_BASE,
+	unit_check(di_type_strip(nt) == node && di_type_strip(d ? d->type : NULL)->kind == DI_BASE,
 	      "di_type_strip", "wrong");
 }
 
@@ -1274,13 +1266,13 @@ static void test_type_scopes(struct di_info *di, bool o0)
 			n = di_vars_at(f, f->body.children[i].children[j].ranges[0].lo, vs, 16);
 	const struct di_var *sh = find_var(vs, n, "shadow"), *calls = find_var(vs, n, "calls"),
 			    *cnt = find_var(vs, n, "counter"), *g = di_static_named(di, "counter", NULL);
-	check(f && n == 5 && !strcmp(vs[0]->name, "shadow") && !strcmp(vs[1]->name, "inner") &&
+	unit_check(f && n == 5 && !strcmp(vs[0]->name, "shadow") && !strcmp(vs[1]->name, "inner") &&
 	      !strcmp(vs[4]->name, "k") && sh && !sh->is_static && calls && calls->is_static &&
 	      !calls->external && cnt && g && cnt->nlocs == 1 && cnt->locs == g->locs,
 	      o0 ? "-O0 nested blocks, static local, extern local" :
 		   "-O2 nested blocks, static local, extern local", "n=%zu", n);
 	const struct di_var *fs = di_static_named(di, "file_static", NULL);
-	check(fs && !fs->external && di_static_named(di, "shadow", NULL) &&
+	unit_check(fs && !fs->external && di_static_named(di, "shadow", NULL) &&
 	      di_static_named(di, "shadow", NULL)->external, o0 ? "-O0 file static" :
 	      "-O2 file static", "wrong");
 	if (o0)
@@ -1295,7 +1287,7 @@ static void test_type_scopes(struct di_info *di, bool o0)
 	double dv = 0;
 	char err[128] = "";
 	int r = c ? di_read_var(c, &ctx, (uint8_t *)&dv, 8, err, sizeof err) : -1;
-	check(r == 0 && dv == 1.5, "-O2 DW_OP_implicit_value double", "r=%d v=%g %s", r, dv, err);
+	unit_check(r == 0 && dv == 1.5, "-O2 DW_OP_implicit_value double", "r=%d v=%g %s", r, dv, err);
 }
 
 static void test_types(void)
@@ -1313,7 +1305,7 @@ static void test_types(void)
 		struct di_info *di = di_open(bin, err, sizeof err);
 		char name[128];
 		snprintf(name, sizeof name, "di_open types %s", opts[i]);
-		check(di != NULL, name, "%s", err);
+		unit_check(di != NULL, name, "%s", err);
 		if (di) {
 			test_type_kinds(di);
 			test_type_scopes(di, i != 1);
@@ -1338,7 +1330,7 @@ static void test_bad_files(void)
 		printf("# cannot build tests/build/basic-nog\n");
 	struct di_info *di = di_open("tests/build/basic-nog", err, sizeof err);
 	size_t n = 1;
-	check(di && (di_funcs(di, &n), n == 0) && !di_func_at(di, 0x1139) &&
+	unit_check(di && (di_funcs(di, &n), n == 0) && !di_func_at(di, 0x1139) &&
 	      !di_func_named(di, "main") && !di_static_named(di, "counter", NULL) &&
 	      !di_type_named(di, "int") && di_type_named(di, "void"),
 	      "di_open without -g is empty and usable", "di=%p err=%s", (void *)di, err);
@@ -1346,11 +1338,11 @@ static void test_bad_files(void)
 
 	err[0] = 0;
 	di = di_open("tests/fixtures/basic.c", err, sizeof err);
-	check(!di && strstr(err, "not an ELF"), "di_open non-ELF", "err=%s", err);
+	unit_check(!di && strstr(err, "not an ELF"), "di_open non-ELF", "err=%s", err);
 	di_close(di);
 	err[0] = 0;
 	di = di_open("tests/build/does-not-exist", err, sizeof err);
-	check(!di && strstr(err, "No such file"), "di_open missing file", "err=%s", err);
+	unit_check(!di && strstr(err, "No such file"), "di_open missing file", "err=%s", err);
 }
 
 static void test_all_fixtures(void)
@@ -1363,7 +1355,7 @@ static void test_all_fixtures(void)
 			struct di_info *di = di_open(bin, err, sizeof err);
 			const struct di_func *m = di ? di_func_named(di, "main") : NULL;
 			snprintf(name, sizeof name, "di_open %s: main at nm address", bin);
-			check(m && m->lo == nm_addr(bin, "main") && di_func_at(di, m->lo) == m,
+			unit_check(m && m->lo == nm_addr(bin, "main") && di_func_at(di, m->lo) == m,
 			      name, "%s", err);
 			di_close(di);
 			free(bin);

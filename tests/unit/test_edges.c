@@ -14,14 +14,6 @@
 #include "../../slice/slice.h"
 #include "../../slice/spill.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 #define N 100000
 
 static uint64_t rnd_state = 88172645463325252ull;
@@ -76,7 +68,7 @@ static void round_trip(const char *how)
 	}
 	char name[128];
 	snprintf(name, sizeof name, "%s: count", how);
-	check(blocks_count(es) == N && blocks_count(ms) == N, name, "%zu", blocks_count(es));
+	unit_check(blocks_count(es) == N && blocks_count(ms) == N, name, "%zu", blocks_count(es));
 	size_t bad = SIZE_MAX;
 	for (size_t i = 0; i < N && bad == SIZE_MAX; i++) {
 		const struct slice_edge *e = blocks_get(es, i);
@@ -85,7 +77,7 @@ static void round_trip(const char *how)
 			bad = i;
 	}
 	snprintf(name, sizeof name, "%s: in order", how);
-	check(bad == SIZE_MAX, name, "edge %zu differs", bad);
+	unit_check(bad == SIZE_MAX, name, "edge %zu differs", bad);
 	for (int k = 0; k < 3000 && bad == SIZE_MAX; k++) {
 		size_t i = rnd() % N;
 		const struct slice_edge *e = blocks_get(es, i);
@@ -94,10 +86,10 @@ static void round_trip(const char *how)
 			bad = i;
 	}
 	snprintf(name, sizeof name, "%s: at random", how);
-	check(bad == SIZE_MAX, name, "edge %zu differs", bad);
+	unit_check(bad == SIZE_MAX, name, "edge %zu differs", bad);
 	bool on = spill_enabled();
 	snprintf(name, sizeof name, "%s: where the blocks are", how);
-	check(on ? blocks_file_bytes(es) > 0 && blocks_mem_bytes(es) < (size_t)2 << 20 &&
+	unit_check(on ? blocks_file_bytes(es) > 0 && blocks_mem_bytes(es) < (size_t)2 << 20 &&
 		   blocks_file_bytes(ms) > 0
 		 : blocks_file_bytes(es) == 0 && blocks_mem_bytes(es) > 0 && blocks_file_bytes(ms) == 0,
 	      name, "file %llu bytes, memory %zu bytes (the edges: %zu bytes)",
@@ -112,7 +104,7 @@ static void round_trip(const char *how)
 			bad = i;
 	}
 	snprintf(name, sizeof name, "%s: after a neighbour is freed", how);
-	check(bad == SIZE_MAX, name, "edge %zu differs", bad);
+	unit_check(bad == SIZE_MAX, name, "edge %zu differs", bad);
 	blocks_free(es);
 	free(want);
 	free(wm);
@@ -125,7 +117,7 @@ int main(void)
 	round_trip("memory");
 	spill_set_enabled(true);
 	struct blocks *es = blocks_new(NULL, &edges_coder);
-	check(blocks_count(es) == 0 && blocks_count(NULL) == 0, "empty", "count %zu", blocks_count(es));
+	unit_check(blocks_count(es) == 0 && blocks_count(NULL) == 0, "empty", "count %zu", blocks_count(es));
 	blocks_free(es);
 	return 0;
 }

@@ -27,14 +27,6 @@
 #include "unit.h"
 #include "../../slice/insn.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static bool decode_hex(const char *hex, struct insn *in)
 {
 	uint8_t b[16];
@@ -54,32 +46,32 @@ static void test_rules(void)
 {
 	struct insn in;
 	memset(&in, 0, sizeof in);
-	check(decode_hex("53", &in) && in.nmem == 1 && in.mem[0].disp == -8 &&
+	unit_check(decode_hex("53", &in) && in.nmem == 1 && in.mem[0].disp == -8 &&
 	      (in.mem[0].rw & INSN_MEM_W) && (in.use & R(3)), "push rbx writes [rsp-8]",
 	      "nmem %d disp %lld", in.nmem, (long long)in.mem[0].disp);
-	check(decode_hex("e800000000", &in) && in.nmem == 1 && in.mem[0].disp == -8 &&
+	unit_check(decode_hex("e800000000", &in) && in.nmem == 1 && in.mem[0].disp == -8 &&
 	      in.kind == INSN_CALL, "call writes [rsp-8]", "nmem %d", in.nmem);
-	check(decode_hex("c3", &in) && in.nmem == 1 && in.mem[0].disp == 0 &&
+	unit_check(decode_hex("c3", &in) && in.nmem == 1 && in.mem[0].disp == 0 &&
 	      (in.mem[0].rw & INSN_MEM_R) && in.kind == INSN_RET, "ret reads [rsp]", "nmem %d", in.nmem);
-	check(decode_hex("31c0", &in) && in.use == 0 && (in.def & R(0)) && in.zero_idiom,
+	unit_check(decode_hex("31c0", &in) && in.use == 0 && (in.def & R(0)) && in.zero_idiom,
 	      "xor eax,eax reads nothing", "use %llx", (unsigned long long)in.use);
-	check(decode_hex("488d0413", &in) && in.nmem == 0 && (in.use & (R(3) | R(2))) == (R(3) | R(2)),
+	unit_check(decode_hex("488d0413", &in) && in.nmem == 0 && (in.use & (R(3) | R(2))) == (R(3) | R(2)),
 	      "lea is no memory access", "nmem %d", in.nmem);
-	check(decode_hex("0f44c1", &in) && (in.cond_def & R(0)) && (in.use & R(0)) &&
+	unit_check(decode_hex("0f44c1", &in) && (in.cond_def & R(0)) && (in.use & R(0)) &&
 	      (in.use & R(INSN_R_FLAGS)), "cmove is a conditional write", "cond %llx",
 	      (unsigned long long)in.cond_def);
-	check(decode_hex("0f05", &in) && in.kind == INSN_SYSCALL && (in.def & R(1)) &&
+	unit_check(decode_hex("0f05", &in) && in.kind == INSN_SYSCALL && (in.def & R(1)) &&
 	      (in.def & R(11)) && (in.def & R(0)) && (in.use & R(7)), "syscall defs rax rcx r11",
 	      "def %llx", (unsigned long long)in.def);
-	check(decode_hex("f3a4", &in) && in.rep && in.nmem == 2 && (in.use & R(1)),
+	unit_check(decode_hex("f3a4", &in) && in.rep && in.nmem == 2 && (in.use & R(1)),
 	      "rep movsb: two accesses and the count", "nmem %d", in.nmem);
-	check(decode_hex("48f7f1", &in) && (in.use & (R(0) | R(2))) == (R(0) | R(2)) &&
+	unit_check(decode_hex("48f7f1", &in) && (in.use & (R(0) | R(2))) == (R(0) | R(2)) &&
 	      (in.def & (R(0) | R(2))) == (R(0) | R(2)), "div rcx uses and defines rdx:rax",
 	      "use %llx", (unsigned long long)in.use);
-	check(decode_hex("660fefc0", &in) && in.use == 0, "pxor xmm0,xmm0 reads nothing",
+	unit_check(decode_hex("660fefc0", &in) && in.use == 0, "pxor xmm0,xmm0 reads nothing",
 	      "use %llx", (unsigned long long)in.use);
-	check(decode_hex("5b", &in) && in.save_restore && (in.def & R(3)), "pop rbx is a restore", "");
-	check(decode_hex("88c8", &in) && (in.use & R(0)) && (in.def & R(0)),
+	unit_check(decode_hex("5b", &in) && in.save_restore && (in.def & R(3)), "pop rbx is a restore", "");
+	unit_check(decode_hex("88c8", &in) && (in.use & R(0)) && (in.def & R(0)),
 	      "mov al,cl also reads rax (partial write)", "");
 }
 
@@ -158,7 +150,7 @@ static void test_table(void)
 		for (int k = 0; mem && k < in.nmem; k++)
 			mem = in.mem[k].size == c->mem_size &&
 			      (c->mem_rw < 0 || in.mem[k].rw == c->mem_rw);
-		check(ok && in.use == c->use && in.def == c->def && in.cond_def == c->cond && mem,
+		unit_check(ok && in.use == c->use && in.def == c->def && in.cond_def == c->cond && mem,
 		      c->text, "use %llx def %llx cond %llx nmem %d (want %llx %llx %llx %d)",
 		      (unsigned long long)in.use, (unsigned long long)in.def,
 		      (unsigned long long)in.cond_def, in.nmem, (unsigned long long)c->use,
@@ -298,12 +290,12 @@ static void run_program(const char *path, unsigned long max)
 	free(b);
 	char name[256];
 	snprintf(name, sizeof name, "def sets vs the CPU on %s", path);
-	check(t.steps > 10000 && !undecoded, name, "only %lu steps, %lu undecoded", t.steps, undecoded);
+	unit_check(t.steps > 10000 && !undecoded, name, "only %lu steps, %lu undecoded", t.steps, undecoded);
 	snprintf(name, sizeof name, "%s: registers changed are defined (%lu insns)", path, t.steps);
-	check(!t.bad_reg && !t.bad_flags && !t.bad_vec, name, "%lu gpr, %lu flags, %lu vector misses; first: %s",
+	unit_check(!t.bad_reg && !t.bad_flags && !t.bad_vec, name, "%lu gpr, %lu flags, %lu vector misses; first: %s",
 	      t.bad_reg, t.bad_flags, t.bad_vec, t.first);
 	snprintf(name, sizeof name, "%s: stack bytes changed are written", path);
-	check(!t.bad_mem, name, "%lu misses; first: %s", t.bad_mem, t.first);
+	unit_check(!t.bad_mem, name, "%lu misses; first: %s", t.bad_mem, t.first);
 }
 
 /* The second decoder: capstone 4's register lists, corrected for its
@@ -419,9 +411,9 @@ static void test_static(const char *what, const char *code_path, const char *sym
 	}
 	char name[300];
 	snprintf(name, sizeof name, "%s: %zu functions, %lu instructions decoded", what, nf, t.insns);
-	check(nf > 0 && t.insns > 10 && !t.len, name, "%lu length mismatches; %s", t.len, t.first);
+	unit_check(nf > 0 && t.insns > 10 && !t.len, name, "%lu length mismatches; %s", t.len, t.first);
 	snprintf(name, sizeof name, "%s: capstone's reads and writes are in our use/def sets", what);
-	check(!t.reads && !t.writes && !t.mem, name, "%lu reads, %lu writes, %lu memory writes "
+	unit_check(!t.reads && !t.writes && !t.mem, name, "%lu reads, %lu writes, %lu memory writes "
 	      "missing; first: %s", t.reads, t.writes, t.mem, t.first);
 	if (syms && syms != code)
 		img_close(syms);
@@ -472,7 +464,7 @@ int main(void)
 		test_static("libc string and malloc functions", "/lib/x86_64-linux-gnu/libc.so.6",
 			    dbg, libc_funcs);
 	else
-		check(false, "libc debug file", "not found (%s): install libc6-dbg", dbg ? dbg : "?");
+		unit_check(false, "libc debug file", "not found (%s): install libc6-dbg", dbg ? dbg : "?");
 	free(dbg);
 	run_program("tests/build/bug_dfree-O0", 400000);
 	run_program("tests/build/sl_memcpy-O2", 400000);

@@ -12,14 +12,6 @@
 
 #define MAX_ADDRS 4096
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 /* One objdump row: an address and the line it gives. */
 struct orow {
 	uint64_t addr;
@@ -109,7 +101,7 @@ static void test_rows(const char *bin)
 	struct lines *lt = lines_open(bin, err, sizeof err);
 
 	snprintf(name, sizeof name, "lines_open %s", bin);
-	check(lt && !lines_empty(lt) && n > 0, name, "lt=%p n=%zu err=%s",
+	unit_check(lt && !lines_empty(lt) && n > 0, name, "lt=%p n=%zu err=%s",
 	      (void *)lt, n, err);
 	if (!lt)
 		return;
@@ -127,7 +119,7 @@ static void test_rows(const char *bin)
 		}
 	}
 	snprintf(name, sizeof name, "lines_at objdump rows %s", bin);
-	check(!bad, name, "%zu of %zu addresses wrong", bad, na);
+	unit_check(!bad, name, "%zu of %zu addresses wrong", bad, na);
 
 	gdb_lines(bin, addrs, na, glines);
 	bad = 0;
@@ -139,7 +131,7 @@ static void test_rows(const char *bin)
 			       (unsigned long long)addrs[i], got, glines[i]);
 	}
 	snprintf(name, sizeof name, "lines_at = gdb info line %s", bin);
-	check(!bad, name, "%zu of %zu addresses differ", bad, na);
+	unit_check(!bad, name, "%zu of %zu addresses differ", bad, na);
 
 	size_t nr;
 	const struct lines_row *all = lines_rows(lt, &nr);
@@ -150,7 +142,7 @@ static void test_rows(const char *bin)
 	uint64_t probe = nr ? all[nr / 2].addr : 0;
 	size_t lb = lines_lower_bound(lt, probe);
 	snprintf(name, sizeof name, "lines_rows sorted, lower_bound %s", bin);
-	check(sorted && lb < nr && all[lb].addr == probe &&
+	unit_check(sorted && lb < nr && all[lb].addr == probe &&
 	      (lb == 0 || all[lb - 1].addr < probe), name,
 	      "sorted=%d lb=%zu", sorted, lb);
 	lines_close(lt);
@@ -250,7 +242,7 @@ static void test_break(const char *bin, const char *file, int line, bool funcs)
 	size_t ng = lines_addrs_for(lt, lines_file(lt, file), line,
 				    funcs ? func_of : NULL, NULL, &got, &got_line);
 	snprintf(name, sizeof name, "lines_addrs_for %s %s", bin, spec);
-	check(nw > 0 && same_set(got, ng, want, nw) && got_line == want_line, name,
+	unit_check(nw > 0 && same_set(got, ng, want, nw) && got_line == want_line, name,
 	      "got %zu addrs (first 0x%llx) line %d, gdb %zu (first 0x%llx) line %d",
 	      ng, ng ? (unsigned long long)got[0] : 0ull, got_line, nw,
 	      nw ? (unsigned long long)want[0] : 0ull, want_line);
@@ -271,26 +263,26 @@ static void test_files(void)
 		cwd[0] = 0;
 	snprintf(abs, sizeof abs, "%s/tests/fixtures/basic.c", cwd);
 	const char *f = lines_file(lt, "basic.c");
-	check(f && !strcmp(f, abs), "lines_file basic.c", "got %s want %s",
+	unit_check(f && !strcmp(f, abs), "lines_file basic.c", "got %s want %s",
 	      f ? f : "NULL", abs);
-	check(f && lines_file(lt, "fixtures/basic.c") == f &&
+	unit_check(f && lines_file(lt, "fixtures/basic.c") == f &&
 	      lines_file(lt, "./tests/fixtures/basic.c") == f &&
 	      lines_file(lt, abs) == f, "lines_file suffixes and absolute", "mismatch");
-	check(!lines_file(lt, "asic.c") && !lines_file(lt, "nope.c"),
+	unit_check(!lines_file(lt, "asic.c") && !lines_file(lt, "nope.c"),
 	      "lines_file partial component", "matched");
-	check(lines_file(lt, "stdio.h") != NULL, "lines_file header without rows",
+	unit_check(lines_file(lt, "stdio.h") != NULL, "lines_file header without rows",
 	      "stdio.h not found");
 	size_t nf;
 	const char **files = lines_files(lt, &nf);
-	check(nf == 1 && files[0] == f, "lines_files", "nf=%zu", nf);
-	check(lines_max_line(lt, f) == 68, "lines_max_line", "got %d",
+	unit_check(nf == 1 && files[0] == f, "lines_files", "nf=%zu", nf);
+	unit_check(lines_max_line(lt, f) == 68, "lines_max_line", "got %d",
 	      lines_max_line(lt, f));
 	uint64_t *out = NULL;
 	int actual = -1;
 	size_t n = lines_addrs_for(lt, f, 69, NULL, NULL, &out, &actual);
-	check(n == 0 && actual == 0 && !out, "lines_addrs_for past the end",
+	unit_check(n == 0 && actual == 0 && !out, "lines_addrs_for past the end",
 	      "n=%zu", n);
-	check(!lines_at(lt, 0) && !lines_at(lt, ~0ull), "lines_at outside", "row");
+	unit_check(!lines_at(lt, 0) && !lines_at(lt, ~0ull), "lines_at outside", "row");
 	lines_close(lt);
 }
 
@@ -308,18 +300,18 @@ static void test_bad_files(void)
 	build_nog();
 	struct lines *lt = lines_open("tests/build/basic-nog", err, sizeof err);
 	size_t n = 1;
-	check(lt && lines_empty(lt) && !lines_at(lt, 0x1139) &&
+	unit_check(lt && lines_empty(lt) && !lines_at(lt, 0x1139) &&
 	      !lines_file(lt, "basic.c") && (lines_files(lt, &n), n == 0),
 	      "lines_open without -g", "lt=%p err=%s", (void *)lt, err);
 	lines_close(lt);
 
 	err[0] = 0;
 	lt = lines_open("tests/fixtures/basic.c", err, sizeof err);
-	check(!lt && strstr(err, "not an ELF"), "lines_open non-ELF", "err=%s", err);
+	unit_check(!lt && strstr(err, "not an ELF"), "lines_open non-ELF", "err=%s", err);
 	lines_close(lt);
 	err[0] = 0;
 	lt = lines_open("tests/build/does-not-exist", err, sizeof err);
-	check(!lt && strstr(err, "No such file"), "lines_open missing", "err=%s", err);
+	unit_check(!lt && strstr(err, "No such file"), "lines_open missing", "err=%s", err);
 	lines_close(lt);
 }
 

@@ -13,14 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 struct counts {
 	int created, exited;
 };
@@ -95,11 +87,11 @@ static void test_run_to_end(void)
 		proc_wait(p, &st);
 		sig = st.ev == PROC_SIGNAL ? st.sig : 0;
 	} while (st.ev == PROC_SIGNAL || st.ev == PROC_TRAP);
-	check(st.ev == PROC_EXITED && st.code == 0, "thr4 exits normally", "ev %d code %d",
+	unit_check(st.ev == PROC_EXITED && st.code == 0, "thr4 exits normally", "ev %d code %d",
 	      st.ev, st.code);
-	check(c.created == 4, "four threads reported created", "%d", c.created);
-	check(c.exited == 4, "four threads reported exited", "%d", c.exited);
-	check(!proc_alive(p), "process gone after exit", "still alive");
+	unit_check(c.created == 4, "four threads reported created", "%d", c.created);
+	unit_check(c.exited == 4, "four threads reported exited", "%d", c.exited);
+	unit_check(!proc_alive(p), "process gone after exit", "still alive");
 	proc_kill(p);
 }
 
@@ -112,13 +104,13 @@ static void stop_and_check(struct proc *p, const char *round)
 	proc_interrupt(p);
 	proc_wait(p, &st);
 	snprintf(name, sizeof name, "%s: interrupt reported as SIGSTOP", round);
-	check(st.ev == PROC_SIGNAL && st.sig == SIGSTOP, name, "ev %d sig %d", st.ev, st.sig);
+	unit_check(st.ev == PROC_SIGNAL && st.sig == SIGSTOP, name, "ev %d sig %d", st.ev, st.sig);
 	proc_stop_all(p);
 	int stopped, all = tasks(proc_pid(p), &stopped);
 	snprintf(name, sizeof name, "%s: every task in a tracing stop", round);
-	check(all == stopped && all > 1, name, "%d of %d", stopped, all);
+	unit_check(all == stopped && all > 1, name, "%d of %d", stopped, all);
 	snprintf(name, sizeof name, "%s: every task known", round);
-	check((size_t)all == proc_nthreads(p), name, "kernel %d, proc %zu", all,
+	unit_check((size_t)all == proc_nthreads(p), name, "kernel %d, proc %zu", all,
 	      proc_nthreads(p));
 }
 
@@ -133,23 +125,23 @@ static void test_stop_all(void)
 
 	struct proc_thread_info t;
 	proc_thread_at(p, proc_nthreads(p) - 1, &t);
-	check(proc_select(p, t.tid) == 0, "select the newest thread", "refused");
+	unit_check(proc_select(p, t.tid) == 0, "select the newest thread", "refused");
 	uint64_t pc = proc_pc(p);
 	struct proc_stop st;
 	proc_step(p, 0);
 	proc_wait(p, &st);
 	int stopped, all = tasks(proc_pid(p), &stopped);
-	check(st.ev == PROC_TRAP && proc_pc(p) != pc, "step moves the selected thread",
+	unit_check(st.ev == PROC_TRAP && proc_pc(p) != pc, "step moves the selected thread",
 	      "ev %d pc %llx", st.ev, (unsigned long long)proc_pc(p));
-	check(all == stopped, "the others stay stopped while it steps", "%d of %d",
+	unit_check(all == stopped, "the others stay stopped while it steps", "%d of %d",
 	      stopped, all);
-	check(proc_select(p, -5) < 0, "unknown thread refused", "accepted");
+	unit_check(proc_select(p, -5) < 0, "unknown thread refused", "accepted");
 
 	pid_t pid = proc_pid(p);
 	char path[64];
 	proc_kill(p);
 	snprintf(path, sizeof path, "/proc/%d", pid);
-	check(access(path, F_OK) != 0, "nothing left after proc_kill", "%s exists", path);
+	unit_check(access(path, F_OK) != 0, "nothing left after proc_kill", "%s exists", path);
 }
 
 int main(void)

@@ -12,14 +12,6 @@
 #include "unit.h"
 #include "../../slice/slice.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static struct sbuf out;
 
 static void sink(void *arg, enum qz_out_kind kind, const char *text)
@@ -40,7 +32,7 @@ int main(void)
 	struct qz *q = qz_new((struct qz_sink){ sink, NULL });
 	modules_init(q);
 	const struct qz_mod *h = mod_find(q, "slice");
-	check(h && h->save && h->restore && h->free_saved, "slice registers its hooks", "");
+	unit_check(h && h->save && h->restore && h->free_saved, "slice registers its hooks", "");
 	if (!h || qz_load(q, "tests/build/sl_rec-O0", NULL, 0) < 0)
 		return 0;
 	cmd(q, "break sl_rec.c:18");
@@ -56,14 +48,14 @@ int main(void)
 	cmd(q, "slice sl_rec.c:19");
 	char *first = xstrdup(out.s ? out.s : "");
 	uint64_t n2 = r->tr.n;
-	check(n1 > 0 && n2 > n1, "recorded on after the save", "n1 %llu n2 %llu",
+	unit_check(n1 > 0 && n2 > n1, "recorded on after the save", "n1 %llu n2 %llu",
 	      (unsigned long long)n1, (unsigned long long)n2);
 	h->restore(q, saved);
-	check(r->tr.n == n1 && r->tr.insts.n >= insts1, "restore cuts the recording back",
+	unit_check(r->tr.n == n1 && r->tr.insts.n >= insts1, "restore cuts the recording back",
 	      "n %llu (want %llu)", (unsigned long long)r->tr.n, (unsigned long long)n1);
-	check(r->on && q->driver != NULL, "recording stays on after the restore", "");
+	unit_check(r->on && q->driver != NULL, "recording stays on after the restore", "");
 	cmd(q, "info slice 1");
-	check(out.s && strstr(out.s, "sl_rec.c:12 #1,#2,#3,#4"), "slices from before keep their instances",
+	unit_check(out.s && strstr(out.s, "sl_rec.c:12 #1,#2,#3,#4"), "slices from before keep their instances",
 	      "%s", out.s ? out.s : "");
 	/* Recording the same region again in a new run numbers it the same
 	 * way, and the new instances do not disturb the earlier slice. */
@@ -77,10 +69,10 @@ int main(void)
 	cmd(q, "info slice 2");
 	const char *again = out.s ? strchr(out.s, '\n') : NULL;
 	const char *was = strchr(before, '\n');
-	check(again && was && strcmp(again, was) == 0, "a new run gives the same slice",
+	unit_check(again && was && strcmp(again, was) == 0, "a new run gives the same slice",
 	      "before:\n%s\nafter:\n%s", before, out.s ? out.s : "");
 	cmd(q, "info slice 1");
-	check(out.s && strcmp(out.s, before) == 0, "the earlier slice is unchanged", "%s", out.s);
+	unit_check(out.s && strcmp(out.s, before) == 0, "the earlier slice is unchanged", "%s", out.s);
 	free(before);
 	free(first);
 	cmd(q, "kill");

@@ -10,14 +10,6 @@
 #include "util/hmap.h"
 #include "util/sorted.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 struct row {
 	int pad;
 	uint64_t addr;
@@ -61,9 +53,9 @@ static void test_sorted(void)
 		}
 		free(r);
 	}
-	check(bad == 0, "sorted: SORTED_BELOW/UPTO on 64- and 32-bit keys equal a linear count", "%d of %d wrong", bad, tried);
+	unit_check(bad == 0, "sorted: SORTED_BELOW/UPTO on 64- and 32-bit keys equal a linear count", "%d of %d wrong", bad, tried);
 	uint64_t big[3] = {1, UINT64_MAX - 1, UINT64_MAX};
-	check(sorted_count_key(big, 3, 8, 0, 8, UINT64_MAX, true) == 3 &&
+	unit_check(sorted_count_key(big, 3, 8, 0, 8, UINT64_MAX, true) == 3 &&
 	      sorted_count_key(big, 3, 8, 0, 8, UINT64_MAX, false) == 2 &&
 	      sorted_count_key(big, 3, 8, 0, 8, 0, false) == 0,
 	      "sorted: keys at the ends of the 64-bit range", "");
@@ -71,13 +63,13 @@ static void test_sorted(void)
 	for (size_t n = 0; n < 20; n++)
 		for (size_t cut = 0; cut <= n; cut++)
 			bad += sorted_count(n, even_before, &cut) != cut;
-	check(bad == 0, "sorted: sorted_count finds the end of a predicate's prefix", "%d wrong", bad);
+	unit_check(bad == 0, "sorted: sorted_count finds the end of a predicate's prefix", "%d wrong", bad);
 }
 
 static void test_hmap_u64(void)
 {
 	struct hmap m = {0};
-	check(hmap_get(&m, 5) == NULL && hmap_slot(&m, 0) == NULL, "hmap: an empty map finds nothing", "");
+	unit_check(hmap_get(&m, 5) == NULL && hmap_slot(&m, 0) == NULL, "hmap: an empty map finds nothing", "");
 	enum { N = 20000 };
 	static int vals[N];
 	for (int i = 0; i < N; i++)
@@ -92,10 +84,10 @@ static void test_hmap_u64(void)
 	size_t walked = 0;
 	for (size_t i = 0; i < m.cap; i++)
 		walked += hmap_slot(&m, i) != NULL;
-	check(bad == 0 && m.n == N + 1 && walked == N + 1, "hmap: 20001 u64 keys through many rehashes",
+	unit_check(bad == 0 && m.n == N + 1 && walked == N + 1, "hmap: 20001 u64 keys through many rehashes",
 	      "%d wrong, n=%zu walked=%zu", bad, m.n, walked);
 	hmap_free(&m);
-	check(m.cap == 0 && hmap_get(&m, 0) == NULL, "hmap: freed map is empty again", "");
+	unit_check(m.cap == 0 && hmap_get(&m, 0) == NULL, "hmap: freed map is empty again", "");
 }
 
 static void test_hmap_str(void)
@@ -104,10 +96,10 @@ static void test_hmap_str(void)
 	char a[] = "main.c", b[] = "main.c", c[] = "util/main.c";
 	int x, y;
 	hmap_sput(&m, a, &x);
-	check(hmap_sget(&m, b) == &x, "hmap: string keys compare by contents", "");
+	unit_check(hmap_sget(&m, b) == &x, "hmap: string keys compare by contents", "");
 	hmap_sput(&m, b, &y);
-	check(hmap_sget(&m, a) == &y && m.n == 1, "hmap: an equal string replaces the value", "n=%zu", m.n);
-	check(hmap_sget(&m, c) == NULL && hmap_sget(&m, "") == NULL, "hmap: other strings are absent", "");
+	unit_check(hmap_sget(&m, a) == &y && m.n == 1, "hmap: an equal string replaces the value", "n=%zu", m.n);
+	unit_check(hmap_sget(&m, c) == NULL && hmap_sget(&m, "") == NULL, "hmap: other strings are absent", "");
 	char names[3000][12];
 	int bad = 0;
 	for (int i = 0; i < 3000; i++) {
@@ -119,7 +111,7 @@ static void test_hmap_str(void)
 		snprintf(k, sizeof k, "f%d", i);
 		bad += hmap_sget(&m, k) != names[i];
 	}
-	check(bad == 0 && m.n == 3001, "hmap: 3000 string keys", "%d wrong, n=%zu", bad, m.n);
+	unit_check(bad == 0 && m.n == 3001, "hmap: 3000 string keys", "%d wrong, n=%zu", bad, m.n);
 	hmap_free(&m);
 }
 

@@ -11,14 +11,6 @@
 #include "unit.h"
 #include "../../slice/trace.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 #define N 20000
 
 struct want { uint32_t id; bool skipped; uint64_t addr[INSN_MAX_MEM]; };
@@ -102,27 +94,27 @@ static void run(size_t spill_at, const char *what)
 	size_t bad = 0;
 	char name[200];
 	snprintf(name, sizeof name, "%s: %d records round-trip", what, N);
-	check(t.n == N && same(&t, w, N, &bad), name, "first difference at record %zu", bad);
+	unit_check(t.n == N && same(&t, w, N, &bad), name, "first difference at record %zu", bad);
 	snprintf(name, sizeof name, "%s: spilled as asked", what);
-	check(spill_at ? t.spilled > 0 : t.spilled == 0, name, "spilled %zu", t.spilled);
+	unit_check(spill_at ? t.spilled > 0 : t.spilled == 0, name, "spilled %zu", t.spilled);
 	snprintf(name, sizeof name, "%s: compact (under 6 bytes a record here)", what);
-	check(t.len < 6 * (size_t)N, name, "%zu bytes", t.len);
+	unit_check(t.len < 6 * (size_t)N, name, "%zu bytes", t.len);
 	snprintf(name, sizeof name, "%s: side tables by record number", what);
-	check(trace_inst_at(&t, 0) == 0 && trace_inst_at(&t, 97 * 5 + 3) == 5 &&
+	unit_check(trace_inst_at(&t, 0) == 0 && trace_inst_at(&t, 97 * 5 + 3) == 5 &&
 	      trace_cd_at(&t, 41 * 7) == 41 * 7 - 1 && trace_cd_at(&t, 41 * 7 + 40) == 41 * 7 - 1,
 	      name, "inst %d cd %lld", trace_inst_at(&t, 97 * 5 + 3), (long long)trace_cd_at(&t, 41 * 7));
 	if (spill_at) {
 		snprintf(name, sizeof name, "%s: the mark lies in spilled bytes", what);
-		check(t.spilled > m.len, name, "spilled %zu, mark at %zu", t.spilled, m.len);
+		unit_check(t.spilled > m.len, name, "spilled %zu, mark at %zu", t.spilled, m.len);
 	}
 	trace_truncate(&t, &m);
 	snprintf(name, sizeof name, "%s: truncate back to the mark", what);
-	check(t.n == N / 2 && same(&t, w, N / 2, &bad) && trace_inst_at(&t, N) == (int32_t)((N / 2 - 1) / 97),
+	unit_check(t.n == N / 2 && same(&t, w, N / 2, &bad) && trace_inst_at(&t, N) == (int32_t)((N / 2 - 1) / 97),
 	      name, "n %llu, first difference at %zu", (unsigned long long)t.n, bad);
 	rnd_state ^= 12345;
 	fill(&t, w, N / 2, N);
 	snprintf(name, sizeof name, "%s: record again after truncating", what);
-	check(t.n == N && same(&t, w, N, &bad), name, "first difference at record %zu", bad);
+	unit_check(t.n == N && same(&t, w, N, &bad), name, "first difference at record %zu", bad);
 	trace_free(&t);
 	free(w);
 }
@@ -155,15 +147,15 @@ static void tables(bool nofile, const char *what)
 	for (size_t i = 0; i < n; i++)
 		trace_tab_push(&t, tab_row(i));
 	snprintf(name, sizeof name, "%s: %zu rows read back through compressed chunks", what, n);
-	check(t.nchunks == 3 && tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
+	unit_check(t.nchunks == 3 && tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
 	snprintf(name, sizeof name, "%s: chunks are where they should be", what);
-	check(nofile ? !f.f && t.chunks[0].mem : f.f && !t.chunks[0].mem && f.end > 0, name,
+	unit_check(nofile ? !f.f && t.chunks[0].mem : f.f && !t.chunks[0].mem && f.end > 0, name,
 	      "file %p, mem %p", (void *)f.f, (void *)t.chunks[0].mem);
 	snprintf(name, sizeof name, "%s: compressed (under 4 bytes a row)", what);
 	size_t cbytes = 0;
 	for (size_t k = 0; k < t.nchunks; k++)
 		cbytes += t.chunks[k].csize;
-	check(cbytes < 4 * 3 * TRACE_TAB_CHUNK, name, "%zu bytes for %d rows", cbytes, 3 * TRACE_TAB_CHUNK);
+	unit_check(cbytes < 4 * 3 * TRACE_TAB_CHUNK, name, "%zu bytes for %d rows", cbytes, 3 * TRACE_TAB_CHUNK);
 	bool ok = trace_tab_upto(&t, 0) == 1;
 	for (size_t i = 1; i < n && ok; i += 37) {   /* a of row i, and just below it */
 		ok = trace_tab_upto(&t, tab_row(i).a) == i + 1 &&
@@ -171,7 +163,7 @@ static void tables(bool nofile, const char *what)
 		bad = i;
 	}
 	snprintf(name, sizeof name, "%s: search by a", what);
-	check(ok && trace_tab_upto(&t, UINT32_MAX) == n, name, "wrong at row %zu", bad);
+	unit_check(ok && trace_tab_upto(&t, UINT32_MAX) == n, name, "wrong at row %zu", bad);
 	size_t k = SIZE_MAX, first, count, found = SIZE_MAX;
 	const struct trace_row *r;
 	uint32_t want = tab_row(2 * TRACE_TAB_CHUNK + 5).b;
@@ -184,20 +176,20 @@ static void tables(bool nofile, const char *what)
 		if (tab_row(i).b == want)
 			expect = i;
 	snprintf(name, sizeof name, "%s: the last row with a given b", what);
-	check(found == expect, name, "found %zu, want %zu", found, expect);
+	unit_check(found == expect, name, "found %zu, want %zu", found, expect);
 	trace_tab_truncate(&t, 2 * TRACE_TAB_CHUNK);   /* a chunk boundary */
 	snprintf(name, sizeof name, "%s: truncate to a chunk boundary", what);
-	check(tab_same(&t, 2 * TRACE_TAB_CHUNK, &bad) && trace_tab_last(&t).a == tab_row(2 * TRACE_TAB_CHUNK - 1).a,
+	unit_check(tab_same(&t, 2 * TRACE_TAB_CHUNK, &bad) && trace_tab_last(&t).a == tab_row(2 * TRACE_TAB_CHUNK - 1).a,
 	      name, "first difference at row %zu", bad);
 	trace_tab_truncate(&t, TRACE_TAB_CHUNK / 2);
 	for (size_t i = TRACE_TAB_CHUNK / 2; i < n; i++)
 		trace_tab_push(&t, tab_row(i));
 	snprintf(name, sizeof name, "%s: truncate inside a chunk, then grow again", what);
-	check(tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
+	unit_check(tab_same(&t, n, &bad), name, "first difference at row %zu", bad);
 	trace_tab_clear(&t);
 	trace_tab_push(&t, tab_row(0));
 	snprintf(name, sizeof name, "%s: clear", what);
-	check(t.n == 1 && t.nchunks == 0 && trace_tab_get(&t, 0).b == tab_row(0).b, name, "n %zu", t.n);
+	unit_check(t.n == 1 && t.nchunks == 0 && trace_tab_get(&t, 0).b == tab_row(0).b, name, "n %zu", t.n);
 	trace_tab_free(&t);
 	if (f.f)
 		fclose(f.f);
@@ -222,7 +214,7 @@ static void spans(void)
 	uint64_t f2 = 0, l2 = 0;
 	bool ok1 = mid > 0 && trace_inst_span(&t, mid, &f2, &l2) && f2 == l2 &&
 		   f2 == 3 * TRACE_TAB_CHUNK + 2 && trace_inst_get(&t, mid).n == f2;
-	check(ok0 && ok1 && !trace_inst_span(&t, (int32_t)t.insts.n + 5, NULL, NULL),
+	unit_check(ok0 && ok1 && !trace_inst_span(&t, (int32_t)t.insts.n + 5, NULL, NULL),
 	      "instance spans over compressed chunks", "inst 0 %llu-%llu, inst %d %llu-%llu",
 	      (unsigned long long)first, (unsigned long long)last, mid, (unsigned long long)f2,
 	      (unsigned long long)l2);
@@ -233,7 +225,7 @@ static void spans(void)
 	for (uint64_t i = n; i-- > 0 && ok;)
 		ok = trace_back_at(&sb, i) == trace_inst_at(&t, i) &&
 		     trace_back_at(&cb, i) == trace_cd_at(&t, i) && trace_cd_at(&t, i) == (int64_t)i / 2;
-	check(ok, "walking backwards agrees with the searches", "");
+	unit_check(ok, "walking backwards agrees with the searches", "");
 	trace_free(&t);
 }
 

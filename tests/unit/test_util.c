@@ -9,14 +9,6 @@
 
 #include "unit.h"
 
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	unit_vcheck(ok, name, fmt, ap);
-	va_end(ap);
-}
-
 static void num(const char *text, int64_t lo, int64_t hi, int want_r, int64_t want,
 		const char *want_rest)
 {
@@ -27,7 +19,7 @@ static void num(const char *text, int64_t lo, int64_t hi, int want_r, int64_t wa
 	bool kept = r == STR_NUM_OK || (s == text && v == -7);
 	char name[128];
 	snprintf(name, sizeof name, "str_num \"%s\" in [%lld, %lld]", text, (long long)lo, (long long)hi);
-	check(ok && kept, name, "got r=%d v=%lld rest=\"%s\"", r, (long long)v, s);
+	unit_check(ok && kept, name, "got r=%d v=%lld rest=\"%s\"", r, (long long)v, s);
 }
 
 static void test_numbers(void)
@@ -48,12 +40,12 @@ static void test_numbers(void)
 	num("", 0, 10, STR_NUM_NONE, 0, "");
 	num("-", 0, 10, STR_NUM_NONE, 0, "");
 	int64_t v = 0;
-	check(str_num_all(" 12 ", 0, 20, &v) == STR_NUM_OK && v == 12, "str_num_all with spaces", "v=%lld", (long long)v);
-	check(str_num_all("12 13", 0, 20, &v) == STR_NUM_NONE, "str_num_all refuses trailing words", "");
-	check(str_num_all("12abc", 0, 20, &v) == STR_NUM_NONE, "str_num_all refuses 12abc", "");
+	unit_check(str_num_all(" 12 ", 0, 20, &v) == STR_NUM_OK && v == 12, "str_num_all with spaces", "v=%lld", (long long)v);
+	unit_check(str_num_all("12 13", 0, 20, &v) == STR_NUM_NONE, "str_num_all refuses trailing words", "");
+	unit_check(str_num_all("12abc", 0, 20, &v) == STR_NUM_NONE, "str_num_all refuses 12abc", "");
 	char buf[128];
 	str_num_error(STR_NUM_RANGE, "A breakpoint number", "99999999999", 1, INT32_MAX, buf, sizeof buf);
-	check(!strcmp(buf, "A breakpoint number must be between 1 and 2147483647, not \"99999999999\"."),
+	unit_check(!strcmp(buf, "A breakpoint number must be between 1 and 2147483647, not \"99999999999\"."),
 	      "str_num_error says the range", "%s", buf);
 }
 
@@ -62,7 +54,7 @@ static void san(const char *name, const char *in, size_t n, const char *want)
 	struct sbuf b = {0};
 	sbuf_add(&b, "");
 	str_sanitize(&b, in, n);
-	check(!strcmp(b.s, want), name, "got \"%s\"", b.s);
+	unit_check(!strcmp(b.s, want), name, "got \"%s\"", b.s);
 	sbuf_free(&b);
 }
 
@@ -85,7 +77,7 @@ static void test_sanitize(void)
 	str_esc_char(&b, '\n', '"');
 	str_esc_char(&b, '"', '"');
 	str_esc_char(&b, 0xe9, '"');
-	check(!strcmp(b.s, "\\033\\n\\\"\\351"), "str_esc_char as gdb", "got %s", b.s);
+	unit_check(!strcmp(b.s, "\\033\\n\\\"\\351"), "str_esc_char as gdb", "got %s", b.s);
 	sbuf_free(&b);
 }
 
@@ -98,7 +90,7 @@ static void env(const char *before, const char *item, bool on, const char *want)
 		unsetenv("QZ_T");
 	env_list_item("QZ_T", item, on);
 	const char *got = getenv("QZ_T");
-	check(strcmp(got ? got : "", want) == 0, "env_list_item", "%s %s %s: got '%s', want '%s'",
+	unit_check(strcmp(got ? got : "", want) == 0, "env_list_item", "%s %s %s: got '%s', want '%s'",
 	      before, on ? "+" : "-", item, got ? got : "(unset)", want);
 }
 

@@ -21,6 +21,15 @@ static inline void unit_vcheck(bool ok, const char *name, const char *fmt, va_li
 	printf("\n");
 }
 
+/* unit_check(ok, name, fmt, ...): a PASS line, or a FAIL line saying why. */
+static inline void unit_check(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	unit_vcheck(ok, name, fmt, ap);
+	va_end(ap);
+}
+
 /* Everything a shell command prints on stdout. */
 static inline char *unit_run(const char *fmt, ...)
 {
