@@ -19,10 +19,7 @@
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return unit_rnd(&rnd_state);
 }
 
 /* Edges as a slice makes them (to falling slowly, from a little above,

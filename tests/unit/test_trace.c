@@ -18,10 +18,7 @@ struct want { uint32_t id; bool skipped; uint64_t addr[INSN_MAX_MEM]; };
 static uint64_t rnd_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return unit_rnd(&rnd_state);
 }
 
 static void add_insn(struct trace *t, const uint8_t *b, int n)

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/util.h"
@@ -28,6 +29,16 @@ static inline void unit_check(bool ok, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	unit_vcheck(ok, name, fmt, ap);
 	va_end(ap);
+}
+
+/* The next number of a xorshift sequence (state: not 0): inputs that
+ * differ each call and are the same each run. */
+static inline uint64_t unit_rnd(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
 }
 
 /* Everything a shell command prints on stdout. */
