@@ -641,6 +641,16 @@ static int cs_set_progress(struct qz *q, const char *v)
 	return 0;
 }
 
+/* set record tmpfile on|off (hidden, the tests'): off forces the memory
+ * fallback of spill.c's files. */
+static int cs_set_tmpfile(struct qz *q, const char *v)
+{
+	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		return qz_error(q, "Usage: set record tmpfile on|off");
+	spill_set_enabled(strcmp(v, "on") == 0);
+	return 0;
+}
+
 static int cmd_maint_emulator(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
@@ -702,9 +712,8 @@ static int cmd_set_record(struct qz *q, const char *a)
 		rc = cs_set_engine(q, str_skip_space(s + 6));
 	else if (str_starts(s, "progress"))
 		rc = cs_set_progress(q, str_skip_space(s + 8));
-	else if (str_starts(s, "tmpfile") && (!strcmp(str_skip_space(s + 7), "on") ||
-						!strcmp(str_skip_space(s + 7), "off")))
-		spill_set_enabled(!strcmp(str_skip_space(s + 7), "on"));   /* hidden: the tests' */
+	else if (str_starts(s, "tmpfile"))
+		rc = cs_set_tmpfile(q, str_skip_space(s + 7));
 	else if (str_starts(s, "spill") && str_to_u64(str_skip_space(s + 5), &n) && n >= 4096)
 		slice_rec(q)->tr.spill_at = (size_t)n;
 	else

@@ -148,3 +148,7 @@ fi
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 if [ -z "$(ls -A $D/tmp)" ]; then pass spill-nothing-after-kill; else fail spill-nothing-after-kill "$(ls -A $D/tmp)"; fi
+
+# the hidden setting's bad value is a clear error
+qz -ex 'set record tmpfile perhaps'
+expect spill-tmpfile-bad-value '^error: Usage: set record tmpfile on\|off$'
