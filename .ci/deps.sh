@@ -2,7 +2,7 @@
 # Install the Debian packages qzdb builds and tests with, if any is missing.
 # Runs apt-get as root, through sudo otherwise.
 PKGS="gcc make pkg-config libdwarf-dev libelf-dev zlib1g-dev libcapstone-dev
-libzydis-dev libncurses-dev gdb tmux libc6-dbg clang libclang-rt-14-dev
+libzydis-dev libncurses-dev gdb tmux time libc6-dbg clang libclang-rt-14-dev
 csmith libcsmith-dev libseccomp-dev valgrind libjansson-dev libunicorn-dev libzstd-dev"
 missing=""
 for p in $PKGS; do

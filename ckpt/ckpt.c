@@ -544,9 +544,14 @@ static int ckpt_on_signal(struct qz *q, int sig)
 	ckpt_alarm_sent = 0;
 	uint64_t now = ckpt_now_ns();
 	if (s->interval_ms && now - s->last_auto_ns >= (uint64_t)s->interval_ms * 900000ull) {
-		s->last_auto_ns = now;
 		if (ckpt_take(q, true) < 0)
 			qz_warn(q, "automatic checkpoint failed: %s", q->err.s ? q->err.s : "");
+		/* the interval counts the program's run from the checkpoint's
+		 * end: one slower than the interval (hashing, a loaded machine)
+		 * left the next alarm pending, and the program was checkpointed
+		 * again at its very next instruction (reexec.sh's hash case
+		 * then had nothing left to feed back) */
+		s->last_auto_ns = ckpt_now_ns();
 	}
 	return RUN_AGAIN;
 }

@@ -69,8 +69,9 @@ static void red_progress(struct red *r)
 {
 	double t = rr_now();
 	char line[128];
+	/* nothing kept yet (the original's own runs): the best is the original */
 	snprintf(line, sizeof line, "reduce: %zu runs, %.0f s, best %zu bytes", r->dd.runs,
-		 t - r->t0, r->best_len);
+		 t - r->t0, r->best ? r->best_len : r->len);
 	if (progress_claimed()) {
 		progress_set(line);
 		return;

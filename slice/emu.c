@@ -44,7 +44,7 @@ struct emu {
 	uint64_t lo, hi;
 	uint64_t skip[EMU_MAX_SKIP][2];
 	int nskip;
-	bool translated;            /* it ran since the last flush */
+	bool translated;            /* it ran since all code was dropped */
 	/* emu_run_for's time limit: one thread for the machine's life (Unicorn's
 	 * own timeout polls every 2 us from a thread made for each run) */
 	pthread_t timer;
@@ -380,14 +380,21 @@ enum emu_end emu_run(struct emu *m, uint64_t pc)
 	return emu_run_for(m, pc, 0);
 }
 
-/* Code translated before holds the hook as it was: translate it all
- * again (removing the ranges' blocks alone leaves a loop that jumps to
- * itself translated with the hook). uc_ctl_flush_tlb is Unicorn's
- * UC_CTL_TB_FLUSH. */
-static void emu_flush(struct emu *m)
+/* Drop what was translated of [lo, hi) so it is translated again with
+ * the hooks as they are now (a hook's call is compiled into the code at
+ * translation). Chunk by chunk: Unicorn 2.0.1 turns the start of a range
+ * into a RAM address and takes the rest as contiguous, which holds inside
+ * one mapping only. Not uc_ctl_flush_tlb: a flush memsets Unicorn's whole
+ * 1 GiB code buffer (faulted in the first time: about a second and 1 GiB
+ * of resident memory, the largest cost of a short detect run). */
+static void emu_drop_code(struct emu *m, uint64_t lo, uint64_t hi)
 {
-	uc_ctl_flush_tlb(m->uc);
-	m->translated = false;
+	for (size_t i = 0; i < m->nchunks; i++) {
+		const struct emu_chunk *c = &m->chunks[i];
+		uint64_t a = c->lo > lo ? c->lo : lo, b = c->hi < hi ? c->hi : hi;
+		if (a < b && (c->prot & UC_PROT_EXEC))
+			uc_ctl_remove_cache(m->uc, a, b);
+	}
 }
 
 static bool emu_has_range(const uint64_t (*r)[2], int n, uint64_t lo, uint64_t hi)
@@ -398,24 +405,26 @@ static bool emu_has_range(const uint64_t (*r)[2], int n, uint64_t lo, uint64_t h
 	return false;
 }
 
-/* Translate again if p hooks differently from the plan as it is. A
- * flush costs Unicorn 2.0.1 a memset of its whole code buffer (1 GiB,
- * faulted in the first time: up to seconds of system time under load):
- * only when something ran since the last one. */
+/* Translate again what p hooks differently from the plan as it is: all
+ * code when the hooked range moves (library code gains or loses its
+ * per-instruction hook), else the skip ranges that come or go. Nothing
+ * when nothing ran since the last time all was dropped. */
 static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int nskip)
 {
-	bool grows = p->lo == m->lo && p->hi == m->hi;   /* only new skip ranges */
-	for (int i = 0; grows && i < m->nskip; i++)
-		grows = emu_has_range(p->skip, nskip, m->skip[i][0], m->skip[i][1]);
-	if (!grows) {
-		if (m->translated)
-			emu_flush(m);
+	if (!m->translated)
+		return;
+	if (p->lo != m->lo || p->hi != m->hi) {
+		emu_drop_code(m, 0, UINT64_MAX);
+		m->translated = false;
 		return;
 	}
+	for (int i = 0; i < m->nskip; i++)
+		if (!emu_has_range(p->skip, nskip, m->skip[i][0], m->skip[i][1]))
+			emu_drop_code(m, m->skip[i][0], m->skip[i][1]);
 	for (int i = 0; i < nskip; i++)
 		if (!emu_has_range((const uint64_t (*)[2])m->skip, m->nskip, p->skip[i][0],
 				   p->skip[i][1]))
-			uc_ctl_remove_cache(m->uc, p->skip[i][0], p->skip[i][1]);
+			emu_drop_code(m, p->skip[i][0], p->skip[i][1]);
 }
 
 static void emu_read_vmas(struct emu *m);

@@ -60,8 +60,8 @@ struct rec_emu {
 	 * and awaited returns at its start, quits. A block it cannot run as a
 	 * whole (an instruction the CPU must run, a site inside it) runs on
 	 * the CPU up to that instruction: Unicorn 2.0.1 cannot drop one
-	 * block's translation to hook it (uc_ctl_remove_cache leaves it), and
-	 * a flush costs tens of ms. Stores there mark their pages from a
+	 * block's translation to hook it while it runs (uc_ctl_remove_cache
+	 * leaves it). Stores there mark their pages from a
 	 * write hook. */
 	bool libfree;               /* the hooks are as described */
 	bool libs_hooked;           /* runs made no progress so: hook it all */

@@ -88,13 +88,24 @@ for m in auto pagemap hash; do
 	expect "$m: forward: the same crash" '^Program received signal SIGSEGV, Segmentation fault\.$'
 	expect "$m: the same crash line" '^[0-9]+		\*p = note\(&s, 2\);   /\* the crash \*/$'
 	expect "$m: the same values at the crash" "^\\\$3 = \\{line = \"hello\", .*$VALS"
-	expect "$m: calls fed back" '^System-call stops: [0-9]+; calls fed back: [1-9][0-9]*\.$'
 	expect "$m: time() logged as a system call" '^ *[0-9]+ time\(0x0, .*\) = '"$T"', 0 bytes$'
 	expect "$m: clock_gettime() logged with its 16 bytes" \
 		'^ *[0-9]+ clock_gettime\(0x0, .*\) = 0, 16 bytes$'
 	expect "$m: getpid() logged" '^ *[0-9]+ getpid\(.*\) = '"$PID"', 0 bytes$'
 	[ "$(cat $F)" = changed ] && pass "$m: the run's own rewrite of the file, once" ||
 		fail "$m: the run's own rewrite of the file, once" "file holds: $(cat $F)"
+	# No call to feed back is possible by timing: the interval's alarm
+	# firing while qzdb handles the program's last system call stops it
+	# right after that call, and the checkpoint taken there has nothing
+	# after it to feed back (hash checkpoints, a loaded machine: now and
+	# then). Runs that never feed back fail all three tries.
+	_fed='^System-call stops: [0-9]+; calls fed back: [1-9][0-9]*\.$' _try=1
+	while ! printf '%s\n' "$OUT" | grep -Eq "$_fed" && [ $_try -lt 3 ]; do
+		run_main $m
+		OUT=$(part fwd)
+		_try=$((_try + 1))
+	done
+	expect "$m: calls fed back" "$_fed"
 done
 
 # The past altered: the read asks for 3 bytes where the run asked for 31.
