@@ -65,7 +65,9 @@ struct rec_emu {
 	 * write hook. */
 	bool libfree;               /* the hooks are as described */
 	bool libs_hooked;           /* runs made no progress so: hook it all */
-	int stuck;                  /* runs in a row stopped where they began */
+	int stuck;                  /* runs in a row the block hook stopped
+	                               where they began */
+	bool block_stop;            /* the block hook stopped this run */
 	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
 	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
 	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
@@ -632,6 +634,13 @@ static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 	return native;
 }
 
+/* The block hook stops the machine before the block. */
+static void re_block_halt(struct rec_emu *x)
+{
+	x->block_stop = true;
+	re_halt(x, RE_STOP);
+}
+
 /* Before a block of library code (outside the program's text) runs. */
 static void re_block(void *ctx, uint64_t pc, uint32_t size)
 {
@@ -644,11 +653,11 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 	x->first = false;
 	if (x->halt_next) {   /* code of a clean range was written: hook it again */
 		x->halt_next = false;
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	}
 	uint64_t sp = UINT64_MAX;
 	if (!re_look(x, pc, &sp, first))
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	uint64_t end = pc + (size ? size : 1), in = re_first_inside(x, pc + 1, end),
 		 nat = re_block_native(x, pc, size ? size : 1);
 	if (in || nat) {   /* the CPU runs it up to there, the loop looking at each step */
@@ -657,7 +666,7 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 		x->nat_blocks++;
 		if (in && r->watch.at && *r->watch.nrets)
 			r->watch.native(r->watch.ctx);   /* nothing awaited in the machine */
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	}
 	if (!first && re_periodic(x))
 		return re_halt(x, RE_NATIVE);
@@ -964,6 +973,7 @@ static int re_step(struct qz *q, struct rec *r)
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;
+	x->block_stop = false;
 	x->quick_run = x->lean && !re_full_hook;
 	emu_set_hooked_stores_marked(x->m, !re_full_hook);
 	re_quick_tune(x);
@@ -988,8 +998,12 @@ static int re_step(struct qz *q, struct rec *r)
 	}
 	/* A safety net: the block hook stopping twice where the run began,
 	 * nothing run between (seen before emu_stop set rip to the block's
-	 * address): library code is hooked from then on. */
-	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
+	 * address): library code is hooked from then on. The code hook's
+	 * stops do not count: two there are no fault (a tail call's two
+	 * awaited returns meet: sed's reallocarray made library code hooked
+	 * for the rest of its run). */
+	x->stuck = x->libfree && x->block_stop && x->end == RE_STOP && emu_pc(x->m) == pc ?
+			   x->stuck + 1 : 0;
 	if (x->stuck >= 2)
 		x->libs_hooked = true;
 	re_store(x, q);
