@@ -64,7 +64,10 @@ struct rec_emu {
 	 * a flush costs tens of ms. Stores there mark their pages from a
 	 * write hook. */
 	bool libfree;               /* the hooks are as described */
-	bool libs_hooked;           /* runs made no progress so: hook it all */
+	bool libs_hooked;           /* runs made no progress so, or every
+	                               turned on often: hook it all */
+	int every_drops;            /* every turned on while library code ran
+	                               unhooked */
 	int stuck;                  /* runs in a row the block hook stopped
 	                               where they began */
 	bool block_stop;            /* the block hook stopped this run */
@@ -348,6 +351,8 @@ static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
 	return true;
 }
 
+enum { RE_EVERY_DROPS = 4 };
+
 /* Can this run leave library code to the block hook? Not while the
  * watcher wants every instruction (definedness in registers). */
 static bool re_libfree_wanted(const struct rec_emu *x)
@@ -368,6 +373,12 @@ static void re_clean_tune(struct rec_emu *x)
 		re_clean_drop(x, 0, 0);
 	}
 	bool libfree = re_libfree_wanted(x);
+	/* Each change of scope flushes every translation (a memset of
+	 * Unicorn 2.0.1's 1 GiB code buffer, 25 ms): a program that loads
+	 * an undefined byte again and again (awk: each line) keeps library
+	 * code hooked after a few (2 flushes a line made 500 lines 13 s) */
+	if (x->libfree && !libfree && rec_watch_every(x->r) && ++x->every_drops == RE_EVERY_DROPS)
+		x->libs_hooked = true;
 	if (libfree != x->libfree)
 		x->retune = true;
 	x->libfree = libfree;
