@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 
 #include "emu.h"
+#include "rec-emu-int.h"
 #include "proc/proc.h"
 #include "rec-int.h"
 #include "slice.h"
@@ -22,96 +23,6 @@
 #include "target/frame.h"
 #include "target/run.h"
 #include "target/session.h"
-
-enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK, RE_WATCH };
-
-struct rec_emu {
-	struct emu *m;
-	bool tried;                 /* emu_new was called */
-	char why[160];              /* why there is no machine */
-	struct qz *q;
-	struct rec *r;
-	uint64_t *sites;            /* planted sites' addresses, sorted */
-	size_t nsites, sites_cap;
-	bool first;                 /* the next hook is the run's first instruction */
-	int64_t prev_id;            /* the instruction the last hook let run, -1 */
-	int64_t prev_rec;           /* and its record, -1 */
-	enum re_end end;
-	struct trace_mark mark;     /* the trace before prev's record */
-	struct user_fpregs_struct fp;
-	bool fp_valid;              /* fp is the process's */
-	bool signal_waits;          /* the next step must be native */
-	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
-	bool lean;                  /* counting for the watcher alone (fixed for a
-	                               run): no instances, no control parents */
-	/* Lean runs without uninit: hot loops of the program's own code that
-	 * touch no memory run without the hook (emu_hook_skip): nothing there
-	 * is the watcher's or needs a stop. */
-	uint64_t clean[EMU_MAX_SKIP][2];
-	int nclean;
-	bool retune;                /* clean changed: apply before the next run */
-	bool skips_planned;         /* the plan applied has clean ranges */
-	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
-	uint64_t clean_found;
-	bool halt_next;             /* stop before the next hooked instruction */
-	/* Lean runs without uninit: code outside the program's own text runs
-	 * without the code hook (nothing there is checked), under a block
-	 * hook that looks at each block before it runs: sites, run targets
-	 * and awaited returns at its start, quits. A block it cannot run as a
-	 * whole (an instruction the CPU must run, a site inside it) runs on
-	 * the CPU up to that instruction: Unicorn 2.0.1 cannot drop one
-	 * block's translation to hook it (uc_ctl_remove_cache leaves it), and
-	 * a flush costs tens of ms. Stores there mark their pages from a
-	 * write hook. */
-	bool libfree;               /* the hooks are as described */
-	bool libs_hooked;           /* runs made no progress so, or every
-	                               turned on often: hook it all */
-	int every_drops;            /* every turned on while library code ran
-	                               unhooked */
-	int stuck;                  /* runs in a row the block hook stopped
-	                               where they began */
-	bool block_stop;            /* the block hook stopped this run */
-	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
-	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
-	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
-	uint32_t ticks;
-	uint64_t emulated, native;
-	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
-	/* Registers this hook read (rc_have: a bit per general register):
-	 * a Unicorn register read costs more than the rest of a plain
-	 * instruction's hook, and an address, rsp and the undo log read the
-	 * same ones. Forgotten at each hook's start. */
-	uint64_t rc[16];
-	uint32_t rc_have;
-	/* Quick verdicts (re_quick_get): in lean runs, what the hook found
-	 * out about an instruction the machine runs that is no site or run
-	 * target: its decode id, and whether it needs nothing but its count
-	 * while every is off (plain: no memory operand, call, return or
-	 * indirect jump). The hook then skips the decode lookup and the
-	 * looks, and for a plain one everything else. Kept by pc while the
-	 * sites and run targets stay those they were made with (look_sites,
-	 * look_tgt; gen counts the changes) and for one decode cache (rec's
-	 * code_gen: code written drops it). */
-	struct re_quick {
-		uint64_t pc;
-		int32_t id;
-		uint32_t gen, code_gen;
-		uint8_t len;
-		bool plain;         /* its count is all the hook does */
-		bool back;          /* a direct jump of the program's own */
-	} quick[4096];
-	uint32_t gen;
-	uint64_t *look_sites;
-	size_t nlook_sites, look_sites_cap;
-	uint64_t look_tgt[8];
-	int nlook_tgt;
-	bool quick_run;             /* quick verdicts are used in this run */
-	bool prev_plain;            /* prev_id is no rep (its post in a lean
-	                               run is the loop check alone) */
-	bool prev_back;             /* it is a direct jump of the program's own */
-	uint64_t prev_pc;
-	uint8_t prev_len;
-};
 
 /* Library code runs under the block hook by default in lean runs;
  * maint emulator hook-libs hooks each of its instructions (the old way). */
@@ -201,7 +112,7 @@ static void re_collect_sites(struct rec_emu *x)
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
 }
 
-static bool re_is_site(const struct rec_emu *x, uint64_t pc)
+bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
 	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
 	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
@@ -263,93 +174,7 @@ static bool re_signal_waits(struct qz *q)
 	return false;
 }
 
-/* ---- hot loops that touch no memory ---- */
-
-static bool re_is_ret(const struct rec_emu *x, uint64_t pc);
-
-static bool re_overlaps(uint64_t lo, uint64_t hi, uint64_t a, uint64_t len)
-{
-	return a < hi && a + (len ? len : 1) > lo;
-}
-
-/* Clean ranges meeting [a, a+len) are hooked again (all if len is 0 and a
- * is 0). */
-static void re_clean_drop(struct rec_emu *x, uint64_t a, uint64_t len)
-{
-	int k = 0;
-	for (int i = 0; i < x->nclean; i++)
-		if ((a || len) && !re_overlaps(x->clean[i][0], x->clean[i][1], a, len))
-			memmove(x->clean[k++], x->clean[i], sizeof x->clean[i]);
-	if (k != x->nclean)
-		x->retune = true;
-	x->nclean = k;
-}
-
-static bool re_in_clean(const struct rec_emu *x, uint64_t a)
-{
-	for (int i = 0; i < x->nclean; i++)
-		if (a >= x->clean[i][0] && a < x->clean[i][1])
-			return true;
-	return false;
-}
-
-/* The backward branch at pc was taken once more: true the 1024th time. */
-static bool re_loop_hot(struct rec_emu *x, uint64_t pc)
-{
-	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 58);
-	if (x->loops[i].pc != pc) {
-		x->loops[i].pc = pc;
-		x->loops[i].n = 0;
-	}
-	return ++x->loops[i].n == 1024;
-}
-
-/* The loop [lo, hi): straight code of the program's own, no memory
- * operand, no call, return, indirect jump, system call or instruction
- * the machine cannot run, no site, run target or awaited return. */
-static bool re_loop_clean(struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	struct rec *r = x->r;
-	uint64_t a = lo;
-	while (a < hi) {
-		int64_t id = rec_insn_id(x->q, r, a);
-		if (id < 0)
-			return false;
-		const struct trace_insn *e = &r->tr.insns[id];
-		enum insn_kind k = e->in.kind;
-		if (!e->user || e->in.native || e->in.nmem || e->in.rep || k == INSN_CALL ||
-		    k == INSN_CALL_IND || k == INSN_RET || k == INSN_JMP_IND || k == INSN_SYSCALL ||
-		    re_is_site(x, a) || re_is_ret(x, a))
-			return false;
-		a += e->in.len;
-	}
-	const struct run_target *t = r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] >= lo && t->addr[i] < hi)
-			return false;
-	return a == hi;
-}
-
-/* A loop found hot: true if it joins the clean ranges. */
-static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	if (x->nclean == EMU_MAX_SKIP || !re_loop_clean(x, lo, hi))
-		return false;
-	int i = x->nclean;
-	for (int k = 0; k < x->nclean; k++)
-		if (re_overlaps(x->clean[k][0], x->clean[k][1], lo, hi - lo))
-			return false;
-	while (i > 0 && x->clean[i - 1][0] > lo) {
-		memcpy(x->clean[i], x->clean[i - 1], sizeof x->clean[i]);
-		i--;
-	}
-	x->clean[i][0] = lo;
-	x->clean[i][1] = hi;
-	x->nclean++;
-	x->clean_found++;
-	x->retune = true;
-	return true;
-}
+/* ---- hot loops that touch no memory (rec-emu-loops.c) ---- */
 
 enum { RE_EVERY_DROPS = 4 };
 
@@ -578,7 +403,7 @@ static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
 }
 
 /* Is pc one of the returns the watcher awaits in the machine? */
-static bool re_is_ret(const struct rec_emu *x, uint64_t pc)
+bool re_is_ret(const struct rec_emu *x, uint64_t pc)
 {
 	const struct slice_view_watch *w = &x->r->watch;
 	for (size_t i = 0; w->at && i < *w->nrets; i++)
