@@ -140,6 +140,9 @@ static void info_events(struct qz *q, struct detect_state *st)
 		  st->traps, st->seconds * 1e3, st->traps ? st->seconds * 1e6 / (double)st->traps : 0.0);
 	if (st->mtraps)
 		qz_printf(q, "; %lu heap calls seen inside the emulator, without a stop", st->mtraps);
+	if (st->mlwtraps)
+		qz_printf(q, "; %lu calls of the library's bulk writers (memcpy...) seen inside the "
+			  "emulator, without a stop", st->mlwtraps);
 	if (st->pre)
 		qz_printf(q, "; heap calls made by qzdb's allocator in the program (qzheap.so), "
 			  "without a stop");

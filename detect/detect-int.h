@@ -119,6 +119,7 @@ struct detect_state {
 	size_t nmrets;
 	const struct slice_view_machine *mach;   /* set while one is handled */
 	unsigned long mtraps;        /* heap calls handled there */
+	unsigned long mlwtraps;      /* and libwrite calls (libwrite.c) */
 	bool libc_set;               /* det_acc_libc set GLIBC_TUNABLES */
 	/* preload.c: qzheap.so's allocator, no stop per heap call */
 	bool pre_set;                /* det_pre_env put it in LD_PRELOAD */
@@ -286,6 +287,13 @@ void det_free_saved(void *saved);
 void det_lw_plant(struct qz *q, struct detect_state *st);
 void det_lw_unplant(struct qz *q, struct detect_state *st);
 int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret);
+/* The same call met inside the recorder's emulator (view.h's at, the
+ * machine's registers and memory): true if done there (no rule holds:
+ * counted); false: the machine stops and det_lw_trap does it. */
+struct slice_view_machine;
+/* Which libwrite function's site pc is (an index), DET_LW_COUNT if none. */
+int det_lw_which(const struct detect_state *st, uint64_t pc);
+bool det_lw_machine(struct qz *q, struct detect_state *st, const struct slice_view_machine *m);
 /* heap.c: back to the call instruction before ret if it is a direct call
  * of fn, the function just entered (so it reruns unchanged); true if so. */
 bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn);

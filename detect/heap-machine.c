@@ -130,6 +130,12 @@ bool det_heap_at(void *ctx, const struct slice_view_machine *m)
 	for (size_t i = 0; i < st->npend; i++)
 		ours |= st->pend[i].machine && st->pend[i].ret == m->pc && st->pend[i].sp == m->sp;
 	st->mach = m;
+	if (!ours && m->site && det_lw_which(st, m->pc) < DET_LW_COUNT) {   /* a libwrite call */
+		bool lw = det_lw_machine(q, st, m);
+		st->mach = NULL;
+		st->mlwtraps += lw;
+		return lw;
+	}
 	bool done = ours ? mach_return(q, st, m, st->npend) : mach_entry(q, st, m);
 	st->mach = NULL;
 	if (done) {

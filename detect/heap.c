@@ -104,7 +104,7 @@ void det_heap_start(struct qz *q)
 	st->acc_engine = st->acc_lost = NULL;
 	st->acc_checked = 0;
 	st->un_slow = st->un_switches = 0;
-	st->traps = st->mtraps = 0;
+	st->traps = st->mtraps = st->mlwtraps = 0;
 	st->seconds = 0;
 	if (!det_any_on(st) || !q->exe.img)
 		return;

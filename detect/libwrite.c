@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "detect-int.h"
+#include "slice/view.h"
 #include "target/run.h"
 #include "target/session.h"
 
@@ -44,14 +45,15 @@ void det_lw_unplant(struct qz *q, struct detect_state *st)
 	memset(st->lw_at, 0, sizeof st->lw_at);
 }
 
-/* strlen of the program's string at a, at most max; false if unreadable. */
-static bool str_len(struct qz *q, uint64_t a, uint64_t max, uint64_t *len)
+/* strlen of the program's string at a, at most max; false if unreadable
+ * (the machine's memory while one is handled: det_read). */
+static bool str_len(struct qz *q, struct detect_state *st, uint64_t a, uint64_t max, uint64_t *len)
 {
 	char buf[256];
 	for (uint64_t n = 0; n < max; n += sizeof buf) {
 		size_t want = max - n < sizeof buf ? (size_t)(max - n) : sizeof buf;
 		/* a string near the end of a mapping: read what can be read */
-		while (want && qz_read(q, a + n, buf, want) < 0)
+		while (want && det_read(q, st, a + n, buf, want) < 0)
 			want /= 2;
 		if (!want)
 			return false;
@@ -65,27 +67,28 @@ static bool str_len(struct qz *q, uint64_t a, uint64_t max, uint64_t *len)
 	return true;
 }
 
-/* The bytes call i writes: [*addr, *addr + *size); false if unknown. */
-static bool lw_range(struct qz *q, int i, uint64_t *addr, uint64_t *size)
+/* The bytes call i writes: [*addr, *addr + *size); false if unknown.
+ * Its arguments: rdi, rsi, rdx. */
+static bool lw_range(struct qz *q, struct detect_state *st, int i, uint64_t rdi, uint64_t rsi,
+		     uint64_t rdx, uint64_t *addr, uint64_t *size)
 {
-	const struct user_regs_struct *r = proc_regs(q->proc);
 	uint64_t dlen = 0, slen = 0;
-	*addr = r->rdi;
+	*addr = rdi;
 	switch (lw_fns[i].kind) {
 	case LW_N:
-		*size = r->rdx;
+		*size = rdx;
 		return true;
 	case LW_STR:
-		if (!str_len(q, r->rsi, STR_MAX, &slen))
+		if (!str_len(q, st, rsi, STR_MAX, &slen))
 			return false;
 		*size = slen + 1;
 		return true;
 	case LW_CAT:
 	case LW_CATN:
-		if (!str_len(q, r->rdi, STR_MAX, &dlen) ||
-		    !str_len(q, r->rsi, lw_fns[i].kind == LW_CATN ? r->rdx : STR_MAX, &slen))
+		if (!str_len(q, st, rdi, STR_MAX, &dlen) ||
+		    !str_len(q, st, rsi, lw_fns[i].kind == LW_CATN ? rdx : STR_MAX, &slen))
 			return false;
-		*addr = r->rdi + dlen;
+		*addr = rdi + dlen;
 		*size = slen + 1;
 		return true;
 	default:
@@ -107,11 +110,42 @@ static uint64_t lw_over(struct detect_state *st, uint64_t a, uint64_t n)
 	return 0;
 }
 
-int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret)
+int det_lw_which(const struct detect_state *st, uint64_t pc)
 {
 	int i = 0;
 	while (i < DET_LW_COUNT && st->lw_at[i] != pc)
 		i++;
+	return i;
+}
+
+/* The event of call i writing [addr, addr+size), returning to ret. */
+static struct det_event lw_event(struct detect_state *st, int i, uint64_t ret, uint64_t addr,
+				 uint64_t size, uint64_t rdi)
+{
+	return (struct det_event){ .ev = EV_LIBWRITE, .site = ret, .fn = lw_fns[i].name,
+				   .f = { [F_ADDR] = addr, [F_SIZE] = size,
+					  [F_OVER] = size ? lw_over(st, addr, size) : 0 },
+				   .reg = { [F_ADDR] = addr == rdi ? 1 + DET_REG_RDI : 0 } };
+}
+
+bool det_lw_machine(struct qz *q, struct detect_state *st, const struct slice_view_machine *m)
+{
+	int i = det_lw_which(st, m->pc);
+	uint64_t ret, addr, size;
+	if (i == DET_LW_COUNT || st->skip_sp || m->read(m->rctx, m->sp, &ret, 8) < 0)
+		return false;   /* the trap does it (a report rewound to a call: the trap knows) */
+	if (!lw_range(q, st, i, m->rdi, m->rsi, m->rdx, &addr, &size))
+		return true;    /* as the trap: nothing known, nothing done */
+	struct det_event e = lw_event(st, i, ret, addr, size, m->rdi);
+	if (det_would_fire(st, &e))
+		return false;   /* the trap reports it, on the process */
+	st->events[EV_LIBWRITE]++;
+	return true;
+}
+
+int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret)
+{
+	int i = det_lw_which(st, pc);
 	uint64_t addr, size;
 	if (i == DET_LW_COUNT)
 		return RUN_TARGET;
@@ -120,13 +154,10 @@ int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret
 		st->skip_sp = 0;   /* the call a report stopped at, running now */
 		return RUN_AGAIN;
 	}
-	if (!lw_range(q, i, &addr, &size))
+	if (!lw_range(q, st, i, r->rdi, r->rsi, r->rdx, &addr, &size))
 		return RUN_AGAIN;
 	st->events[EV_LIBWRITE]++;
-	struct det_event e = { .ev = EV_LIBWRITE, .site = ret, .fn = lw_fns[i].name,
-			       .f = { [F_ADDR] = addr, [F_SIZE] = size,
-				      [F_OVER] = size ? lw_over(st, addr, size) : 0 },
-			       .reg = { [F_ADDR] = addr == r->rdi ? 1 + DET_REG_RDI : 0 } };
+	struct det_event e = lw_event(st, i, ret, addr, size, r->rdi);
 	struct sbuf out = {0};
 	if (!det_fire(q, &e, &out))
 		return RUN_AGAIN;

@@ -658,8 +658,12 @@ static int cmd_maint_emulator(struct qz *q, const char *a)
 		rec_emu_hook_libs(strcmp(v, "hook-libs") == 0);
 		return 0;
 	}
+	if (strcmp(v, "full-hook") == 0 || strcmp(v, "quick-hook") == 0) {
+		rec_emu_full_hook(strcmp(v, "full-hook") == 0);
+		return 0;
+	}
 	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
-		return qz_error(q, "Usage: maint emulator on|off|hook-libs|skip-libs");
+		return qz_error(q, "Usage: maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook");
 	rec_emu_force_off(strcmp(v, "off") == 0);
 	return 0;
 }
@@ -883,12 +887,17 @@ const struct cmd_def slice_cmds[] = {
 	 "How long the emulator runs while a loop runs unhooked before it stops\n"
 	 "at the next hook to look for a quit or a signal (100000 us); for the\n"
 	 "tests: small, it stops often.", NULL},
-	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs", Y, cmd_maint_emulator,
+	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook", Y,
+	 cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"
 	 "skip-libs (the default): in the memory watcher's runs library code runs\n"
 	 "without the per-instruction hook, a block hook looks at each block;\n"
 	 "hook-libs: the emulator hooks every library instruction too, as when\n"
-	 "recording.", NULL},
+	 "recording.\n"
+	 "quick-hook (the default): in the same runs, while no register holds an\n"
+	 "undefined byte, a hooked instruction that touches no memory and is no\n"
+	 "call, return or indirect jump is only counted once the hook has seen it;\n"
+	 "full-hook: the hook looks at each such instruction in full every time.", NULL},
 
 	CMD_END,
 };

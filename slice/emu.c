@@ -59,6 +59,10 @@ struct emu {
 	emu_hook_fn hook;
 	emu_block_fn block;
 	uint64_t block_pc;          /* the block whose hook runs, 0 */
+	bool insn_hooked;           /* the last hook was the code hook: the
+	                               stores until the next are its
+	                               instruction's */
+	bool hooked_marked;         /* which the code hook's owner marks */
 	uint64_t stop_pc;           /* a block hook stopped the run before it, 0 */
 	emu_write_fn wrote;
 	emu_mask_fn mask;
@@ -89,6 +93,7 @@ static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
 	(void)size;
 	struct emu *m = data;
+	m->insn_hooked = true;
 	if (m->timed_out)   /* the code hook synced rip: pc */
 		uc_emu_stop(uc);
 	else
@@ -114,6 +119,7 @@ static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *dat
 static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
 	struct emu *m = data;
+	m->insn_hooked = false;
 	if ((pc >= m->lo && pc < m->hi) || (pc >= m->vdso_lo && pc < m->vdso_hi))
 		return emu_block_timed(uc, pc, size, data);
 	m->block_pc = pc;
@@ -124,7 +130,9 @@ static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 	m->block_pc = 0;
 }
 
-/* A store outside the hooked code: its page goes back to the process. */
+/* A store outside the hooked code: its page goes back to the process.
+ * (The hook is on every store; a hooked instruction's are the code
+ * hook's owner's: it marked them and told the watcher already.) */
 static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
 		      void *data)
 {
@@ -132,6 +140,8 @@ static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
 	(void)type;
 	(void)value;
 	struct emu *m = data;
+	if (m->insn_hooked && m->hooked_marked)
+		return;
 	emu_dirty(m, addr, (uint64_t)size);
 	if (m->wrote)
 		m->wrote(m->ctx, addr, (uint64_t)size);
@@ -193,6 +203,11 @@ void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote)
 {
 	m->block = block;
 	m->wrote = wrote;
+}
+
+void emu_set_hooked_stores_marked(struct emu *m, bool on)
+{
+	m->hooked_marked = on;
 }
 
 void emu_attach(struct emu *m, pid_t pid)
@@ -367,6 +382,7 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
 	m->stop_pc = 0;
+	m->insn_hooked = false;
 	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
 	if (timed)
 		emu_timer_set(m, false, 0);

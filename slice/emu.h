@@ -30,6 +30,9 @@ struct emu *emu_new(char *why, size_t whylen);
 void emu_free(struct emu *m);
 void emu_set_hook(struct emu *m, emu_hook_fn hook, emu_mask_fn mask, void *ctx);
 void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote);
+/* The code hook's owner marks its instructions' stores itself (emu_dirty)
+ * and needs no write hook call for them (on), or wants them all (off). */
+void emu_set_hooked_stores_marked(struct emu *m, bool on);
 
 /* The process whose memory the machine mirrors; forgets a different one's. */
 void emu_attach(struct emu *m, pid_t pid);

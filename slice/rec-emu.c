@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 
 #include "emu.h"
+#include "rec-emu-int.h"
 #include "proc/proc.h"
 #include "rec-int.h"
 #include "slice.h"
@@ -23,60 +24,11 @@
 #include "target/run.h"
 #include "target/session.h"
 
-enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK, RE_WATCH };
-
-struct rec_emu {
-	struct emu *m;
-	bool tried;                 /* emu_new was called */
-	char why[160];              /* why there is no machine */
-	struct qz *q;
-	struct rec *r;
-	uint64_t *sites;            /* planted sites' addresses, sorted */
-	size_t nsites, sites_cap;
-	bool first;                 /* the next hook is the run's first instruction */
-	int64_t prev_id;            /* the instruction the last hook let run, -1 */
-	int64_t prev_rec;           /* and its record, -1 */
-	enum re_end end;
-	struct trace_mark mark;     /* the trace before prev's record */
-	struct user_fpregs_struct fp;
-	bool fp_valid;              /* fp is the process's */
-	bool signal_waits;          /* the next step must be native */
-	bool sbreaks;               /* sbreaks or snext are set (fixed for a run) */
-	bool lean;                  /* counting for the watcher alone (fixed for a
-	                               run): no instances, no control parents */
-	/* Lean runs without uninit: hot loops of the program's own code that
-	 * touch no memory run without the hook (emu_hook_skip): nothing there
-	 * is the watcher's or needs a stop. */
-	uint64_t clean[EMU_MAX_SKIP][2];
-	int nclean;
-	bool retune;                /* clean changed: apply before the next run */
-	bool skips_planned;         /* the plan applied has clean ranges */
-	struct { uint64_t pc; uint32_t n; } loops[64];   /* backward branches taken */
-	uint64_t clean_found;
-	bool halt_next;             /* stop before the next hooked instruction */
-	/* Lean runs without uninit: code outside the program's own text runs
-	 * without the code hook (nothing there is checked), under a block
-	 * hook that looks at each block before it runs: sites, run targets
-	 * and awaited returns at its start, quits. A block it cannot run as a
-	 * whole (an instruction the CPU must run, a site inside it) runs on
-	 * the CPU up to that instruction: Unicorn 2.0.1 cannot drop one
-	 * block's translation to hook it while it runs (uc_ctl_remove_cache
-	 * leaves it). Stores there mark their pages from a
-	 * write hook. */
-	bool libfree;               /* the hooks are as described */
-	bool libs_hooked;           /* runs made no progress so: hook it all */
-	int stuck;                  /* runs in a row stopped where they began */
-	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
-	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
-	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
-	uint32_t ticks;
-	uint64_t emulated, native;
-	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
-};
-
 /* Library code runs under the block hook by default in lean runs;
  * maint emulator hook-libs hooks each of its instructions (the old way). */
 static bool re_forced_off, re_hook_libs = false;
+/* maint emulator full-hook: no quick verdicts (the tests compare both). */
+static bool re_full_hook;
 
 void rec_emu_force_off(bool off)
 {
@@ -90,6 +42,11 @@ void rec_emu_hook_libs(bool on)
 
 static uint64_t re_time_limit = 100000;
 
+void rec_emu_full_hook(bool on)
+{
+	re_full_hook = on;
+}
+
 void rec_emu_time_limit(uint64_t usec)
 {
 	re_time_limit = usec;
@@ -101,6 +58,7 @@ void rec_emu_free(struct rec_emu *x)
 		return;
 	emu_free(x->m);
 	free(x->sites);
+	free(x->look_sites);
 	free(x);
 }
 
@@ -154,22 +112,34 @@ static void re_collect_sites(struct rec_emu *x)
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
 }
 
-static bool re_is_site(const struct rec_emu *x, uint64_t pc)
+bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
 	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
 	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
 }
 
+/* A general register of the machine, read once per hook (rc). */
+static uint64_t re_reg(struct rec_emu *x, int reg)
+{
+	if (reg < 0 || reg >= 16)
+		return emu_reg(x->m, reg);
+	if (!(x->rc_have & 1u << reg)) {
+		x->rc[reg] = emu_reg(x->m, reg);
+		x->rc_have |= 1u << reg;
+	}
+	return x->rc[reg];
+}
+
 /* The machine's rsp, read once per hook (*sp is UINT64_MAX until then):
  * a register read costs Unicorn an eflags computation. */
-static uint64_t re_sp(const struct rec_emu *x, uint64_t *sp)
+static uint64_t re_sp(struct rec_emu *x, uint64_t *sp)
 {
 	if (*sp == UINT64_MAX)
-		*sp = emu_reg(x->m, INSN_R_RSP);
+		*sp = re_reg(x, INSN_R_RSP);
 	return *sp;
 }
 
-static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
+static bool re_is_target(struct rec_emu *x, uint64_t pc, uint64_t *sp)
 {
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
@@ -179,7 +149,7 @@ static bool re_is_target(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
 }
 
 /* Would rec_region look at pc (a planted site, an internal stop)? */
-static bool re_must_look(const struct rec_emu *x, uint64_t pc, uint64_t *sp)
+static bool re_must_look(struct rec_emu *x, uint64_t pc, uint64_t *sp)
 {
 	return re_is_site(x, pc) || re_is_target(x, pc, sp);
 }
@@ -204,93 +174,9 @@ static bool re_signal_waits(struct qz *q)
 	return false;
 }
 
-/* ---- hot loops that touch no memory ---- */
+/* ---- hot loops that touch no memory (rec-emu-loops.c) ---- */
 
-static bool re_is_ret(const struct rec_emu *x, uint64_t pc);
-
-static bool re_overlaps(uint64_t lo, uint64_t hi, uint64_t a, uint64_t len)
-{
-	return a < hi && a + (len ? len : 1) > lo;
-}
-
-/* Clean ranges meeting [a, a+len) are hooked again (all if len is 0 and a
- * is 0). */
-static void re_clean_drop(struct rec_emu *x, uint64_t a, uint64_t len)
-{
-	int k = 0;
-	for (int i = 0; i < x->nclean; i++)
-		if ((a || len) && !re_overlaps(x->clean[i][0], x->clean[i][1], a, len))
-			memmove(x->clean[k++], x->clean[i], sizeof x->clean[i]);
-	if (k != x->nclean)
-		x->retune = true;
-	x->nclean = k;
-}
-
-static bool re_in_clean(const struct rec_emu *x, uint64_t a)
-{
-	for (int i = 0; i < x->nclean; i++)
-		if (a >= x->clean[i][0] && a < x->clean[i][1])
-			return true;
-	return false;
-}
-
-/* The backward branch at pc was taken once more: true the 1024th time. */
-static bool re_loop_hot(struct rec_emu *x, uint64_t pc)
-{
-	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 58);
-	if (x->loops[i].pc != pc) {
-		x->loops[i].pc = pc;
-		x->loops[i].n = 0;
-	}
-	return ++x->loops[i].n == 1024;
-}
-
-/* The loop [lo, hi): straight code of the program's own, no memory
- * operand, no call, return, indirect jump, system call or instruction
- * the machine cannot run, no site, run target or awaited return. */
-static bool re_loop_clean(struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	struct rec *r = x->r;
-	uint64_t a = lo;
-	while (a < hi) {
-		int64_t id = rec_insn_id(x->q, r, a);
-		if (id < 0)
-			return false;
-		const struct trace_insn *e = &r->tr.insns[id];
-		enum insn_kind k = e->in.kind;
-		if (!e->user || e->in.native || e->in.nmem || e->in.rep || k == INSN_CALL ||
-		    k == INSN_CALL_IND || k == INSN_RET || k == INSN_JMP_IND || k == INSN_SYSCALL ||
-		    re_is_site(x, a) || re_is_ret(x, a))
-			return false;
-		a += e->in.len;
-	}
-	const struct run_target *t = r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] >= lo && t->addr[i] < hi)
-			return false;
-	return a == hi;
-}
-
-/* A loop found hot: true if it joins the clean ranges. */
-static bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	if (x->nclean == EMU_MAX_SKIP || !re_loop_clean(x, lo, hi))
-		return false;
-	int i = x->nclean;
-	for (int k = 0; k < x->nclean; k++)
-		if (re_overlaps(x->clean[k][0], x->clean[k][1], lo, hi - lo))
-			return false;
-	while (i > 0 && x->clean[i - 1][0] > lo) {
-		memcpy(x->clean[i], x->clean[i - 1], sizeof x->clean[i]);
-		i--;
-	}
-	x->clean[i][0] = lo;
-	x->clean[i][1] = hi;
-	x->nclean++;
-	x->clean_found++;
-	x->retune = true;
-	return true;
-}
+enum { RE_EVERY_DROPS = 4 };
 
 /* Can this run leave library code to the block hook? Not while the
  * watcher wants every instruction (definedness in registers). */
@@ -312,6 +198,14 @@ static void re_clean_tune(struct rec_emu *x)
 		re_clean_drop(x, 0, 0);
 	}
 	bool libfree = re_libfree_wanted(x);
+	/* Each change of scope translates all code again (emu_drop_code:
+	 * about 1 ms, and the dropped code stays in Unicorn's buffer until
+	 * it fills): a program that loads an undefined byte again and again
+	 * (awk: each line) keeps library code hooked after a few (without
+	 * the limit mawk over 5,000 lines took 10.1 s and 900 MiB, with it
+	 * 0.65 s and 30 MiB; with flushes, before, 500 lines took 13 s) */
+	if (x->libfree && !libfree && rec_watch_every(x->r) && ++x->every_drops == RE_EVERY_DROPS)
+		x->libs_hooked = true;
 	if (libfree != x->libfree)
 		x->retune = true;
 	x->libfree = libfree;
@@ -354,11 +248,11 @@ static uint64_t re_addr(struct rec_emu *x, const struct insn *in, const struct i
 	if (m->base == INSN_R_RIP)
 		a += pc + in->len;
 	else if (m->base != INSN_R_NONE)
-		a += emu_reg(x->m, m->base);
+		a += re_reg(x, m->base);
 	if (m->index != INSN_R_NONE && m->index != INSN_R_RIP)
-		a += emu_reg(x->m, m->index) * m->scale;
+		a += re_reg(x, m->index) * m->scale;
 	if (m->seg)
-		a += emu_reg(x->m, m->seg);
+		a += re_reg(x, m->seg);
 	return a;
 }
 
@@ -378,7 +272,7 @@ static bool re_periodic(struct rec_emu *x)
  * it has not copied yet is still the process's); the watcher, registers. */
 static uint64_t re_undo_reg(void *ctx, int reg)
 {
-	return emu_reg(((struct rec_emu *)ctx)->m, reg);
+	return re_reg(ctx, reg);
 }
 
 static void re_undo_xmm(void *ctx, int n, void *out)
@@ -421,7 +315,7 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 {
 	struct rec *r = x->r;
 	uint64_t addr[INSN_MAX_MEM];
-	bool skipped = e->in.rep && emu_reg(x->m, 1) == 0;
+	bool skipped = e->in.rep && re_reg(x, 1) == 0;
 	for (int i = 0; i < e->in.nmem; i++) {
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
@@ -459,7 +353,7 @@ static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_
 	else
 		for (int g = 0; g < 16; g++)
 			if (in->use & (1ull << g))
-				to = emu_reg(x->m, g);
+				to = re_reg(x, g);
 	return (uint64_t)((int64_t)(to << 16) >> 16) != to;
 }
 
@@ -478,7 +372,7 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
 	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned || x->libfree };
-	return rec_watch_ask(x->r, e, addr, e->in.rep && emu_reg(x->m, 1) == 0, sp, &src);
+	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
 }
 
 /* The program's calls still open at stack pointer sp. */
@@ -511,7 +405,7 @@ static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
 }
 
 /* Is pc one of the returns the watcher awaits in the machine? */
-static bool re_is_ret(const struct rec_emu *x, uint64_t pc)
+bool re_is_ret(const struct rec_emu *x, uint64_t pc)
 {
 	const struct slice_view_watch *w = &x->r->watch;
 	for (size_t i = 0; w->at && i < *w->nrets; i++)
@@ -578,22 +472,30 @@ static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 	return native;
 }
 
+/* The block hook stops the machine before the block. */
+static void re_block_halt(struct rec_emu *x)
+{
+	x->block_stop = true;
+	re_halt(x, RE_STOP);
+}
+
 /* Before a block of library code (outside the program's text) runs. */
 static void re_block(void *ctx, uint64_t pc, uint32_t size)
 {
 	struct rec_emu *x = ctx;
 	struct rec *r = x->r;
 	x->prev_id = -1;
+	x->rc_have = 0;
 	x->lib_blocks++;
 	bool first = x->first;
 	x->first = false;
 	if (x->halt_next) {   /* code of a clean range was written: hook it again */
 		x->halt_next = false;
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	}
 	uint64_t sp = UINT64_MAX;
 	if (!re_look(x, pc, &sp, first))
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	uint64_t end = pc + (size ? size : 1), in = re_first_inside(x, pc + 1, end),
 		 nat = re_block_native(x, pc, size ? size : 1);
 	if (in || nat) {   /* the CPU runs it up to there, the loop looking at each step */
@@ -602,10 +504,150 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 		x->nat_blocks++;
 		if (in && r->watch.at && *r->watch.nrets)
 			r->watch.native(r->watch.ctx);   /* nothing awaited in the machine */
-		return re_halt(x, RE_STOP);
+		return re_block_halt(x);
 	}
 	if (!first && re_periodic(x))
 		return re_halt(x, RE_NATIVE);
+}
+
+/* ---- quick verdicts ---- */
+
+static size_t re_quick_slot(uint64_t pc)
+{
+	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52);   /* 4096 slots */
+}
+
+/* Is pc a run target's address (whatever the stack)? */
+static bool re_target_at(const struct rec_emu *x, uint64_t pc)
+{
+	const struct run_target *t = x->r->target;
+	for (int i = 0; t && i < t->n; i++)
+		if (t->addr[i] == pc)
+			return true;
+	return false;
+}
+
+/* The instruction e (id), just let run by the full hook: keep its
+ * verdict (a run's instruction that is no site or run target). */
+static void re_quick_note(struct rec_emu *x, const struct trace_insn *e, int64_t id)
+{
+	const struct insn *in = &e->in;
+	enum insn_kind k = in->kind;
+	struct re_quick *c = &x->quick[re_quick_slot(e->pc)];
+	if (c->pc == e->pc && c->gen == x->gen && c->code_gen == x->r->code_gen)
+		return;   /* kept already (the quick path declined it) */
+	if (in->native || re_is_site(x, e->pc) || re_target_at(x, e->pc))
+		return;
+	*c = (struct re_quick){
+		e->pc, (int32_t)id, x->gen, x->r->code_gen, in->len,
+		!in->nmem && !in->rep && k != INSN_CALL && k != INSN_CALL_IND && k != INSN_RET &&
+			k != INSN_JMP_IND && k != INSN_SYSCALL,
+		e->user && (k == INSN_JCC || k == INSN_JMP) };
+}
+
+/* Before a run: verdicts made with other sites or run targets go. */
+static void re_quick_tune(struct rec_emu *x)
+{
+	const struct run_target *t = x->r->target;
+	int nt = t ? t->n : 0;
+	if (x->gen && x->nlook_sites == x->nsites &&
+	    !memcmp(x->look_sites, x->sites, x->nsites * sizeof *x->sites) && nt == x->nlook_tgt &&
+	    !memcmp(x->look_tgt, t ? t->addr : x->look_tgt, (size_t)nt * sizeof *x->look_tgt))
+		return;
+	XGROW(x->look_sites, x->look_sites_cap, x->nsites + 1);
+	memcpy(x->look_sites, x->sites, x->nsites * sizeof *x->sites);
+	x->nlook_sites = x->nsites;
+	if (nt)
+		memcpy(x->look_tgt, t->addr, (size_t)nt * sizeof *x->look_tgt);
+	x->nlook_tgt = nt;
+	if (++x->gen == 0)   /* 0 is an empty slot's */
+		x->gen = 1;
+}
+
+/* What the next quick path needs of the instruction just let run. */
+static void re_quick_prev(struct rec_emu *x, uint64_t pc, uint8_t len, bool rep, bool back)
+{
+	x->prev_plain = !rep;
+	x->prev_back = back;
+	x->prev_pc = pc;
+	x->prev_len = len;
+}
+
+/* pc's verdict if the quick path may use it now: not the run's first
+ * instruction, nothing to hook again, an awaited return or a rep's
+ * count to look at. */
+static const struct re_quick *re_quick_get(struct rec_emu *x, uint64_t pc)
+{
+	const struct rec *r = x->r;
+	const struct re_quick *c = &x->quick[re_quick_slot(pc)];
+	if (!x->quick_run || c->pc != pc || c->gen != x->gen || c->code_gen != r->code_gen ||
+	    x->halt_next || x->first || (x->prev_id >= 0 && !x->prev_plain) ||
+	    (r->watch.at && *r->watch.nrets && re_is_ret(x, pc)))
+		return NULL;
+	return c;
+}
+
+/* The full hook's steps before it looks at the instruction at pc: the
+ * previous one's post, a site, target or awaited return, the periodic
+ * checks, the decode. Its id, or -1 when the machine stopped. */
+static int64_t re_hook_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool *first)
+{
+	struct rec *r = x->r;
+	if (x->prev_id >= 0) {
+		const struct trace_insn *p = &r->tr.insns[x->prev_id];
+		/* After a rep's last iteration the machine looks at it once
+		 * more (count 0) before moving on; the CPU does not. */
+		if (p->in.rep && p->pc == pc && re_reg(x, 1) == 0)
+			return -1;
+		x->prev_id = -1;
+		if (!x->lean)
+			rec_post(x->q, r, p, x->prev_rec, re_sp(x, sp), pc);
+		else if ((p->in.kind == INSN_JCC || p->in.kind == INSN_JMP) && pc <= p->pc && p->user &&
+			 !rec_watch_every(r) &&
+			 re_loop_hot(x, p->pc) && re_clean_add(x, pc, p->pc + p->in.len))
+			return re_halt(x, RE_STOP), -1;   /* the loop runs on without the hook */
+	}
+	if (x->halt_next) {   /* code of a clean range was written: hook it again */
+		x->halt_next = false;
+		return re_halt(x, RE_STOP), -1;
+	}
+	*first = x->first;
+	x->first = false;
+	if (!re_look(x, pc, sp, *first))
+		return re_halt(x, RE_STOP), -1;
+	if (!*first && re_periodic(x))
+		return re_halt(x, RE_NATIVE), -1;
+	int64_t id = rec_insn_id(x->q, r, pc);
+	if (id < 0 || r->tr.insns[id].in.native || (r->on && r->tr.n >= TRACE_MAX))
+		return re_halt(x, RE_NATIVE), -1;
+	return id;
+}
+
+/* The same for an instruction with a verdict c (no site, target or
+ * native instruction; lean, no rep before): -1 when the machine stopped
+ * or nothing more is to be done (an instruction the count is all of). */
+static int64_t re_hook_quick(struct rec_emu *x, const struct re_quick *c, uint64_t pc)
+{
+	struct rec *r = x->r;
+	if (x->prev_id >= 0) {
+		x->prev_id = -1;
+		if (x->prev_back && pc <= x->prev_pc && !rec_watch_every(r) &&
+		    re_loop_hot(x, x->prev_pc) && re_clean_add(x, pc, x->prev_pc + x->prev_len))
+			return re_halt(x, RE_STOP), -1;   /* the loop runs on without the hook */
+	}
+	if (re_periodic(x))
+		return re_halt(x, RE_NATIVE), -1;
+	if (!c->plain || rec_watch_every(r))
+		return c->id;
+	/* re_record's part for it, in a lean run */
+	r->insns_seen++;
+	r->last_id = c->id;
+	r->last_sp = 0;
+	x->prev_id = c->id;
+	x->prev_rec = -1;
+	re_quick_prev(x, pc, c->len, false, c->back);
+	x->emulated++;
+	return -1;
 }
 
 static void re_hook(void *ctx, uint64_t pc)
@@ -613,33 +655,12 @@ static void re_hook(void *ctx, uint64_t pc)
 	struct rec_emu *x = ctx;
 	struct rec *r = x->r;
 	uint64_t sp = UINT64_MAX;
-	if (x->prev_id >= 0) {
-		const struct trace_insn *p = &r->tr.insns[x->prev_id];
-		/* After a rep's last iteration the machine looks at it once
-		 * more (count 0) before moving on; the CPU does not. */
-		if (p->in.rep && p->pc == pc && emu_reg(x->m, 1) == 0)
-			return;
-		x->prev_id = -1;
-		if (!x->lean)
-			rec_post(x->q, r, p, x->prev_rec, re_sp(x, &sp), pc);
-		else if ((p->in.kind == INSN_JCC || p->in.kind == INSN_JMP) && pc <= p->pc && p->user &&
-			 !rec_watch_every(r) &&
-			 re_loop_hot(x, p->pc) && re_clean_add(x, pc, p->pc + p->in.len))
-			return re_halt(x, RE_STOP);   /* the loop runs on without the hook */
-	}
-	if (x->halt_next) {   /* code of a clean range was written: hook it again */
-		x->halt_next = false;
-		return re_halt(x, RE_STOP);
-	}
-	bool first = x->first;
-	x->first = false;
-	if (!re_look(x, pc, &sp, first))
-		return re_halt(x, RE_STOP);
-	if (!first && re_periodic(x))
-		return re_halt(x, RE_NATIVE);
-	int64_t id = rec_insn_id(x->q, r, pc);
-	if (id < 0 || r->tr.insns[id].in.native || (r->on && r->tr.n >= TRACE_MAX))
-		return re_halt(x, RE_NATIVE);
+	bool first = false;
+	x->rc_have = 0;
+	const struct re_quick *c = re_quick_get(x, pc);
+	int64_t id = c ? re_hook_quick(x, c, pc) : re_hook_look(x, pc, &sp, &first);
+	if (id < 0)
+		return;
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
@@ -657,6 +678,12 @@ static void re_hook(void *ctx, uint64_t pc)
 	if (r->watch.at && e->user && call)
 		re_note_call(r, e, re_sp(x, &sp));
 	re_record(x, e, id, pc, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
+	if (x->quick_run) {
+		re_quick_prev(x, pc, e->in.len, e->in.rep,
+			      e->user && (e->in.kind == INSN_JCC || e->in.kind == INSN_JMP));
+		if (!c)
+			re_quick_note(x, e, id);
+	}
 }
 
 /* ---- around a run: state in and out of the process ---- */
@@ -784,12 +811,17 @@ static int re_step(struct qz *q, struct rec *r)
 	x->first = true;
 	x->prev_id = -1;
 	x->end = RE_NONE;
+	x->block_stop = false;
+	x->quick_run = x->lean && !re_full_hook;
+	emu_set_hooked_stores_marked(x->m, !re_full_hook);
+	re_quick_tune(x);
 	r->read_code = re_read_code;
 	r->read_code_ctx = x;
 	re_clean_tune(x);
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
+	x->rc_have = 0;   /* the machine ran on since the last hook */
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
@@ -804,8 +836,12 @@ static int re_step(struct qz *q, struct rec *r)
 	}
 	/* A safety net: the block hook stopping twice where the run began,
 	 * nothing run between (seen before emu_stop set rip to the block's
-	 * address): library code is hooked from then on. */
-	x->stuck = x->libfree && x->end == RE_STOP && emu_pc(x->m) == pc ? x->stuck + 1 : 0;
+	 * address): library code is hooked from then on. The code hook's
+	 * stops do not count: two there are no fault (a tail call's two
+	 * awaited returns meet: sed's reallocarray made library code hooked
+	 * for the rest of its run). */
+	x->stuck = x->libfree && x->block_stop && x->end == RE_STOP && emu_pc(x->m) == pc ?
+			   x->stuck + 1 : 0;
 	if (x->stuck >= 2)
 		x->libs_hooked = true;
 	re_store(x, q);

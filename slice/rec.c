@@ -157,6 +157,7 @@ static void rec_code_drop(struct rec *r, uint64_t p0, uint64_t p1)
 	}
 	free(ok);
 	free(ov);
+	r->code_gen++;
 }
 
 void rec_code_written(struct rec *r, uint64_t addr, uint64_t len)

@@ -64,6 +64,7 @@ struct rec {
 	 * there drops the page's decoded instructions. */
 	struct hmap code_pages;
 	uint64_t code_lo, code_hi;
+	uint32_t code_gen;         /* bumped each time decoded instructions go */
 	uint32_t *count;           /* per statement: instances so far */
 	int32_t *latest;           /* per statement: its latest instance id */
 	size_t count_cap;
@@ -139,6 +140,9 @@ void rec_emu_pick(struct qz *q, struct rec *r);
 void rec_emu_force_off(bool off);
 /* maint emulator hook-libs|skip-libs (rec-emu.c's block hook). */
 void rec_emu_hook_libs(bool on);
+/* maint emulator full-hook|quick-hook: the full hook for every hooked
+ * instruction (the old way), or quick verdicts (the default). */
+void rec_emu_full_hook(bool on);
 /* maint emulator-time-limit USEC (hidden, for the tests): how long the
  * machine runs while a loop runs unhooked before it looks for a quit or a
  * signal (100,000 µs). */
