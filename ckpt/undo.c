@@ -33,11 +33,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "ckpt-int.h"
+#include "agent/agent-abi.h"
 #include "util/kabi.h"
 #include "util/sorted.h"
 
@@ -96,6 +98,19 @@ struct ckpt_undo {
 	uint8_t *scratch;             /* UNDO_PROBE pages: saves are read here first */
 	uint64_t fills;               /* pages saved as a repeated word (ckpt_blob_fill) */
 	bool no_fill;                 /* set checkpoint-undo-fill off (tests) */
+	/* the save agent (agent.c): saves made in the program; set and
+	   cleared by the fault thread only (and at the end) */
+	struct ckpt_agent *agent;
+	struct agent_run *alog;       /* runs it saved this epoch, not copied out
+					 yet: pre-images at agent_store + off */
+	size_t nalog, alogcap;
+	uint64_t agent_store;         /* its store now (a rollback that moved swaps them) */
+	uint64_t agent_seq, agent_acked;   /* commands sent, last answered */
+	uint64_t agent_rolled;        /* its store after the last AGENT_ROLL */
+	bool agent_ran;               /* the program ran since the last sync */
+	pthread_cond_t agent_cv;      /* an answer, or its end */
+	uint64_t agent_pages, agent_rolls, agent_moved;
+	bool agent_ended;             /* it was there and ended */
 };
 
 /* The lock, ahead of the protector (undo_protector). */
@@ -363,16 +378,18 @@ static void undo_log_page(struct ckpt_undo *u, uint64_t a, struct ckpt_blob *b)
 	undo_saved_set(u, a);
 }
 
-/* Copy n pages from lo into slab blobs, as they are (one read). */
-static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+/* Copy n pages from src (lo's pre-images: lo itself, or the agent's
+ * store) into slab blobs, as they are (one read). */
+static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			    const struct bp_table *mask)
 {
 	struct ckpt_blob **b = xmalloc(n * sizeof *b);
 	ckpt_blobs_alloc_as(n, b, true);
-	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)src, n * CKPT_PAGE};
 	bool one_slab = n == 1 || b[0]->slab;
 	ssize_t got = one_slab ? process_vm_readv(u->pid, &loc, 1, &rem, 1, 0) : -1;
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
-		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(src + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE)
 			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released below */
 	}
@@ -385,18 +402,20 @@ static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const st
 	free(b);
 }
 
-/* Read n pages (at most UNDO_PROBE) from lo through the scratch buffer:
- * those repeating one word are logged as that word (no copy kept), the
- * others copied into blobs. Returns how many repeated a word. */
-static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+/* Read n pages (at most UNDO_PROBE) of lo's pre-images from src through
+ * the scratch buffer: those repeating one word are logged as that word
+ * (no copy kept), the others copied into blobs. Returns how many
+ * repeated a word. */
+static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			       const struct bp_table *mask)
 {
 	struct ckpt_blob *b[UNDO_PROBE], *other[UNDO_PROBE];
 	size_t at[UNDO_PROBE], nother = 0, same = 0;
-	struct iovec loc = {u->scratch, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	struct iovec loc = {u->scratch, n * CKPT_PAGE}, rem = {(void *)src, n * CKPT_PAGE};
 	ssize_t got = process_vm_readv(u->pid, &loc, 1, &rem, 1, 0);
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
 		struct iovec l1 = {u->scratch + i * CKPT_PAGE, CKPT_PAGE};
-		struct iovec r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		struct iovec r1 = {(void *)(src + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE) {
 			memset(l1.iov_base, 0, CKPT_PAGE);
 			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released */
@@ -431,18 +450,25 @@ static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const
  * memory allocated for them); the rest of a run that does not, copied
  * straight into a slab (the extra copy through the scratch buffer would
  * only cost there). */
+static void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			     const struct bp_table *mask)
+{
+	size_t done = 0;
+	for (bool fills = true; fills && done < n;) {
+		size_t k = n - done < UNDO_PROBE ? n - done : UNDO_PROBE;
+		fills = undo_probe_pages(u, lo + done * CKPT_PAGE, src + done * CKPT_PAGE, k, mask) * 2 >= k;
+		done += k;
+	}
+	if (done < n)
+		undo_copy_pages(u, lo + done * CKPT_PAGE, src + done * CKPT_PAGE, n - done, mask);
+}
+
 static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 			     const struct bp_table *mask)
 {
 	uint64_t t0 = ckpt_now_ns();
-	size_t n = (size_t)((hi - lo) / CKPT_PAGE), done = 0;
-	for (bool fills = true; fills && done < n;) {
-		size_t k = n - done < UNDO_PROBE ? n - done : UNDO_PROBE;
-		fills = undo_probe_pages(u, lo + done * CKPT_PAGE, k, mask) * 2 >= k;
-		done += k;
-	}
-	if (done < n)
-		undo_copy_pages(u, lo + done * CKPT_PAGE, n - done, mask);
+	size_t n = (size_t)((hi - lo) / CKPT_PAGE);
+	undo_read_locked(u, lo, lo, n, mask);
 	u->pages += n;
 	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
 	if (!u->copying)
@@ -494,13 +520,194 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 	}
 }
 
-static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
+static void undo_msg_locked(struct ckpt_undo *u, const struct uffd_msg *m)
 {
-	undo_lock(u);
 	if (m->event == UFFD_EVENT_PAGEFAULT)
 		undo_fault_locked(u, m->arg.pagefault.address & ~(CKPT_PAGE - 1));
 	else if (m->event == UFFD_EVENT_UNMAP || m->event == UFFD_EVENT_REMOVE)
 		undo_gone_locked(u, m->arg.remove.start, m->arg.remove.end);
+}
+
+static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
+{
+	undo_lock(u);
+	undo_msg_locked(u, m);
+	pthread_mutex_unlock(&u->mu);
+}
+
+/* ---- the save agent ---- */
+
+/* The agent ended, or said something it could not mean (the program can
+ * scribble over it): killed, and qzdb's fault thread reads the
+ * userfaultfd from now on. A thread whose fault it read and left is
+ * woken to fault again, for qzdb. Its store stays: runs not copied out
+ * yet are read from there. (Fault thread.) */
+static void undo_agent_gone_locked(struct ckpt_undo *u)
+{
+	if (!u->agent)
+		return;
+	ckpt_agent_free(u->agent);
+	u->agent = NULL;
+	u->agent_ended = true;
+	for (size_t i = 0; i < u->nregd; i++) {
+		struct uffdio_range r = {u->regd[i].lo, u->regd[i].hi - u->regd[i].lo};
+		ioctl(u->ufd, UFFDIO_WAKE, &r);
+	}
+	pthread_cond_broadcast(&u->agent_cv);
+}
+
+/* It saved n pages at addr (store + off) and is about to release them:
+ * the pages registered and not saved yet are logged as its runs. */
+static void undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_rec *r)
+{
+	uint64_t lo = r->addr, n = r->n, len = u->agent->len;
+	if (lo % CKPT_PAGE || r->off % CKPT_PAGE || !n || n > UNDO_RUN_MAX || r->off > len ||
+	    n * CKPT_PAGE > len - r->off || lo + n * CKPT_PAGE < lo) {
+		undo_agent_gone_locked(u);
+		return;
+	}
+	u->faults++;
+	if (!u->capture) {   /* (a rollback's own writes: nothing to keep, as
+				undo_fault_locked; the agent forgets them at the epoch) */
+		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, lo + n * CKPT_PAGE);
+		return;
+	}
+	for (uint64_t i = 0; i < n;) {
+		uint64_t j = i;
+		while (j < n && undo_regd_at(u, lo + j * CKPT_PAGE) && !undo_saved(u, lo + j * CKPT_PAGE))
+			undo_saved_set(u, lo + j++ * CKPT_PAGE);
+		if (j == i) {   /* (saved again: still protected after a refused release) */
+			i++;
+			continue;
+		}
+		XGROW(u->alog, u->alogcap, u->nalog + 1);
+		u->alog[u->nalog++] = (struct agent_run){lo + i * CKPT_PAGE, j - i, r->off + i * CKPT_PAGE};
+		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo + i * CKPT_PAGE, lo + j * CKPT_PAGE);
+		u->pages += j - i;
+		u->agent_pages += j - i;
+		i = j;
+	}
+}
+
+static void undo_agent_rec_locked(struct ckpt_undo *u, const struct agent_rec *r)
+{
+	if (!u->agent)
+		return;
+	if (r->kind == AGENT_SAVED) {
+		undo_agent_saved_locked(u, r);
+	} else if (r->kind == AGENT_MSG) {
+		struct uffd_msg m;
+		memcpy(&m, r->msg, sizeof m);
+		undo_msg_locked(u, &m);
+	} else if ((r->kind == AGENT_SYNCED || r->kind == AGENT_ROLLED) && r->seq <= u->agent_seq) {
+		if (r->kind == AGENT_ROLLED)
+			u->agent_rolled = r->addr;
+		u->agent_acked = r->seq;
+		pthread_cond_broadcast(&u->agent_cv);
+	} else {
+		undo_agent_gone_locked(u);
+	}
+}
+
+/* Read what the agent sent (fault thread): false when it has ended. */
+static bool undo_agent_read(struct ckpt_undo *u)
+{
+	for (int k = 0; k < 64; k++) {
+		struct agent_rec r;
+		ssize_t got = recv(u->agent->sock, &r, sizeof r, MSG_DONTWAIT);
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		undo_lock(u);
+		if (got != (ssize_t)sizeof r)
+			undo_agent_gone_locked(u);   /* (ended: 0; or a short record) */
+		else
+			undo_agent_rec_locked(u, &r);
+		bool on = u->agent != NULL;
+		pthread_mutex_unlock(&u->mu);
+		if (!on)
+			return false;
+	}
+	return true;
+}
+
+/* Send the agent op and wait for its answer, the lock held (released
+ * while waiting). False if it has ended or does not answer within 10
+ * seconds (then it is killed: the fault thread takes over). */
+static bool undo_agent_ask_locked(struct ckpt_undo *u, uint64_t op)
+{
+	if (!u->agent)
+		return false;
+	struct agent_cmd c = {op, ++u->agent_seq};
+	bool killed = send(u->agent->sock, &c, sizeof c, MSG_NOSIGNAL) != (ssize_t)sizeof c;
+	if (killed)
+		syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	while (u->agent && u->agent_acked < c.seq) {
+		if (pthread_cond_timedwait(&u->agent_cv, &u->mu, &ts) == ETIMEDOUT && u->agent && !killed) {
+			syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
+			killed = true;
+			ts.tv_sec += 10;
+		}
+	}
+	return u->agent && u->agent_acked >= c.seq;
+}
+
+/* Everything the agent did while the program ran is known here. */
+static void undo_agent_sync_locked(struct ckpt_undo *u)
+{
+	if (u->agent && u->agent_ran)
+		undo_agent_ask_locked(u, AGENT_SYNC);
+	u->agent_ran = false;
+}
+
+static void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			     const struct bp_table *mask);
+
+/* Copy the agent's runs out of its store into the log (a checkpoint's
+ * content from now on: qzdb's tree holds it), and let it start again. */
+static void undo_agent_pull_locked(struct ckpt_undo *u)
+{
+	undo_agent_sync_locked(u);
+	if (!u->nalog)
+		return;
+	for (size_t i = 0; i < u->nalog; i++)
+		undo_read_locked(u, u->alog[i].addr, u->agent_store + u->alog[i].off, u->alog[i].n, NULL);
+	u->nalog = 0;
+	undo_agent_ask_locked(u, AGENT_RESET);
+}
+
+bool ckpt_undo_agent_roll(struct ckpt_undo *u)
+{
+	undo_lock(u);
+	undo_agent_sync_locked(u);
+	bool ok = u->agent && !u->nchanged && !u->lost;
+	if (ok && (ok = undo_agent_ask_locked(u, AGENT_ROLL))) {
+		if (u->agent_rolled == u->agent->store || u->agent_rolled == u->agent->trash) {
+			u->agent_moved += u->agent_rolled != u->agent_store;
+			u->agent_store = u->agent_rolled;
+		} else {   /* (nonsense: its store is not known any more) */
+			syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
+		}
+		u->agent_rolls++;
+		u->nalog = 0;
+	}
+	pthread_mutex_unlock(&u->mu);
+	return ok;
+}
+
+void ckpt_undo_agent_counts(struct ckpt_undo *u, struct sbuf *b)
+{
+	undo_lock(u);
+	if (u->agent)
+		sbuf_printf(b, "save agent: pid %d, %llu pages saved in the program, %llu rollbacks by it "
+			    "(%llu moving the pages back)\n", (int)u->agent->pid,
+			    (unsigned long long)u->agent_pages, (unsigned long long)u->agent_rolls,
+			    (unsigned long long)u->agent_moved);
+	else if (u->agent_ended)
+		sbuf_printf(b, "save agent: ended (%llu pages saved in the program before); qzdb saves\n",
+			    (unsigned long long)u->agent_pages);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -512,11 +719,20 @@ static void *undo_thread(void *arg)
 	sigfillset(&all);   /* qzdb's signals are the main thread's (its waits) */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
-		struct pollfd pf[2] = {{u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
+		struct pollfd pf[2] = {{u->agent ? u->agent->sock : u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
 		if (poll(pf, 2, u->nretry ? 1 : -1) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)
 			break;
+		if (u->agent) {   /* (the agent reads the userfaultfd) */
+			if (pf[0].revents)
+				undo_agent_read(u);
+			undo_lock(u);
+			if (u->nretry)
+				undo_retry_locked(u);
+			pthread_mutex_unlock(&u->mu);
+			continue;
+		}
 		ssize_t got = read(u->ufd, msgs, sizeof msgs);
 		for (ssize_t i = 0; i < got / (ssize_t)sizeof *msgs; i++)
 			undo_msg(u, &msgs[i]);
@@ -536,6 +752,7 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 	struct ckpt_undo *u = ctx;
 	uint64_t lo = addr & ~(CKPT_PAGE - 1), hi = (addr + len + CKPT_PAGE - 1) & ~(CKPT_PAGE - 1);
 	undo_lock(u);
+	undo_agent_sync_locked(u);
 	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
 		if (!undo_regd_at(u, a) || undo_saved(u, a))
 			continue;
@@ -551,7 +768,9 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 
 static void undo_before_run(void *ctx)
 {
-	ckpt_undo_flush(ctx);
+	struct ckpt_undo *u = ctx;
+	ckpt_undo_flush(u);
+	u->agent_ran = true;   /* (qzdb's thread alone reads and clears it) */
 }
 
 /* Save the unsaved pages of one registered span's part [lo, hi). */
@@ -601,6 +820,7 @@ static int undo_page_cmp(const void *a, const void *b)
 void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c)
 {
 	undo_lock(u);
+	undo_agent_pull_locked(u);
 	size_t k = 1;
 	while (k < u->nlog && u->log[k - 1].addr < u->log[k].addr)
 		k++;
@@ -709,6 +929,11 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	struct undo_span *prot = NULL;
 	size_t np = 0, pcap = 0;
 	undo_lock(u);
+	if (u->agent) {   /* what it saved since the seal (a rollback's writes) is not kept */
+		undo_agent_sync_locked(u);
+		undo_agent_ask_locked(u, AGENT_RESET);
+	}
+	u->nalog = 0;
 	undo_maps_locked(u, s, os, full, &prot, &np, &pcap, shadow);
 	for (size_t i = 0; !full && i < u->nunprot; i++)
 		if (undo_regd_at(u, u->unprot[i].lo))
@@ -815,10 +1040,13 @@ static bool undo_filtered(pid_t pid)
 
 /* A userfaultfd made in the program (by an injected call), one that also
  * takes the kernel's own writes (read() into a buffer): not user-mode-only,
- * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE). */
-static int undo_open_fd(struct qz *q)
+ * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE).
+ * With agent, the save agent is started on it before the program's
+ * descriptor is closed (*agent: NULL where refused). */
+static int undo_open_fd(struct qz *q, bool agent, struct ckpt_agent **out)
 {
 	int64_t fd, r;
+	*out = NULL;
 	if (undo_filtered(proc_pid(q->proc)))
 		return -1;
 	if (ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
@@ -827,21 +1055,33 @@ static int undo_open_fd(struct qz *q)
 	int mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
 	if (pidfd >= 0)
 		close(pidfd);
-	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
-	if (mine < 0)
-		return -1;
-	struct uffdio_api api = {UFFD_API, UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED |
-				 UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE, 0};
-	if (ioctl(mine, UFFDIO_API, &api) != 0) {
+	uint64_t want = UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED |
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE;
+	struct uffdio_api api = {UFFD_API, want | (agent ? KABI_UFFD_FEATURE_MOVE : 0), 0};
+	if (mine >= 0 && ioctl(mine, UFFDIO_API, &api) != 0) {
 		close(mine);
-		return -1;
+		mine = -1;
 	}
+	if (mine >= 0 && agent)
+		*out = ckpt_agent_start(q, fd, true);
+	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill)
+/* The agent's stores registered, so that UFFDIO_MOVE takes them. */
+static bool undo_agent_register(struct ckpt_undo *u, struct ckpt_agent *a)
 {
-	int fd = undo_open_fd(q);
+	return undo_register(u, a->store, a->store + a->len) == 0 &&
+	       undo_register(u, a->trash, a->trash + a->len) == 0;
+}
+
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill,
+				bool agent)
+{
+	struct ckpt_agent *a;
+	int fd = undo_open_fd(q, agent, &a);
+	if (fd < 0 && agent)   /* (a kernel without UFFDIO_MOVE refuses the feature) */
+		fd = undo_open_fd(q, false, &a);
 	if (fd < 0)
 		return NULL;
 	struct ckpt_undo *u = xcalloc(1, sizeof *u);
@@ -854,6 +1094,13 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test,
 	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->scratch = aligned_alloc(CKPT_PAGE, UNDO_PROBE * CKPT_PAGE);
 	pthread_mutex_init(&u->mu, NULL);
+	pthread_cond_init(&u->agent_cv, NULL);
+	if (a && !undo_agent_register(u, a)) {
+		ckpt_agent_free(a);
+		a = NULL;
+	}
+	u->agent = a;
+	u->agent_store = a ? a->store : 0;
 	if (!u->scratch || u->evfd < 0 || u->workfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
 		ckpt_undo_free(u, NULL);
 		return NULL;
@@ -884,6 +1131,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	}
 	if (u->prot_on)
 		pthread_join(u->prot_thr, NULL);   /* (evfd ends it too) */
+	ckpt_agent_free(u->agent);   /* (before the descriptor: it may be waiting) */
 	close(u->ufd);
 	if (u->evfd >= 0)
 		close(u->evfd);
@@ -903,6 +1151,8 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->regd);
 	free(u->pend);
 	free(u->scratch);
+	free(u->alog);
+	pthread_cond_destroy(&u->agent_cv);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
 }
