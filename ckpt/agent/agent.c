@@ -186,6 +186,11 @@ void agent_main(struct agent_ctl *c)
 	a->nruns = a->stored = 0;
 	a->run_lo = a->run_hi = a->run_len = 0;
 	a->runs = (struct agent_run *)c->recs;
+	uint64_t dfl[4] = {0, 0, 0, 0};   /* SIG_DFL: a fault of its own never runs
+					    a handler of the program's (copied by the clone) */
+	for (long sig = 1; sig <= 64; sig++)
+		if (sig != 9 && sig != 19)
+			sys6(13 /* rt_sigaction */, sig, (long)dfl, 0, 8, 0, 0);
 	uint64_t all = ~0ull;
 	sys6(14 /* rt_sigprocmask */, 0 /* SIG_BLOCK */, (long)&all, 0, 8, 0, 0);   /* the
 		program's signals (to its group) are not for it */
