@@ -153,6 +153,9 @@ struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move)
 	a->store = c.store;
 	a->trash = c.trash;
 	a->len = AGENT_STORE;
+	a->ctl = ctl;
+	a->recs = c.recs;
+	a->maxrecs = c.maxrecs;
 	uint64_t args[6] = {CLONE_VM | CLONE_UNTRACED, stack_top, 0, 0, 0, 0};
 	if (a->sock < 0 || proc_write(q->proc, ctl, &c, sizeof c) < 0 ||
 	    inj_syscall_at(q->proc, lo, ctl, SYS_clone, args, &child) < 0 || child <= 0)

@@ -232,6 +232,7 @@ struct ckpt_agent {
 	int sock;                     /* qzdb's end of its socket pair: commands, records */
 	uint64_t lo, hi;              /* its memory in the program */
 	uint64_t store, trash, len;   /* its two stores (swapped by a rollback that moved) */
+	uint64_t ctl, recs, maxrecs;  /* its struct agent_ctl, and its list of runs */
 };
 /* Started in the stopped program, whose descriptor ufd is the
  * userfaultfd; move: UFFDIO_MOVE may be used. NULL if refused. */

@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ struct ckpt_undo {
 	size_t nalog, alogcap;
 	uint64_t agent_store;         /* its store now (a rollback that moved swaps them) */
 	uint64_t agent_seq, agent_acked;   /* commands sent, last answered */
+	uint64_t agent_seen;          /* runs of its list read so far */
 	uint64_t agent_rolled;        /* its store after the last AGENT_ROLL */
 	bool agent_ran;               /* the program ran since the last sync */
 	pthread_cond_t agent_cv;      /* an answer, or its end */
@@ -542,11 +544,21 @@ static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
  * userfaultfd from now on. A thread whose fault it read and left is
  * woken to fault again, for qzdb. Its store stays: runs not copied out
  * yet are read from there. (Fault thread.) */
+static bool undo_agent_absorb_locked(struct ckpt_undo *u, uint64_t n);
+
 static void undo_agent_gone_locked(struct ckpt_undo *u)
 {
 	if (!u->agent)
 		return;
-	ckpt_agent_free(u->agent);
+	struct ckpt_agent *a = u->agent;
+	syscall(SYS_pidfd_send_signal, a->pidfd, SIGKILL, NULL, 0);
+	u->agent = NULL;   /* (no recursion from what it listed) */
+	struct pollfd pf = {a->pidfd, POLLIN, 0};
+	poll(&pf, 1, 2000);   /* ended: its list no longer moves */
+	u->agent = a;
+	undo_agent_absorb_locked(u, UINT64_MAX);   /* what it saved and did not say */
+	u->agent = NULL;
+	ckpt_agent_free(a);
 	u->agent = NULL;
 	u->agent_ended = true;
 	for (size_t i = 0; i < u->nregd; i++) {
@@ -556,21 +568,20 @@ static void undo_agent_gone_locked(struct ckpt_undo *u)
 	pthread_cond_broadcast(&u->agent_cv);
 }
 
-/* It saved n pages at addr (store + off) and is about to release them:
- * the pages registered and not saved yet are logged as its runs. */
-static void undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_rec *r)
+/* It saved n pages at addr (store + off) and released them (or is about
+ * to): the pages registered and not saved yet are logged as its runs.
+ * False: a run it cannot have made. */
+static bool undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_run *r)
 {
 	uint64_t lo = r->addr, n = r->n, len = u->agent->len;
 	if (lo % CKPT_PAGE || r->off % CKPT_PAGE || !n || n > UNDO_RUN_MAX || r->off > len ||
-	    n * CKPT_PAGE > len - r->off || lo + n * CKPT_PAGE < lo) {
-		undo_agent_gone_locked(u);
-		return;
-	}
+	    n * CKPT_PAGE > len - r->off || lo + n * CKPT_PAGE < lo)
+		return false;
 	u->faults++;
 	if (!u->capture) {   /* (a rollback's own writes: nothing to keep, as
 				undo_fault_locked; the agent forgets them at the epoch) */
 		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, lo + n * CKPT_PAGE);
-		return;
+		return true;
 	}
 	for (uint64_t i = 0; i < n;) {
 		uint64_t j = i;
@@ -587,21 +598,57 @@ static void undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_rec 
 		u->agent_pages += j - i;
 		i = j;
 	}
+	return true;
+}
+
+/* Read the runs it listed since the last time, up to n (UINT64_MAX: as
+ * many as its count says), from its list in the program's memory. False
+ * if anything there is impossible (then it is killed). */
+static bool undo_agent_absorb_locked(struct ckpt_undo *u, uint64_t n)
+{
+	struct ckpt_agent *a = u->agent;
+	if (n == UINT64_MAX) {
+		struct iovec l = {&n, sizeof n};
+		struct iovec r = {(void *)(a->ctl + offsetof(struct agent_ctl, nruns)), sizeof n};
+		if (process_vm_readv(u->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof n)
+			return false;
+	}
+	if (n > a->maxrecs || n < u->agent_seen)
+		return false;
+	struct agent_run buf[256];
+	while (u->agent_seen < n) {
+		uint64_t k = n - u->agent_seen < 256 ? n - u->agent_seen : 256;
+		struct iovec l = {buf, k * sizeof *buf};
+		struct iovec r = {(void *)(a->recs + u->agent_seen * sizeof *buf), k * sizeof *buf};
+		if (process_vm_readv(u->pid, &l, 1, &r, 1, 0) != (ssize_t)(k * sizeof *buf))
+			return false;
+		for (uint64_t i = 0; i < k; i++)
+			if (!undo_agent_saved_locked(u, &buf[i]))
+				return false;
+		u->agent_seen += k;
+	}
+	return true;
 }
 
 static void undo_agent_rec_locked(struct ckpt_undo *u, const struct agent_rec *r)
 {
 	if (!u->agent)
 		return;
-	if (r->kind == AGENT_SAVED) {
-		undo_agent_saved_locked(u, r);
-	} else if (r->kind == AGENT_MSG) {
+	if (r->kind == AGENT_MSG) {   /* (a fault it left: what it saved first) */
 		struct uffd_msg m;
 		memcpy(&m, r->msg, sizeof m);
+		if (!undo_agent_absorb_locked(u, UINT64_MAX)) {
+			undo_agent_gone_locked(u);
+			return;
+		}
 		undo_msg_locked(u, &m);
 	} else if ((r->kind == AGENT_SYNCED || r->kind == AGENT_ROLLED) && r->seq <= u->agent_seq) {
 		if (r->kind == AGENT_ROLLED)
 			u->agent_rolled = r->addr;
+		else if (!undo_agent_absorb_locked(u, r->n)) {
+			undo_agent_gone_locked(u);
+			return;
+		}
 		u->agent_acked = r->seq;
 		pthread_cond_broadcast(&u->agent_cv);
 	} else {
@@ -675,6 +722,7 @@ static void undo_agent_pull_locked(struct ckpt_undo *u)
 	for (size_t i = 0; i < u->nalog; i++)
 		undo_read_locked(u, u->alog[i].addr, u->agent_store + u->alog[i].off, u->alog[i].n, NULL);
 	u->nalog = 0;
+	u->agent_seen = 0;
 	undo_agent_ask_locked(u, AGENT_RESET);
 }
 
@@ -683,6 +731,8 @@ bool ckpt_undo_agent_roll(struct ckpt_undo *u)
 	undo_lock(u);
 	undo_agent_sync_locked(u);
 	bool ok = u->agent && !u->nchanged && !u->lost;
+	if (ok)
+		u->agent_seen = 0;
 	if (ok && (ok = undo_agent_ask_locked(u, AGENT_ROLL))) {
 		if (u->agent_rolled == u->agent->store || u->agent_rolled == u->agent->trash) {
 			u->agent_moved += u->agent_rolled != u->agent_store;
@@ -806,6 +856,7 @@ static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
 {
 	undo_lock(u);
+	undo_agent_sync_locked(u);   /* (what the agent saved is saved) */
 	undo_save_regd_locked(u, lo & ~(CKPT_PAGE - 1), hi, mask);
 	pthread_mutex_unlock(&u->mu);
 	return 0;
@@ -931,6 +982,7 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	undo_lock(u);
 	if (u->agent) {   /* what it saved since the seal (a rollback's writes) is not kept */
 		undo_agent_sync_locked(u);
+		u->agent_seen = 0;
 		undo_agent_ask_locked(u, AGENT_RESET);
 	}
 	u->nalog = 0;
@@ -975,6 +1027,7 @@ void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 {
 	undo_lock(u);
+	undo_agent_sync_locked(u);
 	u->capture = false;
 	for (size_t i = 0; i < pages->n;) {
 		if (undo_saved(u, pages->a[i])) {   /* writable already */

@@ -22,14 +22,18 @@ struct agent_ctl {
 	uint64_t len;
 	uint64_t recs, maxrecs;       /* the agent's list of saved runs (struct agent_run) */
 	uint64_t move;                /* UFFDIO_MOVE may be used */
+	uint64_t nruns;               /* runs saved so far (the agent's count, read by
+					 qzdb at a sync or when the agent has ended) */
 };
 
 struct agent_run {
 	uint64_t addr, n, off;        /* n pages at addr, saved at store + off */
 };
 
+/* A run is written to the list, then nruns counts it, then it is
+ * released: a run qzdb has not read yet is still listed there. */
 enum agent_op {
-	AGENT_SYNC = 1,               /* reply AGENT_SYNCED with the same seq */
+	AGENT_SYNC = 1,               /* reply AGENT_SYNCED (n: nruns) with the same seq */
 	AGENT_ROLL = 2,               /* put every run back; reply AGENT_ROLLED */
 	AGENT_RESET = 3,              /* forget the runs (qzdb copied them); reply AGENT_SYNCED */
 	AGENT_QUIT = 4,
@@ -40,7 +44,6 @@ struct agent_cmd {
 };
 
 enum agent_kind {
-	AGENT_SAVED = 1,              /* n pages at addr saved at store + off, about to be released */
 	AGENT_MSG = 2,                /* a message of the userfaultfd for qzdb (msg) */
 	AGENT_SYNCED = 3,
 	AGENT_ROLLED = 4,             /* n: runs put back (moved or copied), off: 0 ok, 1 failed */

@@ -139,8 +139,8 @@ static int save(struct agent *a, uint64_t p)
 	sys6(SYS_madvise, (long)(a->c->store + a->stored), (long)(n * PG), MADV_POPULATE_WRITE, 0, 0, 0);
 	copy((void *)(a->c->store + a->stored), (const void *)lo, n * PG / 8);
 	a->runs[a->nruns++] = (struct agent_run){lo, n, a->stored};
-	send(a, AGENT_SAVED, 0, lo, n, a->stored, NULL);   /* before the release: a
-							     dying agent leaves it known */
+	__asm__ volatile("" ::: "memory");
+	a->c->nruns = a->nruns;   /* before the release: a dying agent leaves it known */
 	a->stored += n * PG;
 	a->run_lo = lo;
 	a->run_hi = lo + n * PG;
@@ -173,8 +173,8 @@ static void roll(struct agent *a, uint64_t seq)
 		a->c->store = a->c->trash;
 		a->c->trash = t;
 	}
-	send(a, AGENT_ROLLED, seq, a->c->store, a->nruns, (uint64_t)failed, NULL);
-	a->nruns = a->stored = 0;
+	a->nruns = a->stored = a->c->nruns = 0;
+	send(a, AGENT_ROLLED, seq, a->c->store, 0, (uint64_t)failed, NULL);
 	a->run_lo = a->run_hi = a->run_len = 0;
 }
 
@@ -183,7 +183,7 @@ void agent_main(struct agent_ctl *c)
 	struct agent a0;   /* (its pm array is not cleared: no memset here) */
 	struct agent *a = &a0;
 	a->c = c;
-	a->nruns = a->stored = 0;
+	a->nruns = a->stored = c->nruns = 0;
 	a->run_lo = a->run_hi = a->run_len = 0;
 	a->runs = (struct agent_run *)c->recs;
 	uint64_t dfl[4] = {0, 0, 0, 0};   /* SIG_DFL: a fault of its own never runs
@@ -243,10 +243,10 @@ void agent_main(struct agent_ctl *c)
 				continue;
 			}
 			if (cmd.op == AGENT_RESET) {
-				a->nruns = a->stored = 0;
+				a->nruns = a->stored = c->nruns = 0;
 				a->run_lo = a->run_hi = a->run_len = 0;
 			}
-			send(a, AGENT_SYNCED, cmd.seq, 0, 0, 0, NULL);
+			send(a, AGENT_SYNCED, cmd.seq, 0, a->nruns, 0, NULL);
 		}
 	}
 }
