@@ -3,8 +3,9 @@
  * reads the undo engine's userfaultfd. On a write-protect fault it copies
  * the run's pre-images into its store with memcpy, inside the program's
  * memory, so that no page is pinned across processes (process_vm_readv's
- * price), tells qzdb, and lifts the protection. At a rollback it moves
- * them back (UFFDIO_MOVE, which only works from inside the address space).
+ * price), lists the run for qzdb, and lifts the protection. At a rollback
+ * it moves them back (UFFDIO_MOVE, which only works from inside the
+ * address space).
  * Freestanding: no libc, no globals, no relocations; built into a flat
  * blob (the Makefile) that qzdb maps into the program. */
 #include <stddef.h>
