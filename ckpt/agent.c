@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "agent/agent-abi.h"
-#include "agent/agent-blob.h"
+#include "ckpt/agent/agent-abi.h"
+#include "ckpt/agent/agent-blob.h"
 #include "proc/inject.h"
 
 #define AGENT_CODE CKPT_PAGE

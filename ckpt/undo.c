@@ -40,90 +40,21 @@
 #include <unistd.h>
 
 #include "ckpt-int.h"
-#include "agent/agent-abi.h"
+#include "ckpt/agent/agent-abi.h"
 #include "util/kabi.h"
 #include "util/sorted.h"
 
-#define UNDO_RUN_MAX 4096             /* pages: 16 MiB */
-#define UNDO_RUN_GROW 4
-#define UNDO_PROT_CHUNK (4ull << 20)  /* protected at a time in the background */
-#define UNDO_PROBE 64                 /* pages read through the scratch buffer at a time */
-
-struct undo_span {
-	uint64_t lo, hi;
-};
-
-struct ckpt_undo {
-	int ufd;                      /* qzdb's (the only) userfaultfd */
-	pid_t pid;
-	int evfd;                     /* wakes the thread to end it */
-	int workfd;                   /* wakes the protector to protect pend */
-	pthread_t prot_thr;           /* the protector */
-	atomic_int want;              /* threads waiting for mu: the protector lets them */
-	atomic_bool ending;           /* ckpt_undo_free: the protector stops between chunks */
-	bool prot_on;
-	pthread_t thr;
-	bool thr_on;
-	pthread_mutex_t mu;           /* everything below */
-	bool capture;                 /* off while a rollback writes */
-	uint64_t **sbits;             /* per registered span, a bit a page: saved
-	                                 (and writable) this epoch; NULL: none */
-	struct ckpt_page *log;        /* their pre-images, in fault order */
-	size_t nlog, logcap;
-	struct undo_span *unprot;     /* runs let write this epoch */
-	size_t nunprot, unprotcap;
-	struct undo_span *changed;    /* unmapped/removed by the program (events) */
-	size_t nchanged, changedcap;
-	struct undo_span *retry;      /* releases to try again (EAGAIN) */
-	size_t nretry, retrycap;
-	struct undo_span *regd;       /* registered maps, sorted */
-	size_t nregd;
-	size_t nsbits;                /* sbits' length (nregd when it was made) */
-	struct undo_span *pend;       /* to protect before the program runs, sorted */
-	size_t npend, pendcap;
-	uint64_t prot_bg_ns, prot_wait_ns;   /* protection in the background, and waited for */
-	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
-	size_t run_len;
-	uint64_t lost;                /* pages dropped without being saved first */
-	struct undo_span *lostv;      /* where they were */
-	size_t nlostv, lostvcap;
-	struct undo_span *refused;    /* protection refused: copied instead */
-	size_t nrefused, refusedcap;
-	uint64_t refused_pages;
-	size_t refused_said;          /* refused spans warned about */
-	bool refuse_test;             /* every protection refused (tests) */
-	bool copying;                 /* undo_pend_copy: saves need no release */
-	struct qz *q;                 /* for the warning (qzdb's thread) */
-	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
-	uint64_t save_ns;             /* time spent saving (copies, protection) */
-	uint8_t *scratch;             /* UNDO_PROBE pages: saves are read here first */
-	uint64_t fills;               /* pages saved as a repeated word (ckpt_blob_fill) */
-	bool no_fill;                 /* set checkpoint-undo-fill off (tests) */
-	/* the save agent (agent.c): saves made in the program; set and
-	   cleared by the fault thread only (and at the end) */
-	struct ckpt_agent *agent;
-	struct agent_run *alog;       /* runs it saved this epoch, not copied out
-					 yet: pre-images at agent_store + off */
-	size_t nalog, alogcap;
-	uint64_t agent_store;         /* its store now (a rollback that moved swaps them) */
-	uint64_t agent_seq, agent_acked;   /* commands sent, last answered */
-	uint64_t agent_seen;          /* runs of its list read so far */
-	uint64_t agent_rolled;        /* its store after the last AGENT_ROLL */
-	bool agent_ran;               /* the program ran since the last sync */
-	pthread_cond_t agent_cv;      /* an answer, or its end */
-	uint64_t agent_pages, agent_rolls, agent_moved;
-	bool agent_ended;             /* it was there and ended */
-};
+#include "undo-int.h"
 
 /* The lock, ahead of the protector (undo_protector). */
-static void undo_lock(struct ckpt_undo *u)
+void undo_lock(struct ckpt_undo *u)
 {
 	atomic_fetch_add(&u->want, 1);
 	pthread_mutex_lock(&u->mu);
 	atomic_fetch_sub(&u->want, 1);
 }
 
-static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
+void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
 {
 	if (*n && (*v)[*n - 1].hi == lo) {
 		(*v)[*n - 1].hi = hi;
@@ -134,7 +65,7 @@ static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t
 }
 
 /* The registered span holding a, or NULL. */
-static const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t a)
+const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t a)
 {
 	size_t i = SORTED_UPTO(u->regd, u->nregd, hi, a);
 	return i < u->nregd && u->regd[i].lo <= a ? &u->regd[i] : NULL;
@@ -157,13 +88,13 @@ static uint64_t *undo_saved_bit(struct ckpt_undo *u, uint64_t a, bool make, uint
 	return u->sbits[i] ? &u->sbits[i][k / 64] : NULL;
 }
 
-static bool undo_saved(struct ckpt_undo *u, uint64_t a)
+bool undo_saved(struct ckpt_undo *u, uint64_t a)
 {
 	uint64_t mask, *w = undo_saved_bit(u, a, false, &mask);
 	return w && (*w & mask);
 }
 
-static void undo_saved_set(struct ckpt_undo *u, uint64_t a)
+void undo_saved_set(struct ckpt_undo *u, uint64_t a)
 {
 	uint64_t mask, *w = undo_saved_bit(u, a, true, &mask);
 	if (w)
@@ -452,7 +383,7 @@ static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, s
  * memory allocated for them); the rest of a run that does not, copied
  * straight into a slab (the extra copy through the scratch buffer would
  * only cost there). */
-static void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
 			     const struct bp_table *mask)
 {
 	size_t done = 0;
@@ -522,7 +453,7 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 	}
 }
 
-static void undo_msg_locked(struct ckpt_undo *u, const struct uffd_msg *m)
+void undo_msg_locked(struct ckpt_undo *u, const struct uffd_msg *m)
 {
 	if (m->event == UFFD_EVENT_PAGEFAULT)
 		undo_fault_locked(u, m->arg.pagefault.address & ~(CKPT_PAGE - 1));
@@ -534,230 +465,6 @@ static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
 {
 	undo_lock(u);
 	undo_msg_locked(u, m);
-	pthread_mutex_unlock(&u->mu);
-}
-
-/* ---- the save agent ---- */
-
-/* The agent ended, or said something it could not mean (the program can
- * scribble over it): killed, and qzdb's fault thread reads the
- * userfaultfd from now on. A thread whose fault it read and left is
- * woken to fault again, for qzdb. Its store stays: runs not copied out
- * yet are read from there. (Fault thread.) */
-static bool undo_agent_absorb_locked(struct ckpt_undo *u, uint64_t n);
-
-static void undo_agent_gone_locked(struct ckpt_undo *u)
-{
-	if (!u->agent)
-		return;
-	struct ckpt_agent *a = u->agent;
-	syscall(SYS_pidfd_send_signal, a->pidfd, SIGKILL, NULL, 0);
-	u->agent = NULL;   /* (no recursion from what it listed) */
-	struct pollfd pf = {a->pidfd, POLLIN, 0};
-	poll(&pf, 1, 2000);   /* ended: its list no longer moves */
-	u->agent = a;
-	undo_agent_absorb_locked(u, UINT64_MAX);   /* what it saved and did not say */
-	u->agent = NULL;
-	ckpt_agent_free(a);
-	u->agent = NULL;
-	u->agent_ended = true;
-	for (size_t i = 0; i < u->nregd; i++) {
-		struct uffdio_range r = {u->regd[i].lo, u->regd[i].hi - u->regd[i].lo};
-		ioctl(u->ufd, UFFDIO_WAKE, &r);
-	}
-	pthread_cond_broadcast(&u->agent_cv);
-}
-
-/* It saved n pages at addr (store + off) and released them (or is about
- * to): the pages registered and not saved yet are logged as its runs.
- * False: a run it cannot have made. */
-static bool undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_run *r)
-{
-	uint64_t lo = r->addr, n = r->n, len = u->agent->len;
-	if (lo % CKPT_PAGE || r->off % CKPT_PAGE || !n || n > UNDO_RUN_MAX || r->off > len ||
-	    n * CKPT_PAGE > len - r->off || lo + n * CKPT_PAGE < lo)
-		return false;
-	u->faults++;
-	if (!u->capture) {   /* (a rollback's own writes: nothing to keep, as
-				undo_fault_locked; the agent forgets them at the epoch) */
-		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, lo + n * CKPT_PAGE);
-		return true;
-	}
-	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i;
-		while (j < n && undo_regd_at(u, lo + j * CKPT_PAGE) && !undo_saved(u, lo + j * CKPT_PAGE))
-			undo_saved_set(u, lo + j++ * CKPT_PAGE);
-		if (j == i) {   /* (saved again: still protected after a refused release) */
-			i++;
-			continue;
-		}
-		XGROW(u->alog, u->alogcap, u->nalog + 1);
-		u->alog[u->nalog++] = (struct agent_run){lo + i * CKPT_PAGE, j - i, r->off + i * CKPT_PAGE};
-		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo + i * CKPT_PAGE, lo + j * CKPT_PAGE);
-		u->pages += j - i;
-		u->agent_pages += j - i;
-		i = j;
-	}
-	return true;
-}
-
-/* Read the runs it listed since the last time, up to n (UINT64_MAX: as
- * many as its count says), from its list in the program's memory. False
- * if anything there is impossible (then it is killed). */
-static bool undo_agent_absorb_locked(struct ckpt_undo *u, uint64_t n)
-{
-	struct ckpt_agent *a = u->agent;
-	if (n == UINT64_MAX) {
-		struct iovec l = {&n, sizeof n};
-		struct iovec r = {(void *)(a->ctl + offsetof(struct agent_ctl, nruns)), sizeof n};
-		if (process_vm_readv(u->pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof n)
-			return false;
-	}
-	if (n > a->maxrecs || n < u->agent_seen)
-		return false;
-	struct agent_run buf[256];
-	while (u->agent_seen < n) {
-		uint64_t k = n - u->agent_seen < 256 ? n - u->agent_seen : 256;
-		struct iovec l = {buf, k * sizeof *buf};
-		struct iovec r = {(void *)(a->recs + u->agent_seen * sizeof *buf), k * sizeof *buf};
-		if (process_vm_readv(u->pid, &l, 1, &r, 1, 0) != (ssize_t)(k * sizeof *buf))
-			return false;
-		for (uint64_t i = 0; i < k; i++)
-			if (!undo_agent_saved_locked(u, &buf[i]))
-				return false;
-		u->agent_seen += k;
-	}
-	return true;
-}
-
-static void undo_agent_rec_locked(struct ckpt_undo *u, const struct agent_rec *r)
-{
-	if (!u->agent)
-		return;
-	if (r->kind == AGENT_MSG) {   /* (a fault it left: what it saved first) */
-		struct uffd_msg m;
-		memcpy(&m, r->msg, sizeof m);
-		if (!undo_agent_absorb_locked(u, UINT64_MAX)) {
-			undo_agent_gone_locked(u);
-			return;
-		}
-		undo_msg_locked(u, &m);
-	} else if ((r->kind == AGENT_SYNCED || r->kind == AGENT_ROLLED) && r->seq <= u->agent_seq) {
-		if (r->kind == AGENT_ROLLED)
-			u->agent_rolled = r->addr;
-		else if (!undo_agent_absorb_locked(u, r->n)) {
-			undo_agent_gone_locked(u);
-			return;
-		}
-		u->agent_acked = r->seq;
-		pthread_cond_broadcast(&u->agent_cv);
-	} else {
-		undo_agent_gone_locked(u);
-	}
-}
-
-/* Read what the agent sent (fault thread): false when it has ended. */
-static bool undo_agent_read(struct ckpt_undo *u)
-{
-	for (int k = 0; k < 64; k++) {
-		struct agent_rec r;
-		ssize_t got = recv(u->agent->sock, &r, sizeof r, MSG_DONTWAIT);
-		if (got < 0 && (errno == EAGAIN || errno == EINTR))
-			return true;
-		undo_lock(u);
-		if (got != (ssize_t)sizeof r)
-			undo_agent_gone_locked(u);   /* (ended: 0; or a short record) */
-		else
-			undo_agent_rec_locked(u, &r);
-		bool on = u->agent != NULL;
-		pthread_mutex_unlock(&u->mu);
-		if (!on)
-			return false;
-	}
-	return true;
-}
-
-/* Send the agent op and wait for its answer, the lock held (released
- * while waiting). False if it has ended or does not answer within 10
- * seconds (then it is killed: the fault thread takes over). */
-static bool undo_agent_ask_locked(struct ckpt_undo *u, uint64_t op)
-{
-	if (!u->agent)
-		return false;
-	struct agent_cmd c = {op, ++u->agent_seq};
-	bool killed = send(u->agent->sock, &c, sizeof c, MSG_NOSIGNAL) != (ssize_t)sizeof c;
-	if (killed)
-		syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 10;
-	while (u->agent && u->agent_acked < c.seq) {
-		if (pthread_cond_timedwait(&u->agent_cv, &u->mu, &ts) == ETIMEDOUT && u->agent && !killed) {
-			syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
-			killed = true;
-			ts.tv_sec += 10;
-		}
-	}
-	return u->agent && u->agent_acked >= c.seq;
-}
-
-/* Everything the agent did while the program ran is known here. */
-static void undo_agent_sync_locked(struct ckpt_undo *u)
-{
-	if (u->agent && u->agent_ran)
-		undo_agent_ask_locked(u, AGENT_SYNC);
-	u->agent_ran = false;
-}
-
-static void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
-			     const struct bp_table *mask);
-
-/* Copy the agent's runs out of its store into the log (a checkpoint's
- * content from now on: qzdb's tree holds it), and let it start again. */
-static void undo_agent_pull_locked(struct ckpt_undo *u)
-{
-	undo_agent_sync_locked(u);
-	if (!u->nalog)
-		return;
-	for (size_t i = 0; i < u->nalog; i++)
-		undo_read_locked(u, u->alog[i].addr, u->agent_store + u->alog[i].off, u->alog[i].n, NULL);
-	u->nalog = 0;
-	u->agent_seen = 0;
-	undo_agent_ask_locked(u, AGENT_RESET);
-}
-
-bool ckpt_undo_agent_roll(struct ckpt_undo *u)
-{
-	undo_lock(u);
-	undo_agent_sync_locked(u);
-	bool ok = u->agent && !u->nchanged && !u->lost;
-	if (ok)
-		u->agent_seen = 0;
-	if (ok && (ok = undo_agent_ask_locked(u, AGENT_ROLL))) {
-		if (u->agent_rolled == u->agent->store || u->agent_rolled == u->agent->trash) {
-			u->agent_moved += u->agent_rolled != u->agent_store;
-			u->agent_store = u->agent_rolled;
-		} else {   /* (nonsense: its store is not known any more) */
-			syscall(SYS_pidfd_send_signal, u->agent->pidfd, SIGKILL, NULL, 0);
-		}
-		u->agent_rolls++;
-		u->nalog = 0;
-	}
-	pthread_mutex_unlock(&u->mu);
-	return ok;
-}
-
-void ckpt_undo_agent_counts(struct ckpt_undo *u, struct sbuf *b)
-{
-	undo_lock(u);
-	if (u->agent)
-		sbuf_printf(b, "save agent: pid %d, %llu pages saved in the program, %llu rollbacks by it "
-			    "(%llu moving the pages back)\n", (int)u->agent->pid,
-			    (unsigned long long)u->agent_pages, (unsigned long long)u->agent_rolls,
-			    (unsigned long long)u->agent_moved);
-	else if (u->agent_ended)
-		sbuf_printf(b, "save agent: ended (%llu pages saved in the program before); qzdb saves\n",
-			    (unsigned long long)u->agent_pages);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -930,7 +637,7 @@ static size_t undo_spans_merge(struct undo_span *v, size_t n)
 	return w;
 }
 
-static int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
+int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 {
 	struct uffdio_register reg = {{lo, hi - lo}, UFFDIO_REGISTER_MODE_WP, 0};
 	return ioctl(u->ufd, UFFDIO_REGISTER, &reg) == 0 ? 0 : -1;
