@@ -121,7 +121,7 @@ void ckpt_agent_free(struct ckpt_agent *a)
 /* Start it in the stopped program, the userfaultfd being the program's
  * descriptor ufd (with the API done); NULL where anything is refused
  * (the undo engine then saves from qzdb, as without it). */
-struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move)
+struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move, bool fill)
 {
 	struct ckpt_state *s = ckpt_state(q);
 	pid_t pid = proc_pid(q->proc);
@@ -144,6 +144,7 @@ struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move)
 		.pmfd = (int32_t)pm, .store = stack_top, .trash = stack_top + AGENT_STORE,
 		.len = AGENT_STORE, .recs = ctl + CKPT_PAGE,
 		.maxrecs = (AGENT_CTL - CKPT_PAGE) / sizeof(struct agent_run), .move = move,
+		.fill = fill,
 	};
 	a = xcalloc(1, sizeof *a);
 	a->pidfd = -1;

@@ -235,8 +235,9 @@ struct ckpt_agent {
 	uint64_t ctl, recs, maxrecs;  /* its struct agent_ctl, and its list of runs */
 };
 /* Started in the stopped program, whose descriptor ufd is the
- * userfaultfd; move: UFFDIO_MOVE may be used. NULL if refused. */
-struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move);
+ * userfaultfd; move: UFFDIO_MOVE may be used; fill: runs repeating one
+ * word held as the word. NULL if refused. */
+struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move, bool fill);
 /* Kill it and close qzdb's ends. */
 void ckpt_agent_free(struct ckpt_agent *a);
 /* Unmap its memory from the program (alive; the agent gone). */

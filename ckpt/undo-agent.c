@@ -53,8 +53,8 @@ static void undo_agent_gone_locked(struct ckpt_undo *u)
 static bool undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_run *r)
 {
 	uint64_t lo = r->addr, n = r->n, len = u->agent->len;
-	if (lo % CKPT_PAGE || r->off % CKPT_PAGE || !n || n > UNDO_RUN_MAX || r->off > len ||
-	    n * CKPT_PAGE > len - r->off || lo + n * CKPT_PAGE < lo)
+	if (lo % CKPT_PAGE || !n || n > UNDO_RUN_MAX || lo + n * CKPT_PAGE < lo || r->fill > 1 ||
+	    (!r->fill && (r->off % CKPT_PAGE || r->off > len || n * CKPT_PAGE > len - r->off)))
 		return false;
 	u->faults++;
 	if (!u->capture) {   /* (a rollback's own writes: nothing to keep, as
@@ -71,7 +71,8 @@ static bool undo_agent_saved_locked(struct ckpt_undo *u, const struct agent_run 
 			continue;
 		}
 		XGROW(u->alog, u->alogcap, u->nalog + 1);
-		u->alog[u->nalog++] = (struct agent_run){lo + i * CKPT_PAGE, j - i, r->off + i * CKPT_PAGE};
+		u->alog[u->nalog++] = (struct agent_run){lo + i * CKPT_PAGE, j - i,
+							  r->fill ? 0 : r->off + i * CKPT_PAGE, r->fill, r->word};
 		undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo + i * CKPT_PAGE, lo + j * CKPT_PAGE);
 		u->pages += j - i;
 		u->agent_pages += j - i;
@@ -196,7 +197,11 @@ void undo_agent_pull_locked(struct ckpt_undo *u)
 	if (!u->nalog)
 		return;
 	for (size_t i = 0; i < u->nalog; i++)
-		undo_read_locked(u, u->alog[i].addr, u->agent_store + u->alog[i].off, u->alog[i].n, NULL);
+		if (u->alog[i].fill)
+			undo_fill_locked(u, u->alog[i].addr, u->alog[i].n, u->alog[i].word);
+		else
+			undo_read_locked(u, u->alog[i].addr, u->agent_store + u->alog[i].off, u->alog[i].n,
+					 NULL);
 	u->nalog = 0;
 	u->agent_seen = 0;
 	undo_agent_ask_locked(u, AGENT_RESET);

@@ -92,6 +92,8 @@ void undo_msg_locked(struct ckpt_undo *u, const struct uffd_msg *m);
 /* Log n pages at lo, their pre-images read from src. */
 void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
 		      const struct bp_table *mask);
+/* Log n pages at lo that all repeat word (the agent's fill runs). */
+void undo_fill_locked(struct ckpt_undo *u, uint64_t lo, size_t n, uint64_t word);
 int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi);
 
 /* undo-agent.c: the save agent (qzdb's side: agent.c). */

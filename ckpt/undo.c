@@ -383,6 +383,21 @@ static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, s
  * memory allocated for them); the rest of a run that does not, copied
  * straight into a slab (the extra copy through the scratch buffer would
  * only cost there). */
+void undo_fill_locked(struct ckpt_undo *u, uint64_t lo, size_t n, uint64_t word)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ckpt_blob *b = ckpt_blob_fill(word);
+		if (!b) {   /* (the table of words full: a page of it) */
+			ckpt_blobs_alloc_as(1, &b, true);
+			for (size_t k = 0; k < CKPT_PAGE / 8; k++)
+				memcpy(b->data + k * 8, &word, 8);
+		} else {
+			u->fills++;
+		}
+		undo_log_page(u, lo + i * CKPT_PAGE, b);
+	}
+}
+
 void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
 			     const struct bp_table *mask)
 {
@@ -803,7 +818,7 @@ static bool undo_filtered(pid_t pid)
  * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE).
  * With agent, the save agent is started on it before the program's
  * descriptor is closed (*agent: NULL where refused). */
-static int undo_open_fd(struct qz *q, bool agent, struct ckpt_agent **out)
+static int undo_open_fd(struct qz *q, bool agent, bool fill, struct ckpt_agent **out)
 {
 	int64_t fd, r;
 	*out = NULL;
@@ -823,7 +838,7 @@ static int undo_open_fd(struct qz *q, bool agent, struct ckpt_agent **out)
 		mine = -1;
 	}
 	if (mine >= 0 && agent)
-		*out = ckpt_agent_start(q, fd, true);
+		*out = ckpt_agent_start(q, fd, true, fill);
 	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
 	return mine;
 }
@@ -839,9 +854,9 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test,
 				bool agent)
 {
 	struct ckpt_agent *a;
-	int fd = undo_open_fd(q, agent, &a);
+	int fd = undo_open_fd(q, agent, !no_fill, &a);
 	if (fd < 0 && agent)   /* (a kernel without UFFDIO_MOVE refuses the feature) */
-		fd = undo_open_fd(q, false, &a);
+		fd = undo_open_fd(q, false, false, &a);
 	if (fd < 0)
 		return NULL;
 	struct ckpt_undo *u = xcalloc(1, sizeof *u);

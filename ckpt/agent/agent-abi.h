@@ -22,12 +22,14 @@ struct agent_ctl {
 	uint64_t len;
 	uint64_t recs, maxrecs;       /* the agent's list of saved runs (struct agent_run) */
 	uint64_t move;                /* UFFDIO_MOVE may be used */
+	uint64_t fill;                /* runs of pages repeating one word held as the word */
 	uint64_t nruns;               /* runs saved so far (the agent's count, read by
 					 qzdb at a sync or when the agent has ended) */
 };
 
 struct agent_run {
 	uint64_t addr, n, off;        /* n pages at addr, saved at store + off */
+	uint64_t fill, word;          /* fill: every page repeats word, nothing in the store */
 };
 
 /* A run is written to the list, then nruns counts it, then it is

@@ -118,6 +118,25 @@ static long wp_off(struct agent *a, uint64_t lo, uint64_t len)
 	return sys6(SYS_ioctl, a->c->ufd, (long)UFFDIO_WRITEPROTECT, (long)w, 0, 0, 0);
 }
 
+/* Do the n pages at lo all repeat one 8-byte word (zeros, a memset)? */
+static int same_word(uint64_t lo, uint64_t n, uint64_t *word)
+{
+	const volatile uint64_t *w = (const uint64_t *)lo;
+	uint64_t first = w[0];
+	for (uint64_t i = 0; i < n * PG / 8; i++)
+		if (w[i] != first)
+			return 0;
+	*word = first;
+	return 1;
+}
+
+static void fill_words(uint64_t lo, uint64_t n, uint64_t word)
+{
+	uint64_t cnt = n * PG / 8;
+	void *d = (void *)lo;
+	__asm__ volatile("rep stosq" : "+D"(d), "+c"(cnt) : "a"(word) : "memory");
+}
+
 /* A write-protect fault at page p: save the run (four times the last
  * while faults follow on from it) and release it; false: qzdb's to do
  * (nothing it can save, or the release refused: EAGAIN while an unmap
@@ -136,13 +155,19 @@ static int save(struct agent *a, uint64_t p)
 	}
 	if (!n || a->nruns >= a->c->maxrecs || a->stored + n * PG > a->c->len)
 		return 0;
-	/* the store's pages allocated at once (fewer than a fault each) */
-	sys6(SYS_madvise, (long)(a->c->store + a->stored), (long)(n * PG), MADV_POPULATE_WRITE, 0, 0, 0);
-	copy((void *)(a->c->store + a->stored), (const void *)lo, n * PG / 8);
-	a->runs[a->nruns++] = (struct agent_run){lo, n, a->stored};
+	uint64_t word = 0;
+	if (a->c->fill && same_word(lo, n, &word)) {   /* held as the word: no copy */
+		a->runs[a->nruns++] = (struct agent_run){lo, n, 0, 1, word};
+	} else {
+		/* the store's pages allocated at once (fewer than a fault each) */
+		sys6(SYS_madvise, (long)(a->c->store + a->stored), (long)(n * PG), MADV_POPULATE_WRITE,
+		     0, 0, 0);
+		copy((void *)(a->c->store + a->stored), (const void *)lo, n * PG / 8);
+		a->runs[a->nruns++] = (struct agent_run){lo, n, a->stored, 0, 0};
+		a->stored += n * PG;
+	}
 	__asm__ volatile("" ::: "memory");
 	a->c->nruns = a->nruns;   /* before the release: a dying agent leaves it known */
-	a->stored += n * PG;
 	a->run_lo = lo;
 	a->run_hi = lo + n * PG;
 	a->run_len = n;
@@ -163,6 +188,10 @@ static void roll(struct agent *a, uint64_t seq)
 	for (uint64_t i = 0; i < a->nruns; i++) {
 		struct agent_run r = a->runs[i];
 		uint64_t len = r.n * PG;
+		if (r.fill) {
+			fill_words(r.addr, r.n, r.word);
+			continue;
+		}
 		if (moved_all && move(a, a->c->trash + r.off, r.addr, len, UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES) == (long)0 &&
 		    move(a, r.addr, a->c->store + r.off, len, 0) == 0)
 			continue;

@@ -265,9 +265,14 @@ done
 agent_line() {
 	printf '%s\n' "$OUT" | grep '^save agent:' | tail -1
 }
-for mode in on off; do
+# (With fills on too: the agent holds runs repeating one word as the word
+# and writes it back.)
+for am in on on-fill off; do
+	mode=${am%-fill}
+	fill=off
+	[ "$am" = "$mode" ] || fill=on
 	rm -f $D/*
-	qz -ex 'set checkpoint-method undo' -ex 'set checkpoint-undo-fill off' \
+	qz -ex 'set checkpoint-method undo' -ex "set checkpoint-undo-fill $fill" \
 	   -ex "set checkpoint-undo-agent $mode" -ex 'break mark' \
 	   -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex c -ex checkpoint \
 	   -ex "maint dump-state $D/s2" -ex c -ex checkpoint -ex "maint dump-state $D/s3" -ex c \
@@ -275,21 +280,29 @@ for mode in on off; do
 	   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex c -ex 'delete 3' -ex 'rollback 2' \
 	   -ex "maint dump-state $D/r2b" -ex c -ex 'rollback 2' -ex "maint dump-state $D/r2c" \
 	   -ex 'maint checkpoint-stats' $FBIN
-	same "agent $mode: rollback 2" $D/s2 $D/r2
-	same "agent $mode: rollback 1" $D/s1 $D/r1
-	same "agent $mode: rollback 3 (forward again)" $D/s3 $D/r3
-	same "agent $mode: rollback 2 with 3 deleted" $D/s2 $D/r2b
-	same "agent $mode: rollback 2 again after running on (to the base)" $D/s2 $D/r2c
+	same "agent $am: rollback 2" $D/s2 $D/r2
+	same "agent $am: rollback 1" $D/s1 $D/r1
+	same "agent $am: rollback 3 (forward again)" $D/s3 $D/r3
+	same "agent $am: rollback 2 with 3 deleted" $D/s2 $D/r2b
+	same "agent $am: rollback 2 again after running on (to the base)" $D/s2 $D/r2c
 	line=$(agent_line)
 	if [ $mode = off ]; then
 		[ -z "$line" ] && pass "agent off: none started" || fail "agent off: none started" "$line"
 	elif printf '%s\n' "$line" | grep -Eq '^save agent: pid [0-9]+, [1-9][0-9]* pages saved in the program, [1-9][0-9]* rollbacks by it \([1-9]'; then
-		pass "agent on: it saved and rolled back, moving the pages"
+		pass "agent $am: it saved and rolled back, moving the pages"
 	else
-		fail "agent on: it saved and rolled back, moving the pages" "${line:-no line}"
+		fail "agent $am: it saved and rolled back, moving the pages" "${line:-no line}"
 		printf '%s\n' "$OUT" | sed 's/^/    | /' | head -40
 	fi
 done
+
+# A memset written again with another byte: the agent's runs repeat one
+# word, held as the word and written back by its rollback.
+rm -f $D/*
+qz -ex 'break mark' -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex c -ex 'rollback 1' \
+   -ex "maint dump-state $D/r1" -ex 'maint checkpoint-stats' $B/ckpt_bench-O0 2
+same "agent: rollback of a memset (runs held as a word)" $D/s1 $D/r1
+expect "agent: that rollback was its own" '^save agent: pid [0-9]+, [1-9][0-9]* pages saved in the program, 1 rollbacks by it'
 
 # The agent killed while the program is stopped: qzdb's fault thread
 # takes over (the program does not wait on a fault), and what the agent
