@@ -32,6 +32,20 @@ all: qzdb
 qzheap.so: detect/preload/qzheap.c
 	$(CC) -O2 -g -fPIC -shared -fno-omit-frame-pointer -Wall -Wextra -o $@ $<
 
+# The undo engine's save agent (ckpt/agent/agent.c): freestanding code
+# qzdb maps into the program, as one flat blob embedded in ckpt/agent.c;
+# never built with the sanitizers (it runs inside the program, no libc).
+AGENT_CFLAGS := -O2 -fPIC -ffreestanding -fno-builtin -nostdlib -fno-stack-protector \
+	-fcf-protection=none -fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+	-mno-sse -Wall -Wextra
+ckpt/agent/agent-blob.h: ckpt/agent/agent.c ckpt/agent/agent-abi.h ckpt/agent/agent.ld
+	gcc $(AGENT_CFLAGS) -c -o ckpt/agent/agent.o ckpt/agent/agent.c
+	ld -T ckpt/agent/agent.ld -o ckpt/agent/agent.elf ckpt/agent/agent.o
+	objcopy -O binary -j .text ckpt/agent/agent.elf ckpt/agent/agent.bin
+	cd ckpt/agent && xxd -i agent.bin > agent-blob.h
+
+ckpt/agent.o: ckpt/agent/agent-blob.h
+
 libqzcore.a: $(ENGINE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
@@ -100,6 +114,7 @@ asan:
 
 clean:
 	rm -f qzdb qzheap.so libqzcore.a $(ENGINE_OBJ) $(TUI_OBJ) $(UNIT_BIN)
+	rm -f ckpt/agent/agent.o ckpt/agent/agent.elf ckpt/agent/agent.bin ckpt/agent/agent-blob.h
 	rm -rf tests/build
 
 .PHONY: all deps test difftest bench demo install asan clean

@@ -152,6 +152,9 @@ struct ckpt_state {
 	bool undo_fg;                 /* set checkpoint-undo-background off */
 	bool undo_noprot;             /* set checkpoint-undo-protect off (tests) */
 	bool undo_nofill;             /* set checkpoint-undo-fill off (tests) */
+	bool undo_noagent;            /* set checkpoint-undo-agent off (tests) */
+	uint64_t agent_lo, agent_hi;  /* the save agent's memory (agent.c): never tracked */
+	pid_t agent_pid;              /* and its task (a child of the program's, even ended) */
 	struct ckpt_cut cut[CKPT_CUT_SITES];   /* int3s on libc's munmap... */
 	int ncut;
 	bool cut_planted;
@@ -221,6 +224,25 @@ void ckpt_dirty_free(struct ckpt_dirty *d, struct qz *q);
 /* With CKPT_BOTH: how the two methods compared at the last scan. */
 const char *ckpt_dirty_verdict(const struct ckpt_dirty *d);
 
+/* agent.c: the save agent, a task in the program's address space that
+ * saves pre-images there (ckpt/agent/agent.c). */
+struct ckpt_agent {
+	pid_t pid;
+	int pidfd;                    /* readable when it has ended */
+	int sock;                     /* qzdb's end of its socket pair: commands, records */
+	uint64_t lo, hi;              /* its memory in the program */
+	uint64_t store, trash, len;   /* its two stores (swapped by a rollback that moved) */
+	uint64_t ctl, recs, maxrecs;  /* its struct agent_ctl, and its list of runs */
+};
+/* Started in the stopped program, whose descriptor ufd is the
+ * userfaultfd; move: UFFDIO_MOVE may be used; fill: runs repeating one
+ * word held as the word. NULL if refused. */
+struct ckpt_agent *ckpt_agent_start(struct qz *q, int64_t ufd, bool move, bool fill);
+/* Kill it and close qzdb's ends. */
+void ckpt_agent_free(struct ckpt_agent *a);
+/* Unmap its memory from the program (alive; the agent gone). */
+void ckpt_agent_unmap(struct qz *q, struct ckpt_state *s);
+
 /* undo.c: the undo engine's userfaultfd, fault thread and log. */
 struct ckpt_undo;
 struct bp_table;
@@ -230,7 +252,9 @@ struct bp_table;
 /* refuse_test: every write-protection refused, as the kernel may for a
  * second on end (the ranges are then copied at once instead). */
 /* no_fill: every pre-image copied, none held as a repeated word (tests). */
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill);
+/* agent: saves made by the save agent where it starts (agent.c). */
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill,
+				bool agent);
 void ckpt_undo_free(struct ckpt_undo *u, struct qz *q);
 /* Save the pages of [lo, hi) not saved this epoch and let them be written. */
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask);
@@ -259,6 +283,12 @@ struct ckpt_undo_stats {
 	struct sbuf refused;          /* the first ranges, "0x..-0x.., ..." */
 };
 void ckpt_undo_counts(struct ckpt_undo *u, struct ckpt_undo_stats *st);
+/* Rollback to the base's own state by the save agent: it puts back the
+ * runs it saved (false: none, or it cannot: the caller's path does it
+ * with the rest, the runs copied out first). */
+bool ckpt_undo_agent_roll(struct ckpt_undo *u);
+/* "save agent: ..." line of maint checkpoint-stats (nothing without one). */
+void ckpt_undo_agent_counts(struct ckpt_undo *u, struct sbuf *b);
 /* Finish protecting what the last checkpoint or rollback left pending
  * (done in the background; needed before the program runs again). */
 void ckpt_undo_flush(struct ckpt_undo *u);

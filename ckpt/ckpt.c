@@ -198,7 +198,7 @@ static int ckpt_start_tracking(struct qz *q, struct ckpt_state *s)
 	/* (never where the userfaultfd would stay in the program: a fault
 	 * with qzdb gone would wait for ever) */
 	if ((s->want == CKPT_AUTO || s->want == CKPT_UNDO) && !s->undo_off && !s->uffd_in_program)
-		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot, s->undo_nofill);
+		s->undo = ckpt_undo_new(q, !s->undo_fg, s->undo_noprot, s->undo_nofill, !s->undo_noagent);
 	if (s->undo)
 		return 0;
 	if (s->want == CKPT_UNDO)
@@ -240,8 +240,9 @@ static struct ckpt *ckpt_snapshot(struct qz *q, struct ckpt_state *s)
 	return c;
 }
 
-/* The words in /proc/PID/task/PID/children: the children it has. */
-static long ckpt_children(pid_t pid)
+/* The words in /proc/PID/task/PID/children: the children it has, but
+ * for qzdb's save agent (agent.c; its clone, never the program's). */
+static long ckpt_children(pid_t pid, pid_t agent)
 {
 	char path[96], buf[4096];
 	long n = 0;
@@ -251,7 +252,7 @@ static long ckpt_children(pid_t pid)
 		return 0;
 	while (fgets(buf, sizeof buf, f))
 		for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
-			n++;
+			n += !agent || atol(t) != agent;
 	fclose(f);
 	return n;
 }
@@ -285,7 +286,7 @@ static void ckpt_warn_limits(struct qz *q, struct ckpt_state *s, const struct ck
 		shared += c->os.maps[i].shared && (c->os.maps[i].prot & 2);
 	if (shared)
 		sbuf_printf(&b, "; %zu writable shared mapping%s", shared, shared > 1 ? "s" : "");
-	long kids = ckpt_children(pid), threads = proc_status_field(pid, "Threads:") - 1;
+	long kids = ckpt_children(pid, s->agent_pid), threads = proc_status_field(pid, "Threads:") - 1;
 	if (kids)
 		sbuf_printf(&b, "; %ld child process%s", kids, kids > 1 ? "es" : "");
 	if (threads > 0)
@@ -418,6 +419,10 @@ static void ckpt_clear(struct qz *q, struct ckpt_state *s, bool alive)
 	s->cut_planted = false;
 	ckpt_undo_free(s->undo, q);
 	s->undo = NULL;
+	if (alive)   /* (after an exec its memory went with the old program) */
+		ckpt_agent_unmap(q, s);
+	s->agent_lo = s->agent_hi = 0;
+	s->agent_pid = 0;
 	ckpt_shadow_free(&s->shadow);
 	ckpt_pool_drain();
 	s->base = NULL;

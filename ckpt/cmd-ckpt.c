@@ -199,6 +199,11 @@ static int cmd_maint_checkpoint_stats(struct qz *q, const char *a)
 			  (double)st.save_ns / 1e6);
 		qz_printf(q, "undo log fills: %llu of those pages repeat one word, held without "
 			  "a copy\n", (unsigned long long)st.fills);
+		struct sbuf ag = {0};
+		ckpt_undo_agent_counts(s->undo, &ag);
+		if (ag.len)
+			qz_printf(q, "%s", ag.s);
+		sbuf_free(&ag);
 		qz_printf(q, "write-protection: %.1f ms in the background, %.1f ms waited for "
 			  "before the program ran\n", (double)st.prot_bg_ns / 1e6,
 			  (double)st.prot_wait_ns / 1e6);
@@ -234,6 +239,11 @@ static int cmd_maint_set_checkpoint_undo_protect(struct qz *q, const char *a)
 static int cmd_maint_set_checkpoint_undo_fill(struct qz *q, const char *a)
 {
 	return ckpt_set_off(q, a, "checkpoint-undo-fill", &ckpt_state(q)->undo_nofill);
+}
+
+static int cmd_maint_set_checkpoint_undo_agent(struct qz *q, const char *a)
+{
+	return ckpt_set_off(q, a, "checkpoint-undo-agent", &ckpt_state(q)->undo_noagent);
 }
 
 static int cmd_maint_set_checkpoint_undo(struct qz *q, const char *a)
@@ -426,6 +436,11 @@ const struct cmd_def ckpt_cmds[] = {
 	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_fill,
 	 "off: the undo engine copies every pre-image, none is held as the word it\n"
 	 "repeats (tests: both ways must roll back alike).", NULL},
+	{"set checkpoint-undo-agent", NULL, "set checkpoint-undo-agent on|off",
+	 CMD_HIDDEN | Y, cmd_maint_set_checkpoint_undo_agent,
+	 "off: the undo engine saves pre-images from qzdb, with no save agent in the\n"
+	 "program (tests: both ways must roll back alike; taken with the next first\n"
+	 "checkpoint).", NULL},
 	{"maint dump-state", NULL, "maint dump-state FILE", CMD_HIDDEN, cmd_maint_dump_state,
 	 "Write registers and every writable private mapping to FILE.", NULL},
 	{"maint dump-checkpoint", NULL, "maint dump-checkpoint N FILE", CMD_HIDDEN,

@@ -48,7 +48,9 @@ static bool ckpt_map_parse(const char *line, struct ckpt_map *m)
 	return true;
 }
 
-static int ckpt_maps_read(pid_t pid, struct ckpt_os *os)
+/* The maps, but for the save agent's [own_lo, own_hi) (agent.c): qzdb's,
+ * never part of a checkpoint. */
+static int ckpt_maps_read(pid_t pid, struct ckpt_os *os, uint64_t own_lo, uint64_t own_hi)
 {
 	char path[64], line[PATH_MAX + 128];
 	size_t cap = 0;
@@ -59,7 +61,12 @@ static int ckpt_maps_read(pid_t pid, struct ckpt_os *os)
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = 0;
 		XGROW(os->maps, cap, os->nmaps + 1);
-		if (ckpt_map_parse(line, &os->maps[os->nmaps]))
+		struct ckpt_map *m = &os->maps[os->nmaps];
+		if (!ckpt_map_parse(line, m))
+			continue;
+		if (m->lo >= own_lo && m->hi <= own_hi)
+			free(m->path);
+		else
 			os->nmaps++;
 	}
 	fclose(f);
@@ -147,7 +154,8 @@ int ckpt_os_read(struct qz *q, struct ckpt_os *os, unsigned what)
 	pid_t pid = proc_pid(q->proc);
 	int64_t brk;
 	memset(os, 0, sizeof *os);
-	if (((what & CKPT_OS_MAPS) && ckpt_maps_read(pid, os) < 0) ||
+	const struct ckpt_state *s = ckpt_state(q);
+	if (((what & CKPT_OS_MAPS) && ckpt_maps_read(pid, os, s->agent_lo, s->agent_hi) < 0) ||
 	    ((what & CKPT_OS_FDS) && ckpt_fds_read(pid, os) < 0))
 		return -1;
 	if ((what & CKPT_OS_BRK) && ckpt_inject(q, SYS_brk, 0, 0, 0, 0, 0, 0, &brk) < 0)

@@ -403,12 +403,50 @@ static int ckpt_undo_write(struct qz *q, struct ckpt_state *s, struct ckpt *c,
 	return r;
 }
 
+/* The next run of maps from *i that touch with the same protection:
+ * [lo, hi) (VMAs merge and split as the kernel likes: registering them
+ * with the userfaultfd merges a heap with the anonymous map before it). */
+static bool ckpt_map_run(const struct ckpt_os *os, size_t *i, uint64_t *lo, uint64_t *hi, int *prot)
+{
+	if (*i >= os->nmaps)
+		return false;
+	const struct ckpt_map *m = &os->maps[(*i)++];
+	*lo = m->lo;
+	*hi = m->hi;
+	*prot = m->prot | (m->shared ? 0x100 : 0);
+	while (*i < os->nmaps && os->maps[*i].lo == *hi &&
+	       (os->maps[*i].prot | (os->maps[*i].shared ? 0x100 : 0)) == *prot)
+		*hi = os->maps[(*i)++].hi;
+	return true;
+}
+
+/* Are the maps now those of c (nothing mapped, unmapped or moved since)? */
+static bool ckpt_maps_as_at(struct qz *q, const struct ckpt *c)
+{
+	struct ckpt_os now;
+	if (ckpt_os_read(q, &now, CKPT_OS_MAPS) < 0)
+		return false;
+	size_t i = 0, j = 0;
+	uint64_t lo1, hi1, lo2, hi2;
+	int p1, p2;
+	bool same = true, more;
+	while (same && (more = ckpt_map_run(&now, &i, &lo1, &hi1, &p1)))
+		same = ckpt_map_run(&c->os, &j, &lo2, &hi2, &p2) && lo1 == lo2 && hi1 == hi2 && p1 == p2;
+	same = same && j == c->os.nmaps;
+	ckpt_os_free(&now);
+	return same;
+}
+
 int ckpt_undo_restore(struct qz *q, struct ckpt_state *s, struct ckpt *c)
 {
 	struct ckpt **path;
 	struct ckpt_addrs w = {0}, need = {0}, keep = {0}, remap = {0}, extra = {0};
 	struct ckpt_live live = {0}, kept = {0};
 	ckpt_undo_flush(s->undo);
+	/* back to the base itself, the maps as they were: the save agent puts
+	   its runs back in the program (moved, not copied); the rest as below */
+	if (c == s->base && ckpt_maps_as_at(q, c))
+		ckpt_undo_agent_roll(s->undo);
 	ckpt_undo_sync(q, s);
 	size_t n = ckpt_path(c, &path);
 	if (!n || path[n - 1] != s->base) {

@@ -28,85 +28,33 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "ckpt-int.h"
+#include "ckpt/agent/agent-abi.h"
 #include "util/kabi.h"
 #include "util/sorted.h"
 
-#define UNDO_RUN_MAX 4096             /* pages: 16 MiB */
-#define UNDO_RUN_GROW 4
-#define UNDO_PROT_CHUNK (4ull << 20)  /* protected at a time in the background */
-#define UNDO_PROBE 64                 /* pages read through the scratch buffer at a time */
-
-struct undo_span {
-	uint64_t lo, hi;
-};
-
-struct ckpt_undo {
-	int ufd;                      /* qzdb's (the only) userfaultfd */
-	pid_t pid;
-	int evfd;                     /* wakes the thread to end it */
-	int workfd;                   /* wakes the protector to protect pend */
-	pthread_t prot_thr;           /* the protector */
-	atomic_int want;              /* threads waiting for mu: the protector lets them */
-	atomic_bool ending;           /* ckpt_undo_free: the protector stops between chunks */
-	bool prot_on;
-	pthread_t thr;
-	bool thr_on;
-	pthread_mutex_t mu;           /* everything below */
-	bool capture;                 /* off while a rollback writes */
-	uint64_t **sbits;             /* per registered span, a bit a page: saved
-	                                 (and writable) this epoch; NULL: none */
-	struct ckpt_page *log;        /* their pre-images, in fault order */
-	size_t nlog, logcap;
-	struct undo_span *unprot;     /* runs let write this epoch */
-	size_t nunprot, unprotcap;
-	struct undo_span *changed;    /* unmapped/removed by the program (events) */
-	size_t nchanged, changedcap;
-	struct undo_span *retry;      /* releases to try again (EAGAIN) */
-	size_t nretry, retrycap;
-	struct undo_span *regd;       /* registered maps, sorted */
-	size_t nregd;
-	size_t nsbits;                /* sbits' length (nregd when it was made) */
-	struct undo_span *pend;       /* to protect before the program runs, sorted */
-	size_t npend, pendcap;
-	uint64_t prot_bg_ns, prot_wait_ns;   /* protection in the background, and waited for */
-	uint64_t run_lo, run_hi;      /* the last run saved on a fault */
-	size_t run_len;
-	uint64_t lost;                /* pages dropped without being saved first */
-	struct undo_span *lostv;      /* where they were */
-	size_t nlostv, lostvcap;
-	struct undo_span *refused;    /* protection refused: copied instead */
-	size_t nrefused, refusedcap;
-	uint64_t refused_pages;
-	size_t refused_said;          /* refused spans warned about */
-	bool refuse_test;             /* every protection refused (tests) */
-	bool copying;                 /* undo_pend_copy: saves need no release */
-	struct qz *q;                 /* for the warning (qzdb's thread) */
-	uint64_t faults, pages;       /* totals, for maint checkpoint-stats */
-	uint64_t save_ns;             /* time spent saving (copies, protection) */
-	uint8_t *scratch;             /* UNDO_PROBE pages: saves are read here first */
-	uint64_t fills;               /* pages saved as a repeated word (ckpt_blob_fill) */
-	bool no_fill;                 /* set checkpoint-undo-fill off (tests) */
-};
+#include "undo-int.h"
 
 /* The lock, ahead of the protector (undo_protector). */
-static void undo_lock(struct ckpt_undo *u)
+void undo_lock(struct ckpt_undo *u)
 {
 	atomic_fetch_add(&u->want, 1);
 	pthread_mutex_lock(&u->mu);
 	atomic_fetch_sub(&u->want, 1);
 }
 
-static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
+void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t lo, uint64_t hi)
 {
 	if (*n && (*v)[*n - 1].hi == lo) {
 		(*v)[*n - 1].hi = hi;
@@ -117,7 +65,7 @@ static void undo_span_add(struct undo_span **v, size_t *n, size_t *cap, uint64_t
 }
 
 /* The registered span holding a, or NULL. */
-static const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t a)
+const struct undo_span *undo_regd_at(const struct ckpt_undo *u, uint64_t a)
 {
 	size_t i = SORTED_UPTO(u->regd, u->nregd, hi, a);
 	return i < u->nregd && u->regd[i].lo <= a ? &u->regd[i] : NULL;
@@ -140,13 +88,13 @@ static uint64_t *undo_saved_bit(struct ckpt_undo *u, uint64_t a, bool make, uint
 	return u->sbits[i] ? &u->sbits[i][k / 64] : NULL;
 }
 
-static bool undo_saved(struct ckpt_undo *u, uint64_t a)
+bool undo_saved(struct ckpt_undo *u, uint64_t a)
 {
 	uint64_t mask, *w = undo_saved_bit(u, a, false, &mask);
 	return w && (*w & mask);
 }
 
-static void undo_saved_set(struct ckpt_undo *u, uint64_t a)
+void undo_saved_set(struct ckpt_undo *u, uint64_t a)
 {
 	uint64_t mask, *w = undo_saved_bit(u, a, true, &mask);
 	if (w)
@@ -363,16 +311,18 @@ static void undo_log_page(struct ckpt_undo *u, uint64_t a, struct ckpt_blob *b)
 	undo_saved_set(u, a);
 }
 
-/* Copy n pages from lo into slab blobs, as they are (one read). */
-static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+/* Copy n pages from src (lo's pre-images: lo itself, or the agent's
+ * store) into slab blobs, as they are (one read). */
+static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			    const struct bp_table *mask)
 {
 	struct ckpt_blob **b = xmalloc(n * sizeof *b);
 	ckpt_blobs_alloc_as(n, b, true);
-	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	struct iovec loc = {b[0]->data, n * CKPT_PAGE}, rem = {(void *)src, n * CKPT_PAGE};
 	bool one_slab = n == 1 || b[0]->slab;
 	ssize_t got = one_slab ? process_vm_readv(u->pid, &loc, 1, &rem, 1, 0) : -1;
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
-		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		struct iovec l1 = {b[i]->data, CKPT_PAGE}, r1 = {(void *)(src + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE)
 			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released below */
 	}
@@ -385,18 +335,20 @@ static void undo_copy_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const st
 	free(b);
 }
 
-/* Read n pages (at most UNDO_PROBE) from lo through the scratch buffer:
- * those repeating one word are logged as that word (no copy kept), the
- * others copied into blobs. Returns how many repeated a word. */
-static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const struct bp_table *mask)
+/* Read n pages (at most UNDO_PROBE) of lo's pre-images from src through
+ * the scratch buffer: those repeating one word are logged as that word
+ * (no copy kept), the others copied into blobs. Returns how many
+ * repeated a word. */
+static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			       const struct bp_table *mask)
 {
 	struct ckpt_blob *b[UNDO_PROBE], *other[UNDO_PROBE];
 	size_t at[UNDO_PROBE], nother = 0, same = 0;
-	struct iovec loc = {u->scratch, n * CKPT_PAGE}, rem = {(void *)lo, n * CKPT_PAGE};
+	struct iovec loc = {u->scratch, n * CKPT_PAGE}, rem = {(void *)src, n * CKPT_PAGE};
 	ssize_t got = process_vm_readv(u->pid, &loc, 1, &rem, 1, 0);
 	for (size_t i = 0; got != (ssize_t)(n * CKPT_PAGE) && i < n; i++) {
 		struct iovec l1 = {u->scratch + i * CKPT_PAGE, CKPT_PAGE};
-		struct iovec r1 = {(void *)(lo + i * CKPT_PAGE), CKPT_PAGE};
+		struct iovec r1 = {(void *)(src + i * CKPT_PAGE), CKPT_PAGE};
 		if (process_vm_readv(u->pid, &l1, 1, &r1, 1, 0) != (ssize_t)CKPT_PAGE) {
 			memset(l1.iov_base, 0, CKPT_PAGE);
 			undo_lost_page(u, lo + i * CKPT_PAGE);   /* still released */
@@ -431,18 +383,40 @@ static size_t undo_probe_pages(struct ckpt_undo *u, uint64_t lo, size_t n, const
  * memory allocated for them); the rest of a run that does not, copied
  * straight into a slab (the extra copy through the scratch buffer would
  * only cost there). */
+void undo_fill_locked(struct ckpt_undo *u, uint64_t lo, size_t n, uint64_t word)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ckpt_blob *b = ckpt_blob_fill(word);
+		if (!b) {   /* (the table of words full: a page of it) */
+			ckpt_blobs_alloc_as(1, &b, true);
+			for (size_t k = 0; k < CKPT_PAGE / 8; k++)
+				memcpy(b->data + k * 8, &word, 8);
+		} else {
+			u->fills++;
+		}
+		undo_log_page(u, lo + i * CKPT_PAGE, b);
+	}
+}
+
+void undo_read_locked(struct ckpt_undo *u, uint64_t lo, uint64_t src, size_t n,
+			     const struct bp_table *mask)
+{
+	size_t done = 0;
+	for (bool fills = true; fills && done < n;) {
+		size_t k = n - done < UNDO_PROBE ? n - done : UNDO_PROBE;
+		fills = undo_probe_pages(u, lo + done * CKPT_PAGE, src + done * CKPT_PAGE, k, mask) * 2 >= k;
+		done += k;
+	}
+	if (done < n)
+		undo_copy_pages(u, lo + done * CKPT_PAGE, src + done * CKPT_PAGE, n - done, mask);
+}
+
 static void undo_save_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 			     const struct bp_table *mask)
 {
 	uint64_t t0 = ckpt_now_ns();
-	size_t n = (size_t)((hi - lo) / CKPT_PAGE), done = 0;
-	for (bool fills = true; fills && done < n;) {
-		size_t k = n - done < UNDO_PROBE ? n - done : UNDO_PROBE;
-		fills = undo_probe_pages(u, lo + done * CKPT_PAGE, k, mask) * 2 >= k;
-		done += k;
-	}
-	if (done < n)
-		undo_copy_pages(u, lo + done * CKPT_PAGE, n - done, mask);
+	size_t n = (size_t)((hi - lo) / CKPT_PAGE);
+	undo_read_locked(u, lo, lo, n, mask);
 	u->pages += n;
 	undo_span_add(&u->unprot, &u->nunprot, &u->unprotcap, lo, hi);
 	if (!u->copying)
@@ -494,13 +468,18 @@ static void undo_gone_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 	}
 }
 
-static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
+void undo_msg_locked(struct ckpt_undo *u, const struct uffd_msg *m)
 {
-	undo_lock(u);
 	if (m->event == UFFD_EVENT_PAGEFAULT)
 		undo_fault_locked(u, m->arg.pagefault.address & ~(CKPT_PAGE - 1));
 	else if (m->event == UFFD_EVENT_UNMAP || m->event == UFFD_EVENT_REMOVE)
 		undo_gone_locked(u, m->arg.remove.start, m->arg.remove.end);
+}
+
+static void undo_msg(struct ckpt_undo *u, const struct uffd_msg *m)
+{
+	undo_lock(u);
+	undo_msg_locked(u, m);
 	pthread_mutex_unlock(&u->mu);
 }
 
@@ -512,11 +491,20 @@ static void *undo_thread(void *arg)
 	sigfillset(&all);   /* qzdb's signals are the main thread's (its waits) */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
-		struct pollfd pf[2] = {{u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
+		struct pollfd pf[2] = {{u->agent ? u->agent->sock : u->ufd, POLLIN, 0}, {u->evfd, POLLIN, 0}};
 		if (poll(pf, 2, u->nretry ? 1 : -1) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)
 			break;
+		if (u->agent) {   /* (the agent reads the userfaultfd) */
+			if (pf[0].revents)
+				undo_agent_read(u);
+			undo_lock(u);
+			if (u->nretry)
+				undo_retry_locked(u);
+			pthread_mutex_unlock(&u->mu);
+			continue;
+		}
 		ssize_t got = read(u->ufd, msgs, sizeof msgs);
 		for (ssize_t i = 0; i < got / (ssize_t)sizeof *msgs; i++)
 			undo_msg(u, &msgs[i]);
@@ -536,6 +524,7 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 	struct ckpt_undo *u = ctx;
 	uint64_t lo = addr & ~(CKPT_PAGE - 1), hi = (addr + len + CKPT_PAGE - 1) & ~(CKPT_PAGE - 1);
 	undo_lock(u);
+	undo_agent_sync_locked(u);
 	for (uint64_t a = lo; a < hi; a += CKPT_PAGE) {
 		if (!undo_regd_at(u, a) || undo_saved(u, a))
 			continue;
@@ -551,7 +540,9 @@ static void undo_before_write(void *ctx, uint64_t addr, size_t len)
 
 static void undo_before_run(void *ctx)
 {
-	ckpt_undo_flush(ctx);
+	struct ckpt_undo *u = ctx;
+	ckpt_undo_flush(u);
+	u->agent_ran = true;   /* (qzdb's thread alone reads and clears it) */
 }
 
 /* Save the unsaved pages of one registered span's part [lo, hi). */
@@ -587,6 +578,7 @@ static void undo_save_regd_locked(struct ckpt_undo *u, uint64_t lo, uint64_t hi,
 int ckpt_undo_save(struct ckpt_undo *u, uint64_t lo, uint64_t hi, const struct bp_table *mask)
 {
 	undo_lock(u);
+	undo_agent_sync_locked(u);   /* (what the agent saved is saved) */
 	undo_save_regd_locked(u, lo & ~(CKPT_PAGE - 1), hi, mask);
 	pthread_mutex_unlock(&u->mu);
 	return 0;
@@ -601,6 +593,7 @@ static int undo_page_cmp(const void *a, const void *b)
 void ckpt_undo_seal(struct ckpt_undo *u, struct ckpt *c)
 {
 	undo_lock(u);
+	undo_agent_pull_locked(u);
 	size_t k = 1;
 	while (k < u->nlog && u->log[k - 1].addr < u->log[k].addr)
 		k++;
@@ -659,7 +652,7 @@ static size_t undo_spans_merge(struct undo_span *v, size_t n)
 	return w;
 }
 
-static int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
+int undo_register(struct ckpt_undo *u, uint64_t lo, uint64_t hi)
 {
 	struct uffdio_register reg = {{lo, hi - lo}, UFFDIO_REGISTER_MODE_WP, 0};
 	return ioctl(u->ufd, UFFDIO_REGISTER, &reg) == 0 ? 0 : -1;
@@ -709,6 +702,12 @@ void ckpt_undo_epoch(struct ckpt_undo *u, struct ckpt_state *s, const struct ckp
 	struct undo_span *prot = NULL;
 	size_t np = 0, pcap = 0;
 	undo_lock(u);
+	if (u->agent) {   /* what it saved since the seal (a rollback's writes) is not kept */
+		undo_agent_sync_locked(u);
+		u->agent_seen = 0;
+		undo_agent_ask_locked(u, AGENT_RESET);
+	}
+	u->nalog = 0;
 	undo_maps_locked(u, s, os, full, &prot, &np, &pcap, shadow);
 	for (size_t i = 0; !full && i < u->nunprot; i++)
 		if (undo_regd_at(u, u->unprot[i].lo))
@@ -750,6 +749,7 @@ void ckpt_undo_log(struct ckpt_undo *u, uint64_t addr, struct ckpt_blob *b)
 void ckpt_undo_release(struct ckpt_undo *u, const struct ckpt_addrs *pages)
 {
 	undo_lock(u);
+	undo_agent_sync_locked(u);
 	u->capture = false;
 	for (size_t i = 0; i < pages->n;) {
 		if (undo_saved(u, pages->a[i])) {   /* writable already */
@@ -815,10 +815,13 @@ static bool undo_filtered(pid_t pid)
 
 /* A userfaultfd made in the program (by an injected call), one that also
  * takes the kernel's own writes (read() into a buffer): not user-mode-only,
- * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE). */
-static int undo_open_fd(struct qz *q)
+ * so it needs privilege (vm.unprivileged_userfaultfd, CAP_SYS_PTRACE).
+ * With agent, the save agent is started on it before the program's
+ * descriptor is closed (*agent: NULL where refused). */
+static int undo_open_fd(struct qz *q, bool agent, bool fill, struct ckpt_agent **out)
 {
 	int64_t fd, r;
+	*out = NULL;
 	if (undo_filtered(proc_pid(q->proc)))
 		return -1;
 	if (ckpt_inject(q, SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0, 0, &fd) < 0 || fd < 0)
@@ -827,21 +830,33 @@ static int undo_open_fd(struct qz *q)
 	int mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
 	if (pidfd >= 0)
 		close(pidfd);
-	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
-	if (mine < 0)
-		return -1;
-	struct uffdio_api api = {UFFD_API, UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED |
-				 UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE, 0};
-	if (ioctl(mine, UFFDIO_API, &api) != 0) {
+	uint64_t want = UFFD_FEATURE_PAGEFAULT_FLAG_WP | KABI_UFFD_FEATURE_WP_UNPOPULATED |
+			UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_EVENT_REMOVE;
+	struct uffdio_api api = {UFFD_API, want | (agent ? KABI_UFFD_FEATURE_MOVE : 0), 0};
+	if (mine >= 0 && ioctl(mine, UFFDIO_API, &api) != 0) {
 		close(mine);
-		return -1;
+		mine = -1;
 	}
+	if (mine >= 0 && agent)
+		*out = ckpt_agent_start(q, fd, true, fill);
+	ckpt_inject(q, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0, &r);
 	return mine;
 }
 
-struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill)
+/* The agent's stores registered, so that UFFDIO_MOVE takes them. */
+static bool undo_agent_register(struct ckpt_undo *u, struct ckpt_agent *a)
 {
-	int fd = undo_open_fd(q);
+	return undo_register(u, a->store, a->store + a->len) == 0 &&
+	       undo_register(u, a->trash, a->trash + a->len) == 0;
+}
+
+struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test, bool no_fill,
+				bool agent)
+{
+	struct ckpt_agent *a;
+	int fd = undo_open_fd(q, agent, !no_fill, &a);
+	if (fd < 0 && agent)   /* (a kernel without UFFDIO_MOVE refuses the feature) */
+		fd = undo_open_fd(q, false, false, &a);
 	if (fd < 0)
 		return NULL;
 	struct ckpt_undo *u = xcalloc(1, sizeof *u);
@@ -854,6 +869,13 @@ struct ckpt_undo *ckpt_undo_new(struct qz *q, bool background, bool refuse_test,
 	u->workfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->scratch = aligned_alloc(CKPT_PAGE, UNDO_PROBE * CKPT_PAGE);
 	pthread_mutex_init(&u->mu, NULL);
+	pthread_cond_init(&u->agent_cv, NULL);
+	if (a && !undo_agent_register(u, a)) {
+		ckpt_agent_free(a);
+		a = NULL;
+	}
+	u->agent = a;
+	u->agent_store = a ? a->store : 0;
 	if (!u->scratch || u->evfd < 0 || u->workfd < 0 || pthread_create(&u->thr, NULL, undo_thread, u) != 0) {
 		ckpt_undo_free(u, NULL);
 		return NULL;
@@ -884,6 +906,7 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	}
 	if (u->prot_on)
 		pthread_join(u->prot_thr, NULL);   /* (evfd ends it too) */
+	ckpt_agent_free(u->agent);   /* (before the descriptor: it may be waiting) */
 	close(u->ufd);
 	if (u->evfd >= 0)
 		close(u->evfd);
@@ -903,6 +926,8 @@ void ckpt_undo_free(struct ckpt_undo *u, struct qz *q)
 	free(u->regd);
 	free(u->pend);
 	free(u->scratch);
+	free(u->alog);
+	pthread_cond_destroy(&u->agent_cv);
 	pthread_mutex_destroy(&u->mu);
 	free(u);
 }

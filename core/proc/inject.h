@@ -14,4 +14,10 @@ struct proc;
  * process did not come back from the single-step. */
 int inj_syscall(struct proc *p, long nr, const uint64_t args[6], int64_t *ret);
 
+/* The same with the syscall instruction the caller placed at at (none
+ * borrowed) and r12 set: a clone's child starts after it, in code of the
+ * caller's (ckpt/agent.c), with r12 as its argument. */
+int inj_syscall_at(struct proc *p, uint64_t at, uint64_t r12, long nr, const uint64_t args[6],
+		   int64_t *ret);
+
 #endif

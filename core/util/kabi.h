@@ -30,6 +30,7 @@ struct kabi_uffd_register { uint64_t start, len, mode, ioctls; };
 #define KABI_UFFD_FEATURE_PAGEFAULT_FLAG_WP (1ull << 0)
 #define KABI_UFFD_FEATURE_WP_UNPOPULATED (1ull << 13)
 #define KABI_UFFD_FEATURE_WP_ASYNC (1ull << 15)
+#define KABI_UFFD_FEATURE_MOVE (1ull << 16)
 #define KABI_UFFD_USER_MODE_ONLY 1
 
 #endif

@@ -256,6 +256,81 @@ for mode in on off; do
 	fi
 done
 
+# The save agent (ckpt/agent.c): a task in the program's address space
+# saves the pre-images there and moves them back at a rollback to the
+# base; forced off, qzdb saves them itself. Both ways byte for byte, under
+# nested checkpoints, a delete, rollbacks along a path and back to the
+# base after running on (the agent's own rollback: the last one).
+# agent_line: maint checkpoint-stats' last "save agent:" line.
+agent_line() {
+	printf '%s\n' "$OUT" | grep '^save agent:' | tail -1
+}
+# (With fills on too: the agent holds runs repeating one word as the word
+# and writes it back.)
+for am in on on-fill off; do
+	mode=${am%-fill}
+	fill=off
+	[ "$am" = "$mode" ] || fill=on
+	rm -f $D/*
+	qz -ex 'set checkpoint-method undo' -ex "set checkpoint-undo-fill $fill" \
+	   -ex "set checkpoint-undo-agent $mode" -ex 'break mark' \
+	   -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex c -ex checkpoint \
+	   -ex "maint dump-state $D/s2" -ex c -ex checkpoint -ex "maint dump-state $D/s3" -ex c \
+	   -ex 'rollback 2' -ex "maint dump-state $D/r2" -ex 'rollback 1' -ex "maint dump-state $D/r1" \
+	   -ex 'rollback 3' -ex "maint dump-state $D/r3" -ex c -ex 'delete 3' -ex 'rollback 2' \
+	   -ex "maint dump-state $D/r2b" -ex c -ex 'rollback 2' -ex "maint dump-state $D/r2c" \
+	   -ex 'maint checkpoint-stats' $FBIN
+	same "agent $am: rollback 2" $D/s2 $D/r2
+	same "agent $am: rollback 1" $D/s1 $D/r1
+	same "agent $am: rollback 3 (forward again)" $D/s3 $D/r3
+	same "agent $am: rollback 2 with 3 deleted" $D/s2 $D/r2b
+	same "agent $am: rollback 2 again after running on (to the base)" $D/s2 $D/r2c
+	line=$(agent_line)
+	if [ $mode = off ]; then
+		[ -z "$line" ] && pass "agent off: none started" || fail "agent off: none started" "$line"
+	elif printf '%s\n' "$line" | grep -Eq '^save agent: pid [0-9]+, [1-9][0-9]* pages saved in the program, [1-9][0-9]* rollbacks by it \([1-9]'; then
+		pass "agent $am: it saved and rolled back, moving the pages"
+	else
+		fail "agent $am: it saved and rolled back, moving the pages" "${line:-no line}"
+		printf '%s\n' "$OUT" | sed 's/^/    | /' | head -40
+	fi
+done
+
+# A memset written again with another byte: the agent's runs repeat one
+# word, held as the word and written back by its rollback.
+rm -f $D/*
+qz -ex 'break mark' -ex run -ex checkpoint -ex "maint dump-state $D/s1" -ex c -ex 'rollback 1' \
+   -ex "maint dump-state $D/r1" -ex 'maint checkpoint-stats' $B/ckpt_bench-O0 2
+same "agent: rollback of a memset (runs held as a word)" $D/s1 $D/r1
+expect "agent: that rollback was its own" '^save agent: pid [0-9]+, [1-9][0-9]* pages saved in the program, 1 rollbacks by it'
+
+# The agent killed while the program is stopped: qzdb's fault thread
+# takes over (the program does not wait on a fault), and what the agent
+# saved before is read from its store.
+rm -f $D/*
+mkfifo $D/in
+$QZDB $FBIN < $D/in > $D/kill.out 2>&1 &
+Q=$!
+exec 7> $D/in
+printf '%s\n' 'set checkpoint-method undo' 'set checkpoint-undo-fill off' 'break mark' run checkpoint \
+	"maint dump-state $D/s1" c 'echo === ran\n' >&7
+i=0
+while [ $i -lt 100 ] && ! grep -q '^=== ran' $D/kill.out; do sleep 0.1; i=$((i + 1)); done
+PROG=$(pgrep -P $Q -x ckpt_fill-O0)
+AG=$(pgrep -P "${PROG:-1}" -x qzdb-agent)
+[ -n "$AG" ] && kill -9 $AG
+printf '%s\n' c 'rollback 1' "maint dump-state $D/r1" 'maint checkpoint-stats' c c c c 'echo === end\n' quit >&7
+exec 7>&-
+i=0
+while [ $i -lt 100 ] && kill -0 $Q 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+kill -9 $Q 2>/dev/null
+wait $Q 2>/dev/null
+[ -n "$AG" ] && pass "agent killed: it was there (pid $AG)" || fail "agent killed: it was there" "$(tail -3 $D/kill.out)"
+same "agent killed: rollback 1 from what it saved before" $D/s1 $D/r1
+OUT=$(cat $D/kill.out)
+expect "agent killed: qzdb saves instead" '^save agent: ended \([1-9][0-9]* pages saved in the program before\); qzdb saves$'
+expect "agent killed: the program runs on to its end" '\[Inferior 1 \(process [0-9]+\) exited normally\]$'
+
 # Never a program left waiting on a fault: attached, checkpoint, then
 # qzdb detaches (quit) or is killed; the program keeps writing.
 progress() {   # PID: running, never found waiting on a fault, in 5 looks over 1 s
@@ -321,9 +396,17 @@ Q=$!
 checkpoint_taken
 sleep 0.3
 G=$(pgrep -P $Q -x qzdb-guard)   # qzdb's guard process
+AG=$(pgrep -P $P -x qzdb-agent)   # the save agent, a child of the program's
 kill -9 $Q 2>/dev/null
+sleep 0.5
+AGST=$([ -n "$AG" ] && awk '{ print $3 }' /proc/$AG/stat 2>/dev/null)
 wait $P
 rc=$?
+if [ -n "$AG" ] && { [ -z "$AGST" ] || [ "$AGST" = Z ]; }; then
+	pass "killed while attached: the save agent was there, and ended with qzdb"
+else
+	fail "killed while attached: the save agent was there, and ended with qzdb" "agent: ${AG:-none} ${AGST}"
+fi
 if [ $rc = 0 ] && grep -q 'Checkpoint 1 at' $D/att.out; then
 	pass "killed while attached: the program runs on to its normal exit"
 else
