@@ -421,6 +421,15 @@ static bool emu_has_range(const uint64_t (*r)[2], int n, uint64_t lo, uint64_t h
 	return false;
 }
 
+/* Drop the code of the ranges of r that o does not have. */
+static void emu_drop_unshared(struct emu *m, const uint64_t (*r)[2], int n,
+			      const uint64_t (*o)[2], int no)
+{
+	for (int i = 0; i < n; i++)
+		if (!emu_has_range(o, no, r[i][0], r[i][1]))
+			emu_drop_code(m, r[i][0], r[i][1]);
+}
+
 /* Translate again what p hooks differently from the plan as it is: all
  * code when the hooked range moves (library code gains or loses its
  * per-instruction hook), else the skip ranges that come or go. Nothing
@@ -434,13 +443,9 @@ static void emu_plan_retranslate(struct emu *m, const struct emu_plan *p, int ns
 		m->translated = false;
 		return;
 	}
-	for (int i = 0; i < m->nskip; i++)
-		if (!emu_has_range(p->skip, nskip, m->skip[i][0], m->skip[i][1]))
-			emu_drop_code(m, m->skip[i][0], m->skip[i][1]);
-	for (int i = 0; i < nskip; i++)
-		if (!emu_has_range((const uint64_t (*)[2])m->skip, m->nskip, p->skip[i][0],
-				   p->skip[i][1]))
-			emu_drop_code(m, p->skip[i][0], p->skip[i][1]);
+	const uint64_t (*was)[2] = (const uint64_t (*)[2])m->skip;
+	emu_drop_unshared(m, was, m->nskip, p->skip, nskip);
+	emu_drop_unshared(m, p->skip, nskip, was, m->nskip);
 }
 
 static void emu_read_vmas(struct emu *m);
