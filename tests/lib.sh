@@ -75,6 +75,14 @@ expect() {
 	fi
 }
 
+# expect_rss_under NAME KB FILE: the peak RSS /usr/bin/time -f 'rss %M'
+# wrote to FILE is under KB kilobytes.
+expect_rss_under() {
+	_rss=$(sed -n 's/^rss //p' "$3" 2>/dev/null | tail -1)
+	if [ -n "$_rss" ] && [ "$_rss" -lt "$2" ]; then pass "$1 ($((_rss / 1024)) MiB)"
+	else fail "$1" "peak RSS $((${_rss:-0} / 1024)) MiB"; fi
+}
+
 # expect_not NAME PATTERN: no line of $OUT matches.
 expect_not() {
 	if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then

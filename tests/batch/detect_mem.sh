@@ -92,11 +92,9 @@ taint() {
 	# propagation turned on after code ran re-plans the hooks (library code
 	# hooked again): its translations are dropped, not Unicorn's whole code
 	# buffer (a flush memsets all of its 1 GiB: qzdb's peak RSS over 1 GiB)
-	echo x | /usr/bin/time -f '%M' -o $B/taint-$1.rss timeout 60 $QZDB --batch \
+	echo x | /usr/bin/time -f 'rss %M' -o $B/taint-$1.rss timeout 60 $QZDB --batch \
 		-ex 'detect on uninit' -ex run $_b >/dev/null 2>&1
-	_rss=$(tail -1 $B/taint-$1.rss)
-	if [ "${_rss:-999999999}" -lt 262144 ] 2>/dev/null; then pass "taint-$1 re-plan without a flush ($((_rss / 1024)) MiB)"
-	else fail "taint-$1 re-plan without a flush" "peak RSS ${_rss:-?} KB"; fi
+	expect_rss_under "taint-$1 re-plan without a flush" 262144 $B/taint-$1.rss
 	if [ $1 = O2 ]; then   # (seconds at -O0)
 		_fast="$OUT"
 		OUT=$(echo x | timeout 60 $QZDB --batch -ex 'maint emulator skip-libs' -ex 'detect on uninit' \

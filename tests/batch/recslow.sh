@@ -21,9 +21,7 @@ long() {
 	expect "$_n: 100M recorded" '^Recorded 1[0-9]{8} instructions'
 	expect "$_n: trace file" 'zstd-compressed to [0-9]+ bytes \(([0-3]\.[0-9]+|4\.000) bytes per instruction\)'
 	expect "$_n: instance tables on disk" '^Statement-instance tables: .* \(0\.[0-9]+ bytes per instruction\)\.$'
-	rss=$(sed -n 's/^rss //p' $B/recslow.rss)
-	if [ -n "$rss" ] && [ "$rss" -lt 262144 ]; then pass "$_n: under 256 MiB ($((rss / 1024)) MiB)"
-	else fail "$_n: under 256 MiB" "peak RSS $((${rss:-0} / 1024)) MiB"; fi
+	expect_rss_under "$_n: under 256 MiB" 262144 $B/recslow.rss
 }
 
 long libc -ex 'set record-libc baseline' -ex 'break work' -ex run -ex 'record on' \
