@@ -147,12 +147,16 @@ static void info_events(struct qz *q, struct detect_state *st)
 		qz_printf(q, "; heap calls made by qzdb's allocator in the program (qzheap.so), "
 			  "without a stop");
 	qz_puts(q, ".\n");
+	if (st->heap_note)
+		qz_printf(q, "Heap calls: %s.\n", st->heap_note);
 	if (st->acc_engine)
 		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
 			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",
 			  st->acc_engine, st->acc_on ? "runs" : "ran", st->acc_checked,
 			  st->events[EV_READ], st->events[EV_WRITE], det_shadow_bytes(&st->sh) >> 10,
 			  st->acc_lost ? "; off since " : "", st->acc_lost ? st->acc_lost : "");
+	else if (st->acc_lost)
+		qz_printf(q, "Memory accesses: %s.\n", st->acc_lost);
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");

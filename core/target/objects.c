@@ -324,6 +324,25 @@ struct qz_module *qz_module_at(struct qz *q, uint64_t addr)
 	return m;
 }
 
+bool qz_exe_static(const struct qz *q)
+{
+	return q->exe.img && !img_has_interp(q->exe.img);
+}
+
+bool qz_exe_mixed(const struct qz *q)
+{
+	return qz_exe_static(q) && (!q->exe.lines || lines_empty(q->exe.lines));
+}
+
+bool qz_in_program(struct qz *q, uint64_t pc)
+{
+	if (qz_module_at(q, pc) != &q->exe)
+		return false;
+	if (!qz_exe_static(q) || qz_exe_mixed(q))
+		return true;
+	return lines_at(q->exe.lines, pc - q->exe.bias) != NULL;
+}
+
 const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
 {
 	struct qz_module *m = qz_module_at(q, addr);

@@ -60,6 +60,14 @@ size_t qz_mod_inlined(struct qz *q, struct qz_module *m, const char *name,
 bool qz_mod_has_debug(const struct qz_module *m);
 /* The module containing a runtime address, or NULL. */
 struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
+/* Is pc the program's own code (not a library's)? In a program the
+ * dynamic linker loads, its whole module. A static program (no PT_INTERP,
+ * -static-pie too) holds libc's code as well: there only code with a
+ * line (the program's compilation units) is its own, or all of it when
+ * it has no line table (qz_exe_mixed: the two cannot be told apart). */
+bool qz_exe_static(const struct qz *q);
+bool qz_exe_mixed(const struct qz *q);
+bool qz_in_program(struct qz *q, uint64_t pc);
 /* "main+4", "puts@plt" or NULL, for <...> annotations. */
 const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
 const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
