@@ -293,7 +293,10 @@ const struct cmd_def detect_cmds[] = {
 	 "string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
 	 "keeps the program native, with qzdb's allocator preloaded: no stop per\n"
-	 "heap call (set detect-preload)."},
+	 "heap call (set detect-preload). A static program's own allocator is\n"
+	 "found by its symbols (none if it is stripped: said); only code with\n"
+	 "debug information is the program's there (without -g its accesses\n"
+	 "are not checked: said)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
 	 "Turn detector classes off (all without a name).", NULL},
 	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,

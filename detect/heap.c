@@ -9,7 +9,9 @@
  * Every event's site is the program's call site: a call from inside a
  * library (strdup's malloc) is charged to the program's call of that
  * library function. While the memory watcher runs the program in the
- * emulator, heap-machine.c sees most of these calls there instead. */
+ * emulator, heap-machine.c sees most of these calls there instead. A
+ * static program's allocator is its own (its symbols; libc's code is
+ * told from the program's by qz_in_program), and it starts at its entry. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
