@@ -72,6 +72,7 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_disarm(q);
 	else if (was && qz_running(q) && !st->entry_site) {
 		det_heap_repick(q);
+		det_lw_plant(q, st);   /* a libwrite class on */
 		det_acc_arm(q);   /* a read or write class on or off */
 	}
 	det_acc_libc(st);

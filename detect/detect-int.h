@@ -204,6 +204,8 @@ int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
  * event into e. */
 bool det_user_bp_at(struct qz *q, uint64_t pc);
 bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len);
+/* The target of the direct call before ret; false if there is none. */
+bool det_call_target(struct qz *q, uint64_t ret, uint64_t *target);
 struct det_block *det_block_add(struct detect_state *st, uint64_t addr);
 void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
 		    const char *fn);

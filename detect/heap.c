@@ -260,6 +260,15 @@ static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 	return false;
 }
 
+bool det_call_target(struct qz *q, uint64_t ret, uint64_t *target)
+{
+	struct dis_insn d;
+	if (!call_before(q, ret, &d) || !d.has_target)
+		return false;
+	*target = d.target;
+	return true;
+}
+
 /* The name of the function the call before ret calls ("strdup" for a
  * call to strdup@plt); false if it is not known. */
 bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)

@@ -45,7 +45,9 @@ static uint64_t lw_site(const struct qz *q, int i)
 
 void det_lw_plant(struct qz *q, struct detect_state *st)
 {
-	if (st->pre)   /* no libwrite rule is on (det_pre_rules_ok) */
+	/* a site costs a stop a call (in a static program libc's own calls
+	 * too): none while no class that is on has a libwrite rule */
+	if (st->pre || !det_rule_on(st, EV_LIBWRITE))
 		return;
 	for (int i = 0; i < DET_LW_COUNT && q->exe.img; i++) {
 		uint64_t a = lw_site(q, i);
@@ -128,6 +130,19 @@ static uint64_t lw_over(struct detect_state *st, uint64_t a, uint64_t n)
 	return 0;
 }
 
+/* Did the program make this call (returning to ret)? In a static program
+ * libc's own calls reach the same sites, and a libc function the program
+ * called may tail-call one (strdup's memcpy): its return is then the
+ * program's, but the call before it is of that libc function. */
+static bool lw_programs(struct qz *q, uint64_t ret)
+{
+	uint64_t to;
+	if (!qz_in_program(q, ret))
+		return false;
+	return !qz_exe_static(q) || !det_call_target(q, ret, &to) || det_lw_which(det_state(q), to) <
+	       DET_LW_COUNT || qz_in_program(q, to);
+}
+
 int det_lw_which(const struct detect_state *st, uint64_t pc)
 {
 	int i = 0;
@@ -152,7 +167,7 @@ bool det_lw_machine(struct qz *q, struct detect_state *st, const struct slice_vi
 	uint64_t ret, addr, size;
 	if (i == DET_LW_COUNT || st->skip_sp || m->read(m->rctx, m->sp, &ret, 8) < 0)
 		return false;   /* the trap does it (a report rewound to a call: the trap knows) */
-	if (!qz_in_program(q, ret))
+	if (!lw_programs(q, ret))
 		return true;    /* a static program's libc calling its own memcpy */
 	if (!lw_range(q, st, i, m->rdi, m->rsi, m->rdx, &addr, &size))
 		return true;    /* as the trap: nothing known, nothing done */
@@ -174,7 +189,7 @@ int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret
 		st->skip_sp = 0;   /* the call a report stopped at, running now */
 		return RUN_AGAIN;
 	}
-	if (!qz_in_program(q, ret))
+	if (!lw_programs(q, ret))
 		return RUN_AGAIN;   /* a static program's libc calling its own memcpy */
 	if (!lw_range(q, st, i, r->rdi, r->rsi, r->rdx, &addr, &size))
 		return RUN_AGAIN;
