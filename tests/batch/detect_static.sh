@@ -96,8 +96,8 @@ for p in det_overflow det_libcall; do
 	OUT=$(lw_count $S/$p-O2 fixed)
 	expect_same "$p-O2 static: the program's libwrite calls, as the dynamic build's" \
 		"$(lw_count $B/$p-O2 fixed)" "$OUT"
+	[ $p = det_overflow ] && expect "$p-O2 static: its strcpy and memcpy calls seen" '^libwrite [1-9]'
 done
-expect "det_overflow-O2 static: its strcpy and memcpy calls seen" '^libwrite [1-9]'
 
 # Chains (a recording from the entry): the same links as the dynamic
 # build's, through the struct copy and back to where NULL was made.
