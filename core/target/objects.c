@@ -334,6 +334,22 @@ bool qz_exe_mixed(const struct qz *q)
 	return qz_exe_static(q) && (!q->exe.lines || lines_empty(q->exe.lines));
 }
 
+void qz_program_span(const struct qz *q, uint64_t *lo, uint64_t *hi)
+{
+	size_t n = 0;
+	const struct lines_row *r = qz_exe_static(q) && !qz_exe_mixed(q) ?
+				    lines_rows(q->exe.lines, &n) : NULL;
+	*lo = q->exe.lo;
+	*hi = q->exe.hi;
+	if (!n || !q->exe.hi)
+		return;
+	uint64_t a = r[0].addr + q->exe.bias, b = r[n - 1].end + q->exe.bias;
+	if (a >= *lo && b <= *hi && a < b) {
+		*lo = a;
+		*hi = b;
+	}
+}
+
 bool qz_in_program(struct qz *q, uint64_t pc)
 {
 	if (qz_module_at(q, pc) != &q->exe)

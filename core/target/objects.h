@@ -68,6 +68,11 @@ struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
 bool qz_exe_static(const struct qz *q);
 bool qz_exe_mixed(const struct qz *q);
 bool qz_in_program(struct qz *q, uint64_t pc);
+/* [*lo, *hi): runtime addresses holding all of the program's own code
+ * (the module's mapping; in a static program the span of its line table,
+ * which may hold a few of libc's functions too); 0, 0 before it is
+ * mapped. */
+void qz_program_span(const struct qz *q, uint64_t *lo, uint64_t *hi);
 /* "main+4", "puts@plt" or NULL, for <...> annotations. */
 const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
 const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
