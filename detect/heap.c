@@ -90,9 +90,6 @@ static void no_allocator(struct qz *q, struct detect_state *st)
 	qz_warn(q, "Heap events are %s.", st->heap_note);
 }
 
-/* Plant the allocator's entries (with qzheap's allocator, its bad-free
- * site for free's and none for the others): false if there is no malloc
- * yet. */
 /* Where function name is in module m (runtime), 0 if not there. A static
  * program's libc may hold it as a local symbol (-static-pie makes malloc
  * and _exit local) or under glibc's own name only (__libc_malloc). */
@@ -109,14 +106,22 @@ static uint64_t fn_in(struct qz *q, const struct qz_module *m, const char *name)
 	return s && s->addr && s->is_func && !s->is_ifunc ? s->addr + m->bias : 0;
 }
 
+/* Plant the allocator's entries (with qzheap's allocator, its bad-free
+ * site for free's and none for the others): false if there is no malloc
+ * yet. A static program's way is said in info detect (heap_note). */
 static bool plant_fns(struct qz *q, struct detect_state *st)
 {
 	uint64_t at;
 	const struct qz_module *m = det_bound_in(q, "malloc", &at);
 	if (!m && fn_in(q, &q->exe, "malloc"))
 		m = &q->exe;
-	if (!m)
+	if (!m) {
+		no_allocator(q, st);
 		return false;
+	}
+	if (qz_exe_static(q))
+		st->heap_note = "a static program: internal stops on the allocator's entries in "
+				"the program (qzheap.so cannot be preloaded into it)";
 	bool pre = det_pre_arm(q, st);
 	for (int i = 0; i < DF_COUNT; i++) {
 		if (pre && i != DF_EXIT && i != DF_STACKCHK)
@@ -135,11 +140,7 @@ static bool plant_fns(struct qz *q, struct detect_state *st)
  * at the start of a static program, it is shown and the run goes on). */
 static int at_entry(struct qz *q, struct detect_state *st, bool can_stop)
 {
-	if (!plant_fns(q, st))
-		no_allocator(q, st);
-	else if (qz_exe_static(q))
-		st->heap_note = "a static program: internal stops on the allocator's entries in "
-				"the program (qzheap.so cannot be preloaded into it)";
+	plant_fns(q, st);
 	det_lw_plant(q, st);
 	det_acc_arm(q);
 	if (st->record && slice_view_record(q) < 0)

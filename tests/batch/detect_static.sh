@@ -113,6 +113,11 @@ for p in bug_dfree det_nullp; do
 	expect_same "$p static chain: as the dynamic build" "$(chain $B/$p-O0)" "$OUT"
 done
 
+# Turned on mid-run: the same, from then on.
+qz -ex 'break main' -ex run -ex 'detect on' -ex continue -ex 'info detect' $S/bug_dfree-O0
+expect "mid-run static: found" "^Double free of $hex \(5 bytes, allocated at bug_dfree.c:$_a by strdup, freed at bug_dfree.c:$_f\) at bug_dfree.c:$_f$"
+expect "mid-run static: info detect says how heap calls are seen" "^Heap calls: a static program: internal stops"
+
 # The heap-call classes alone would preload qzheap.so: a static program
 # falls back to the allocator's stops, and says so.
 qz -ex 'detect on double-free invalid-free leak' -ex run -ex 'info detect' $S/bug_dfree-O2
