@@ -238,6 +238,13 @@ void det_acc_arm(struct qz *q)
 		det_acc_disarm(q);
 		return;
 	}
+	if (qz_exe_mixed(q)) {   /* every access would be libc's too: its allocator's */
+		det_acc_disarm(q);
+		st->acc_lost = "not checked: a static program without debug information, whose own "
+			       "code cannot be told from libc's (build it with -g)";
+		qz_warn(q, "Memory accesses are %s.", st->acc_lost);
+		return;
+	}
 	if (st->acc_on && slice_view_watching(q, NULL) && st->un_on == det_un_wanted(st) &&
 	    st->acc_rw == class_has(st, EV_READ, EV_WRITE))
 		return;

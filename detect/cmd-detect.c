@@ -72,6 +72,7 @@ static int detect_switch(struct qz *q, const char *args, bool on)
 		det_heap_disarm(q);
 	else if (was && qz_running(q) && !st->entry_site) {
 		det_heap_repick(q);
+		det_lw_plant(q, st);   /* a libwrite class on */
 		det_acc_arm(q);   /* a read or write class on or off */
 	}
 	det_acc_libc(st);
@@ -147,12 +148,16 @@ static void info_events(struct qz *q, struct detect_state *st)
 		qz_printf(q, "; heap calls made by qzdb's allocator in the program (qzheap.so), "
 			  "without a stop");
 	qz_puts(q, ".\n");
+	if (st->heap_note)
+		qz_printf(q, "Heap calls: %s.\n", st->heap_note);
 	if (st->acc_engine)
 		qz_printf(q, "Memory accesses: the %s engine %s the program; %lu of its "
 			  "instructions checked, read %lu write %lu events, shadow %zu KiB%s%s.\n",
 			  st->acc_engine, st->acc_on ? "runs" : "ran", st->acc_checked,
 			  st->events[EV_READ], st->events[EV_WRITE], det_shadow_bytes(&st->sh) >> 10,
 			  st->acc_lost ? "; off since " : "", st->acc_lost ? st->acc_lost : "");
+	else if (st->acc_lost)
+		qz_printf(q, "Memory accesses: %s.\n", st->acc_lost);
 	else if (det_acc_wanted(st))
 		qz_puts(q, "Memory accesses: not watched in this run (read and write events are "
 			"seen from the program's entry, when a class that needs them is on).\n");
@@ -289,7 +294,10 @@ const struct cmd_def detect_cmds[] = {
 	 "string functions (as with set record-libc baseline).\n"
 	 "`detect on double-free invalid-free leak null-deref stack-overflow`\n"
 	 "keeps the program native, with qzdb's allocator preloaded: no stop per\n"
-	 "heap call (set detect-preload)."},
+	 "heap call (set detect-preload). A static program's own allocator is\n"
+	 "found by its symbols (none if it is stripped: said); only code with\n"
+	 "debug information is the program's there (without -g its accesses\n"
+	 "are not checked: said)."},
 	{"detect off", NULL, "detect off [CLASS...]", Y, cmd_detect_off,
 	 "Turn detector classes off (all without a name).", NULL},
 	{"detect load", NULL, "detect load FILE", 0, cmd_detect_load,

@@ -126,6 +126,8 @@ struct detect_state {
 	bool pre;                    /* this run's malloc is qzheap's: only its
 	                                bad-free site is planted */
 	uint64_t pre_at;             /* its qzheap_state */
+	const char *heap_note;       /* how heap calls are seen this run when
+	                                that differs (a static program), or NULL */
 
 	/* counters for info detect */
 	unsigned long events[EV_COUNT];
@@ -202,6 +204,8 @@ int det_heap_exit(struct qz *q, struct detect_state *st, uint64_t ret);
  * event into e. */
 bool det_user_bp_at(struct qz *q, uint64_t pc);
 bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len);
+/* The target of the direct call before ret; false if there is none. */
+bool det_call_target(struct qz *q, uint64_t ret, uint64_t *target);
 struct det_block *det_block_add(struct detect_state *st, uint64_t addr);
 void det_apply_free(struct qz *q, struct detect_state *st, uint64_t addr, uint64_t site,
 		    const char *fn);
@@ -300,6 +304,10 @@ bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn);
 /* fault.c: the program's site of pc (as a return address: pc + 1 in the
  * program, else the first program frame's return address). */
 uint64_t det_fault_site(struct qz *q, uint64_t pc, bool *in_program);
+/* fault.c: the first frame above the innermost in the program's own code
+ * (qz_in_program), or NULL. */
+struct frame;
+const struct frame *det_program_frame(struct qz *q);
 /* fault.c: a signal stop (on_signal): the segv event. Never claims it. */
 int det_on_signal(struct qz *q, int sig);
 /* vpc.c: the value propagation chain of value, held in register reg now,

@@ -167,6 +167,22 @@ static void mark_indirect(struct qz *q, struct reach *r, size_t budget)
 	}
 }
 
+/* The part of a read-only mapping [*lo, *hi) of module m that is its
+ * RELRO data: pointers libc's start-up stored before making it read-only
+ * (in a static program, _dl_init_paths' and _dl_find_object_init's
+ * blocks, which glibc keeps for the whole run); false if none. */
+static bool relro_part(const struct qz_module *m, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t rlo, rhi;
+	if (!m || !m->img || !img_relro(m->img, &rlo, &rhi))
+		return false;
+	rlo += m->bias;
+	rhi += m->bias;
+	*lo = *lo > rlo ? *lo : rlo;
+	*hi = *hi < rhi ? *hi : rhi;
+	return *lo < *hi;
+}
+
 /* Mark what the roots reach; false if the budget ran out first (then
  * nothing can be called unreachable). */
 static bool mark_reachable(struct qz *q, struct detect_state *st)
@@ -186,9 +202,12 @@ static bool mark_reachable(struct qz *q, struct detect_state *st)
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %4095s", &lo, &hi, perms,
 			   name) < 3)
 			continue;
-		bool module = name[0] == '/' && qz_module_at(q, lo);
+		const struct qz_module *m = name[0] == '/' ? qz_module_at(q, lo) : NULL;
+		uint64_t end = hi;
 		bool root = perms[0] == 'r' && perms[1] == 'w' && is_root(q, st, &lo, hi, name, module_end);
-		module_end = module ? hi : 0;
+		if (!root && perms[0] == 'r' && perms[2] != 'x')
+			root = relro_part(m, &lo, &hi);
+		module_end = m ? end : 0;
 		if (!root)
 			continue;
 		size_t n = scan(q, &r, lo, hi - lo < budget ? hi : lo + budget, visit_root);

@@ -32,18 +32,24 @@ static int fault_base(struct qz *q, uint64_t pc)
  * return address (det_site_text looks up ret - 1). */
 uint64_t det_fault_site(struct qz *q, uint64_t pc, bool *in_program)
 {
-	*in_program = qz_module_at(q, pc) == &q->exe;
+	*in_program = qz_in_program(q, pc);
 	if (*in_program)
 		return pc + 1;
+	const struct frame *f = det_program_frame(q);
+	return f ? f->pc : 0;
+}
+
+const struct frame *det_program_frame(struct qz *q)
+{
 	frame_invalidate(q);
 	for (int i = 1; i < 32; i++) {
 		const struct frame *f = frame_get(q, i);
 		if (!f)
 			break;
-		if (f->mod == &q->exe)
-			return f->pc;
+		if (qz_in_program(q, f->pc))
+			return f;
 	}
-	return 0;
+	return NULL;
 }
 
 int det_on_signal(struct qz *q, int sig)

@@ -97,7 +97,7 @@ static bool mach_entry(struct qz *q, struct detect_state *st, const struct slice
 	char fn[32];
 	snprintf(fn, sizeof fn, "%s", which == DF_FREE ? "free" : "");
 	uint64_t site = ret;
-	if (qz_module_at(q, ret) != &q->exe) {
+	if (!qz_in_program(q, ret)) {
 		if (!m->prog_ret || st->late)
 			return false;
 		site = m->prog_ret;

@@ -9,7 +9,9 @@
  * Every event's site is the program's call site: a call from inside a
  * library (strdup's malloc) is charged to the program's call of that
  * library function. While the memory watcher runs the program in the
- * emulator, heap-machine.c sees most of these calls there instead. */
+ * emulator, heap-machine.c sees most of these calls there instead. A
+ * static program's allocator is its own (its symbols; libc's code is
+ * told from the program's by qz_in_program), and it starts at its entry. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,27 +75,85 @@ const struct qz_module *det_bound_in(struct qz *q, const char *name, uint64_t *a
 	return NULL;
 }
 
+/* No malloc to plant at the entry: say why, in a static program (its
+ * allocator is inside it, found by its symbols), never silently. */
+static void no_allocator(struct qz *q, struct detect_state *st)
+{
+	if (!qz_exe_static(q))
+		return;
+	uint64_t off;
+	bool stripped = !img_sym_at(q->exe.img, img_entry(q->exe.img), &off);
+	st->heap_note = stripped ?
+		"not seen: a static program without a symbol table (stripped): the "
+		"detectors cannot find its allocator (malloc, free...)" :
+		"not seen: a static program with no malloc of its own";
+	qz_warn(q, "Heap events are %s.", st->heap_note);
+}
+
+/* Where function name is in module m (runtime), 0 if not there. A static
+ * program's libc may hold it as a local symbol (-static-pie makes malloc
+ * and _exit local) or under glibc's own name only (__libc_malloc). */
+static uint64_t fn_in(struct qz *q, const struct qz_module *m, const char *name)
+{
+	const struct img_sym *s = img_sym_named_global(m->img, name);
+	if (!s && m == &q->exe && qz_exe_static(q)) {
+		char alt[48];
+		snprintf(alt, sizeof alt, "__libc_%s", name);
+		s = img_sym_named(m->img, name);
+		if (!s || !s->is_func)
+			s = img_sym_named(m->img, alt);
+	}
+	return s && s->addr && s->is_func && !s->is_ifunc ? s->addr + m->bias : 0;
+}
+
 /* Plant the allocator's entries (with qzheap's allocator, its bad-free
  * site for free's and none for the others): false if there is no malloc
- * yet. */
+ * yet. A static program's way is said in info detect (heap_note). */
 static bool plant_fns(struct qz *q, struct detect_state *st)
 {
 	uint64_t at;
 	const struct qz_module *m = det_bound_in(q, "malloc", &at);
-	if (!m)
+	if (!m && fn_in(q, &q->exe, "malloc"))
+		m = &q->exe;
+	if (!m) {
+		no_allocator(q, st);
 		return false;
+	}
+	if (qz_exe_static(q))
+		st->heap_note = "a static program: internal stops on the allocator's entries in "
+				"the program (qzheap.so cannot be preloaded into it)";
 	bool pre = det_pre_arm(q, st);
 	for (int i = 0; i < DF_COUNT; i++) {
 		if (pre && i != DF_EXIT && i != DF_STACKCHK)
 			continue;
-		const struct img_sym *s = img_sym_named_global(m->img, fn_names[i]);
-		uint64_t a = s && s->addr ? s->addr + m->bias : 0;
+		uint64_t a = fn_in(q, m, fn_names[i]);
 		if (!a && !det_bound_in(q, fn_names[i], &a))
 			continue;
 		if (bp_site_add(&q->bps, q->proc, a) == 0)
 			st->fn_at[i] = a;
 	}
 	return true;
+}
+
+/* The program is at its entry: the libraries are loaded and nothing is
+ * allocated yet. can_stop: a start rule's report may stop it here (else,
+ * at the start of a static program, it is shown and the run goes on). */
+static int at_entry(struct qz *q, struct detect_state *st, bool can_stop)
+{
+	plant_fns(q, st);
+	det_lw_plant(q, st);
+	det_acc_arm(q);
+	if (st->record && slice_view_record(q) < 0)
+		sbuf_reset(&q->err);
+	st->events[EV_START]++;
+	struct det_event e = { .ev = EV_START };
+	struct sbuf out = {0};
+	if (!det_fire(q, &e, &out))
+		return RUN_AGAIN;
+	if (can_stop)
+		return det_stop(q, &out);
+	det_show_report(q, &out, false);
+	return RUN_AGAIN;
 }
 
 void det_heap_start(struct qz *q)
@@ -106,6 +166,7 @@ void det_heap_start(struct qz *q)
 	st->un_slow = st->un_switches = 0;
 	st->traps = st->mtraps = st->mlwtraps = 0;
 	st->seconds = 0;
+	st->heap_note = NULL;
 	if (!det_any_on(st) || !q->exe.img)
 		return;
 	if (q->attached) {   /* past its entry: the libraries are there */
@@ -113,7 +174,11 @@ void det_heap_start(struct qz *q)
 		return;
 	}
 	uint64_t a = img_entry(q->exe.img) + q->exe.bias;
-	if (bp_site_add(&q->bps, q->proc, a) == 0)
+	/* a static program starts at its entry: a site there would be
+	 * stepped over (resuming lifts the site at the pc) */
+	if (proc_pc(q->proc) == a)
+		at_entry(q, st, false);
+	else if (bp_site_add(&q->bps, q->proc, a) == 0)
 		st->entry_site = a;
 }
 
@@ -196,6 +261,15 @@ static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 	return false;
 }
 
+bool det_call_target(struct qz *q, uint64_t ret, uint64_t *target)
+{
+	struct dis_insn d;
+	if (!call_before(q, ret, &d) || !d.has_target)
+		return false;
+	*target = d.target;
+	return true;
+}
+
 /* The name of the function the call before ret calls ("strdup" for a
  * call to strdup@plt); false if it is not known. */
 bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
@@ -212,19 +286,13 @@ bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
  * library called (fn then names the library function the program called). */
 static uint64_t program_site(struct qz *q, uint64_t ret, char *fn, size_t len)
 {
-	if (qz_module_at(q, ret) == &q->exe)
+	if (qz_in_program(q, ret))
 		return ret;
-	frame_invalidate(q);
-	for (int i = 1; i < 32; i++) {
-		const struct frame *f = frame_get(q, i);
-		if (!f)
-			break;
-		if (f->mod != &q->exe)
-			continue;
-		det_callee_name(q, f->pc, fn, len);
-		return f->pc;
-	}
-	return 0;
+	const struct frame *f = det_program_frame(q);
+	if (!f)
+		return 0;
+	det_callee_name(q, f->pc, fn, len);
+	return f->pc;
 }
 
 struct det_block *det_block_add(struct detect_state *st, uint64_t addr)
@@ -273,7 +341,7 @@ bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
 	char callee[64];
 	/* only a direct call of the function entered reruns unchanged: after
 	 * a tail call the call before ret is of another function */
-	if (qz_module_at(q, ret) != &q->exe || !call_before(q, ret, &d) || !d.has_target)
+	if (!qz_in_program(q, ret) || !call_before(q, ret, &d) || !d.has_target)
 		return false;
 	bool ours = d.target == proc_pc(q->proc) ||
 		    (det_callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
@@ -431,17 +499,7 @@ static int det_heap_trap_in(struct qz *q, struct detect_state *st, uint64_t pc)
 	if (pc == st->entry_site) {
 		bp_site_del(&q->bps, q->proc, pc);
 		st->entry_site = 0;
-		plant_fns(q, st);
-		det_lw_plant(q, st);
-		det_acc_arm(q);
-		if (st->record && slice_view_record(q) < 0)
-			sbuf_reset(&q->err);
-		st->events[EV_START]++;
-		struct det_event e = { .ev = EV_START };
-		struct sbuf out = {0};
-		if (det_fire(q, &e, &out))
-			return det_stop(q, &out);
-		return RUN_AGAIN;
+		return at_entry(q, st, true);
 	}
 	uint64_t sp = proc_regs(q->proc)->rsp;
 	for (size_t i = 0; i < st->npend; i++)

@@ -23,15 +23,35 @@ static const struct { const char *name; enum lw_kind kind; } lw_fns[DET_LW_COUNT
 	{"stpcpy", LW_STR}, {"strncpy", LW_N}, {"strcat", LW_CAT}, {"strncat", LW_CATN},
 };
 
+/* The link-time address of function i's site in the program: its PLT
+ * slot; in a static program, the slot of the IFUNC's IRELATIVE
+ * relocation (named by its resolver: "*ABS*+0x4185c0@plt"), or the
+ * function itself when it is no IFUNC (libc's own calls reach both: the
+ * traps look only at the program's). 0 if none. */
+static uint64_t lw_site(const struct qz *q, int i)
+{
+	char plt[48];
+	snprintf(plt, sizeof plt, "%s@plt", lw_fns[i].name);
+	const struct img_sym *s = img_sym_named(q->exe.img, plt);
+	if (s || !qz_exe_static(q))
+		return s ? s->addr : 0;
+	const struct img_sym *f = img_sym_named_global(q->exe.img, lw_fns[i].name);
+	if (!f || !f->is_ifunc)
+		return f && f->is_func ? f->addr : 0;
+	snprintf(plt, sizeof plt, "*ABS*+0x%llx@plt", (unsigned long long)f->addr);
+	s = img_sym_named(q->exe.img, plt);
+	return s ? s->addr : 0;
+}
+
 void det_lw_plant(struct qz *q, struct detect_state *st)
 {
-	if (st->pre)   /* no libwrite rule is on (det_pre_rules_ok) */
+	/* a site costs a stop a call (in a static program libc's own calls
+	 * too): none while no class that is on has a libwrite rule */
+	if (st->pre || !det_rule_on(st, EV_LIBWRITE))
 		return;
 	for (int i = 0; i < DET_LW_COUNT && q->exe.img; i++) {
-		char plt[32];
-		snprintf(plt, sizeof plt, "%s@plt", lw_fns[i].name);
-		const struct img_sym *s = img_sym_named(q->exe.img, plt);
-		uint64_t a = s && s->addr ? s->addr + q->exe.bias : 0;
+		uint64_t a = lw_site(q, i);
+		a = a ? a + q->exe.bias : 0;
 		if (a && !st->lw_at[i] && bp_site_add(&q->bps, q->proc, a) == 0)
 			st->lw_at[i] = a;
 	}
@@ -110,6 +130,19 @@ static uint64_t lw_over(struct detect_state *st, uint64_t a, uint64_t n)
 	return 0;
 }
 
+/* Did the program make this call (returning to ret)? In a static program
+ * libc's own calls reach the same sites, and a libc function the program
+ * called may tail-call one (strdup's memcpy): its return is then the
+ * program's, but the call before it is of that libc function. */
+static bool lw_programs(struct qz *q, uint64_t ret)
+{
+	uint64_t to;
+	if (!qz_in_program(q, ret))
+		return false;
+	return !qz_exe_static(q) || !det_call_target(q, ret, &to) || det_lw_which(det_state(q), to) <
+	       DET_LW_COUNT || qz_in_program(q, to);
+}
+
 int det_lw_which(const struct detect_state *st, uint64_t pc)
 {
 	int i = 0;
@@ -134,6 +167,8 @@ bool det_lw_machine(struct qz *q, struct detect_state *st, const struct slice_vi
 	uint64_t ret, addr, size;
 	if (i == DET_LW_COUNT || st->skip_sp || m->read(m->rctx, m->sp, &ret, 8) < 0)
 		return false;   /* the trap does it (a report rewound to a call: the trap knows) */
+	if (!lw_programs(q, ret))
+		return true;    /* a static program's libc calling its own memcpy */
 	if (!lw_range(q, st, i, m->rdi, m->rsi, m->rdx, &addr, &size))
 		return true;    /* as the trap: nothing known, nothing done */
 	struct det_event e = lw_event(st, i, ret, addr, size, m->rdi);
@@ -154,6 +189,8 @@ int det_lw_trap(struct qz *q, struct detect_state *st, uint64_t pc, uint64_t ret
 		st->skip_sp = 0;   /* the call a report stopped at, running now */
 		return RUN_AGAIN;
 	}
+	if (!lw_programs(q, ret))
+		return RUN_AGAIN;   /* a static program's libc calling its own memcpy */
 	if (!lw_range(q, st, i, r->rdi, r->rsi, r->rdx, &addr, &size))
 		return RUN_AGAIN;
 	st->events[EV_LIBWRITE]++;

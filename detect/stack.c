@@ -149,7 +149,7 @@ int det_stack_canary(struct qz *q, struct detect_state *st, uint64_t ret)
 	st->events[EV_CANARY]++;
 	frame_invalidate(q);
 	const struct frame *f = frame_get(q, 1);
-	if (f && (f->mod != &q->exe || !f->has_cfa))
+	if (f && (!qz_in_program(q, f->pc) || !f->has_cfa))
 		f = NULL;   /* a library's guard: not the program's arrays */
 	uint64_t slot = f ? stk_guard_slot(q, f, ret) : 0;
 	struct det_event e = { .ev = EV_CANARY, .f = { [F_ADDR] = slot }, .site = ret,
@@ -204,7 +204,7 @@ bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t f
 		     struct sbuf *out)
 {
 	uint64_t pc = proc_pc(q->proc), sp = proc_regs(q->proc)->rsp, slot, value;
-	bool at_ret = code == SI_KERNEL && qz_module_at(q, pc) == &q->exe && stk_is_ret(q, pc);
+	bool at_ret = code == SI_KERNEL && qz_in_program(q, pc) && stk_is_ret(q, pc);
 	if (at_ret)
 		slot = sp;   /* the ret could not jump: rsp still points at it */
 	else if (fault_addr == pc && (code == SEGV_MAPERR || code == SEGV_ACCERR))
@@ -218,7 +218,7 @@ bool det_stack_smash(struct qz *q, struct detect_state *st, int code, uint64_t f
 	/* after the jump the returning function is known only from a recording */
 	uint64_t ret_pc = at_ret ? pc : stk_recorded_ret(q);
 	struct stk_frame sf = { NULL, ret_pc, slot + 8 };
-	if (ret_pc && qz_module_at(q, ret_pc) == &q->exe && q->exe.di)
+	if (ret_pc && qz_in_program(q, ret_pc) && q->exe.di)
 		sf.func = di_func_at(q->exe.di, ret_pc - q->exe.bias);
 	struct det_event e = { .ev = EV_SMASH, .f = { [F_ADDR] = slot, [F_RESULT] = value },
 			       .site = sf.func ? ret_pc + 1 : 0, .loc_mem = true,

@@ -183,8 +183,10 @@ enum { RE_EVERY_DROPS = 4 };
 static bool re_libfree_wanted(const struct rec_emu *x)
 {
 	const struct qz *q = x->q;
+	uint64_t lo, hi;
+	qz_program_span(q, &lo, &hi);
 	return x->lean && !rec_watch_every(x->r) && !re_hook_libs && !x->libs_hooked && q->exe_loaded &&
-	       q->exe.lo < q->exe.hi;
+	       lo < hi;
 }
 
 /* Before a run: what may stop or be looked at inside a clean range (a
@@ -217,7 +219,10 @@ static void re_clean_tune(struct rec_emu *x)
 		if (re_in_clean(x, t->addr[i]))
 			re_clean_drop(x, t->addr[i], 1);
 	if (x->retune) {
-		struct emu_plan p = { libfree ? x->q->exe.lo : 0, libfree ? x->q->exe.hi : 0,
+		uint64_t lo = 0, hi = 0;   /* the program's own code (a static one holds libc) */
+		if (libfree)
+			qz_program_span(x->q, &lo, &hi);
+		struct emu_plan p = { lo, hi,
 				      (const uint64_t (*)[2])x->clean, x->nclean };
 		emu_hook_plan(x->m, &p);
 		x->skips_planned = x->nclean > 0;

@@ -86,8 +86,12 @@ static void rec_fill_stmt(struct qz *q, struct rec *r, struct trace_insn *e)
 	e->stmt = -1;
 	if (!q->exe_loaded || e->pc < q->exe.lo || e->pc >= q->exe.hi || !q->exe.lines)
 		return;
-	e->user = true;
 	const struct lines_row *row = lines_at(q->exe.lines, e->pc - q->exe.bias);
+	/* a static program holds libc's code too: that is library code
+	 * (qz_in_program's rule, without its second lookup) */
+	if (!row && qz_exe_static(q) && !qz_exe_mixed(q))
+		return;
+	e->user = true;
 	if (!row)
 		return;
 	e->stmt = rec_stmt(r, row->file, row->line);

@@ -55,6 +55,8 @@ struct img {
 	char **owned;         /* synthesized PLT names */
 	size_t nowned, ownedcap;
 	struct img *dbg;      /* separate debug file whose symbols were added */
+	bool interp;          /* has a PT_INTERP: the dynamic linker loads it */
+	uint64_t relro_lo, relro_hi;  /* PT_GNU_RELRO, link-time, or 0, 0 */
 };
 
 /* A relocation target of a GOT slot, for naming PLT stubs. */
@@ -149,6 +151,13 @@ static void load_segments(struct img *im)
 	im->segs = xcalloc(n, sizeof(*im->segs));
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
+		if (gelf_getphdr(im->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			im->interp = true;
+		if (gelf_getphdr(im->elf, (int)i, &ph) && ph.p_type == PT_GNU_RELRO &&
+		    ph.p_vaddr + ph.p_memsz > ph.p_vaddr) {
+			im->relro_lo = ph.p_vaddr;
+			im->relro_hi = ph.p_vaddr + ph.p_memsz;
+		}
 		if (!gelf_getphdr(im->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_vaddr < lo)
@@ -549,6 +558,18 @@ const char *img_path(const struct img *im)
 bool img_is_pie(const struct img *im)
 {
 	return im->eh.e_type == ET_DYN;
+}
+
+bool img_has_interp(const struct img *im)
+{
+	return im->interp;
+}
+
+bool img_relro(const struct img *im, uint64_t *lo, uint64_t *hi)
+{
+	*lo = im->relro_lo;
+	*hi = im->relro_hi;
+	return im->relro_hi > im->relro_lo;
 }
 
 uint64_t img_entry(const struct img *im)

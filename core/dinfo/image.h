@@ -28,6 +28,12 @@ void img_close(struct img *im);
 const char *img_path(const struct img *im);
 bool img_is_pie(const struct img *im);          /* ET_DYN */
 uint64_t img_entry(const struct img *im);       /* e_entry, link-time */
+/* Has a PT_INTERP: a dynamic linker loads it (false: a static program,
+ * -static-pie included, or a library). */
+bool img_has_interp(const struct img *im);
+/* PT_GNU_RELRO's link-time range (data made read-only once relocated);
+ * false if none. */
+bool img_relro(const struct img *im, uint64_t *lo, uint64_t *hi);
 /* Lowest p_vaddr of the PT_LOAD segments, page aligned down: the load bias
  * is the mapping start minus this. */
 uint64_t img_base_vaddr(const struct img *im);

@@ -324,6 +324,41 @@ struct qz_module *qz_module_at(struct qz *q, uint64_t addr)
 	return m;
 }
 
+bool qz_exe_static(const struct qz *q)
+{
+	return q->exe.img && !img_has_interp(q->exe.img);
+}
+
+bool qz_exe_mixed(const struct qz *q)
+{
+	return qz_exe_static(q) && (!q->exe.lines || lines_empty(q->exe.lines));
+}
+
+void qz_program_span(const struct qz *q, uint64_t *lo, uint64_t *hi)
+{
+	size_t n = 0;
+	const struct lines_row *r = qz_exe_static(q) && !qz_exe_mixed(q) ?
+				    lines_rows(q->exe.lines, &n) : NULL;
+	*lo = q->exe.lo;
+	*hi = q->exe.hi;
+	if (!n || !q->exe.hi)
+		return;
+	uint64_t a = r[0].addr + q->exe.bias, b = r[n - 1].end + q->exe.bias;
+	if (a >= *lo && b <= *hi && a < b) {
+		*lo = a;
+		*hi = b;
+	}
+}
+
+bool qz_in_program(struct qz *q, uint64_t pc)
+{
+	if (qz_module_at(q, pc) != &q->exe)
+		return false;
+	if (!qz_exe_static(q) || qz_exe_mixed(q))
+		return true;
+	return lines_at(q->exe.lines, pc - q->exe.bias) != NULL;
+}
+
 const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len)
 {
 	struct qz_module *m = qz_module_at(q, addr);

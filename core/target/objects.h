@@ -60,6 +60,19 @@ size_t qz_mod_inlined(struct qz *q, struct qz_module *m, const char *name,
 bool qz_mod_has_debug(const struct qz_module *m);
 /* The module containing a runtime address, or NULL. */
 struct qz_module *qz_module_at(struct qz *q, uint64_t addr);
+/* Is pc the program's own code (not a library's)? In a program the
+ * dynamic linker loads, its whole module. A static program (no PT_INTERP,
+ * -static-pie too) holds libc's code as well: there only code with a
+ * line (the program's compilation units) is its own, or all of it when
+ * it has no line table (qz_exe_mixed: the two cannot be told apart). */
+bool qz_exe_static(const struct qz *q);
+bool qz_exe_mixed(const struct qz *q);
+bool qz_in_program(struct qz *q, uint64_t pc);
+/* [*lo, *hi): runtime addresses holding all of the program's own code
+ * (the module's mapping; in a static program the span of its line table,
+ * which may hold a few of libc's functions too); 0, 0 before it is
+ * mapped. */
+void qz_program_span(const struct qz *q, uint64_t *lo, uint64_t *hi);
 /* "main+4", "puts@plt" or NULL, for <...> annotations. */
 const char *qz_symbolize(struct qz *q, uint64_t addr, char *buf, size_t len);
 const char *qz_symbolize_cb(void *q, uint64_t addr, char *buf, size_t len);
