@@ -18,6 +18,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu-lean.h"
 #include "insn.h"
 #include "util/util.h"
 
@@ -36,7 +37,17 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 struct emu {
 	uc_engine *uc;
 	uc_hook code_hooks[EMU_MAX_SKIP + 2], fault_hook;
+	uint64_t code_ranges[EMU_MAX_SKIP + 2][2];   /* each one's as added */
 	int ncode_hooks;
+	/* lean translations (emu-lean.c): made when first on */
+	emu_pick_fn lean_pick;
+	emu_hook_fn lean_start;
+	struct emu_lean *lean;
+	bool lean_on;               /* in this run */
+	bool lean_stop;             /* the batch is full: the run stopped for it */
+	bool plan_fresh;            /* hooks were deleted since the last run
+	                               (Unicorn keeps them in its lists until a
+	                               run ends) */
 	uc_hook block_hooks[EMU_MAX_SKIP + 1], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
@@ -120,8 +131,28 @@ static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
 	struct emu *m = data;
 	m->insn_hooked = false;
-	if ((pc >= m->lo && pc < m->hi) || (pc >= m->vdso_lo && pc < m->vdso_hi))
-		return emu_block_timed(uc, pc, size, data);
+	bool in = pc >= m->lo && pc < m->hi;
+	if (in || (pc >= m->vdso_lo && pc < m->vdso_hi)) {
+		emu_block_timed(uc, pc, size, data);
+		if (!m->lean_on || m->stop_pc)
+			return;
+		m->block_pc = pc;
+		switch (emu_lean_block(m->lean, pc, size, in)) {
+		case EMU_LEAN_BARE:   /* its first instruction's hook does not run */
+			m->lean_start(m->ctx, pc);
+			break;
+		case EMU_LEAN_FULL:
+			m->lean_stop = true;   /* translate the batch, go on (emu_run_for) */
+			emu_stop(m);
+			break;
+		case EMU_LEAN_NOT:
+			break;
+		}
+		m->block_pc = 0;
+		return;
+	}
+	if (m->lean_on)
+		emu_lean_block(m->lean, pc, size, false);
 	m->block_pc = pc;
 	if (m->timed_out)
 		emu_stop(m);
@@ -168,6 +199,8 @@ struct emu *emu_new(char *why, size_t whylen)
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
 	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	m->code_ranges[0][0] = 1;
+	m->code_ranges[0][1] = 0;
 	m->ncode_hooks = 1;
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
 	return m;
@@ -185,6 +218,7 @@ void emu_free(struct emu *m)
 		pthread_join(m->timer, NULL);
 	}
 	emu_forget(m);
+	emu_lean_free(m->lean);
 	uc_close(m->uc);
 	free(m->chunks);
 	free(m->dirty);
@@ -381,13 +415,24 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 	}
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
-	m->stop_pc = 0;
-	m->insn_hooked = false;
-	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+	uc_err e;
+	do {   /* again after a stop for lean translations */
+		if (m->lean_on && !m->plan_fresh)
+			emu_lean_translate(m->lean, m->code_hooks,
+					   (const uint64_t (*)[2])m->code_ranges, m->ncode_hooks);
+		m->stop_pc = 0;
+		m->lean_stop = false;
+		m->insn_hooked = false;
+		e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+		m->plan_fresh = false;
+		pc = m->stop_pc;
+	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out);
 	if (timed)
 		emu_timer_set(m, false, 0);
 	if (m->stop_pc)
 		uc_reg_write(m->uc, UC_X86_REG_RIP, &m->stop_pc);
+	if (m->lean)
+		emu_lean_stopped(m->lean, emu_pc(m));
 	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
 }
 
@@ -405,6 +450,7 @@ enum emu_end emu_run(struct emu *m, uint64_t pc)
  * of resident memory, the largest cost of a short detect run). */
 static void emu_drop_code(struct emu *m, uint64_t lo, uint64_t hi)
 {
+	emu_lean_dropped(m->lean, lo, hi);
 	for (size_t i = 0; i < m->nchunks; i++) {
 		const struct emu_chunk *c = &m->chunks[i];
 		uint64_t a = c->lo > lo ? c->lo : lo, b = c->hi < hi ? c->hi : hi;
@@ -452,6 +498,8 @@ static void emu_read_vmas(struct emu *m);
 
 static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)
 {
+	m->code_ranges[m->ncode_hooks][0] = lo;
+	m->code_ranges[m->ncode_hooks][1] = hi;
 	uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code, m, lo,
 		    hi);
 }
@@ -481,6 +529,7 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 		uc_hook_del(m->uc, m->write_hook);
 	m->ncode_hooks = m->nblock_hooks = 0;
 	m->write_hooked = false;
+	m->plan_fresh = true;
 	emu_plan_retranslate(m, p, nskip);
 	m->lo = p->lo;
 	m->hi = p->hi;
@@ -708,13 +757,16 @@ void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
 			continue;
 		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
 			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
-		if (c->prot & UC_PROT_EXEC)   /* code read() into it */
+		if (c->prot & UC_PROT_EXEC) {   /* code read() into it */
+			emu_lean_dropped(m->lean, p, p + EMU_PAGE);
 			uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);
+		}
 	}
 }
 
 void emu_forget(struct emu *m)
 {
+	emu_lean_dropped(m->lean, 0, UINT64_MAX);
 	for (size_t i = 0; i < m->nchunks; i++) {
 		struct emu_chunk *c = &m->chunks[i];
 		uc_ctl_remove_cache(m->uc, c->lo, c->hi);
@@ -733,4 +785,44 @@ void emu_stats(const struct emu *m, uint64_t *bytes_in, uint64_t *bytes_out)
 {
 	*bytes_in = m->nread;
 	*bytes_out = m->nwritten;
+}
+
+/* ---- lean translations (emu-lean.c) ---- */
+
+void emu_set_lean_pick(struct emu *m, emu_pick_fn pick, emu_hook_fn start)
+{
+	m->lean_pick = pick;
+	m->lean_start = start;
+}
+
+void emu_lean_drop(struct emu *m, uint64_t lo, uint64_t hi)
+{
+	emu_lean_dropped(m->lean, lo, hi);
+}
+
+bool emu_lean_bare_at(const struct emu *m, uint64_t pc)
+{
+	return m->lean && emu_lean_bare(m->lean, pc);
+}
+
+void emu_lean(struct emu *m, bool on)
+{
+	on = on && m->lean_pick && m->lean_start && m->block && m->lo < m->hi;
+	if (on && !m->lean)
+		m->lean = emu_lean_new(m->uc, (void *)emu_code, m, m->lean_pick, m->ctx);
+	if (!on)   /* lean blocks hook too little now */
+		emu_lean_dropped(m->lean, 0, UINT64_MAX);
+	m->lean_on = on && m->lean;
+}
+
+uint64_t emu_lean_skipped(struct emu *m)
+{
+	return m->lean ? emu_lean_take(m->lean) : 0;
+}
+
+size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken)
+{
+	*made = emu_lean_made(m->lean);
+	*broken = emu_lean_broken(m->lean);
+	return emu_lean_nblocks(m->lean);
 }

@@ -10,6 +10,7 @@
 
 #include "emu.h"
 #include "rec.h"
+#include "util/hmap.h"
 
 enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK, RE_WATCH };
 
@@ -99,6 +100,16 @@ struct rec_emu {
 	bool prev_back;             /* it is a direct jump of the program's own */
 	uint64_t prev_pc;
 	uint8_t prev_len;
+	/* lean translations (emu_lean): made with these sites and run
+	 * targets (gen) and decoded code (rec's code_gen) */
+	uint32_t lean_gen, lean_code_gen;
+	uint64_t run_pc;            /* where this run began */
+	/* targets of the backward direct jumps seen (a lean block starting
+	 * at one keeps its first instruction's hook: the hot loops' finder
+	 * sees where the jump lands); a lean block to drop before the next
+	 * run (a jump found to land on its unhooked start), 0 */
+	struct hmap back_targets;
+	uint64_t lean_drop;
 };
 
 /* A planted site at pc? One of the returns the watcher awaits? */

@@ -29,6 +29,8 @@
 static bool re_forced_off, re_hook_libs = false;
 /* maint emulator full-hook: no quick verdicts (the tests compare both). */
 static bool re_full_hook;
+/* maint emulator-lean off: no lean translations (the tests compare). */
+static bool re_lean_off;
 
 void rec_emu_force_off(bool off)
 {
@@ -47,6 +49,11 @@ void rec_emu_full_hook(bool on)
 	re_full_hook = on;
 }
 
+void rec_emu_lean(bool on)
+{
+	re_lean_off = !on;
+}
+
 void rec_emu_time_limit(uint64_t usec)
 {
 	re_time_limit = usec;
@@ -59,6 +66,7 @@ void rec_emu_free(struct rec_emu *x)
 	emu_free(x->m);
 	free(x->sites);
 	free(x->look_sites);
+	hmap_free(&x->back_targets);
 	free(x);
 }
 
@@ -71,6 +79,13 @@ void rec_emu_lib_blocks(const struct rec_emu *x, uint64_t *looked, uint64_t *cpu
 {
 	*looked = x ? x->lib_blocks : 0;
 	*cpu = x ? x->nat_blocks : 0;
+}
+
+size_t rec_emu_lean_blocks(const struct rec_emu *x, uint64_t *made, const char **broken)
+{
+	*made = 0;
+	*broken = NULL;
+	return x && x->m ? emu_lean_blocks(x->m, made, broken) : 0;
 }
 
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native)
@@ -371,7 +386,11 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned || x->libfree };
+	const char *broken;
+	uint64_t made;
+	struct rec_watch_src src = { re_undo_reg, x,
+				     x->skips_planned || x->libfree ||
+					     emu_lean_blocks(x->m, &made, &broken) };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
 }
 
@@ -487,7 +506,7 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 	x->prev_id = -1;
 	x->rc_have = 0;
 	x->lib_blocks++;
-	bool first = x->first;
+	bool first = x->first && pc == x->run_pc;
 	x->first = false;
 	if (x->halt_next) {   /* code of a clean range was written: hook it again */
 		x->halt_next = false;
@@ -527,6 +546,15 @@ static bool re_target_at(const struct rec_emu *x, uint64_t pc)
 	return false;
 }
 
+/* Is its count all the hook does for in while every is off (no memory
+ * operand, call, return, indirect jump, system call)? */
+static bool re_plain(const struct insn *in)
+{
+	enum insn_kind k = in->kind;
+	return !in->native && !in->nmem && !in->rep && k != INSN_CALL && k != INSN_CALL_IND &&
+	       k != INSN_RET && k != INSN_JMP_IND && k != INSN_SYSCALL;
+}
+
 /* The instruction e (id), just let run by the full hook: keep its
  * verdict (a run's instruction that is no site or run target). */
 static void re_quick_note(struct rec_emu *x, const struct trace_insn *e, int64_t id)
@@ -538,11 +566,8 @@ static void re_quick_note(struct rec_emu *x, const struct trace_insn *e, int64_t
 		return;   /* kept already (the quick path declined it) */
 	if (in->native || re_is_site(x, e->pc) || re_target_at(x, e->pc))
 		return;
-	*c = (struct re_quick){
-		e->pc, (int32_t)id, x->gen, x->r->code_gen, in->len,
-		!in->nmem && !in->rep && k != INSN_CALL && k != INSN_CALL_IND && k != INSN_RET &&
-			k != INSN_JMP_IND && k != INSN_SYSCALL,
-		e->user && (k == INSN_JCC || k == INSN_JMP) };
+	*c = (struct re_quick){ e->pc, (int32_t)id, x->gen, x->r->code_gen, in->len, re_plain(in),
+				e->user && (k == INSN_JCC || k == INSN_JMP) };
 }
 
 /* Before a run: verdicts made with other sites or run targets go. */
@@ -587,6 +612,87 @@ static const struct re_quick *re_quick_get(struct rec_emu *x, uint64_t pc)
 	return c;
 }
 
+/* ---- lean translations (emu.c's, emu-lean.c) ---- */
+
+/* Which instructions of the hot block [pc, pc+size) of the program's own
+ * code keep the hook in a lean translation: what the quick path would not
+ * only count (not plain; a site, run target or awaited return), backward
+ * direct jumps (the hot loops' finder counts them, and a loop needs a
+ * hook for the time limit), and the first (a run starts there, a jump
+ * lands there: a loop's head for the finder, an awaited return). */
+static bool re_back_jump(const struct insn *in, uint64_t pc)
+{
+	return (in->kind == INSN_JCC || in->kind == INSN_JMP) && in->target <= pc;
+}
+
+static int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max)
+{
+	struct rec_emu *x = ctx;
+	int n = 0;
+	uint64_t a = pc;
+	if (!x->quick_run || rec_watch_every(x->r))
+		return -1;
+	for (; a < pc + size; n++) {
+		int64_t id = rec_insn_id(x->q, x->r, a);
+		if (id < 0 || n == max)
+			return -1;
+		const struct trace_insn *e = &x->r->tr.insns[id];
+		bool back = re_back_jump(&e->in, a);
+		if (back && emu_lean_bare_at(x->m, e->in.target))
+			return -1;   /* it lands where no hook would see it */
+		out[n].off = (uint16_t)(a - pc);
+		out[n].hook = (a == pc && hmap_get(&x->back_targets, pc)) || !re_plain(&e->in) || back ||
+			      re_is_site(x, a) || re_target_at(x, a) || re_is_ret(x, a);
+		a += e->in.len;
+	}
+	return a == pc + size ? n : -1;
+}
+
+/* A backward direct jump e, first seen (no verdict yet) by the full hook:
+ * its target is kept; false if it lands on a lean block's unhooked start
+ * (the block goes before the next run, the machine stops before e). */
+static bool re_lean_note_back(struct rec_emu *x, const struct trace_insn *e)
+{
+	if (!re_back_jump(&e->in, e->pc) || hmap_get(&x->back_targets, e->in.target))
+		return true;
+	hmap_put(&x->back_targets, e->in.target, (void *)1);
+	if (!emu_lean_bare_at(x->m, e->in.target))
+		return true;
+	x->lean_drop = e->in.target;
+	return false;
+}
+
+/* Before a lean block whose first instruction runs unhooked: an awaited
+ * return there is looked at as re_look would (sites and run targets keep
+ * their hooks). */
+static void re_lean_start(void *ctx, uint64_t pc)
+{
+	struct rec_emu *x = ctx;
+	const struct slice_view_watch *w = &x->r->watch;
+	if (!w->at || !*w->nrets || !re_is_ret(x, pc))
+		return;
+	x->rc_have = 0;
+	uint64_t sp = UINT64_MAX;
+	if (!re_at(x, pc, re_sp(x, &sp), false))
+		re_halt(x, RE_STOP);
+}
+
+/* Before a run: lean blocks made with other sites, run targets or decoded
+ * code go; none outside a lean run with quick verdicts and the block hook
+ * (library code unhooked), or while every is on. */
+static void re_lean_tune(struct rec_emu *x)
+{
+	bool on = x->quick_run && x->libfree && !re_lean_off && !rec_watch_every(x->r);
+	if (x->lean_drop)
+		emu_lean_drop(x->m, x->lean_drop, x->lean_drop + 1);
+	x->lean_drop = 0;
+	if (!on || x->lean_gen != x->gen || x->lean_code_gen != x->r->code_gen)
+		emu_lean(x->m, false);
+	x->lean_gen = x->gen;
+	x->lean_code_gen = x->r->code_gen;
+	emu_lean(x->m, on);
+}
+
 /* The full hook's steps before it looks at the instruction at pc: the
  * previous one's post, a site, target or awaited return, the periodic
  * checks, the decode. Its id, or -1 when the machine stopped. */
@@ -611,7 +717,7 @@ static int64_t re_hook_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool *
 		x->halt_next = false;
 		return re_halt(x, RE_STOP), -1;
 	}
-	*first = x->first;
+	*first = x->first && pc == x->run_pc;   /* not when its start ran unhooked */
 	x->first = false;
 	if (!re_look(x, pc, sp, *first))
 		return re_halt(x, RE_STOP), -1;
@@ -666,6 +772,8 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
+	if (x->quick_run && !c && !re_lean_note_back(x, e))
+		return re_halt(x, RE_STOP);
 	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
@@ -809,6 +917,7 @@ static int re_step(struct qz *q, struct rec *r)
 	if (x->lean)   /* nothing counts instances now: later counts are not exact */
 		r->exact = false;
 	x->first = true;
+	x->run_pc = pc;
 	x->prev_id = -1;
 	x->end = RE_NONE;
 	x->block_stop = false;
@@ -818,10 +927,14 @@ static int re_step(struct qz *q, struct rec *r)
 	r->read_code = re_read_code;
 	r->read_code_ctx = x;
 	re_clean_tune(x);
+	re_lean_tune(x);
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
 	x->rc_have = 0;   /* the machine ran on since the last hook */
+	uint64_t unhooked = emu_lean_skipped(x->m);   /* counted as the quick path would */
+	r->insns_seen += unhooked;
+	x->emulated += unhooked;
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
@@ -921,6 +1034,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 		if (x->m) {
 			emu_set_hook(x->m, re_hook, re_mask, x);
 			emu_set_scope_hooks(x->m, re_block, re_lib_wrote);
+			emu_set_lean_pick(x->m, re_lean_pick, re_lean_start);
 		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :
