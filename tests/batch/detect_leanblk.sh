@@ -43,7 +43,7 @@ three() {
 	OUT=$lean
 }
 
-_st=$(line det_lean.c 'v[bad && i == 1000') _br=$(line det_lean.c 'if (b > 1000u)')
+_st=$(line det_lean.c 'v[i % 1000 + ((i == 1000)') _br=$(line det_lean.c 'if (b > 1000u)')
 _acc=$(line det_lean.c 'acc += h >> 3;')
 for o in O0 O2; do
 	three "ok $o" x 'run 3000 ok' $B/det_lean-$o
