@@ -126,4 +126,15 @@ bool re_in_clean(const struct rec_emu *x, uint64_t a);
 bool re_loop_hot(struct rec_emu *x, uint64_t pc);
 bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi);
 
+/* rec-emu.c: is pc a run target's address (whatever the stack)? */
+bool re_target_at(const struct rec_emu *x, uint64_t pc);
+/* rec-emu-lean.c: is the count all the hook does for in while every is
+ * off? emu.c's pick for lean translations; a backward jump e first seen
+ * by the full hook (false: the machine must stop before it); before a
+ * run, lean blocks as the run wants them. */
+bool re_plain(const struct insn *in);
+int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max);
+bool re_lean_note_back(struct rec_emu *x, const struct trace_insn *e);
+void re_lean_tune(struct rec_emu *x);
+
 #endif

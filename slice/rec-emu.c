@@ -29,8 +29,6 @@
 static bool re_forced_off, re_hook_libs = false;
 /* maint emulator full-hook: no quick verdicts (the tests compare both). */
 static bool re_full_hook;
-/* maint emulator-lean off: no lean translations (the tests compare). */
-static bool re_lean_off;
 
 void rec_emu_force_off(bool off)
 {
@@ -47,11 +45,6 @@ static uint64_t re_time_limit = 100000;
 void rec_emu_full_hook(bool on)
 {
 	re_full_hook = on;
-}
-
-void rec_emu_lean(bool on)
-{
-	re_lean_off = !on;
 }
 
 void rec_emu_time_limit(uint64_t usec)
@@ -79,13 +72,6 @@ void rec_emu_lib_blocks(const struct rec_emu *x, uint64_t *looked, uint64_t *cpu
 {
 	*looked = x ? x->lib_blocks : 0;
 	*cpu = x ? x->nat_blocks : 0;
-}
-
-size_t rec_emu_lean_blocks(const struct rec_emu *x, uint64_t *made, const char **broken)
-{
-	*made = 0;
-	*broken = NULL;
-	return x && x->m ? emu_lean_blocks(x->m, made, broken) : 0;
 }
 
 void rec_emu_counts(const struct rec_emu *x, uint64_t *emulated, uint64_t *native)
@@ -537,22 +523,13 @@ static size_t re_quick_slot(uint64_t pc)
 }
 
 /* Is pc a run target's address (whatever the stack)? */
-static bool re_target_at(const struct rec_emu *x, uint64_t pc)
+bool re_target_at(const struct rec_emu *x, uint64_t pc)
 {
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
 		if (t->addr[i] == pc)
 			return true;
 	return false;
-}
-
-/* Is its count all the hook does for in while every is off (no memory
- * operand, call, return, indirect jump, system call)? */
-static bool re_plain(const struct insn *in)
-{
-	enum insn_kind k = in->kind;
-	return !in->native && !in->nmem && !in->rep && k != INSN_CALL && k != INSN_CALL_IND &&
-	       k != INSN_RET && k != INSN_JMP_IND && k != INSN_SYSCALL;
 }
 
 /* The instruction e (id), just let run by the full hook: keep its
@@ -612,55 +589,7 @@ static const struct re_quick *re_quick_get(struct rec_emu *x, uint64_t pc)
 	return c;
 }
 
-/* ---- lean translations (emu.c's, emu-lean.c) ---- */
-
-/* Which instructions of the hot block [pc, pc+size) of the program's own
- * code keep the hook in a lean translation: what the quick path would not
- * only count (not plain; a site, run target or awaited return), backward
- * direct jumps (the hot loops' finder counts them, and a loop needs a
- * hook for the time limit), and the first (a run starts there, a jump
- * lands there: a loop's head for the finder, an awaited return). */
-static bool re_back_jump(const struct insn *in, uint64_t pc)
-{
-	return (in->kind == INSN_JCC || in->kind == INSN_JMP) && in->target <= pc;
-}
-
-static int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max)
-{
-	struct rec_emu *x = ctx;
-	int n = 0;
-	uint64_t a = pc;
-	if (!x->quick_run || rec_watch_every(x->r))
-		return -1;
-	for (; a < pc + size; n++) {
-		int64_t id = rec_insn_id(x->q, x->r, a);
-		if (id < 0 || n == max)
-			return -1;
-		const struct trace_insn *e = &x->r->tr.insns[id];
-		bool back = re_back_jump(&e->in, a);
-		if (back && emu_lean_bare_at(x->m, e->in.target))
-			return -1;   /* it lands where no hook would see it */
-		out[n].off = (uint16_t)(a - pc);
-		out[n].hook = (a == pc && hmap_get(&x->back_targets, pc)) || !re_plain(&e->in) || back ||
-			      re_is_site(x, a) || re_target_at(x, a) || re_is_ret(x, a);
-		a += e->in.len;
-	}
-	return a == pc + size ? n : -1;
-}
-
-/* A backward direct jump e, first seen (no verdict yet) by the full hook:
- * its target is kept; false if it lands on a lean block's unhooked start
- * (the block goes before the next run, the machine stops before e). */
-static bool re_lean_note_back(struct rec_emu *x, const struct trace_insn *e)
-{
-	if (!re_back_jump(&e->in, e->pc) || hmap_get(&x->back_targets, e->in.target))
-		return true;
-	hmap_put(&x->back_targets, e->in.target, (void *)1);
-	if (!emu_lean_bare_at(x->m, e->in.target))
-		return true;
-	x->lean_drop = e->in.target;
-	return false;
-}
+/* ---- lean translations (rec-emu-lean.c) ---- */
 
 /* Before a lean block whose first instruction runs unhooked: an awaited
  * return there is looked at as re_look would (sites and run targets keep
@@ -675,22 +604,6 @@ static void re_lean_start(void *ctx, uint64_t pc)
 	uint64_t sp = UINT64_MAX;
 	if (!re_at(x, pc, re_sp(x, &sp), false))
 		re_halt(x, RE_STOP);
-}
-
-/* Before a run: lean blocks made with other sites, run targets or decoded
- * code go; none outside a lean run with quick verdicts and the block hook
- * (library code unhooked), or while every is on. */
-static void re_lean_tune(struct rec_emu *x)
-{
-	bool on = x->quick_run && x->libfree && !re_lean_off && !rec_watch_every(x->r);
-	if (x->lean_drop)
-		emu_lean_drop(x->m, x->lean_drop, x->lean_drop + 1);
-	x->lean_drop = 0;
-	if (!on || x->lean_gen != x->gen || x->lean_code_gen != x->r->code_gen)
-		emu_lean(x->m, false);
-	x->lean_gen = x->gen;
-	x->lean_code_gen = x->r->code_gen;
-	emu_lean(x->m, on);
 }
 
 /* The full hook's steps before it looks at the instruction at pc: the
