@@ -244,6 +244,14 @@ static int emu_lean_selectors(const struct emu_lean *l, const uc_hook *hooks, in
 	return nsel;
 }
 
+/* uc_ctl_request_cache with its control word made unsigned: the macro
+ * shifts 3 into int's sign bit (undefined behaviour: UBSan stops there). */
+static uc_err emu_lean_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
+{
+	uint32_t ctl = UC_CTL_TB_REQUEST_CACHE | 2u << 26 | (uint32_t)UC_CTL_IO_READ_WRITE << 30;
+	return uc_ctl(uc, (uc_control_type)ctl, pc, tb);
+}
+
 /* Translate block b (its code dropped) with only its runs hooked: the
  * code hooks select them meanwhile, then are put back. */
 static bool emu_lean_request(struct emu_lean *l, const struct emu_lean_blk *b, int ni,
@@ -257,7 +265,7 @@ static bool emu_lean_request(struct emu_lean *l, const struct emu_lean_blk *b, i
 		emu_lean_range(sel[k], k < b->nrun ? b->run[k][0] : EMU_LEAN_NEVER,
 			       k < b->nrun ? b->run[k][1] : EMU_LEAN_NEVER);
 	uc_tb tb;
-	uc_err e = uc_ctl_request_cache(l->uc, b->pc, &tb);
+	uc_err e = emu_lean_request_cache(l->uc, b->pc, &tb);
 	for (int i = 0; i < EMU_LEAN_SEL; i++)
 		emu_lean_range(l->sel[i], EMU_LEAN_NEVER, EMU_LEAN_NEVER);
 	for (int i = 0; i < n; i++)
