@@ -124,33 +124,39 @@ static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *dat
 	}
 }
 
-/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
- * each block, about 2 ns a hook): outside the plan's scope and the vdso
- * the block hook decides; inside, only the time limit. */
-static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+static bool emu_in_skip(const struct emu *m, uint64_t pc)
 {
-	struct emu *m = data;
-	m->insn_hooked = false;
-	bool in = pc >= m->lo && pc < m->hi;
-	if (in || (pc >= m->vdso_lo && pc < m->vdso_hi)) {
-		emu_block_timed(uc, pc, size, data);
-		if (!m->lean_on || m->stop_pc)
-			return;
-		m->block_pc = pc;
-		switch (emu_lean_block(m->lean, pc, size, in)) {
-		case EMU_LEAN_BARE:   /* its first instruction's hook does not run */
-			m->lean_start(m->ctx, pc);
-			break;
-		case EMU_LEAN_FULL:
-			m->lean_stop = true;   /* translate the batch, go on (emu_run_for) */
-			emu_stop(m);
-			break;
-		case EMU_LEAN_NOT:
-			break;
-		}
-		m->block_pc = 0;
-		return;
+	for (int i = 0; i < m->nskip; i++)
+		if (pc >= m->skip[i][0] && pc < m->skip[i][1])
+			return true;
+	return false;
+}
+
+/* A block of the scope (in) or the vdso with lean translations on, not
+ * stopped already, no clean loop's: emu-lean.c counts it, or credits a
+ * lean one (and, if its first instruction is unhooked, the owner looks at
+ * its start), or stops the run to translate a full batch. */
+static __attribute__((noinline)) void emu_block_lean(struct emu *m, uint64_t pc, uint32_t size,
+						      bool in)
+{
+	m->block_pc = pc;
+	switch (emu_lean_block(m->lean, pc, size, in)) {
+	case EMU_LEAN_BARE:   /* its first instruction's hook does not run */
+		m->lean_start(m->ctx, pc);
+		break;
+	case EMU_LEAN_FULL:
+		m->lean_stop = true;   /* translate the batch, go on (emu_run_for) */
+		emu_stop(m);
+		break;
+	case EMU_LEAN_NOT:
+		break;
 	}
+	m->block_pc = 0;
+}
+
+/* A block outside the plan's scope and the vdso: the block hook decides. */
+static __attribute__((noinline)) void emu_block_out(struct emu *m, uint64_t pc, uint32_t size)
+{
 	if (m->lean_on)
 		emu_lean_block(m->lean, pc, size, false);
 	m->block_pc = pc;
@@ -159,6 +165,25 @@ static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 	else
 		m->block(m->ctx, pc, size);
 	m->block_pc = 0;
+}
+
+/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
+ * each block, about 2 ns a hook): outside the plan's scope and the vdso
+ * the block hook decides; inside, only the time limit (and lean
+ * translations). The rest out of line: a clean loop's blocks come here
+ * each turn (40 million times in the bench's work-bound load). */
+static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	struct emu *m = data;
+	m->insn_hooked = false;
+	bool in = pc >= m->lo && pc < m->hi;
+	if (!in && (pc < m->vdso_lo || pc >= m->vdso_hi))
+		return emu_block_out(m, pc, size);
+	if (m->timed_out)
+		return emu_block_timed(uc, pc, size, data);
+	/* a clean loop's blocks run with no hook: never lean */
+	if (m->lean_on && !emu_in_skip(m, pc))
+		emu_block_lean(m, pc, size, in);
 }
 
 /* A store outside the hooked code: its page goes back to the process.

@@ -41,7 +41,8 @@ static bool re_back_jump(const struct insn *in, uint64_t pc)
  * direct jumps (the hot loops' finder counts them, and a loop needs a
  * hook for the time limit), and the first if a backward jump seen lands
  * there (the finder sees the landing as with every instruction hooked).
- * Not a block with a backward jump to a lean block's unhooked start. */
+ * Not a block with a backward jump to a lean block's unhooked start, nor
+ * one of a clean loop (rec-emu-loops.c: it runs with no hook at all). */
 int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max)
 {
 	struct rec_emu *x = ctx;
@@ -55,6 +56,8 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 			return -1;
 		const struct trace_insn *e = &x->r->tr.insns[id];
 		bool back = re_back_jump(&e->in, a);
+		if (re_in_clean(x, a))
+			return -1;   /* a hot loop that runs unhooked stays so */
 		if (back && emu_lean_bare_at(x->m, e->in.target))
 			return -1;   /* it lands where no hook would see it */
 		out[n].off = (uint16_t)(a - pc);
