@@ -316,12 +316,12 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	}
 	s->block = l->nblocks++;
 	l->made++;
-	for (int i = 0; i < l->nblocks - 1; i++) {
+	for (int i = 0; i < l->nblocks; i++) {
 		const struct emu_lean_blk *o = &l->blocks[i];
-		if (o->pc < pc + size && o->pc + o->size > pc &&
+		if (o->pc != pc && o->pc < pc + size && o->pc + o->size > pc &&
 		    !emu_lean_request(l, o, o->ninsn, hooks, ranges, n)) {
 			emu_lean_dropped(l, o->pc, o->pc + o->size);
-			i = -1;   /* the list changed */
+			i = -1;   /* the list changed (the new block may be gone too) */
 		}
 	}
 }
