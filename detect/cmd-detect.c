@@ -174,6 +174,12 @@ static void info_events(struct qz *q, struct detect_state *st)
 		qz_printf(q, "Library code runs without the per-instruction hook: %llu blocks so far, "
 			  "%llu of them run on the CPU up to an instruction the emulator leaves to it.\n",
 			  (unsigned long long)looked, (unsigned long long)cpu);
+	const char *broken;
+	uint64_t lean = slice_view_lean_blocks(q, &broken);
+	if (st->acc_engine && (lean || broken))
+		qz_printf(q, "Hot blocks of the program run with the hook on only the instructions "
+			  "that need it: %llu made so far%s%s.\n", (unsigned long long)lean,
+			  broken ? "; off since " : "", broken ? broken : "");
 }
 
 static int cmd_info_detect(struct qz *q, const char *args)

@@ -677,6 +677,15 @@ static int cmd_maint_emulator_time_limit(struct qz *q, const char *a)
 	return 0;
 }
 
+static int cmd_maint_emulator_lean(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		return qz_error(q, "Usage: maint emulator-lean on|off");
+	rec_emu_lean(strcmp(v, "on") == 0);
+	return 0;
+}
+
 /* set record-libc baseline|vector: for the next run (not in a replay: it
  * changes qzdb's environment, which every program it starts inherits). */
 static int cmd_set_record_libc(struct qz *q, const char *a)
@@ -887,6 +896,12 @@ const struct cmd_def slice_cmds[] = {
 	 "How long the emulator runs while a loop runs unhooked before it stops\n"
 	 "at the next hook to look for a quit or a signal (100000 us); for the\n"
 	 "tests: small, it stops often.", NULL},
+	{"maint emulator-lean", NULL, "maint emulator-lean on|off", Y | CMD_HIDDEN,
+	 cmd_maint_emulator_lean,
+	 "on (the default): in the memory watcher's runs with quick verdicts, a block\n"
+	 "of the program's own code run 256 times is translated again with only the\n"
+	 "instructions that need the hook hooked; off: every instruction keeps it\n"
+	 "(for the tests).", NULL},
 	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook", Y,
 	 cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"

@@ -18,6 +18,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu-lean.h"
 #include "insn.h"
 #include "util/util.h"
 
@@ -36,7 +37,17 @@ struct emu_vma { uint64_t lo, hi; uint32_t prot; };
 struct emu {
 	uc_engine *uc;
 	uc_hook code_hooks[EMU_MAX_SKIP + 2], fault_hook;
+	uint64_t code_ranges[EMU_MAX_SKIP + 2][2];   /* each one's as added */
 	int ncode_hooks;
+	/* lean translations (emu-lean.c): made when first on */
+	emu_pick_fn lean_pick;
+	emu_hook_fn lean_start;
+	struct emu_lean *lean;
+	bool lean_on;               /* in this run */
+	bool lean_stop;             /* the batch is full: the run stopped for it */
+	bool plan_fresh;            /* hooks were deleted since the last run
+	                               (Unicorn keeps them in its lists until a
+	                               run ends) */
 	uc_hook block_hooks[EMU_MAX_SKIP + 1], write_hook;
 	int nblock_hooks;
 	bool write_hooked;
@@ -113,21 +124,66 @@ static void emu_block_timed(uc_engine *uc, uint64_t pc, uint32_t size, void *dat
 	}
 }
 
-/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
- * each block, about 2 ns a hook): outside the plan's scope and the vdso
- * the block hook decides; inside, only the time limit. */
-static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+static bool emu_in_skip(const struct emu *m, uint64_t pc)
 {
-	struct emu *m = data;
-	m->insn_hooked = false;
-	if ((pc >= m->lo && pc < m->hi) || (pc >= m->vdso_lo && pc < m->vdso_hi))
-		return emu_block_timed(uc, pc, size, data);
+	for (int i = 0; i < m->nskip; i++)
+		if (pc >= m->skip[i][0] && pc < m->skip[i][1])
+			return true;
+	return false;
+}
+
+/* A block of the scope (in) or the vdso with lean translations on, not
+ * stopped already, no clean loop's: emu-lean.c counts it, or credits a
+ * lean one (and, if its first instruction is unhooked, the owner looks at
+ * its start), or stops the run to translate a full batch. */
+static __attribute__((noinline)) void emu_block_lean(struct emu *m, uint64_t pc, uint32_t size,
+						      bool in)
+{
+	m->block_pc = pc;
+	switch (emu_lean_block(m->lean, pc, size, in)) {
+	case EMU_LEAN_BARE:   /* its first instruction's hook does not run */
+		m->lean_start(m->ctx, pc);
+		break;
+	case EMU_LEAN_FULL:
+		m->lean_stop = true;   /* translate the batch, go on (emu_run_for) */
+		emu_stop(m);
+		break;
+	case EMU_LEAN_NOT:
+		break;
+	}
+	m->block_pc = 0;
+}
+
+/* A block outside the plan's scope and the vdso: the block hook decides. */
+static __attribute__((noinline)) void emu_block_out(struct emu *m, uint64_t pc, uint32_t size)
+{
+	if (m->lean_on)
+		emu_lean_block(m->lean, pc, size, false);
 	m->block_pc = pc;
 	if (m->timed_out)
 		emu_stop(m);
 	else
 		m->block(m->ctx, pc, size);
 	m->block_pc = 0;
+}
+
+/* Every block (one hook: Unicorn 2.0.1 walks the list of block hooks at
+ * each block, about 2 ns a hook): outside the plan's scope and the vdso
+ * the block hook decides; inside, only the time limit (and lean
+ * translations). The rest out of line: a clean loop's blocks come here
+ * each turn (40 million times in the bench's work-bound load). */
+static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
+{
+	struct emu *m = data;
+	m->insn_hooked = false;
+	bool in = pc >= m->lo && pc < m->hi;
+	if (!in && (pc < m->vdso_lo || pc >= m->vdso_hi))
+		return emu_block_out(m, pc, size);
+	if (m->timed_out)
+		return emu_block_timed(uc, pc, size, data);
+	/* a clean loop's blocks run with no hook: never lean */
+	if (m->lean_on && !emu_in_skip(m, pc))
+		emu_block_lean(m, pc, size, in);
 }
 
 /* A store outside the hooked code: its page goes back to the process.
@@ -168,6 +224,8 @@ struct emu *emu_new(char *why, size_t whylen)
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
 	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
+	m->code_ranges[0][0] = 1;
+	m->code_ranges[0][1] = 0;
 	m->ncode_hooks = 1;
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
 	return m;
@@ -185,6 +243,7 @@ void emu_free(struct emu *m)
 		pthread_join(m->timer, NULL);
 	}
 	emu_forget(m);
+	emu_lean_free(m->lean);
 	uc_close(m->uc);
 	free(m->chunks);
 	free(m->dirty);
@@ -381,13 +440,24 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 	}
 	/* without the thread, Unicorn's own time limit */
 	m->translated = true;
-	m->stop_pc = 0;
-	m->insn_hooked = false;
-	uc_err e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+	uc_err e;
+	do {   /* again after a stop for lean translations */
+		if (m->lean_on && !m->plan_fresh)
+			emu_lean_translate(m->lean, m->code_hooks,
+					   (const uint64_t (*)[2])m->code_ranges, m->ncode_hooks);
+		m->stop_pc = 0;
+		m->lean_stop = false;
+		m->insn_hooked = false;
+		e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+		m->plan_fresh = false;
+		pc = m->stop_pc;
+	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out);
 	if (timed)
 		emu_timer_set(m, false, 0);
 	if (m->stop_pc)
 		uc_reg_write(m->uc, UC_X86_REG_RIP, &m->stop_pc);
+	if (m->lean)
+		emu_lean_stopped(m->lean, emu_pc(m));
 	return e == UC_ERR_OK ? EMU_STOPPED : EMU_FAULT;
 }
 
@@ -405,6 +475,7 @@ enum emu_end emu_run(struct emu *m, uint64_t pc)
  * of resident memory, the largest cost of a short detect run). */
 static void emu_drop_code(struct emu *m, uint64_t lo, uint64_t hi)
 {
+	emu_lean_dropped(m->lean, lo, hi);
 	for (size_t i = 0; i < m->nchunks; i++) {
 		const struct emu_chunk *c = &m->chunks[i];
 		uint64_t a = c->lo > lo ? c->lo : lo, b = c->hi < hi ? c->hi : hi;
@@ -452,6 +523,8 @@ static void emu_read_vmas(struct emu *m);
 
 static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi)
 {
+	m->code_ranges[m->ncode_hooks][0] = lo;
+	m->code_ranges[m->ncode_hooks][1] = hi;
 	uc_hook_add(m->uc, &m->code_hooks[m->ncode_hooks++], UC_HOOK_CODE, (void *)emu_code, m, lo,
 		    hi);
 }
@@ -481,6 +554,7 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 		uc_hook_del(m->uc, m->write_hook);
 	m->ncode_hooks = m->nblock_hooks = 0;
 	m->write_hooked = false;
+	m->plan_fresh = true;
 	emu_plan_retranslate(m, p, nskip);
 	m->lo = p->lo;
 	m->hi = p->hi;
@@ -708,13 +782,16 @@ void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
 			continue;
 		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
 			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
-		if (c->prot & UC_PROT_EXEC)   /* code read() into it */
+		if (c->prot & UC_PROT_EXEC) {   /* code read() into it */
+			emu_lean_dropped(m->lean, p, p + EMU_PAGE);
 			uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);
+		}
 	}
 }
 
 void emu_forget(struct emu *m)
 {
+	emu_lean_dropped(m->lean, 0, UINT64_MAX);
 	for (size_t i = 0; i < m->nchunks; i++) {
 		struct emu_chunk *c = &m->chunks[i];
 		uc_ctl_remove_cache(m->uc, c->lo, c->hi);
@@ -733,4 +810,44 @@ void emu_stats(const struct emu *m, uint64_t *bytes_in, uint64_t *bytes_out)
 {
 	*bytes_in = m->nread;
 	*bytes_out = m->nwritten;
+}
+
+/* ---- lean translations (emu-lean.c) ---- */
+
+void emu_set_lean_pick(struct emu *m, emu_pick_fn pick, emu_hook_fn start)
+{
+	m->lean_pick = pick;
+	m->lean_start = start;
+}
+
+void emu_lean_drop(struct emu *m, uint64_t lo, uint64_t hi)
+{
+	emu_lean_dropped(m->lean, lo, hi);
+}
+
+bool emu_lean_bare_at(const struct emu *m, uint64_t pc)
+{
+	return m->lean && emu_lean_bare(m->lean, pc);
+}
+
+void emu_lean(struct emu *m, bool on)
+{
+	on = on && m->lean_pick && m->lean_start && m->block && m->lo < m->hi;
+	if (on && !m->lean)
+		m->lean = emu_lean_new(m->uc, (void *)emu_code, m, m->lean_pick, m->ctx);
+	if (!on)   /* lean blocks hook too little now */
+		emu_lean_dropped(m->lean, 0, UINT64_MAX);
+	m->lean_on = on && m->lean;
+}
+
+uint64_t emu_lean_skipped(struct emu *m)
+{
+	return m->lean ? emu_lean_take(m->lean) : 0;
+}
+
+size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken)
+{
+	*made = emu_lean_made(m->lean);
+	*broken = emu_lean_broken(m->lean);
+	return emu_lean_nblocks(m->lean);
 }

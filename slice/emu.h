@@ -68,6 +68,26 @@ struct emu_plan {
 	int nskip;
 };
 void emu_hook_plan(struct emu *m, const struct emu_plan *p);
+/* Lean translations (emu-lean.c): in runs with a scope (emu_hook_plan's
+ * lo < hi) and lean on, a block of the scope seen often is translated
+ * again with only the instructions pick marks hooked (each instruction of
+ * [pc, pc+size): its offset; -1 or 0 leaves the block as it is). start is
+ * called before a lean block whose first instruction is unhooked runs
+ * (emu_stop there: none of it runs). Off drops every lean block's code;
+ * drop the lean blocks meeting [lo, hi). Between runs only. */
+struct emu_lean_insn { uint16_t off; bool hook; };
+typedef int (*emu_pick_fn)(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out,
+			   int max);
+void emu_set_lean_pick(struct emu *m, emu_pick_fn pick, emu_hook_fn start);
+void emu_lean(struct emu *m, bool on);
+void emu_lean_drop(struct emu *m, uint64_t lo, uint64_t hi);
+/* Is pc where a lean block starts with an unhooked instruction? */
+bool emu_lean_bare_at(const struct emu *m, uint64_t pc);
+/* Instructions run unhooked in lean blocks since the last call. */
+uint64_t emu_lean_skipped(struct emu *m);
+/* Lean blocks now, made in all; why lean translations are off for good
+ * (or NULL). */
+size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken);
 uint64_t emu_pc(struct emu *m);
 
 /* len bytes of the machine's memory (mapped already); 0 or -1. */

@@ -10,6 +10,7 @@
 
 #include "emu.h"
 #include "rec.h"
+#include "util/hmap.h"
 
 enum re_end { RE_NONE, RE_STOP, RE_NATIVE, RE_SBREAK, RE_WATCH };
 
@@ -99,6 +100,16 @@ struct rec_emu {
 	bool prev_back;             /* it is a direct jump of the program's own */
 	uint64_t prev_pc;
 	uint8_t prev_len;
+	/* lean translations (emu_lean): made with these sites and run
+	 * targets (gen) and decoded code (rec's code_gen) */
+	uint32_t lean_gen, lean_code_gen;
+	uint64_t run_pc;            /* where this run began */
+	/* targets of the backward direct jumps seen (a lean block starting
+	 * at one keeps its first instruction's hook: the hot loops' finder
+	 * sees where the jump lands); a lean block to drop before the next
+	 * run (a jump found to land on its unhooked start), 0 */
+	struct hmap back_targets;
+	uint64_t lean_drop;
 };
 
 /* A planted site at pc? One of the returns the watcher awaits? */
@@ -114,5 +125,16 @@ void re_clean_drop(struct rec_emu *x, uint64_t a, uint64_t len);
 bool re_in_clean(const struct rec_emu *x, uint64_t a);
 bool re_loop_hot(struct rec_emu *x, uint64_t pc);
 bool re_clean_add(struct rec_emu *x, uint64_t lo, uint64_t hi);
+
+/* rec-emu.c: is pc a run target's address (whatever the stack)? */
+bool re_target_at(const struct rec_emu *x, uint64_t pc);
+/* rec-emu-lean.c: is the count all the hook does for in while every is
+ * off? emu.c's pick for lean translations; a backward jump e first seen
+ * by the full hook (false: the machine must stop before it); before a
+ * run, lean blocks as the run wants them. */
+bool re_plain(const struct insn *in);
+int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max);
+bool re_lean_note_back(struct rec_emu *x, const struct trace_insn *e);
+void re_lean_tune(struct rec_emu *x);
 
 #endif

@@ -59,6 +59,7 @@ void rec_emu_free(struct rec_emu *x)
 	emu_free(x->m);
 	free(x->sites);
 	free(x->look_sites);
+	hmap_free(&x->back_targets);
 	free(x);
 }
 
@@ -376,7 +377,11 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	struct rec_watch_src src = { re_undo_reg, x, x->skips_planned || x->libfree };
+	const char *broken;
+	uint64_t made;
+	struct rec_watch_src src = { re_undo_reg, x,
+				     x->skips_planned || x->libfree ||
+					     emu_lean_blocks(x->m, &made, &broken) };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
 }
 
@@ -492,7 +497,7 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 	x->prev_id = -1;
 	x->rc_have = 0;
 	x->lib_blocks++;
-	bool first = x->first;
+	bool first = x->first && pc == x->run_pc;
 	x->first = false;
 	if (x->halt_next) {   /* code of a clean range was written: hook it again */
 		x->halt_next = false;
@@ -523,7 +528,7 @@ static size_t re_quick_slot(uint64_t pc)
 }
 
 /* Is pc a run target's address (whatever the stack)? */
-static bool re_target_at(const struct rec_emu *x, uint64_t pc)
+bool re_target_at(const struct rec_emu *x, uint64_t pc)
 {
 	const struct run_target *t = x->r->target;
 	for (int i = 0; t && i < t->n; i++)
@@ -543,11 +548,8 @@ static void re_quick_note(struct rec_emu *x, const struct trace_insn *e, int64_t
 		return;   /* kept already (the quick path declined it) */
 	if (in->native || re_is_site(x, e->pc) || re_target_at(x, e->pc))
 		return;
-	*c = (struct re_quick){
-		e->pc, (int32_t)id, x->gen, x->r->code_gen, in->len,
-		!in->nmem && !in->rep && k != INSN_CALL && k != INSN_CALL_IND && k != INSN_RET &&
-			k != INSN_JMP_IND && k != INSN_SYSCALL,
-		e->user && (k == INSN_JCC || k == INSN_JMP) };
+	*c = (struct re_quick){ e->pc, (int32_t)id, x->gen, x->r->code_gen, in->len, re_plain(in),
+				e->user && (k == INSN_JCC || k == INSN_JMP) };
 }
 
 /* Before a run: verdicts made with other sites or run targets go. */
@@ -592,6 +594,23 @@ static const struct re_quick *re_quick_get(struct rec_emu *x, uint64_t pc)
 	return c;
 }
 
+/* ---- lean translations (rec-emu-lean.c) ---- */
+
+/* Before a lean block whose first instruction runs unhooked: an awaited
+ * return there is looked at as re_look would (sites and run targets keep
+ * their hooks). */
+static void re_lean_start(void *ctx, uint64_t pc)
+{
+	struct rec_emu *x = ctx;
+	const struct slice_view_watch *w = &x->r->watch;
+	if (!w->at || !*w->nrets || !re_is_ret(x, pc))
+		return;
+	x->rc_have = 0;
+	uint64_t sp = UINT64_MAX;
+	if (!re_at(x, pc, re_sp(x, &sp), false))
+		re_halt(x, RE_STOP);
+}
+
 /* The full hook's steps before it looks at the instruction at pc: the
  * previous one's post, a site, target or awaited return, the periodic
  * checks, the decode. Its id, or -1 when the machine stopped. */
@@ -616,7 +635,7 @@ static int64_t re_hook_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool *
 		x->halt_next = false;
 		return re_halt(x, RE_STOP), -1;
 	}
-	*first = x->first;
+	*first = x->first && pc == x->run_pc;   /* not when its start ran unhooked */
 	x->first = false;
 	if (!re_look(x, pc, sp, *first))
 		return re_halt(x, RE_STOP), -1;
@@ -671,6 +690,8 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_STOP);
 	if (re_bad_target(x, e, &sp))
 		return re_halt(x, RE_NATIVE);
+	if (x->quick_run && !c && !re_lean_note_back(x, e))
+		return re_halt(x, RE_STOP);
 	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
@@ -814,6 +835,7 @@ static int re_step(struct qz *q, struct rec *r)
 	if (x->lean)   /* nothing counts instances now: later counts are not exact */
 		r->exact = false;
 	x->first = true;
+	x->run_pc = pc;
 	x->prev_id = -1;
 	x->end = RE_NONE;
 	x->block_stop = false;
@@ -823,10 +845,14 @@ static int re_step(struct qz *q, struct rec *r)
 	r->read_code = re_read_code;
 	r->read_code_ctx = x;
 	re_clean_tune(x);
+	re_lean_tune(x);
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
 	x->rc_have = 0;   /* the machine ran on since the last hook */
+	uint64_t unhooked = emu_lean_skipped(x->m);   /* counted as the quick path would */
+	r->insns_seen += unhooked;
+	x->emulated += unhooked;
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
@@ -926,6 +952,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 		if (x->m) {
 			emu_set_hook(x->m, re_hook, re_mask, x);
 			emu_set_scope_hooks(x->m, re_block, re_lib_wrote);
+			emu_set_lean_pick(x->m, re_lean_pick, re_lean_start);
 		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :

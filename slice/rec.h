@@ -147,6 +147,12 @@ void rec_emu_full_hook(bool on);
  * machine runs while a loop runs unhooked before it looks for a quit or a
  * signal (100,000 µs). */
 void rec_emu_time_limit(uint64_t usec);
+/* maint emulator-lean on|off: hot blocks translated with only the
+ * instructions that need the hook hooked (lean runs; on by default). */
+void rec_emu_lean(bool on);
+/* Lean blocks now, made in all; why lean translations are off for good
+ * (or NULL). */
+size_t rec_emu_lean_blocks(const struct rec_emu *x, uint64_t *made, const char **broken);
 void rec_emu_free(struct rec_emu *x);
 /* `set record-libc baseline|vector`: whether programs launched from now on
  * get glibc's SSE2 string functions (emulated) instead of its AVX2/EVEX ones

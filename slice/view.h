@@ -159,5 +159,9 @@ uint64_t slice_view_loops_unhooked(struct qz *q);
  * watched, and those of them run on the CPU up to an instruction the
  * emulator leaves to it (since the session began). */
 void slice_view_lib_blocks(struct qz *q, uint64_t *looked, uint64_t *cpu);
+/* Hot blocks of the program's own code translated with only the
+ * instructions that need the per-instruction hook hooked (since the
+ * session began); why that stopped for good, or NULL. */
+uint64_t slice_view_lean_blocks(struct qz *q, const char **broken);
 
 #endif

@@ -156,6 +156,13 @@ void slice_view_lib_blocks(struct qz *q, uint64_t *looked, uint64_t *cpu)
 	rec_emu_lib_blocks(slice_rec(q)->emu, looked, cpu);
 }
 
+uint64_t slice_view_lean_blocks(struct qz *q, const char **broken)
+{
+	uint64_t made;
+	rec_emu_lean_blocks(slice_rec(q)->emu, &made, broken);
+	return made;
+}
+
 uint64_t slice_view_loops_unhooked(struct qz *q)
 {
 	return rec_emu_clean_loops(slice_rec(q)->emu);

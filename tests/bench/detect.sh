@@ -72,7 +72,9 @@ one_load detect-all-work $WN $WW
 # gzip and sed, natively, under `detect on` and under memcheck. The
 # heapwork loads flatter the emulator (their work is one hot loop touching
 # no memory, which runs unhooked); in these most instructions of the
-# program's own code touch memory, as in real programs.
+# program's own code touch memory, as in real programs. Also with lean
+# translations off (`maint emulator-lean off`: every instruction of the
+# program's own code keeps the code hook, as before them).
 if [ "${QUICK:-0}" = 1 ]; then SEQ=${SEQ:-30000}; fi
 SEQ=${SEQ:-200000}
 IN=$B/detect-bench-seq.txt
@@ -82,20 +84,22 @@ real_load() {
 	_n=$1 _prog=$2 _args=$3
 	rnative() { sh -c "$_prog $_args >/dev/null"; }
 	rdetect() { qzx -ex 'detect on' -ex "run $_args > /dev/null" "$_prog"; }
+	rnolean() { qzx -ex 'maint emulator-lean off' -ex 'detect on' -ex "run $_args > /dev/null" "$_prog"; }
 	rmemcheck() { sh -c "valgrind --tool=memcheck --error-exitcode=3 -q $_prog $_args >/dev/null"; }
-	for t in rnative rdetect rmemcheck; do
+	for t in rnative rdetect rnolean rmemcheck; do
 		_must=""
-		[ $t = rdetect ] && _must=$ended
+		[ $t = rdetect ] || [ $t = rnolean ] && _must=$ended
 		best "$_n-$t" "$_must" "$bad" $t >/dev/null && continue
 		echo "$_n: n/a (a run failed: see $LOG/$_n-$t.out)"
 		return
 	done
 	awk -v name="$_n" -v seq="$SEQ" -v n="$(cat "$LOG/$_n-rnative.stats")" \
-	    -v d="$(cat "$LOG/$_n-rdetect.stats")" -v m="$(cat "$LOG/$_n-rmemcheck.stats")" 'BEGIN {
-		split(n, N); split(d, D); split(m, M)
-		printf "%s (seq 1 %d): native %.3f s, qzdb detect on %.3f s (%.3f-%.3f), memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx (goal: above 1)\n",
-			name, seq, N[2] / 1e9, D[2] / 1e9, D[1] / 1e9, D[3] / 1e9, M[2] / 1e9, M[1] / 1e9,
-			M[3] / 1e9, M[2] / D[2] }'
+	    -v d="$(cat "$LOG/$_n-rdetect.stats")" -v m="$(cat "$LOG/$_n-rmemcheck.stats")" \
+	    -v l="$(cat "$LOG/$_n-rnolean.stats")" 'BEGIN {
+		split(n, N); split(d, D); split(m, M); split(l, L)
+		printf "%s (seq 1 %d): native %.3f s, qzdb detect on %.3f s (%.3f-%.3f), without lean translations %.3f s (%.3f-%.3f), memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx (goal: above 1), lean gain %.2fx\n",
+			name, seq, N[2] / 1e9, D[2] / 1e9, D[1] / 1e9, D[3] / 1e9, L[2] / 1e9, L[1] / 1e9,
+			L[3] / 1e9, M[2] / 1e9, M[1] / 1e9, M[3] / 1e9, M[2] / D[2], L[2] / D[2] }'
 }
 real_load detect-all-gzip "$(command -v gzip)" "-c $IN"
 real_load detect-all-sed "$(command -v sed)" "s/1/x/g $IN"
