@@ -2,6 +2,7 @@
  * info slices, info slice. Parsing and printing only; the work is in
  * rec.c and slice.c. */
 #include "cmd-slice.h"
+#include "emu-patch.h"
 #include "explain.h"
 
 #include <ctype.h>
@@ -686,6 +687,20 @@ static int cmd_maint_emulator_lean(struct qz *q, const char *a)
 	return 0;
 }
 
+/* maint emulator-stores [fast|exact]: Unicorn 2.0.1's stores on the fast
+ * path (its code mended in place, the default) or its own slow path. */
+static int cmd_maint_emulator_stores(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	char why[200];
+	if (*v && strcmp(v, "fast") != 0 && strcmp(v, "exact") != 0)
+		return qz_error(q, "Usage: maint emulator-stores [fast|exact]");
+	if (*v && !emu_patch_allow(strcmp(v, "fast") == 0, why, sizeof why))
+		return qz_error(q, "Stores cannot take the fast path: %s.", why);
+	qz_printf(q, "%s\n", emu_patch_state());
+	return 0;
+}
+
 /* set record-libc baseline|vector: for the next run (not in a replay: it
  * changes qzdb's environment, which every program it starts inherits). */
 static int cmd_set_record_libc(struct qz *q, const char *a)
@@ -902,6 +917,13 @@ const struct cmd_def slice_cmds[] = {
 	 "of the program's own code run 256 times is translated again with only the\n"
 	 "instructions that need the hook hooked; off: every instruction keeps it\n"
 	 "(for the tests).", NULL},
+	{"maint emulator-stores", NULL, "maint emulator-stores [fast|exact]", Y | CMD_HIDDEN,
+	 cmd_maint_emulator_stores,
+	 "fast (the default): Unicorn 2.0.1's stores run its fast path, the one\n"
+	 "instruction that sent each store to a search for code to invalidate made\n"
+	 "a no-op in the loaded library (about 60 ns a store saved); exact: its\n"
+	 "own code back (for the tests). A writable and executable mapping puts it\n"
+	 "back for good. Without an argument: the path stores take now.", NULL},
 	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook", Y,
 	 cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"

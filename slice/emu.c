@@ -19,6 +19,7 @@
 #include <unicorn/unicorn.h>
 
 #include "emu-lean.h"
+#include "emu-patch.h"
 #include "insn.h"
 #include "util/util.h"
 
@@ -209,6 +210,7 @@ static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 struct emu *emu_new(char *why, size_t whylen)
 {
 	uc_engine *uc;
+	emu_patch_stores();   /* before any machine runs its code */
 	uc_err e = uc_open(UC_ARCH_X86, UC_MODE_64, &uc);
 	if (e != UC_ERR_OK) {
 		snprintf(why, whylen, "Unicorn cannot open an x86-64 machine: %s", uc_strerror(e));
@@ -697,6 +699,8 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr)
 		hi = m->chunks[i].lo;
 	if (addr < lo || addr >= hi)
 		return false;
+	if ((v->prot & UC_PROT_WRITE) && (v->prot & UC_PROT_EXEC))
+		emu_stores_exact();   /* its stores may change code translated */
 	uint8_t *buf = aligned_alloc(EMU_PAGE, hi - lo);
 	if (!buf || !emu_read_into(m, lo, buf, hi - lo) ||
 	    uc_mem_map_ptr(m->uc, lo, hi - lo, v->prot, buf) != UC_ERR_OK) {
