@@ -18,6 +18,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu-regs.h"
 #include "insn.h"
 #include "util/util.h"
 
@@ -77,17 +78,28 @@ struct emu {
 	size_t nvmas, vmas_cap;
 	bool vmas_fresh;            /* read since the last emu_forget */
 	uint64_t vdso_lo, vdso_hi;  /* [vdso], as last read (emu_read_vmas) */
+	struct emu_regs_at regs_at; /* where the general registers are (emu-regs.c) */
+	bool regs_direct;           /* found there: emu_reg reads them with a load */
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
 };
 
-static const int emu_gpr[16] = {
-	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
-	UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
-	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
-	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
-};
+
+/* maint emulator-regs api: every read through uc_reg_read (the tests
+ * compare both); what the last machine's probe found. */
+static bool emu_regs_api;
+static char emu_regs_note[200] = "no emulated machine made yet";
+
+void emu_force_reg_api(bool on)
+{
+	emu_regs_api = on;
+}
+
+const char *emu_regs_status(void)
+{
+	return emu_regs_note;
+}
 
 static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
@@ -167,6 +179,12 @@ struct emu *emu_new(char *why, size_t whylen)
 	}
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
+	/* before any hook or mapping: the probe runs code of its own */
+	m->regs_direct = emu_regs_probe(uc, &m->regs_at, emu_regs_note, sizeof emu_regs_note);
+	if (m->regs_direct)
+		snprintf(emu_regs_note, sizeof emu_regs_note,
+			 "general registers read from Unicorn's CPU state at %p",
+			 (const void *)m->regs_at.gpr);
 	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
 	m->ncode_hooks = 1;
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
@@ -227,7 +245,7 @@ void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
 		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
 	};
 	for (int i = 0; i < 16; i++)
-		uc_reg_write(m->uc, emu_gpr[i], v[i]);
+		uc_reg_write(m->uc, emu_regs_gpr_id[i], v[i]);
 	uint64_t fl = r->eflags & ~0x100ull;   /* never the trap flag */
 	uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &fl);
 	uc_reg_write(m->uc, UC_X86_REG_FS_BASE, &r->fs_base);
@@ -251,7 +269,7 @@ bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs
 		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
 	};
 	for (int i = 0; i < 16; i++)
-		uc_reg_read(m->uc, emu_gpr[i], v[i]);
+		uc_reg_read(m->uc, emu_regs_gpr_id[i], v[i]);
 	uint64_t fl = 0;
 	uc_reg_read(m->uc, UC_X86_REG_RFLAGS, &fl);
 	r->eflags = (r->eflags & ~EMU_FLAGS) | (fl & EMU_FLAGS);
@@ -272,9 +290,17 @@ bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs
 
 uint64_t emu_reg(struct emu *m, int reg)
 {
+	if (m->regs_direct && !emu_regs_api) {
+		if (reg >= 0 && reg < 16)
+			return m->regs_at.gpr[reg];
+		if (reg == INSN_R_FSBASE)
+			return *m->regs_at.fs_base;
+		if (reg == INSN_R_GSBASE)
+			return *m->regs_at.gs_base;
+	}
 	uint64_t v = 0;
 	if (reg >= 0 && reg < 16)
-		uc_reg_read(m->uc, emu_gpr[reg], &v);
+		uc_reg_read(m->uc, emu_regs_gpr_id[reg], &v);
 	else if (reg == INSN_R_FSBASE)
 		uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &v);
 	else if (reg == INSN_R_GSBASE)
