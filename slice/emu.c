@@ -673,15 +673,24 @@ static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 	return emu_map_chunk(data, addr);
 }
 
+/* The machine's memory is the chunks' buffers (uc_mem_map_ptr): a read
+ * inside one is a copy from there. uc_mem_read finds the mapping and
+ * copies through QEMU's address space (the hooks read memory at every
+ * return and for the detectors' values); it does what spans chunks. */
 int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len)
 {
+	const struct emu_chunk *c = emu_chunk_at(m, addr);
+	if (c && len <= c->hi - addr) {
+		memcpy(buf, c->buf + (addr - c->lo), len);
+		return 0;
+	}
 	return uc_mem_read(m->uc, addr, buf, len) == UC_ERR_OK ? 0 : -1;
 }
 
 uint64_t emu_read_u64(struct emu *m, uint64_t addr)
 {
 	uint64_t v = 0;
-	if (uc_mem_read(m->uc, addr, &v, sizeof v) != UC_ERR_OK)
+	if (emu_read(m, addr, &v, sizeof v) != 0)
 		return 0;
 	return v;
 }
