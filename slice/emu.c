@@ -312,6 +312,11 @@ uint64_t emu_reg(struct emu *m, int reg)
 	return v;
 }
 
+const uint64_t *emu_gpr_view(const struct emu *m)
+{
+	return m->regs_direct && !emu_regs_api ? m->regs_at.gpr : NULL;
+}
+
 void emu_xmm(struct emu *m, int n, void *out)
 {
 	uc_reg_read(m->uc, UC_X86_REG_XMM0 + n, out);
