@@ -13,6 +13,7 @@
 #include "cmd/cmds.h"
 #include "target/eval.h"
 #include "dinfo/lines.h"
+#include "emu.h"
 #include "target/loc.h"
 #include "target/session.h"
 #include "prune.h"
@@ -701,6 +702,21 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 	return 0;
 }
 
+/* maint emulator-regs [direct|api] (hidden, the tests'): api reads every
+ * register through uc_reg_read; without an argument, what the probe found. */
+static int cmd_maint_emulator_regs(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (!*v) {
+		qz_printf(q, "%s.\n", emu_regs_status());
+		return 0;
+	}
+	if (strcmp(v, "direct") != 0 && strcmp(v, "api") != 0)
+		return qz_error(q, "Usage: maint emulator-regs [direct|api]");
+	emu_force_reg_api(strcmp(v, "api") == 0);
+	return 0;
+}
+
 /* set record-libc baseline|vector: for the next run (not in a replay: it
  * changes qzdb's environment, which every program it starts inherits). */
 static int cmd_set_record_libc(struct qz *q, const char *a)
@@ -906,6 +922,12 @@ const struct cmd_def slice_cmds[] = {
 	 "the calling statement)."},
 	{"maint print-record", NULL, "maint print-record [FROM [COUNT]]", Y, cmd_maint_print_record,
 	 "The recording's records, one a line: pc, instance, control parent, addresses.", NULL},
+	{"maint emulator-regs", NULL, "maint emulator-regs [direct|api]", Y | CMD_HIDDEN,
+	 cmd_maint_emulator_regs,
+	 "direct (the default): the emulator's hooks read general registers from\n"
+	 "where Unicorn keeps them, when a probe found and checked that place;\n"
+	 "api: always through uc_reg_read (tests the fallback). Without an\n"
+	 "argument: what the last probe found.", NULL},
 	{"maint emulator-time-limit", NULL, "maint emulator-time-limit USEC", Y | CMD_HIDDEN,
 	 cmd_maint_emulator_time_limit,
 	 "How long the emulator runs while a loop runs unhooked before it stops\n"

@@ -20,6 +20,7 @@
 
 #include "emu-lean.h"
 #include "emu-patch.h"
+#include "emu-regs.h"
 #include "insn.h"
 #include "util/util.h"
 
@@ -89,17 +90,28 @@ struct emu {
 	size_t nvmas, vmas_cap;
 	bool vmas_fresh;            /* read since the last emu_forget */
 	uint64_t vdso_lo, vdso_hi;  /* [vdso], as last read (emu_read_vmas) */
+	struct emu_regs_at regs_at; /* where the general registers are (emu-regs.c) */
+	bool regs_direct;           /* found there: emu_reg reads them with a load */
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
 };
 
-static const int emu_gpr[16] = {
-	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
-	UC_X86_REG_RSP, UC_X86_REG_RBP, UC_X86_REG_RSI, UC_X86_REG_RDI,
-	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
-	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
-};
+
+/* maint emulator-regs api: every read through uc_reg_read (the tests
+ * compare both); what the last machine's probe found. */
+static bool emu_regs_api;
+static char emu_regs_note[200] = "no emulated machine made yet";
+
+void emu_force_reg_api(bool on)
+{
+	emu_regs_api = on;
+}
+
+const char *emu_regs_status(void)
+{
+	return emu_regs_note;
+}
 
 static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 {
@@ -225,6 +237,12 @@ struct emu *emu_new(char *why, size_t whylen)
 	}
 	struct emu *m = xcalloc(1, sizeof *m);
 	m->uc = uc;
+	/* before any hook or mapping: the probe runs code of its own */
+	m->regs_direct = emu_regs_probe(uc, &m->regs_at, emu_regs_note, sizeof emu_regs_note);
+	if (m->regs_direct)
+		snprintf(emu_regs_note, sizeof emu_regs_note,
+			 "general registers read from Unicorn's CPU state at %p",
+			 (const void *)m->regs_at.gpr);
 	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
 	m->code_ranges[0][0] = 1;
 	m->code_ranges[0][1] = 0;
@@ -288,7 +306,7 @@ void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
 		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
 	};
 	for (int i = 0; i < 16; i++)
-		uc_reg_write(m->uc, emu_gpr[i], v[i]);
+		uc_reg_write(m->uc, emu_regs_gpr_id[i], v[i]);
 	uint64_t fl = r->eflags & ~0x100ull;   /* never the trap flag */
 	uc_reg_write(m->uc, UC_X86_REG_RFLAGS, &fl);
 	uc_reg_write(m->uc, UC_X86_REG_FS_BASE, &r->fs_base);
@@ -312,7 +330,7 @@ bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs
 		&r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15,
 	};
 	for (int i = 0; i < 16; i++)
-		uc_reg_read(m->uc, emu_gpr[i], v[i]);
+		uc_reg_read(m->uc, emu_regs_gpr_id[i], v[i]);
 	uint64_t fl = 0;
 	uc_reg_read(m->uc, UC_X86_REG_RFLAGS, &fl);
 	r->eflags = (r->eflags & ~EMU_FLAGS) | (fl & EMU_FLAGS);
@@ -333,9 +351,17 @@ bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs
 
 uint64_t emu_reg(struct emu *m, int reg)
 {
+	if (m->regs_direct && !emu_regs_api) {
+		if (reg >= 0 && reg < 16)
+			return m->regs_at.gpr[reg];
+		if (reg == INSN_R_FSBASE)
+			return *m->regs_at.fs_base;
+		if (reg == INSN_R_GSBASE)
+			return *m->regs_at.gs_base;
+	}
 	uint64_t v = 0;
 	if (reg >= 0 && reg < 16)
-		uc_reg_read(m->uc, emu_gpr[reg], &v);
+		uc_reg_read(m->uc, emu_regs_gpr_id[reg], &v);
 	else if (reg == INSN_R_FSBASE)
 		uc_reg_read(m->uc, UC_X86_REG_FS_BASE, &v);
 	else if (reg == INSN_R_GSBASE)
@@ -345,6 +371,11 @@ uint64_t emu_reg(struct emu *m, int reg)
 	else if (reg == INSN_R_RIP)
 		uc_reg_read(m->uc, UC_X86_REG_RIP, &v);
 	return v;
+}
+
+const uint64_t *emu_gpr_view(const struct emu *m)
+{
+	return m->regs_direct && !emu_regs_api ? m->regs_at.gpr : NULL;
 }
 
 void emu_xmm(struct emu *m, int n, void *out)
@@ -725,15 +756,24 @@ static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 	return emu_map_chunk(data, addr);
 }
 
+/* The machine's memory is the chunks' buffers (uc_mem_map_ptr): a read
+ * inside one is a copy from there. uc_mem_read finds the mapping and
+ * copies through QEMU's address space (the hooks read memory at every
+ * return and for the detectors' values); it does what spans chunks. */
 int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len)
 {
+	const struct emu_chunk *c = emu_chunk_at(m, addr);
+	if (c && len <= c->hi - addr) {
+		memcpy(buf, c->buf + (addr - c->lo), len);
+		return 0;
+	}
 	return uc_mem_read(m->uc, addr, buf, len) == UC_ERR_OK ? 0 : -1;
 }
 
 uint64_t emu_read_u64(struct emu *m, uint64_t addr)
 {
 	uint64_t v = 0;
-	if (uc_mem_read(m->uc, addr, &v, sizeof v) != UC_ERR_OK)
+	if (emu_read(m, addr, &v, sizeof v) != 0)
 		return 0;
 	return v;
 }

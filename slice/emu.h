@@ -45,6 +45,16 @@ void emu_load_regs(struct emu *m, const struct user_regs_struct *r,
 bool emu_save_regs(struct emu *m, struct user_regs_struct *r, struct user_fpregs_struct *fp);
 /* A general register by the recorder's number (insn.h), fs/gs base. */
 uint64_t emu_reg(struct emu *m, int reg);
+/* emu_reg reads general registers and fs/gs base straight from where
+ * Unicorn keeps them when a probe found that place (emu-regs.c); on, it
+ * reads through uc_reg_read always (maint emulator-regs api). */
+void emu_force_reg_api(bool on);
+/* The 16 general registers themselves in emu_reg's order, valid while
+ * the machine lives (read only); NULL when emu_reg reads through
+ * uc_reg_read. */
+const uint64_t *emu_gpr_view(const struct emu *m);
+/* What the last machine's probe found, in words. */
+const char *emu_regs_status(void);
 /* xmm register n (0-15) into out (16 bytes). */
 void emu_xmm(struct emu *m, int n, void *out);
 

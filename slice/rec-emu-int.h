@@ -72,6 +72,8 @@ struct rec_emu {
 	 * same ones. Forgotten at each hook's start. */
 	uint64_t rc[16];
 	uint32_t rc_have;
+	const uint64_t *gpr;        /* the machine's registers themselves
+	                               (emu_gpr_view), NULL: read as above */
 	/* Quick verdicts (re_quick_get): in lean runs, what the hook found
 	 * out about an instruction the machine runs that is no site or run
 	 * target: its decode id, and whether it needs nothing but its count

@@ -119,9 +119,12 @@ bool re_is_site(const struct rec_emu *x, uint64_t pc)
 	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
 }
 
-/* A general register of the machine, read once per hook (rc). */
+/* A general register of the machine: a load where the probe found them,
+ * else read once per hook (rc). */
 static uint64_t re_reg(struct rec_emu *x, int reg)
 {
+	if (x->gpr && reg >= 0 && reg < 16)
+		return x->gpr[reg];
 	if (reg < 0 || reg >= 16)
 		return emu_reg(x->m, reg);
 	if (!(x->rc_have & 1u << reg)) {
@@ -846,6 +849,7 @@ static int re_step(struct qz *q, struct rec *r)
 	r->read_code_ctx = x;
 	re_clean_tune(x);
 	re_lean_tune(x);
+	x->gpr = emu_gpr_view(x->m);
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
