@@ -38,12 +38,14 @@ printf 'pear\napple\nfig\n' > $T/in.txt
 mkdir -p $T/tree/a $T/tree/b
 : > $T/tree/a/x.h
 : > $T/tree/b/y.c
+# qzdb by an absolute path: the runs happen in $T
+case $QZDB in /*) qzabs=$QZDB ;; *) qzabs=$PWD/$QZDB ;; esac
 check() {
 	name=$1
 	shift
 	p=$(command -v "$1") || { skip "real $name" "$1 is not installed"; return; }
 	shift
-	OUT=$(cd $T && timeout 120 $OLDPWD/$QZDB --batch -ex 'detect on' -ex run -ex 'info detect' --args $p "$@" 2>&1 </dev/null)
+	OUT=$(cd $T && timeout 120 $qzabs --batch -ex 'detect on' -ex run -ex 'info detect' --args $p "$@" 2>&1 </dev/null)
 	expect_not "real $name: no report but leaks" "$bug"
 	expect "real $name: ran to its end" '^Events seen this run: .* exit 1 '
 	if ! command -v valgrind >/dev/null; then
