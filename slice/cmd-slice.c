@@ -694,6 +694,10 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
 	char why[200];
+	if (strcmp(v, "stuck") == 0) {   /* the tests': putting it back fails */
+		emu_patch_stuck();
+		return 0;
+	}
 	if (*v && strcmp(v, "fast") != 0 && strcmp(v, "exact") != 0)
 		return qz_error(q, "Usage: maint emulator-stores [fast|exact]");
 	if (*v && !emu_patch_allow(strcmp(v, "fast") == 0, why, sizeof why))
@@ -945,7 +949,9 @@ const struct cmd_def slice_cmds[] = {
 	 "instruction that sent each store to a search for code to invalidate made\n"
 	 "a no-op in the loaded library (about 60 ns a store saved); exact: its\n"
 	 "own code back (for the tests). A writable and executable mapping puts it\n"
-	 "back for good. Without an argument: the path stores take now.", NULL},
+	 "back for good (or, if it cannot be, runs that mapping on the CPU; stuck\n"
+	 "makes putting it back fail, for the tests). Without an argument: the path\n"
+	 "stores take now.", NULL},
 	{"maint emulator", NULL, "maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook", Y,
 	 cmd_maint_emulator,
 	 "off: act as if the recorder's emulator could not be used (tests the fallback).\n"

@@ -46,6 +46,7 @@ static struct {
 	bool patched;
 	bool refused;       /* maint emulator-stores exact */
 	bool wx;            /* a writable and executable mapping was mapped */
+	bool stuck;         /* maint emulator-stores stuck: restores fail */
 	char why[160];      /* why stores take the slow path */
 } ep;
 
@@ -123,27 +124,37 @@ void emu_patch_stores(void)
 		ep.patched = true;
 }
 
-static void ep_restore(void)
+/* The original instruction back: false if it stays patched. */
+static bool ep_restore(void)
 {
-	if (ep.patched && ep_write(ep.orig))
+	if (ep.patched && !ep.stuck && ep_write(ep.orig))
 		ep.patched = false;
+	return !ep.patched;
 }
 
-void emu_stores_exact(void)
+bool emu_stores_exact(void)
 {
-	if (ep.wx)
-		return;
-	ep.wx = true;
-	ep_restore();
-	snprintf(ep.why, sizeof ep.why,
-		 "a writable and executable mapping: stores look for the code they change");
+	if (!ep.wx) {
+		ep.wx = true;
+		snprintf(ep.why, sizeof ep.why,
+			 "a writable and executable mapping: stores look for the code they change");
+	}
+	return ep_restore();
+}
+
+void emu_patch_stuck(void)
+{
+	ep.stuck = true;
 }
 
 bool emu_patch_allow(bool on, char *why, size_t whylen)
 {
 	ep.refused = !on;
 	if (!on) {
-		ep_restore();
+		if (!ep_restore()) {
+			snprintf(why, whylen, "Unicorn's code could not be put back");
+			return false;
+		}
 		snprintf(ep.why, sizeof ep.why, "maint emulator-stores exact");
 		return true;
 	}
@@ -164,7 +175,11 @@ const char *emu_patch_state(void)
 	static char line[256];
 	if (!ep.looked)
 		ep_find();
-	if (ep.patched)
+	if (ep.patched && ep.wx)
+		snprintf(line, sizeof line,
+			 "Stores in the emulator take its fast path (Unicorn 2.0.1 mended in place); "
+			 "its code could not be put back: writable and executable mappings run on the CPU.");
+	else if (ep.patched)
 		snprintf(line, sizeof line,
 			 "Stores in the emulator take its fast path (Unicorn 2.0.1 mended in place).");
 	else

@@ -20,12 +20,16 @@
 void emu_patch_stores(void);
 
 /* A writable and executable mapping is about to be mapped: stores must
- * see the code again (the library's own instruction back). */
-void emu_stores_exact(void);
+ * see the code again (the library's own instruction back). False if the
+ * instruction could not be put back: the mapping must stay out of the
+ * machine (its instructions then run on the CPU). */
+bool emu_stores_exact(void);
 
-/* maint emulator-stores fast|exact: allow the patch (the default) or put
- * the original back; false with a reason in why if fast cannot be had. */
+/* maint emulator-stores fast|exact|stuck: allow the patch (the default)
+ * or put the original back; stuck (the tests') makes putting it back
+ * fail from now on. False with a reason in why if fast cannot be had. */
 bool emu_patch_allow(bool on, char *why, size_t whylen);
+void emu_patch_stuck(void);
 
 /* One line for maint emulator-stores: the path stores take and why. */
 const char *emu_patch_state(void);

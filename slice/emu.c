@@ -730,8 +730,10 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr)
 		hi = m->chunks[i].lo;
 	if (addr < lo || addr >= hi)
 		return false;
-	if ((v->prot & UC_PROT_WRITE) && (v->prot & UC_PROT_EXEC))
-		emu_stores_exact();   /* its stores may change code translated */
+	/* its stores may change code translated: Unicorn must look for it,
+	 * or the CPU runs the chunk's instructions */
+	if ((v->prot & UC_PROT_WRITE) && (v->prot & UC_PROT_EXEC) && !emu_stores_exact())
+		return false;
 	uint8_t *buf = aligned_alloc(EMU_PAGE, hi - lo);
 	if (!buf || !emu_read_into(m, lo, buf, hi - lo) ||
 	    uc_mem_map_ptr(m->uc, lo, hi - lo, v->prot, buf) != UC_ERR_OK) {
