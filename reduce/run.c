@@ -18,7 +18,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -252,9 +251,7 @@ static void rr_find_exe(const struct rr_prog *p, struct rr_slot *s)
 
 static int rr_read_mem(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	pid_t pid = *(pid_t *)arg;
-	struct iovec l = { buf, len }, r = { (void *)addr, len };
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -1;
+	return vm_read(*(pid_t *)arg, addr, buf, len) == len ? 0 : -1;
 }
 
 static void rr_regs(const struct user_regs_struct *u, struct di_regs *d)

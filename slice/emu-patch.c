@@ -22,10 +22,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <unicorn/unicorn.h>
+
+#include "util/util.h"
 
 #define EP_ANY 0x100   /* a byte the signature does not fix (rel32) */
 
@@ -50,13 +51,6 @@ static struct {
 	char why[160];      /* why stores take the slow path */
 } ep;
 
-/* Read [p, p+len) of our own memory without faulting on a hole. */
-static bool ep_peek(const void *p, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)p, len };
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
-}
-
 static bool ep_match(const uint8_t *b)
 {
 	for (int i = 0; i < EP_SIGLEN; i++)
@@ -78,7 +72,7 @@ static void ep_find(void)
 	}
 	const uint8_t *fn = dlsym(RTLD_DEFAULT, "tlb_set_page_with_attrs_x86_64");
 	uint8_t code[EP_SPAN];
-	if (!fn || !ep_peek(fn, code, sizeof code)) {
+	if (!fn || vm_read(getpid(), (uint64_t)(uintptr_t)fn, code, sizeof code) != sizeof code) {
 		snprintf(ep.why, sizeof ep.why, "Unicorn's TLB fill was not found");
 		return;
 	}

@@ -11,14 +11,14 @@
  * more sets of values written show there and a short emulated run whose
  * instructions change every register shows there at each instruction,
  * as uc_reg_read reads them, and at its end as computed here. */
-#define _GNU_SOURCE   /* process_vm_readv */
 #include "emu-regs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
+
+#include "util/util.h"
 
 const int emu_regs_gpr_id[16] = {
 	UC_X86_REG_RAX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RBX,
@@ -42,14 +42,6 @@ static int emu_regs_uc_id(int i)
 static uint64_t emu_regs_pattern(int k, int i)
 {
 	return (0x9e3779b97f4a7c15ull * (uint64_t)(k * 64 + i + 1)) ^ 0xa5c3000000000000ull;
-}
-
-/* Up to len bytes of our own memory at addr; how many could be read. */
-static size_t emu_regs_peek(uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)addr, len };
-	ssize_t n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-	return n > 0 ? (size_t)n : 0;
 }
 
 static bool emu_regs_write_set(uc_engine *uc, int k)
@@ -79,12 +71,12 @@ static bool emu_regs_locate(uc_engine *uc, struct emu_regs_at *at)
 		want[i] = emu_regs_pattern(0, i);
 	uint64_t *holder = calloc(1, EMU_REGS_HOLDER), *win = malloc(EMU_REGS_WINDOW);
 	bool found = false;
-	size_t nh = holder && win ? emu_regs_peek((uint64_t)uc, holder, EMU_REGS_HOLDER) / 8 : 0;
+	size_t nh = holder && win ? vm_read(getpid(), (uint64_t)(uintptr_t)uc, holder, EMU_REGS_HOLDER) / 8 : 0;
 	for (size_t h = 0; h < nh && !found; h++) {
 		uint64_t p = holder[h];
 		if (p < 0x10000 || p >= 0x800000000000ull || (p & 7))
 			continue;
-		size_t nw = emu_regs_peek(p, win, EMU_REGS_WINDOW) / 8;
+		size_t nw = vm_read(getpid(), p, win, EMU_REGS_WINDOW) / 8;
 		long g = emu_regs_find(win, nw, 0, want, 16);
 		if (g < 0)
 			continue;

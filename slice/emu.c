@@ -703,8 +703,7 @@ static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr)
 
 static bool emu_read_into(struct emu *m, uint64_t addr, uint8_t *buf, size_t len)
 {
-	struct iovec l = { buf, len }, r = { (void *)addr, len };
-	if (process_vm_readv(m->pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+	if (vm_read(m->pid, addr, buf, len) != len)
 		return false;
 	if (m->mask)
 		m->mask(m->ctx, addr, buf, len, false);

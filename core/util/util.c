@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,4 +472,11 @@ void env_list_item(const char *var, const char *item, bool on)
 		unsetenv(var);
 	free(v);
 	free(keep);
+}
+
+size_t vm_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	return n > 0 ? (size_t)n : 0;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -107,5 +108,10 @@ int file_pwrite_all(int fd, const char *data, size_t len, long long offset);
  * at path is replaced, never followed). On error nothing changed at path;
  * -1 with errno set. */
 int file_replace(const char *path, const char *data, size_t len);
+
+/* Up to len bytes of process pid's memory at addr into buf (getpid() for
+ * our own), by process_vm_readv: an address not mapped there ends the
+ * read, it never faults. How many bytes were read (0 on error). */
+size_t vm_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
 #endif
