@@ -219,6 +219,8 @@ static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, 
 static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 		      int64_t value, void *data);
 
+static void emu_code_hook(struct emu *m, uint64_t lo, uint64_t hi);
+
 struct emu *emu_new(char *why, size_t whylen)
 {
 	uc_engine *uc;
@@ -243,10 +245,7 @@ struct emu *emu_new(char *why, size_t whylen)
 		snprintf(emu_regs_note, sizeof emu_regs_note,
 			 "general registers read from Unicorn's CPU state at %p",
 			 (const void *)m->regs_at.gpr);
-	uc_hook_add(uc, &m->code_hooks[0], UC_HOOK_CODE, (void *)emu_code, m, 1, 0);
-	m->code_ranges[0][0] = 1;
-	m->code_ranges[0][1] = 0;
-	m->ncode_hooks = 1;
+	emu_code_hook(m, 1, 0);   /* every instruction until a plan */
 	uc_hook_add(uc, &m->fault_hook, UC_HOOK_MEM_UNMAPPED, (void *)emu_fault, m, 1, 0);
 	return m;
 }
@@ -827,10 +826,8 @@ void emu_refresh(struct emu *m, uint64_t addr, uint64_t len)
 			continue;
 		if (!emu_read_into(m, p, c->buf + (p - c->lo), EMU_PAGE))
 			memset(c->buf + (p - c->lo), 0, EMU_PAGE);
-		if (c->prot & UC_PROT_EXEC) {   /* code read() into it */
-			emu_lean_dropped(m->lean, p, p + EMU_PAGE);
-			uc_ctl_remove_cache(m->uc, p, p + EMU_PAGE);
-		}
+		if (c->prot & UC_PROT_EXEC)   /* code read() into it */
+			emu_drop_code(m, p, p + EMU_PAGE);
 	}
 }
 
