@@ -643,30 +643,35 @@ static int cs_set_progress(struct qz *q, const char *v)
 	return 0;
 }
 
+/* v as one of two words: 1 for yes, 0 for no, -1 for anything else. */
+static int cs_pick(const char *v, const char *yes, const char *no)
+{
+	return strcmp(v, yes) == 0 ? 1 : strcmp(v, no) == 0 ? 0 : -1;
+}
+
 /* set record tmpfile on|off (hidden, the tests'): off forces the memory
  * fallback of spill.c's files. */
 static int cs_set_tmpfile(struct qz *q, const char *v)
 {
-	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+	int on = cs_pick(v, "on", "off");
+	if (on < 0)
 		return qz_error(q, "Usage: set record tmpfile on|off");
-	spill_set_enabled(strcmp(v, "on") == 0);
+	spill_set_enabled(on);
 	return 0;
 }
 
 static int cmd_maint_emulator(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
-	if (strcmp(v, "hook-libs") == 0 || strcmp(v, "skip-libs") == 0) {
-		rec_emu_hook_libs(strcmp(v, "hook-libs") == 0);
-		return 0;
-	}
-	if (strcmp(v, "full-hook") == 0 || strcmp(v, "quick-hook") == 0) {
-		rec_emu_full_hook(strcmp(v, "full-hook") == 0);
-		return 0;
-	}
-	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+	int on;
+	if ((on = cs_pick(v, "hook-libs", "skip-libs")) >= 0)
+		rec_emu_hook_libs(on);
+	else if ((on = cs_pick(v, "full-hook", "quick-hook")) >= 0)
+		rec_emu_full_hook(on);
+	else if ((on = cs_pick(v, "on", "off")) >= 0)
+		rec_emu_force_off(!on);
+	else
 		return qz_error(q, "Usage: maint emulator on|off|hook-libs|skip-libs|full-hook|quick-hook");
-	rec_emu_force_off(strcmp(v, "off") == 0);
 	return 0;
 }
 
@@ -681,15 +686,16 @@ static int cmd_maint_emulator_time_limit(struct qz *q, const char *a)
 
 static int cmd_maint_emulator_lean(struct qz *q, const char *a)
 {
-	const char *v = str_skip_space(a ? a : "");
-	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+	int on = cs_pick(str_skip_space(a ? a : ""), "on", "off");
+	if (on < 0)
 		return qz_error(q, "Usage: maint emulator-lean on|off");
-	rec_emu_lean(strcmp(v, "on") == 0);
+	rec_emu_lean(on);
 	return 0;
 }
 
-/* maint emulator-stores [fast|exact]: Unicorn 2.0.1's stores on the fast
- * path (its code mended in place, the default) or its own slow path. */
+/* maint emulator-stores [fast|exact|stuck]: Unicorn 2.0.1's stores on the
+ * fast path (its code mended in place, the default) or its own slow path;
+ * stuck (the tests') makes putting its code back fail. */
 static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
@@ -698,9 +704,10 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 		emu_patch_stuck();
 		return 0;
 	}
-	if (*v && strcmp(v, "fast") != 0 && strcmp(v, "exact") != 0)
+	int fast = cs_pick(v, "fast", "exact");
+	if (*v && fast < 0)
 		return qz_error(q, "Usage: maint emulator-stores [fast|exact]");
-	if (*v && !emu_patch_allow(strcmp(v, "fast") == 0, why, sizeof why))
+	if (*v && !emu_patch_allow(fast, why, sizeof why))
 		return qz_error(q, "Stores cannot take the fast path: %s.", why);
 	qz_printf(q, "%s\n", emu_patch_state());
 	return 0;
@@ -715,9 +722,10 @@ static int cmd_maint_emulator_regs(struct qz *q, const char *a)
 		qz_printf(q, "%s.\n", emu_regs_status());
 		return 0;
 	}
-	if (strcmp(v, "direct") != 0 && strcmp(v, "api") != 0)
+	int api = cs_pick(v, "api", "direct");
+	if (api < 0)
 		return qz_error(q, "Usage: maint emulator-regs [direct|api]");
-	emu_force_reg_api(strcmp(v, "api") == 0);
+	emu_force_reg_api(api);
 	return 0;
 }
 
