@@ -151,14 +151,15 @@ static void load_segments(struct img *im)
 	im->segs = xcalloc(n, sizeof(*im->segs));
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		if (gelf_getphdr(im->elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+		if (!gelf_getphdr(im->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP)
 			im->interp = true;
-		if (gelf_getphdr(im->elf, (int)i, &ph) && ph.p_type == PT_GNU_RELRO &&
-		    ph.p_vaddr + ph.p_memsz > ph.p_vaddr) {
+		if (ph.p_type == PT_GNU_RELRO && ph.p_vaddr + ph.p_memsz > ph.p_vaddr) {
 			im->relro_lo = ph.p_vaddr;
 			im->relro_hi = ph.p_vaddr + ph.p_memsz;
 		}
-		if (!gelf_getphdr(im->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (ph.p_type != PT_LOAD)
 			continue;
 		if (ph.p_vaddr < lo)
 			lo = ph.p_vaddr;
