@@ -893,3 +893,8 @@ size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken)
 	*broken = emu_lean_broken(m->lean);
 	return emu_lean_nblocks(m->lean);
 }
+
+bool emu_lean_any(const struct emu *m)
+{
+	return emu_lean_nblocks(m->lean) > 0;
+}

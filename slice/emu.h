@@ -98,6 +98,8 @@ uint64_t emu_lean_skipped(struct emu *m);
 /* Lean blocks now, made in all; why lean translations are off for good
  * (or NULL). */
 size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken);
+/* Are there lean blocks now (code that runs without asking the hook)? */
+bool emu_lean_any(const struct emu *m);
 uint64_t emu_pc(struct emu *m);
 
 /* len bytes of the machine's memory (mapped already); 0 or -1. */

@@ -380,11 +380,8 @@ static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc,
 	for (int i = 0; i < e->in.nmem; i++)
 		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
-	const char *broken;
-	uint64_t made;
 	struct rec_watch_src src = { re_undo_reg, x,
-				     x->skips_planned || x->libfree ||
-					     emu_lean_blocks(x->m, &made, &broken) };
+				     x->skips_planned || x->libfree || emu_lean_any(x->m) };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
 }
 
