@@ -95,6 +95,8 @@ enum det_fn { DF_MALLOC, DF_CALLOC, DF_REALLOC, DF_FREE, DF_EXIT, DF_STACKCHK, D
 #define DET_LW_COUNT 8               /* libwrite.c's functions */
 #define DET_MRETS 16                 /* returns awaited in the emulator at once */
 
+enum { DET_CALLSITES = 256 };   /* a power of two */
+
 struct detect_state {
 	struct det_class *classes;
 	size_t nclasses, classes_cap;
@@ -128,6 +130,14 @@ struct detect_state {
 	uint64_t pre_at;             /* its qzheap_state */
 	const char *heap_note;       /* how heap calls are seen this run when
 	                                that differs (a static program), or NULL */
+	/* heap.c: the call before a return address in the program, decoded
+	 * once a run (sed's regex made 187,000 reads of the process for the
+	 * same few sites) */
+	struct det_callsite {
+		uint64_t ret;            /* 0: empty */
+		bool direct;             /* a direct call ends at ret */
+		uint64_t target;
+	} callsites[DET_CALLSITES];
 
 	/* counters for info detect */
 	unsigned long events[EV_COUNT];

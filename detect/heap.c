@@ -49,6 +49,7 @@ void det_heap_reset(struct detect_state *st)
 	st->late = st->exit_seen = st->pre = false;
 	st->skip_sp = st->skip_ret = 0;
 	st->acc_on = st->un_on = false;
+	memset(st->callsites, 0, sizeof st->callsites);
 	det_shadow_reset(&st->sh);
 	det_undef_reset(&st->un);
 }
@@ -248,7 +249,7 @@ void det_heap_gone(struct qz *q)
 
 /* The call instruction that returns to ret, decoded into d: false if
  * there is none (a tail call's return address, a jump). */
-static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
+static bool call_decode(struct qz *q, uint64_t ret, struct dis_insn *d)
 {
 	static const int lens[] = { 5, 6, 2, 3, 7 };
 	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
@@ -261,21 +262,37 @@ static bool call_before(struct qz *q, uint64_t ret, struct dis_insn *d)
 	return false;
 }
 
+/* The target of the direct call before ret: false if there is none (a
+ * tail call's return address, a jump, an indirect call). A return address
+ * in the program's own code is decoded once a run (its code does not
+ * change while it runs; sed's regex made 187,000 reads of the process for
+ * the same few sites); a library's each time (dlclose can put other code
+ * there). */
 bool det_call_target(struct qz *q, uint64_t ret, uint64_t *target)
 {
 	struct dis_insn d;
-	if (!call_before(q, ret, &d) || !d.has_target)
-		return false;
-	*target = d.target;
-	return true;
+	if (!qz_in_program(q, ret)) {
+		if (!call_decode(q, ret, &d) || !d.has_target)
+			return false;
+		*target = d.target;
+		return true;
+	}
+	struct det_callsite *c = &det_state(q)->callsites[(ret ^ ret >> 8) & (DET_CALLSITES - 1)];
+	if (c->ret != ret) {
+		c->direct = call_decode(q, ret, &d) && d.has_target;
+		c->target = c->direct ? d.target : 0;
+		c->ret = ret;
+	}
+	*target = c->target;
+	return c->direct;
 }
 
 /* The name of the function the call before ret calls ("strdup" for a
  * call to strdup@plt); false if it is not known. */
 bool det_callee_name(struct qz *q, uint64_t ret, char *buf, size_t len)
 {
-	struct dis_insn d;
-	if (!call_before(q, ret, &d) || !d.has_target || !qz_symbolize(q, d.target, buf, len))
+	uint64_t to;
+	if (!det_call_target(q, ret, &to) || !qz_symbolize(q, to, buf, len))
 		return false;
 	buf[strcspn(buf, "@+")] = 0;
 	return buf[0] != 0;
@@ -341,7 +358,7 @@ bool det_rewind_to_call(struct qz *q, uint64_t ret, const char *fn)
 	char callee[64];
 	/* only a direct call of the function entered reruns unchanged: after
 	 * a tail call the call before ret is of another function */
-	if (!qz_in_program(q, ret) || !call_before(q, ret, &d) || !d.has_target)
+	if (!qz_in_program(q, ret) || !call_decode(q, ret, &d) || !d.has_target)
 		return false;
 	bool ours = d.target == proc_pc(q->proc) ||
 		    (det_callee_name(q, ret, callee, sizeof callee) && strcmp(callee, fn) == 0);
