@@ -18,6 +18,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu-inline.h"
 #include "emu-lean.h"
 #include "emu-patch.h"
 #include "emu-regs.h"
@@ -35,6 +36,8 @@ struct emu_chunk {
 };
 
 struct emu_vma { uint64_t lo, hi; uint32_t prot; };
+
+enum { EMU_NEAR = 64 };   /* emu_near's slots: a power of two */
 
 struct emu {
 	uc_engine *uc;
@@ -95,6 +98,10 @@ struct emu {
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
+	/* checks compiled into lean translations (emu-inline.c) */
+	emu_access_fn access;       /* the owner's check, NULL: none */
+	bool inline_stop;           /* one stopped the last run */
+	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
 
 
@@ -457,6 +464,65 @@ static void emu_timer_set(struct emu *m, bool running, uint64_t usec)
 	pthread_mutex_unlock(&m->mu);
 }
 
+_Static_assert((int)EMU_ACCESS_LOAD == (int)EMU_INLINE_LOAD && (int)EMU_ACCESS_STORE == (int)EMU_INLINE_STORE &&
+		       (int)EMU_ACCESS_FIRST == (int)EMU_INLINE_FIRST, "emu.h's access flags are emu-inline.h's");
+
+static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr);
+
+/* The chunk holding addr: emu_chunk_at through a small table by 64 KiB
+ * (the checks alternate between stack, heap and data: one last chunk
+ * would miss most of the time). Emptied when chunks come or go. */
+static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
+{
+	size_t k = (size_t)(addr >> 16) & (EMU_NEAR - 1);
+	if (m->near[k].key == (addr >> 16 | 1ull << 63) && m->near[k].i < m->nchunks) {
+		struct emu_chunk *c = &m->chunks[m->near[k].i];
+		if (addr >= c->lo && addr < c->hi)
+			return c;
+	}
+	struct emu_chunk *c = emu_chunk_at(m, addr);
+	if (c) {
+		m->near[k].key = addr >> 16 | 1ull << 63;
+		m->near[k].i = (size_t)(c - m->chunks);
+	}
+	return c;
+}
+
+/* A compiled-in check (emu-inline.c), before a load or store of a lean
+ * block's unhooked instruction: outside a mapped chunk that allows it
+ * (not copied yet, a fault, a guard page) the run stops before it and the
+ * code hook then sees it; else the owner's check; a store let go marks
+ * its page. */
+static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
+{
+	struct emu *m = ctx;
+	struct emu_chunk *c = emu_near(m, addr);
+	uint32_t need = flags & EMU_ACCESS_STORE ? UC_PROT_WRITE : UC_PROT_READ;
+	if (!c || size > c->hi - addr || !(c->prot & need) || m->access(m->ctx, addr, size, flags))
+		return true;
+	if (flags & EMU_ACCESS_STORE) {
+		size_t p0 = (addr - c->lo) / EMU_PAGE, p1 = (addr + size - 1 - c->lo) / EMU_PAGE;
+		if (!c->dirty[p0] || !c->dirty[p1])
+			emu_dirty(m, addr, size);
+	}
+	return false;
+}
+
+void emu_set_access(struct emu *m, emu_access_fn fn)
+{
+	m->access = fn;
+}
+
+bool emu_access_inline(struct emu *m)
+{
+	return m->access && emu_inline_ok(NULL, 0);
+}
+
+bool emu_access_stopped(const struct emu *m)
+{
+	return m->inline_stop;
+}
+
 enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 {
 	if (usec && !m->timer_made) {
@@ -480,10 +546,13 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 		m->stop_pc = 0;
 		m->lean_stop = false;
 		m->insn_hooked = false;
+		emu_inline_running(m->uc, m->access ? emu_inline_check : NULL, m);
 		e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+		m->inline_stop = emu_inline_stopped();
+		emu_inline_running(NULL, NULL, NULL);
 		m->plan_fresh = false;
 		pc = m->stop_pc;
-	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out);
+	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out && !m->inline_stop);
 	if (timed)
 		emu_timer_set(m, false, 0);
 	if (m->stop_pc)
@@ -743,6 +812,7 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr)
 	m->chunks[i] = (struct emu_chunk){ lo, hi, buf, xcalloc((hi - lo) / EMU_PAGE, 1), v->prot };
 	m->nchunks++;
 	m->last = i;
+	memset(m->near, 0, sizeof m->near);   /* the indices moved */
 	return true;
 }
 
@@ -844,6 +914,7 @@ void emu_forget(struct emu *m)
 	m->nchunks = 0;
 	m->ndirty = 0;
 	m->last = 0;
+	memset(m->near, 0, sizeof m->near);
 	m->vmas_fresh = false;
 	m->nvmas = 0;
 }
@@ -877,6 +948,8 @@ void emu_lean(struct emu *m, bool on)
 	on = on && m->lean_pick && m->lean_start && m->block && m->lo < m->hi;
 	if (on && !m->lean)
 		m->lean = emu_lean_new(m->uc, (void *)emu_code, m, m->lean_pick, m->ctx);
+	if (m->lean)
+		emu_lean_checks(m->lean, emu_access_inline(m));
 	if (!on)   /* lean blocks hook too little now */
 		emu_lean_dropped(m->lean, 0, UINT64_MAX);
 	m->lean_on = on && m->lean;
