@@ -714,10 +714,8 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 	return 0;
 }
 
-/* maint emulator-inline [on|off] (hidden, the tests'): lean translations
- * check their loads and stores inline (emu-inline.c), or keep the hook on
- * every instruction with memory operands; without an argument, which and
- * why. */
+/* maint emulator-inline [on|off|blind] (hidden, the tests'): emu-inline.c's
+ * checks; without an argument, which and why. */
 static int cmd_maint_emulator_inline(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");
@@ -968,11 +966,8 @@ const struct cmd_def slice_cmds[] = {
 	 "tests: small, it stops often.", NULL},
 	{"maint emulator-inline", NULL, "maint emulator-inline [on|off]", Y | CMD_HIDDEN,
 	 cmd_maint_emulator_inline,
-	 "on (the default where it works): lean translations compile a check before\n"
-	 "each load and store of the instructions they leave unhooked (Unicorn's\n"
-	 "translator taken over, tested on a machine of its own first); off: such\n"
-	 "instructions keep the hook (for the tests). Without an argument: which,\n"
-	 "and why not.", NULL},
+	 "on (the default where it works): checks compiled into lean translations;\n"
+	 "off: their instructions with memory operands keep the hook (the tests').", NULL},
 	{"maint emulator-lean", NULL, "maint emulator-lean on|off", Y | CMD_HIDDEN,
 	 cmd_maint_emulator_lean,
 	 "on (the default): in the memory watcher's runs with quick verdicts, a block\n"

@@ -70,6 +70,8 @@ static struct {
 	uc_engine *uc;
 	emu_inline_fn fn;
 	void *ctx;
+	bool out;                /* stores outside [lo, hi) checked */
+	uint64_t lo, hi;
 	bool stopped;
 	uint64_t calls;
 	/* the probe */
@@ -97,7 +99,11 @@ void tcg_gen_op2_x86_64(void *s, int opc, uintptr_t a1, uintptr_t a2)
 		ei.op2 = (ei_op2_fn *)ei_next("tcg_gen_op2_x86_64");
 	if (ei.calibrating && opc >= 0 && opc < EI_OPS && !ei.cal_pc[opc])
 		ei.cal_pc[opc] = a1;
-	if (opc == ei.insn_start && ei.blk) {
+	if (opc == ei.insn_start && !ei.blk && ei.out) {
+		/* code outside the scope: its stores are checked */
+		ei.cur = a1 < ei.lo || a1 >= ei.hi ? 0 : -1;
+		ei.cur_first = false;
+	} else if (opc == ei.insn_start && ei.blk) {
 		/* the instruction at a1 starts: is it one to check? */
 		uint64_t off = a1 - ei.blk->pc;
 		ei.cur = -1;
@@ -122,7 +128,7 @@ void emu_inline_helper(uint64_t addr, uint64_t word);
 /* The call, when the instruction being translated is one to check. */
 static void ei_emit(void *s, intptr_t addr, int memop, bool store)
 {
-	if (!ei.blk || ei.cur < 0 || !ei.ok)
+	if (ei.cur < 0 || !ei.ok || (!ei.blk && (!ei.out || !store)))
 		return;
 	/* each machine has its translator's own table */
 	static struct ei_helper_info info = { (void *)emu_inline_helper, "qz_inline", 0,
@@ -130,12 +136,14 @@ static void ei_emit(void *s, intptr_t addr, int memop, bool store)
 	void *table = *(void **)((char *)s + ei.table_off);
 	if (!ei.lookup(table, (void *)emu_inline_helper))
 		ei.insert(table, (void *)emu_inline_helper, &info);
-	unsigned flags = (store ? EMU_INLINE_STORE : 0) | (ei.cur_first ? EMU_INLINE_FIRST : 0);
+	unsigned flags = (store ? EMU_INLINE_STORE : 0) | (ei.cur_first ? EMU_INLINE_FIRST : 0) |
+			 (ei.blk ? 0 : EMU_INLINE_OUT);
 	intptr_t word = ei.cst(s, (int64_t)(1u << (memop & 3)) | (int64_t)flags << 8);
 	void *args[2] = { (char *)s + addr, (char *)s + word };
 	ei.calln(s, (void *)emu_inline_helper, NULL, 2, args);
 	ei.tfree(s, (char *)s + word);
-	ei.blk->seen[ei.cur] |= store ? EMU_INLINE_STORE : EMU_INLINE_LOAD;
+	if (ei.blk)
+		ei.blk->seen[ei.cur] |= store ? EMU_INLINE_STORE : EMU_INLINE_LOAD;
 	ei.cur_first = false;
 }
 
@@ -168,11 +176,16 @@ __attribute__((noinline)) void emu_inline_helper(uint64_t addr, uint64_t word)
 			(uintptr_t)__builtin_return_address(0));
 }
 
-void emu_inline_running(uc_engine *uc, emu_inline_fn fn, void *ctx)
+void emu_inline_running(uc_engine *uc, emu_inline_fn fn, void *ctx, bool out, uint64_t lo,
+			uint64_t hi)
 {
 	ei.uc = uc;
 	ei.fn = fn;
 	ei.ctx = ctx;
+	ei.out = uc && out && ei.ok;
+	ei.lo = lo;
+	ei.hi = hi;
+	ei.cur = -1;
 	if (uc)
 		ei.stopped = false;
 }
@@ -191,6 +204,8 @@ void emu_inline_translating(struct emu_inline_blk *b)
 {
 	ei.blk = b;
 	ei.cur = -1;
+	if (b)
+		ei.out = false;   /* a lean block is the scope's */
 }
 
 /* ---- the probe ---- */
@@ -281,9 +296,9 @@ static bool ei_test_run(uc_engine *uc, struct ei_test *t, uint64_t *rip, uint64_
 	uc_reg_write(uc, UC_X86_REG_RAX, &zero);
 	uc_mem_write(uc, EI_DATA, &v, 8);
 	uc_mem_write(uc, EI_DATA + 8, &zero, 8);
-	emu_inline_running(uc, ei_test_fn, t);
+	emu_inline_running(uc, ei_test_fn, t, false, 0, 0);
 	uc_err e = uc_emu_start(uc, EI_CODE, 0, 0, 0);   /* to the hlt */
-	emu_inline_running(NULL, NULL, NULL);
+	emu_inline_running(NULL, NULL, NULL, false, 0, 0);
 	uc_reg_read(uc, UC_X86_REG_RIP, rip);
 	uc_reg_read(uc, UC_X86_REG_RAX, rax);
 	uc_mem_read(uc, EI_DATA + 8, mem1, 8);

@@ -46,12 +46,17 @@ enum { EMU_INLINE_LOAD = 1, EMU_INLINE_STORE = 2 };
 void emu_inline_translating(struct emu_inline_blk *b);
 
 /* A check: the access [addr, addr+size) of an instruction about to run
- * (flags: EMU_INLINE_STORE, EMU_INLINE_FIRST for its first access);
- * true stops the run before the instruction. */
-enum { EMU_INLINE_FIRST = 4 };
+ * (flags: EMU_INLINE_STORE, EMU_INLINE_FIRST for its first access,
+ * EMU_INLINE_OUT for a store of code outside the scope below); true stops
+ * the run before the instruction. */
+enum { EMU_INLINE_FIRST = 4, EMU_INLINE_OUT = 8 };
 typedef bool (*emu_inline_fn)(void *ctx, uint64_t addr, uint32_t size, unsigned flags);
-/* The machine about to run and its check (uc NULL: none runs). */
-void emu_inline_running(uc_engine *uc, emu_inline_fn fn, void *ctx);
+/* The machine about to run and its check (uc NULL: none runs). With
+ * out, code translated meanwhile outside [lo, hi) gets a check before
+ * each of its stores (what a write hook would see, without the hook: any
+ * memory hook sends every load and store to Unicorn's slow path). */
+void emu_inline_running(uc_engine *uc, emu_inline_fn fn, void *ctx, bool out, uint64_t lo,
+			uint64_t hi);
 /* Did a check stop the last run (its pc is the machine's rip)? */
 bool emu_inline_stopped(void);
 /* Checked accesses so far (for maint and the tests). */

@@ -100,6 +100,8 @@ struct emu {
 	uint64_t nread, nwritten;
 	/* checks compiled into lean translations (emu-inline.c) */
 	emu_access_fn access;       /* the owner's check, NULL: none */
+	bool out_checks;            /* stores outside the scope are checked
+	                               inline, not seen by a write hook */
 	bool inline_stop;           /* one stopped the last run */
 	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
@@ -292,7 +294,12 @@ void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote)
 
 void emu_set_hooked_stores_marked(struct emu *m, bool on)
 {
+	bool was = m->hooked_marked;
 	m->hooked_marked = on;
+	if (was != on && m->nblock_hooks) {   /* the write hook may change */
+		struct emu_plan p = { m->lo, m->hi, (const uint64_t (*)[2])m->skip, m->nskip };
+		emu_hook_plan(m, &p);
+	}
 }
 
 void emu_attach(struct emu *m, pid_t pid)
@@ -468,6 +475,7 @@ _Static_assert((int)EMU_ACCESS_LOAD == (int)EMU_INLINE_LOAD && (int)EMU_ACCESS_S
 		       (int)EMU_ACCESS_FIRST == (int)EMU_INLINE_FIRST, "emu.h's access flags are emu-inline.h's");
 
 static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr);
+static bool emu_map_chunk(struct emu *m, uint64_t addr);
 
 /* The chunk holding addr: emu_chunk_at through a small table by 64 KiB
  * (the checks alternate between stack, heap and data: one last chunk
@@ -488,15 +496,25 @@ static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
 	return c;
 }
 
-/* A compiled-in check (emu-inline.c), before a load or store of a lean
- * block's unhooked instruction: outside a mapped chunk that allows it
- * (not copied yet, a fault, a guard page) the run stops before it and the
+/* A compiled-in check (emu-inline.c): before a store of code outside the
+ * scope, what the write hook would do; before a load or store of a lean
+ * block's unhooked instruction: its chunk copied in if it is not yet (as
+ * the fault hook does); outside the chunks or where they do not allow it
+ * (a fault, a guard page, code kept out) the run stops before it and the
  * code hook then sees it; else the owner's check; a store let go marks
  * its page. */
 static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
 {
 	struct emu *m = ctx;
+	if (flags & EMU_INLINE_OUT) {   /* as emu_wrote: a store outside the scope */
+		emu_dirty(m, addr, size);
+		if (m->wrote)
+			m->wrote(m->ctx, addr, size);
+		return false;
+	}
 	struct emu_chunk *c = emu_near(m, addr);
+	if (!c && emu_map_chunk(m, addr))   /* as the fault hook would */
+		c = emu_near(m, addr);
 	uint32_t need = flags & EMU_ACCESS_STORE ? UC_PROT_WRITE : UC_PROT_READ;
 	if (!c || size > c->hi - addr || !(c->prot & need) || m->access(m->ctx, addr, size, flags))
 		return true;
@@ -546,10 +564,11 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 		m->stop_pc = 0;
 		m->lean_stop = false;
 		m->insn_hooked = false;
-		emu_inline_running(m->uc, m->access ? emu_inline_check : NULL, m);
+		emu_inline_running(m->uc, m->access ? emu_inline_check : NULL, m, m->out_checks, m->lo,
+				   m->hi);
 		e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
 		m->inline_stop = emu_inline_stopped();
-		emu_inline_running(NULL, NULL, NULL);
+		emu_inline_running(NULL, NULL, NULL, false, 0, 0);
 		m->plan_fresh = false;
 		pc = m->stop_pc;
 	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out && !m->inline_stop);
@@ -656,11 +675,21 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	m->ncode_hooks = m->nblock_hooks = 0;
 	m->write_hooked = false;
 	m->plan_fresh = true;
+	/* stores outside the scope checked inline (no write hook: it sends
+	 * every load and store to Unicorn's slow path), when every store
+	 * inside is the code hook's owner's or checked inline too */
+	bool out = m->access && m->hooked_marked && p->lo < p->hi && m->block &&
+		   emu_inline_ok(NULL, 0);
+	if (out != m->out_checks && m->translated) {   /* code made the other way */
+		emu_drop_code(m, 0, UINT64_MAX);
+		m->translated = false;
+	}
+	m->out_checks = out;
 	emu_plan_retranslate(m, p, nskip);
 	m->lo = p->lo;
 	m->hi = p->hi;
 	m->nskip = nskip;
-	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
+	memmove(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);   /* p may be m's own */
 	if (p->lo >= p->hi || !m->block) {
 		/* the time limit stops a loop at its head (emu_timer): each
 		 * turn runs it, and one hook a turn costs less than one a block */
@@ -683,8 +712,9 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	 * pages (the code hook does it inside) */
 	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
 		    1, 0);
-	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
-				      m, 1, 0) == UC_ERR_OK;
+	if (!m->out_checks)
+		m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE,
+					      (void *)emu_wrote, m, 1, 0) == UC_ERR_OK;
 }
 
 /* From a block hook the stop takes effect before the block's first
