@@ -50,8 +50,8 @@ libqzcore.a: $(ENGINE_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-qzdb: $(TUI_OBJ) libqzcore.a qzheap.so
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TUI_OBJ) libqzcore.a $(LIBS) $(TUILIBS)
+qzdb: $(TUI_OBJ) libqzcore.a qzheap.so slice/emu-inline.list
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=slice/emu-inline.list -o $@ $(TUI_OBJ) libqzcore.a $(LIBS) $(TUILIBS)
 
 %.o: %.c $(HEADERS) $(wildcard tui/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

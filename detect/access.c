@@ -114,6 +114,23 @@ static bool watch_check(void *ctx, const struct slice_view_access *a)
 	return st->watch_un;
 }
 
+/* The same for one load or store the emulator checks inline (view.h's
+ * quick), while every is off: true sends its instruction to check. The
+ * count of checked instructions is the one check would make: an
+ * instruction is counted at its first access, unless it goes to check. */
+static bool watch_quick(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
+{
+	struct detect_state *st = ctx;
+	uint64_t first;
+	bool to_check = (st->acc_rw && det_shadow_bad(&st->sh, addr, size, &first)) ||
+			(st->un_on && det_un_quick(st, addr, size, flags & SLICE_VIEW_STORE));
+	if (flags & SLICE_VIEW_FIRST)
+		st->acc_checked += !to_check;
+	else
+		st->acc_checked -= to_check;
+	return to_check;
+}
+
 static int acc_fire(struct detect_state *st)
 {
 	struct qz *q = st->acc_q;
@@ -256,7 +273,7 @@ void det_acc_arm(struct qz *q)
 	struct slice_view_watch w = { watch_check, watch_fire, acc_lost, det_un_sys, st,
 				      un ? &st->un_every : NULL,
 				      det_heap_at, st->mrets, &st->nmrets, acc_native,
-				      un ? det_un_sys : NULL };
+				      un ? det_un_sys : NULL, watch_quick };
 	st->acc_q = q;
 	if (slice_view_watch(q, &w) < 0) {
 		qz_warn(q, "Memory-access detectors are off: %s", q->err.s ? q->err.s : "");

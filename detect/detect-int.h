@@ -352,6 +352,7 @@ void det_acc_rebuild(struct qz *q, struct detect_state *st);
  * process stopped at pc. */
 bool det_un_wanted(const struct detect_state *st);
 bool det_un_check(struct detect_state *st, const struct slice_view_access *a);
+bool det_un_quick(struct detect_state *st, uint64_t addr, uint32_t size, bool store);
 int det_un_fire(struct qz *q, struct detect_state *st, uint64_t pc);
 void det_un_alloc(struct detect_state *st, const struct det_block *b, bool zeroed);
 void det_un_sys(void *ctx, uint64_t addr, uint64_t len);

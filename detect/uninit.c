@@ -614,6 +614,21 @@ bool det_un_check(struct detect_state *st, const struct slice_view_access *a)
 	return false;
 }
 
+/* det_un_check's fast path for one load or store of an instruction the
+ * emulator runs without asking (slice/view.h's quick): a store defines
+ * what it writes; true for a load of an undefined byte, or while a
+ * register holds one (every instruction must then be looked at). */
+bool det_un_quick(struct detect_state *st, uint64_t addr, uint32_t size, bool store)
+{
+	if (st->un_regs)
+		return true;
+	if (store) {
+		un_set(&st->un, addr, size, 0);
+		return false;
+	}
+	return un_get(&st->un, addr, size) != 0;
+}
+
 /* The text of where the undefined value came from. */
 static void un_origin(struct qz *q, struct detect_state *st, uint64_t o, char *buf, size_t len)
 {

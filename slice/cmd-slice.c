@@ -2,6 +2,7 @@
  * info slices, info slice. Parsing and printing only; the work is in
  * rec.c and slice.c. */
 #include "cmd-slice.h"
+#include "emu-inline.h"
 #include "emu-patch.h"
 #include "explain.h"
 
@@ -713,6 +714,24 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 	return 0;
 }
 
+/* maint emulator-inline [on|off|blind] (hidden, the tests'): emu-inline.c's
+ * checks; without an argument, which and why. */
+static int cmd_maint_emulator_inline(struct qz *q, const char *a)
+{
+	const char *v = str_skip_space(a ? a : "");
+	if (strcmp(v, "blind") == 0) {   /* the tests': checks never stop */
+		emu_inline_blind();
+		return 0;
+	}
+	int on = cs_pick(v, "on", "off");
+	if (*v && on < 0)
+		return qz_error(q, "Usage: maint emulator-inline [on|off]");
+	if (*v)
+		emu_inline_allow(on);
+	qz_printf(q, "%s.\n", emu_inline_state());
+	return 0;
+}
+
 /* maint emulator-regs [direct|api] (hidden, the tests'): api reads every
  * register through uc_reg_read; without an argument, what the probe found. */
 static int cmd_maint_emulator_regs(struct qz *q, const char *a)
@@ -945,6 +964,10 @@ const struct cmd_def slice_cmds[] = {
 	 "How long the emulator runs while a loop runs unhooked before it stops\n"
 	 "at the next hook to look for a quit or a signal (100000 us); for the\n"
 	 "tests: small, it stops often.", NULL},
+	{"maint emulator-inline", NULL, "maint emulator-inline [on|off]", Y | CMD_HIDDEN,
+	 cmd_maint_emulator_inline,
+	 "on (the default where it works): checks compiled into lean translations;\n"
+	 "off: their instructions with memory operands keep the hook (the tests').", NULL},
 	{"maint emulator-lean", NULL, "maint emulator-lean on|off", Y | CMD_HIDDEN,
 	 cmd_maint_emulator_lean,
 	 "on (the default): in the memory watcher's runs with quick verdicts, a block\n"

@@ -14,6 +14,8 @@
  * translations are off for the machine's life. */
 #include "emu-lean.h"
 
+#include "emu-inline.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,8 +54,12 @@ struct emu_lean_blk {
 	uint16_t ninsn;
 	uint16_t nskip;          /* unhooked instructions, */
 	uint16_t *skip;          /* their offsets, ascending */
+	uint8_t *mem;            /* and what each loads and stores, checked
+	                            inline (emu-inline.h) */
 	uint64_t run[EMU_LEAN_RUNS][2];   /* hooked: [first, last] */
 	int nrun;
+	int unchecked;           /* emu_lean_request: the skip whose accesses
+	                            the translation did not check, -1 */
 };
 
 struct emu_lean {
@@ -71,6 +77,7 @@ struct emu_lean {
 	int cur;                 /* the lean block running, -1 */
 	uint64_t made;           /* lean blocks translated (the machine's life) */
 	uint64_t credit;         /* unhooked instructions run */
+	bool checks;             /* accesses checked inline (emu_lean_checks) */
 };
 
 static size_t emu_lean_slot_of(uint64_t pc)
@@ -95,12 +102,21 @@ struct emu_lean *emu_lean_new(uc_engine *uc, void *cb, void *data, emu_pick_fn p
 	return l;
 }
 
+void emu_lean_checks(struct emu_lean *l, bool on)
+{
+	if (l->checks != on)
+		emu_lean_dropped(l, 0, UINT64_MAX);
+	l->checks = on;
+}
+
 void emu_lean_free(struct emu_lean *l)
 {
 	if (!l)
 		return;
-	for (int i = 0; i < l->nblocks; i++)
+	for (int i = 0; i < l->nblocks; i++) {
 		free(l->blocks[i].skip);
+		free(l->blocks[i].mem);
+	}
 	free(l->blocks);
 	free(l->slots);
 	free(l);
@@ -143,6 +159,7 @@ static void emu_lean_forget(struct emu_lean *l, int i)
 	struct emu_lean_blk *b = &l->blocks[i];
 	l->slots[emu_lean_slot_of(b->pc)] = (struct emu_lean_slot){ b->pc, 0, -1 };
 	free(b->skip);
+	free(b->mem);
 	if (i != --l->nblocks) {
 		*b = l->blocks[l->nblocks];
 		l->slots[emu_lean_slot_of(b->pc)].block = i;
@@ -254,7 +271,7 @@ static uc_err emu_lean_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
 
 /* Translate block b (its code dropped) with only its runs hooked: the
  * code hooks select them meanwhile, then are put back. */
-static bool emu_lean_request(struct emu_lean *l, const struct emu_lean_blk *b, int ni,
+static bool emu_lean_request(struct emu_lean *l, struct emu_lean_blk *b, int ni,
 			     const uc_hook *hooks, const uint64_t (*ranges)[2], int n)
 {
 	uc_hook sel[EMU_LEAN_RUNS];
@@ -265,23 +282,65 @@ static bool emu_lean_request(struct emu_lean *l, const struct emu_lean_blk *b, i
 		emu_lean_range(sel[k], k < b->nrun ? b->run[k][0] : EMU_LEAN_NEVER,
 			       k < b->nrun ? b->run[k][1] : EMU_LEAN_NEVER);
 	uc_tb tb;
+	uint8_t seen[EMU_LEAN_INSNS] = { 0 };
+	struct emu_inline_blk ib = { b->pc, b->skip, b->nskip, seen };
+	emu_inline_translating(l->checks ? &ib : NULL);
 	uc_err e = emu_lean_request_cache(l->uc, b->pc, &tb);
+	emu_inline_translating(NULL);
 	for (int i = 0; i < EMU_LEAN_SEL; i++)
 		emu_lean_range(l->sel[i], EMU_LEAN_NEVER, EMU_LEAN_NEVER);
 	for (int i = 0; i < n; i++)
 		emu_lean_range(hooks[i], ranges[i][0], ranges[i][1]);
 	/* not the block the owner looked at: it goes (translated in full) */
-	return e == UC_ERR_OK && tb.pc == b->pc && tb.size == b->size && tb.icount == ni;
+	if (e != UC_ERR_OK || tb.pc != b->pc || tb.size != b->size || tb.icount != ni)
+		return false;
+	/* each unhooked instruction's accesses all checked, and no other:
+	 * one whose accesses the translator makes otherwise (a locked
+	 * instruction's atomics, x87's helpers) must keep its hook */
+	for (int i = 0; i < b->nskip; i++)
+		if (seen[i] != (l->checks ? b->mem[i] : 0)) {
+			b->unchecked = i;
+			return false;
+		}
+	return true;
+}
+
+/* Block b of the instructions in[0..ni) (hook and mem as decided): its
+ * unhooked ones and the hooked runs; false if none is unhooked. */
+static bool emu_lean_make(struct emu_lean *l, struct emu_lean_blk *b, uint64_t pc, uint32_t size,
+			  struct emu_lean_insn *in, int ni, int maxrun)
+{
+	int run[EMU_LEAN_INSNS][2];
+	int nrun = emu_lean_runs(in, ni, run, maxrun), nskip = 0;
+	for (int i = 0; i < ni; i++)
+		nskip += !in[i].hook;
+	if (!nskip)
+		return false;
+	*b = (struct emu_lean_blk){ pc, size, (uint16_t)ni, (uint16_t)nskip,
+				    xcalloc((size_t)nskip, sizeof *b->skip),
+				    xcalloc((size_t)nskip, 1), { { 0 } }, nrun, -1 };
+	nskip = 0;
+	for (int i = 0; i < ni; i++)
+		if (!in[i].hook) {
+			b->mem[nskip] = l->checks ? in[i].mem : 0;
+			b->skip[nskip++] = in[i].off;
+		}
+	for (int k = 0; k < nrun; k++) {
+		b->run[k][0] = pc + in[run[k][0]].off;
+		b->run[k][1] = pc + in[run[k][1]].off;
+	}
+	return true;
 }
 
 /* Translate the block [pc, pc+size) lean, if its owner lets it and some
  * instruction can go unhooked. Dropping its code drops every translation
- * meeting it: the lean ones among them are translated lean again. */
+ * meeting it: the lean ones among them are translated lean again. An
+ * unhooked instruction whose accesses the translation did not check gets
+ * its hook, and the block is translated again. */
 static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const uc_hook *hooks,
 			 const uint64_t (*ranges)[2], int n)
 {
 	struct emu_lean_insn in[EMU_LEAN_INSNS];
-	int run[EMU_LEAN_INSNS][2];
 	uc_hook sel[EMU_LEAN_RUNS];
 	struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
 	/* a block across 64 KiB may span two of emu.c's chunks: its code
@@ -291,33 +350,34 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	int ni = l->pick(l->ctx, pc, size, in, EMU_LEAN_INSNS);
 	if (ni <= 0)
 		return;
-	int nrun = emu_lean_runs(in, ni, run, emu_lean_selectors(l, hooks, n, sel)), nskip = 0;
-	for (int i = 0; i < ni; i++)
-		nskip += !in[i].hook;
-	if (!nskip)
-		return;
-	struct emu_lean_blk *b = &l->blocks[l->nblocks];
-	*b = (struct emu_lean_blk){ pc, size, (uint16_t)ni, (uint16_t)nskip,
-				    xcalloc((size_t)nskip, sizeof *b->skip), { { 0 } }, nrun };
-	nskip = 0;
-	for (int i = 0; i < ni; i++)
-		if (!in[i].hook)
-			b->skip[nskip++] = in[i].off;
-	for (int k = 0; k < nrun; k++) {
-		b->run[k][0] = pc + in[run[k][0]].off;
-		b->run[k][1] = pc + in[run[k][1]].off;
-	}
-	uc_ctl_remove_cache(l->uc, pc, pc + size);
-	if (!emu_lean_request(l, b, ni, hooks, ranges, n)) {
-		free(b->skip);
+	bool made = false;
+	for (int tries = 0; tries < 4 && !made; tries++) {
+		/* dropping may have moved the blocks: the next free one */
+		struct emu_lean_blk *b = &l->blocks[l->nblocks];
+		if (l->nblocks == EMU_LEAN_MAX || !emu_lean_make(l, b, pc, size, in, ni, emu_lean_selectors(l, hooks, n, sel)))
+			return;
 		uc_ctl_remove_cache(l->uc, pc, pc + size);
-		emu_lean_dropped(l, pc, pc + size);
-		return;
+		made = emu_lean_request(l, b, ni, hooks, ranges, n);
+		if (!made) {
+			int u = b->unchecked;
+			uint16_t uoff = u >= 0 ? b->skip[u] : 0;
+			free(b->skip);
+			free(b->mem);
+			uc_ctl_remove_cache(l->uc, pc, pc + size);
+			emu_lean_dropped(l, pc, pc + size);
+			if (u < 0)
+				return;
+			for (int i = 0; i < ni; i++)
+				if (in[i].off == uoff)
+					in[i].hook = true;
+		}
 	}
+	if (!made)
+		return;
 	s->block = l->nblocks++;
 	l->made++;
 	for (int i = 0; i < l->nblocks; i++) {
-		const struct emu_lean_blk *o = &l->blocks[i];
+		struct emu_lean_blk *o = &l->blocks[i];
 		if (o->pc != pc && o->pc < pc + size && o->pc + o->size > pc &&
 		    !emu_lean_request(l, o, o->ninsn, hooks, ranges, n)) {
 			emu_lean_dropped(l, o->pc, o->pc + o->size);

@@ -18,6 +18,10 @@ struct emu_lean;
  * (ctx); NULL if the selector hooks could not be added. */
 struct emu_lean *emu_lean_new(uc_engine *uc, void *cb, void *data, emu_pick_fn pick, void *ctx);
 void emu_lean_free(struct emu_lean *l);
+/* Lean blocks made from now on check the loads and stores of their
+ * unhooked instructions inline (emu-inline.h), or hook every instruction
+ * with memory operands (off; those made before go when it changes). */
+void emu_lean_checks(struct emu_lean *l, bool on);
 /* A block is about to run (in: of the plan's scope): credit a lean one's
  * unhooked instructions (BARE: its first is one of them), or count it
  * (FULL: the batch to translate is full: stop the run before the block). */

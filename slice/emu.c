@@ -18,6 +18,7 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu-inline.h"
 #include "emu-lean.h"
 #include "emu-patch.h"
 #include "emu-regs.h"
@@ -35,6 +36,8 @@ struct emu_chunk {
 };
 
 struct emu_vma { uint64_t lo, hi; uint32_t prot; };
+
+enum { EMU_NEAR = 64 };   /* emu_near's slots: a power of two */
 
 struct emu {
 	uc_engine *uc;
@@ -95,6 +98,12 @@ struct emu {
 	uint8_t xmm[16][16];        /* as loaded, to see whether they changed */
 	uint32_t mxcsr;
 	uint64_t nread, nwritten;
+	/* checks compiled into lean translations (emu-inline.c) */
+	emu_access_fn access;       /* the owner's check, NULL: none */
+	bool out_checks;            /* stores outside the scope are checked
+	                               inline, not seen by a write hook */
+	bool inline_stop;           /* one stopped the last run */
+	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
 
 
@@ -285,7 +294,12 @@ void emu_set_scope_hooks(struct emu *m, emu_block_fn block, emu_write_fn wrote)
 
 void emu_set_hooked_stores_marked(struct emu *m, bool on)
 {
+	bool was = m->hooked_marked;
 	m->hooked_marked = on;
+	if (was != on && m->nblock_hooks) {   /* the write hook may change */
+		struct emu_plan p = { m->lo, m->hi, (const uint64_t (*)[2])m->skip, m->nskip };
+		emu_hook_plan(m, &p);
+	}
 }
 
 void emu_attach(struct emu *m, pid_t pid)
@@ -457,6 +471,76 @@ static void emu_timer_set(struct emu *m, bool running, uint64_t usec)
 	pthread_mutex_unlock(&m->mu);
 }
 
+_Static_assert((int)EMU_ACCESS_LOAD == (int)EMU_INLINE_LOAD && (int)EMU_ACCESS_STORE == (int)EMU_INLINE_STORE &&
+		       (int)EMU_ACCESS_FIRST == (int)EMU_INLINE_FIRST, "emu.h's access flags are emu-inline.h's");
+
+static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr);
+static bool emu_map_chunk(struct emu *m, uint64_t addr);
+
+/* The chunk holding addr: emu_chunk_at through a small table by 64 KiB
+ * (the checks alternate between stack, heap and data: one last chunk
+ * would miss most of the time). Emptied when chunks come or go. */
+static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
+{
+	size_t k = (size_t)(addr >> 16) & (EMU_NEAR - 1);
+	if (m->near[k].key == (addr >> 16 | 1ull << 63) && m->near[k].i < m->nchunks) {
+		struct emu_chunk *c = &m->chunks[m->near[k].i];
+		if (addr >= c->lo && addr < c->hi)
+			return c;
+	}
+	struct emu_chunk *c = emu_chunk_at(m, addr);
+	if (c) {
+		m->near[k].key = addr >> 16 | 1ull << 63;
+		m->near[k].i = (size_t)(c - m->chunks);
+	}
+	return c;
+}
+
+/* A compiled-in check (emu-inline.c): before a store of code outside the
+ * scope, what the write hook would do; before a load or store of a lean
+ * block's unhooked instruction: its chunk copied in if it is not yet (as
+ * the fault hook does); outside the chunks or where they do not allow it
+ * (a fault, a guard page, code kept out) the run stops before it and the
+ * code hook then sees it; else the owner's check; a store let go marks
+ * its page. */
+static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
+{
+	struct emu *m = ctx;
+	if (flags & EMU_INLINE_OUT) {   /* as emu_wrote: a store outside the scope */
+		emu_dirty(m, addr, size);
+		if (m->wrote)
+			m->wrote(m->ctx, addr, size);
+		return false;
+	}
+	struct emu_chunk *c = emu_near(m, addr);
+	if (!c && emu_map_chunk(m, addr))   /* as the fault hook would */
+		c = emu_near(m, addr);
+	uint32_t need = flags & EMU_ACCESS_STORE ? UC_PROT_WRITE : UC_PROT_READ;
+	if (!c || size > c->hi - addr || !(c->prot & need) || m->access(m->ctx, addr, size, flags))
+		return true;
+	if (flags & EMU_ACCESS_STORE) {
+		size_t p0 = (addr - c->lo) / EMU_PAGE, p1 = (addr + size - 1 - c->lo) / EMU_PAGE;
+		if (!c->dirty[p0] || !c->dirty[p1])
+			emu_dirty(m, addr, size);
+	}
+	return false;
+}
+
+void emu_set_access(struct emu *m, emu_access_fn fn)
+{
+	m->access = fn;
+}
+
+bool emu_access_inline(struct emu *m)
+{
+	return m->access && emu_inline_ok(NULL, 0);
+}
+
+bool emu_access_stopped(const struct emu *m)
+{
+	return m->inline_stop;
+}
+
 enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 {
 	if (usec && !m->timer_made) {
@@ -480,10 +564,14 @@ enum emu_end emu_run_for(struct emu *m, uint64_t pc, uint64_t usec)
 		m->stop_pc = 0;
 		m->lean_stop = false;
 		m->insn_hooked = false;
+		emu_inline_running(m->uc, m->access ? emu_inline_check : NULL, m, m->out_checks, m->lo,
+				   m->hi);
 		e = uc_emu_start(m->uc, pc, 0, timed ? 0 : usec, 0);
+		m->inline_stop = emu_inline_stopped();
+		emu_inline_running(NULL, NULL, NULL, false, 0, 0);
 		m->plan_fresh = false;
 		pc = m->stop_pc;
-	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out);
+	} while (e == UC_ERR_OK && m->lean_stop && !m->timed_out && !m->inline_stop);
 	if (timed)
 		emu_timer_set(m, false, 0);
 	if (m->stop_pc)
@@ -587,11 +675,21 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	m->ncode_hooks = m->nblock_hooks = 0;
 	m->write_hooked = false;
 	m->plan_fresh = true;
+	/* stores outside the scope checked inline (no write hook: it sends
+	 * every load and store to Unicorn's slow path), when every store
+	 * inside is the code hook's owner's or checked inline too */
+	bool out = m->access && m->hooked_marked && p->lo < p->hi && m->block &&
+		   emu_inline_ok(NULL, 0);
+	if (out != m->out_checks && m->translated) {   /* code made the other way */
+		emu_drop_code(m, 0, UINT64_MAX);
+		m->translated = false;
+	}
+	m->out_checks = out;
 	emu_plan_retranslate(m, p, nskip);
 	m->lo = p->lo;
 	m->hi = p->hi;
 	m->nskip = nskip;
-	memcpy(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);
+	memmove(m->skip, p->skip, (size_t)nskip * sizeof *p->skip);   /* p may be m's own */
 	if (p->lo >= p->hi || !m->block) {
 		/* the time limit stops a loop at its head (emu_timer): each
 		 * turn runs it, and one hook a turn costs less than one a block */
@@ -614,8 +712,9 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	 * pages (the code hook does it inside) */
 	uc_hook_add(m->uc, &m->block_hooks[m->nblock_hooks++], UC_HOOK_BLOCK, (void *)emu_block, m,
 		    1, 0);
-	m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE, (void *)emu_wrote,
-				      m, 1, 0) == UC_ERR_OK;
+	if (!m->out_checks)
+		m->write_hooked = uc_hook_add(m->uc, &m->write_hook, UC_HOOK_MEM_WRITE,
+					      (void *)emu_wrote, m, 1, 0) == UC_ERR_OK;
 }
 
 /* From a block hook the stop takes effect before the block's first
@@ -743,6 +842,7 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr)
 	m->chunks[i] = (struct emu_chunk){ lo, hi, buf, xcalloc((hi - lo) / EMU_PAGE, 1), v->prot };
 	m->nchunks++;
 	m->last = i;
+	memset(m->near, 0, sizeof m->near);   /* the indices moved */
 	return true;
 }
 
@@ -844,6 +944,7 @@ void emu_forget(struct emu *m)
 	m->nchunks = 0;
 	m->ndirty = 0;
 	m->last = 0;
+	memset(m->near, 0, sizeof m->near);
 	m->vmas_fresh = false;
 	m->nvmas = 0;
 }
@@ -877,6 +978,8 @@ void emu_lean(struct emu *m, bool on)
 	on = on && m->lean_pick && m->lean_start && m->block && m->lo < m->hi;
 	if (on && !m->lean)
 		m->lean = emu_lean_new(m->uc, (void *)emu_code, m, m->lean_pick, m->ctx);
+	if (m->lean)
+		emu_lean_checks(m->lean, emu_access_inline(m));
 	if (!on)   /* lean blocks hook too little now */
 		emu_lean_dropped(m->lean, 0, UINT64_MAX);
 	m->lean_on = on && m->lean;

@@ -85,7 +85,12 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p);
  * called before a lean block whose first instruction is unhooked runs
  * (emu_stop there: none of it runs). Off drops every lean block's code;
  * drop the lean blocks meeting [lo, hi). Between runs only. */
-struct emu_lean_insn { uint16_t off; bool hook; };
+struct emu_lean_insn {
+	uint16_t off;
+	bool hook;
+	uint8_t mem;             /* unhooked with emu_set_access: what it
+	                            loads (EMU_ACCESS_LOAD) and stores */
+};
 typedef int (*emu_pick_fn)(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out,
 			   int max);
 void emu_set_lean_pick(struct emu *m, emu_pick_fn pick, emu_hook_fn start);
@@ -101,6 +106,22 @@ size_t emu_lean_blocks(const struct emu *m, uint64_t *made, const char **broken)
 /* Are there lean blocks now (code that runs without asking the hook)? */
 bool emu_lean_any(const struct emu *m);
 uint64_t emu_pc(struct emu *m);
+/* Checks compiled into lean translations (emu-inline.h): when fn is set
+ * and the translator lets it, pick may leave instructions with memory
+ * operands unhooked in a lean block (out[i].mem says which accesses each
+ * makes), and fn is asked before each of their loads and stores, with its
+ * address and size (flags: EMU_ACCESS_STORE; EMU_ACCESS_FIRST on an
+ * instruction's first access). true stops the run before that instruction
+ * (emu_access_stopped then says so; its pc is emu_pc); a store let go is
+ * marked to go back. An access outside the machine's mapped chunks, or
+ * one they do not allow, stops there too (the hook then sees it). */
+enum { EMU_ACCESS_LOAD = 1, EMU_ACCESS_STORE = 2, EMU_ACCESS_FIRST = 4 };
+typedef bool (*emu_access_fn)(void *ctx, uint64_t addr, uint32_t size, unsigned flags);
+void emu_set_access(struct emu *m, emu_access_fn fn);
+/* Will lean blocks check their accesses inline (fn set, the translator
+ * taken over: emu_inline_ok)? */
+bool emu_access_inline(struct emu *m);
+bool emu_access_stopped(const struct emu *m);
 
 /* len bytes of the machine's memory (mapped already); 0 or -1. */
 int emu_read(struct emu *m, uint64_t addr, void *buf, size_t len);

@@ -29,6 +29,24 @@ bool re_plain(const struct insn *in)
 	       k != INSN_RET && k != INSN_JMP_IND && k != INSN_SYSCALL;
 }
 
+/* Could the instruction run unhooked with its loads and stores checked
+ * inline (emu.h's emu_set_access)? What else the hook does for it (a
+ * call's, a return's, a rep's count, a native step) rules it out; so does
+ * an access the translator makes some other way, found when the block is
+ * translated (emu-lean.c hooks it then). */
+static uint8_t re_checked_mem(const struct insn *in)
+{
+	enum insn_kind k = in->kind;
+	if (in->native || in->rep || in->xstate || !in->nmem || k == INSN_CALL ||
+	    k == INSN_CALL_IND || k == INSN_RET || k == INSN_JMP_IND || k == INSN_SYSCALL)
+		return 0;
+	uint8_t mem = 0;
+	for (int i = 0; i < in->nmem; i++)
+		mem |= (in->mem[i].rw & INSN_MEM_R ? EMU_ACCESS_LOAD : 0) |
+		       (in->mem[i].rw & INSN_MEM_W ? EMU_ACCESS_STORE : 0);
+	return mem;
+}
+
 /* A direct jump to its own address or before it. */
 static bool re_back_jump(const struct insn *in, uint64_t pc)
 {
@@ -37,7 +55,8 @@ static bool re_back_jump(const struct insn *in, uint64_t pc)
 
 /* Which instructions of the hot block [pc, pc+size) of the program's own
  * code keep the hook in a lean translation: what the quick path would not
- * only count (not plain; a site, run target or awaited return), backward
+ * only count (not plain, unless its accesses can be checked inline; a
+ * site, run target or awaited return), backward
  * direct jumps (the hot loops' finder counts them, and a loop needs a
  * hook for the time limit), and the first if a backward jump seen lands
  * there (the finder sees the landing as with every instruction hooked).
@@ -50,6 +69,7 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 	uint64_t a = pc;
 	if (!x->quick_run || rec_watch_every(x->r))
 		return -1;
+	bool checks = emu_access_inline(x->m) && (!x->r->watch.check || x->r->watch.quick);
 	for (; a < pc + size; n++) {
 		int64_t id = rec_insn_id(x->q, x->r, a);
 		if (id < 0 || n == max)
@@ -61,8 +81,12 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 		if (back && emu_lean_bare_at(x->m, e->in.target))
 			return -1;   /* it lands where no hook would see it */
 		out[n].off = (uint16_t)(a - pc);
-		out[n].hook = (a == pc && hmap_get(&x->back_targets, pc)) || !re_plain(&e->in) || back ||
-			      re_is_site(x, a) || re_target_at(x, a) || re_is_ret(x, a);
+		out[n].mem = checks && !re_plain(&e->in) ? re_checked_mem(&e->in) : 0;
+		out[n].hook = (a == pc && hmap_get(&x->back_targets, pc)) ||
+			      (!re_plain(&e->in) && !out[n].mem) || back || re_is_site(x, a) ||
+			      re_target_at(x, a) || re_is_ret(x, a);
+		if (out[n].hook)
+			out[n].mem = 0;
 		a += e->in.len;
 	}
 	return a == pc + size ? n : -1;

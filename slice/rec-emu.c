@@ -318,6 +318,24 @@ static void re_lib_wrote(void *ctx, uint64_t addr, uint64_t len)
 		x->r->watch.lib_wrote(x->r->watch.ctx, addr, len);
 }
 
+_Static_assert((int)SLICE_VIEW_STORE == (int)EMU_ACCESS_STORE && (int)SLICE_VIEW_FIRST == (int)EMU_ACCESS_FIRST,
+	       "view.h's access flags are emu.h's");
+
+/* A load or store of a lean block's unhooked instruction (emu.h's
+ * emu_set_access; the machine marked a store's page): the watcher's quick
+ * look, and a store is code written as re_record would say. true: the
+ * instruction runs hooked (the machine stops before it). */
+static bool re_access(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
+{
+	struct rec_emu *x = ctx;
+	const struct slice_view_watch *w = &x->r->watch;
+	if (w->quick && w->quick(w->ctx, addr, size, flags))
+		return true;
+	if (flags & EMU_ACCESS_STORE)
+		re_wrote(x, addr, size);
+	return false;
+}
+
 /* Record the instruction at pc, about to run in the machine. */
 static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
 		      uint64_t sp)
@@ -854,6 +872,13 @@ static int re_step(struct qz *q, struct rec *r)
 	uint64_t unhooked = emu_lean_skipped(x->m);   /* counted as the quick path would */
 	r->insns_seen += unhooked;
 	x->emulated += unhooked;
+	if (how == EMU_STOPPED && emu_access_stopped(x->m)) {
+		/* a check refused an access: its lean block goes, and the
+		 * instruction runs hooked */
+		x->lean_drop = emu_pc(x->m);
+		if (x->end == RE_NONE)
+			x->end = RE_STOP;
+	}
 	if (how == EMU_FAULT) {
 		re_after_fault(x, emu_pc(x->m));
 		x->end = RE_NATIVE;
@@ -954,6 +979,7 @@ void rec_emu_pick(struct qz *q, struct rec *r)
 			emu_set_hook(x->m, re_hook, re_mask, x);
 			emu_set_scope_hooks(x->m, re_block, re_lib_wrote);
 			emu_set_lean_pick(x->m, re_lean_pick, re_lean_start);
+			emu_set_access(x->m, re_access);
 		}
 	}
 	const char *why = re_forced_off ? "the emulator is turned off (maint emulator off)" :

@@ -135,7 +135,16 @@ struct slice_view_watch {
 	/* Optional: library code the emulator ran without asking (maint
 	 * emulator skip-libs, only while every is off) wrote [addr, addr+len). */
 	void (*lib_wrote)(void *ctx, uint64_t addr, uint64_t len);
+	/* Optional, while every is off: the emulator may run instructions
+	 * with memory operands of the program's own hot code without asking
+	 * check, and asks this instead before each of their loads and stores
+	 * ([addr, addr+size); flags: SLICE_VIEW_STORE, and SLICE_VIEW_FIRST
+	 * on an instruction's first access). It must be quicker still than
+	 * check. true: the instruction is to be asked to check after all (the
+	 * machine stops before it and check is then asked as usual). */
+	bool (*quick)(void *ctx, uint64_t addr, uint32_t size, unsigned flags);
 };
+enum { SLICE_VIEW_STORE = 2, SLICE_VIEW_FIRST = 4 };
 
 /* Run the program under the recorder's engine from now on (without
  * recording, unless recording is on) so that w sees every access: until

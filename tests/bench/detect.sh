@@ -74,7 +74,10 @@ one_load detect-all-work $WN $WW
 # no memory, which runs unhooked); in these most instructions of the
 # program's own code touch memory, as in real programs. Also with lean
 # translations off (`maint emulator-lean off`: every instruction of the
-# program's own code keeps the code hook, as before them).
+# program's own code keeps the code hook, as before them), and with the
+# inline checks off (`maint emulator-inline off`: lean blocks hook their
+# instructions with memory operands, and a write hook sees the stores of
+# library code).
 if [ "${QUICK:-0}" = 1 ]; then SEQ=${SEQ:-30000}; fi
 SEQ=${SEQ:-200000}
 IN=$B/detect-bench-seq.txt
@@ -85,21 +88,23 @@ real_load() {
 	rnative() { sh -c "$_prog $_args >/dev/null"; }
 	rdetect() { qzx -ex 'detect on' -ex "run $_args > /dev/null" "$_prog"; }
 	rnolean() { qzx -ex 'maint emulator-lean off' -ex 'detect on' -ex "run $_args > /dev/null" "$_prog"; }
+	rnoinline() { qzx -ex 'maint emulator-inline off' -ex 'detect on' -ex "run $_args > /dev/null" "$_prog"; }
 	rmemcheck() { sh -c "valgrind --tool=memcheck --error-exitcode=3 -q $_prog $_args >/dev/null"; }
-	for t in rnative rdetect rnolean rmemcheck; do
+	for t in rnative rdetect rnolean rnoinline rmemcheck; do
 		_must=""
-		[ $t = rdetect ] || [ $t = rnolean ] && _must=$ended
+		[ $t = rdetect ] || [ $t = rnolean ] || [ $t = rnoinline ] && _must=$ended
 		best "$_n-$t" "$_must" "$bad" $t >/dev/null && continue
 		echo "$_n: n/a (a run failed: see $LOG/$_n-$t.out)"
 		return
 	done
 	awk -v name="$_n" -v seq="$SEQ" -v n="$(cat "$LOG/$_n-rnative.stats")" \
 	    -v d="$(cat "$LOG/$_n-rdetect.stats")" -v m="$(cat "$LOG/$_n-rmemcheck.stats")" \
-	    -v l="$(cat "$LOG/$_n-rnolean.stats")" 'BEGIN {
-		split(n, N); split(d, D); split(m, M); split(l, L)
-		printf "%s (seq 1 %d): native %.3f s, qzdb detect on %.3f s (%.3f-%.3f), without lean translations %.3f s (%.3f-%.3f), memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx (goal: above 1), lean gain %.2fx\n",
+	    -v l="$(cat "$LOG/$_n-rnolean.stats")" -v i="$(cat "$LOG/$_n-rnoinline.stats")" 'BEGIN {
+		split(n, N); split(d, D); split(m, M); split(l, L); split(i, I)
+		printf "%s (seq 1 %d): native %.3f s, qzdb detect on %.3f s (%.3f-%.3f), without lean translations %.3f s (%.3f-%.3f), without inline checks %.3f s (%.3f-%.3f), memcheck %.3f s (%.3f-%.3f), memcheck/detect %.2fx (goal: above 1), lean gain %.2fx, inline gain %.2fx\n",
 			name, seq, N[2] / 1e9, D[2] / 1e9, D[1] / 1e9, D[3] / 1e9, L[2] / 1e9, L[1] / 1e9,
-			L[3] / 1e9, M[2] / 1e9, M[1] / 1e9, M[3] / 1e9, M[2] / D[2], L[2] / D[2] }'
+			L[3] / 1e9, I[2] / 1e9, I[1] / 1e9, I[3] / 1e9, M[2] / 1e9, M[1] / 1e9, M[3] / 1e9,
+			M[2] / D[2], L[2] / D[2], I[2] / D[2] }'
 }
 real_load detect-all-gzip "$(command -v gzip)" "-c $IN"
 real_load detect-all-sed "$(command -v sed)" "s/1/x/g $IN"
