@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu-lean.h"
+
 typedef void ei_ldst_fn(void *s, intptr_t val, intptr_t addr, uintptr_t idx, int memop);
 typedef void ei_op2_fn(void *s, int opc, uintptr_t a1, uintptr_t a2);
 typedef intptr_t ei_const_fn(void *s, int64_t v);
@@ -317,7 +319,7 @@ static bool ei_selftest_machine(void)
 	uc_tb tb;
 	memset(ei.cal_pc, 0, sizeof ei.cal_pc);
 	ei.calibrating = true;
-	ok = ok && uc_ctl_request_cache(uc, EI_CODE, &tb) == UC_ERR_OK;
+	ok = ok && emu_request_cache(uc, EI_CODE, &tb) == UC_ERR_OK;
 	ei.calibrating = false;
 	for (int i = 0; ok && i < EI_OPS && ei.insn_start < 0; i++)
 		if (ei.cal_pc[i] == EI_CODE)
@@ -332,7 +334,7 @@ static bool ei_selftest_machine(void)
 	ei.ok = true;   /* ei_emit emits for the test */
 	uc_ctl_remove_cache(uc, EI_CODE, EI_CODE + 0x1000);
 	emu_inline_translating(&b);
-	ok = uc_ctl_request_cache(uc, EI_CODE, &tb) == UC_ERR_OK;
+	ok = emu_request_cache(uc, EI_CODE, &tb) == UC_ERR_OK;
 	emu_inline_translating(NULL);
 	ei.ok = false;
 	/* loads at 5 (mov), 19 (pop); stores at 11 (mov), 18 (push) */

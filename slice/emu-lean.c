@@ -261,9 +261,7 @@ static int emu_lean_selectors(const struct emu_lean *l, const uc_hook *hooks, in
 	return nsel;
 }
 
-/* uc_ctl_request_cache with its control word made unsigned: the macro
- * shifts 3 into int's sign bit (undefined behaviour: UBSan stops there). */
-static uc_err emu_lean_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
+uc_err emu_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
 {
 	uint32_t ctl = UC_CTL_TB_REQUEST_CACHE | 2u << 26 | (uint32_t)UC_CTL_IO_READ_WRITE << 30;
 	return uc_ctl(uc, (uc_control_type)ctl, pc, tb);
@@ -285,7 +283,7 @@ static bool emu_lean_request(struct emu_lean *l, struct emu_lean_blk *b, int ni,
 	uint8_t seen[EMU_LEAN_INSNS] = { 0 };
 	struct emu_inline_blk ib = { b->pc, b->skip, b->nskip, seen };
 	emu_inline_translating(l->checks ? &ib : NULL);
-	uc_err e = emu_lean_request_cache(l->uc, b->pc, &tb);
+	uc_err e = emu_request_cache(l->uc, b->pc, &tb);
 	emu_inline_translating(NULL);
 	for (int i = 0; i < EMU_LEAN_SEL; i++)
 		emu_lean_range(l->sel[i], EMU_LEAN_NEVER, EMU_LEAN_NEVER);

@@ -43,6 +43,9 @@ void emu_lean_dropped(struct emu_lean *l, uint64_t lo, uint64_t hi);
 uint64_t emu_lean_take(struct emu_lean *l);
 size_t emu_lean_nblocks(const struct emu_lean *l);
 uint64_t emu_lean_made(const struct emu_lean *l);
+/* uc_ctl_request_cache with its control word made unsigned (the macro
+ * shifts 3 into int's sign bit: undefined behaviour, UBSan stops there). */
+uc_err emu_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb);
 /* Why lean translations stopped for this machine's life, or NULL. */
 const char *emu_lean_broken(const struct emu_lean *l);
 

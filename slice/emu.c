@@ -507,7 +507,10 @@ static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned f
 {
 	struct emu *m = ctx;
 	if (flags & EMU_INLINE_OUT) {   /* as emu_wrote: a store outside the scope */
-		emu_dirty(m, addr, size);
+		struct emu_chunk *o = emu_near(m, addr);
+		if (!o || size > o->hi - addr || !o->dirty[(addr - o->lo) / EMU_PAGE] ||
+		    !o->dirty[(addr + size - 1 - o->lo) / EMU_PAGE])
+			emu_dirty(m, addr, size);
 		if (m->wrote)
 			m->wrote(m->ctx, addr, size);
 		return false;
