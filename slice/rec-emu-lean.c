@@ -56,12 +56,14 @@ static bool re_back_jump(const struct insn *in, uint64_t pc)
 /* Which instructions of the hot block [pc, pc+size) of the program's own
  * code keep the hook in a lean translation: what the quick path would not
  * only count (not plain, unless its accesses can be checked inline; a
- * site, run target or awaited return), backward
- * direct jumps (the hot loops' finder counts them, and a loop needs a
- * hook for the time limit), and the first if a backward jump seen lands
- * there (the finder sees the landing as with every instruction hooked).
- * Not a block with a backward jump to a lean block's unhooked start, nor
- * one of a clean loop (rec-emu-loops.c: it runs with no hook at all). */
+ * site, run target or awaited return), backward direct jumps (the hot
+ * loops' finder counts them) and the first if a backward jump seen lands
+ * there (the finder sees the landing as with every instruction hooked),
+ * unless the block touches memory with its accesses checked inline: a
+ * loop through it is never clean, and the time limit stops it at a block
+ * start (re_step times runs while lean blocks exist). Not a block whose
+ * hooked backward jump lands on a lean block's unhooked start, nor one of
+ * a clean loop (rec-emu-loops.c: it runs with no hook at all). */
 int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *out, int max)
 {
 	struct rec_emu *x = ctx;
@@ -70,26 +72,33 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 	if (!x->quick_run || rec_watch_every(x->r))
 		return -1;
 	bool checks = emu_access_inline(x->m) && (!x->r->watch.check || x->r->watch.quick);
+	bool touches = false;   /* an access checked inline: never a clean loop */
 	for (; a < pc + size; n++) {
 		int64_t id = rec_insn_id(x->q, x->r, a);
 		if (id < 0 || n == max)
 			return -1;
 		const struct trace_insn *e = &x->r->tr.insns[id];
-		bool back = re_back_jump(&e->in, a);
 		if (re_in_clean(x, a))
 			return -1;   /* a hot loop that runs unhooked stays so */
-		if (back && emu_lean_bare_at(x->m, e->in.target))
-			return -1;   /* it lands where no hook would see it */
 		out[n].off = (uint16_t)(a - pc);
 		out[n].mem = checks && !re_plain(&e->in) ? re_checked_mem(&e->in) : 0;
-		out[n].hook = (a == pc && hmap_get(&x->back_targets, pc)) ||
-			      (!re_plain(&e->in) && !out[n].mem) || back || re_is_site(x, a) ||
+		out[n].hook = (!re_plain(&e->in) && !out[n].mem) || re_is_site(x, a) ||
 			      re_target_at(x, a) || re_is_ret(x, a);
 		if (out[n].hook)
 			out[n].mem = 0;
+		touches |= out[n].mem != 0;
 		a += e->in.len;
 	}
-	return a == pc + size ? n : -1;
+	if (a != pc + size)
+		return -1;
+	for (int i = 0; !touches && i < n; i++) {   /* the loop finder's */
+		const struct trace_insn *e = &x->r->tr.insns[rec_insn_id(x->q, x->r, pc + out[i].off)];
+		bool back = re_back_jump(&e->in, pc + out[i].off);
+		if (back && emu_lean_bare_at(x->m, e->in.target))
+			return -1;   /* it lands where no hook would see it */
+		out[i].hook |= back || (i == 0 && hmap_get(&x->back_targets, pc));
+	}
+	return n;
 }
 
 /* A backward direct jump e, first seen (no verdict yet) by the full hook:

@@ -865,8 +865,10 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
-	/* in a clean loop no hook sees a quit or a signal: a time limit does */
-	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
+	/* in a clean loop, or a lean one, no hook sees a quit or a signal: a
+	 * time limit does */
+	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc),
+				       x->nclean || emu_lean_any(x->m) ? re_time_limit : 0);
 	r->read_code = NULL;
 	x->rc_have = 0;   /* the machine ran on since the last hook */
 	uint64_t unhooked = emu_lean_skipped(x->m);   /* counted as the quick path would */
