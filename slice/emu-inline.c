@@ -138,14 +138,14 @@ static void ei_emit(void *s, intptr_t addr, int memop, bool store)
 	void *table = *(void **)((char *)s + ei.table_off);
 	if (!ei.lookup(table, (void *)emu_inline_helper))
 		ei.insert(table, (void *)emu_inline_helper, &info);
-	unsigned flags = (store ? EMU_INLINE_STORE : 0) | (ei.cur_first ? EMU_INLINE_FIRST : 0) |
+	unsigned flags = (store ? EMU_ACCESS_STORE : 0) | (ei.cur_first ? EMU_ACCESS_FIRST : 0) |
 			 (ei.blk ? 0 : EMU_INLINE_OUT);
 	intptr_t word = ei.cst(s, (int64_t)(1u << (memop & 3)) | (int64_t)flags << 8);
 	void *args[2] = { (char *)s + addr, (char *)s + word };
 	ei.calln(s, (void *)emu_inline_helper, NULL, 2, args);
 	ei.tfree(s, (char *)s + word);
 	if (ei.blk)
-		ei.blk->seen[ei.cur] |= store ? EMU_INLINE_STORE : EMU_INLINE_LOAD;
+		ei.blk->seen[ei.cur] |= store ? EMU_ACCESS_STORE : EMU_ACCESS_LOAD;
 	ei.cur_first = false;
 }
 
@@ -338,14 +338,14 @@ static bool ei_selftest_machine(void)
 	emu_inline_translating(NULL);
 	ei.ok = false;
 	/* loads at 5 (mov), 19 (pop); stores at 11 (mov), 18 (push) */
-	ok = ok && seen[1] == EMU_INLINE_LOAD && seen[3] == EMU_INLINE_STORE &&
-	     seen[5] == EMU_INLINE_STORE && seen[6] == EMU_INLINE_LOAD && !seen[0] && !seen[2];
+	ok = ok && seen[1] == EMU_ACCESS_LOAD && seen[3] == EMU_ACCESS_STORE &&
+	     seen[5] == EMU_ACCESS_STORE && seen[6] == EMU_ACCESS_LOAD && !seen[0] && !seen[2];
 	struct ei_test all = { .stop_at = -1 }, stop = { .stop_at = 1 };
 	uint64_t rip, rax, mem1, rip2, rax2, mem2;
 	ok = ok && ei_test_run(uc, &all, &rip, &rax, &mem1) && all.n == 4 &&
-	     all.addr[0] == EI_DATA && all.flags[0] == (8u << 8 | EMU_INLINE_FIRST) &&
+	     all.addr[0] == EI_DATA && all.flags[0] == (8u << 8 | EMU_ACCESS_FIRST) &&
 	     all.addr[1] == EI_DATA + 8 &&
-	     all.flags[1] == (8u << 8 | EMU_INLINE_FIRST | EMU_INLINE_STORE) &&
+	     all.flags[1] == (8u << 8 | EMU_ACCESS_FIRST | EMU_ACCESS_STORE) &&
 	     all.addr[2] == EI_DATA + 0x7ff8 && all.addr[3] == EI_DATA + 0x7ff8 && rax == 9 &&
 	     mem1 == 0x1234;
 	/* the stop before the store: the add before it ran, the store not */

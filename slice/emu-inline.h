@@ -20,6 +20,8 @@
 
 #include <unicorn/unicorn.h>
 
+#include "emu.h"   /* EMU_ACCESS_*: the checks' flags */
+
 /* Can checks be compiled in, in this process? Probed once (the library's
  * internal functions found and taken over, a test machine's checks and
  * stop exact); false with the reason in why. maint emulator-inline off
@@ -34,22 +36,21 @@ const char *emu_inline_state(void);
 
 /* While a lean translation of the block at pc is made: before each load
  * and store of the instructions at the offsets skip[0..n) (sorted) a
- * check goes in; seen[i] gets bit 1 for a load of instruction i compiled
- * so, bit 2 for a store. NULL ends it. */
+ * check goes in; seen[i] gets EMU_ACCESS_LOAD for a load of instruction i
+ * compiled so, EMU_ACCESS_STORE for a store. NULL ends it. */
 struct emu_inline_blk {
 	uint64_t pc;
 	const uint16_t *skip;
 	int n;
 	uint8_t *seen;
 };
-enum { EMU_INLINE_LOAD = 1, EMU_INLINE_STORE = 2 };
 void emu_inline_translating(struct emu_inline_blk *b);
 
 /* A check: the access [addr, addr+size) of an instruction about to run
- * (flags: EMU_INLINE_STORE, EMU_INLINE_FIRST for its first access,
+ * (flags: EMU_ACCESS_STORE, EMU_ACCESS_FIRST for its first access,
  * EMU_INLINE_OUT for a store of code outside the scope below); true stops
  * the run before the instruction. */
-enum { EMU_INLINE_FIRST = 4, EMU_INLINE_OUT = 8 };
+enum { EMU_INLINE_OUT = 8 };
 typedef bool (*emu_inline_fn)(void *ctx, uint64_t addr, uint32_t size, unsigned flags);
 /* The machine about to run and its check (uc NULL: none runs). With
  * out, code translated meanwhile outside [lo, hi) gets a check before

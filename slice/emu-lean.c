@@ -24,6 +24,7 @@
 enum {
 	EMU_LEAN_HOT = 256,     /* block starts before a block goes lean */
 	EMU_LEAN_BATCH = 16,    /* blocks queued before a run stops for them */
+	EMU_LEAN_WAIT = 4096,   /* or other blocks' starts after one is queued */
 	EMU_LEAN_SLOTS = 8192,  /* counters by pc (a lean block's is kept) */
 	EMU_LEAN_MAX = 4096,    /* lean blocks at most */
 	EMU_LEAN_SEL = 2,       /* selector hooks (the machine's own code
@@ -74,6 +75,7 @@ struct emu_lean {
 	int nblocks;
 	struct { uint64_t pc; uint32_t size; } queue[EMU_LEAN_BATCH];
 	int nqueue;
+	uint32_t waited;         /* block starts since the queue filled from empty */
 	int cur;                 /* the lean block running, -1 */
 	uint64_t made;           /* lean blocks translated (the machine's life) */
 	uint64_t credit;         /* unhooked instructions run */
@@ -141,7 +143,9 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 		s->n = 0;
 	}
 	if (++s->n != EMU_LEAN_HOT || l->broken || l->nqueue == EMU_LEAN_BATCH)
-		return EMU_LEAN_NOT;
+		/* queued blocks wait for a full batch or the run's end, but not
+		 * for good: a loop with no system call would run hooked on */
+		return l->nqueue && ++l->waited == EMU_LEAN_WAIT ? EMU_LEAN_FULL : EMU_LEAN_NOT;
 	l->queue[l->nqueue].pc = pc;
 	l->queue[l->nqueue++].size = size;
 	return l->nqueue == EMU_LEAN_BATCH ? EMU_LEAN_FULL : EMU_LEAN_NOT;
@@ -394,6 +398,7 @@ void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t
 	for (int i = 0; i < l->nqueue && !l->broken; i++)
 		emu_lean_one(l, l->queue[i].pc, l->queue[i].size, hooks, ranges, n);
 	l->nqueue = 0;
+	l->waited = 0;
 }
 
 void emu_lean_stopped(struct emu_lean *l, uint64_t pc)

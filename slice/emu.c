@@ -100,8 +100,7 @@ struct emu {
 	uint64_t nread, nwritten;
 	/* checks compiled into lean translations (emu-inline.c) */
 	emu_access_fn access;       /* the owner's check, NULL: none */
-	bool out_checks;            /* stores outside the scope are checked
-	                               inline, not seen by a write hook */
+	bool out_checks;            /* stores outside the scope checked inline */
 	bool inline_stop;           /* one stopped the last run */
 	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
@@ -471,15 +470,11 @@ static void emu_timer_set(struct emu *m, bool running, uint64_t usec)
 	pthread_mutex_unlock(&m->mu);
 }
 
-_Static_assert((int)EMU_ACCESS_LOAD == (int)EMU_INLINE_LOAD && (int)EMU_ACCESS_STORE == (int)EMU_INLINE_STORE &&
-		       (int)EMU_ACCESS_FIRST == (int)EMU_INLINE_FIRST, "emu.h's access flags are emu-inline.h's");
-
 static struct emu_chunk *emu_chunk_at(struct emu *m, uint64_t addr);
 static bool emu_map_chunk(struct emu *m, uint64_t addr);
 
-/* The chunk holding addr: emu_chunk_at through a small table by 64 KiB
- * (the checks alternate between stack, heap and data: one last chunk
- * would miss most of the time). Emptied when chunks come or go. */
+/* emu_chunk_at through a table by 64 KiB (checks go back and forth between
+ * stack, heap and data), emptied when chunks come or go. */
 static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
 {
 	size_t k = (size_t)(addr >> 16) & (EMU_NEAR - 1);
@@ -496,36 +491,35 @@ static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
 	return c;
 }
 
-/* A compiled-in check (emu-inline.c): before a store of code outside the
- * scope, what the write hook would do; before a load or store of a lean
- * block's unhooked instruction: its chunk copied in if it is not yet (as
- * the fault hook does); outside the chunks or where they do not allow it
- * (a fault, a guard page, code kept out) the run stops before it and the
- * code hook then sees it; else the owner's check; a store let go marks
- * its page. */
+/* emu_dirty, unless the pages of [addr, addr+size) in chunk c are marked. */
+static void emu_mark(struct emu *m, const struct emu_chunk *c, uint64_t addr, uint32_t size)
+{
+	if (!c || size > c->hi - addr || !c->dirty[(addr - c->lo) / EMU_PAGE] ||
+	    !c->dirty[(addr + size - 1 - c->lo) / EMU_PAGE])
+		emu_dirty(m, addr, size);
+}
+
+/* A compiled-in check (emu-inline.c): a store outside the scope as the
+ * write hook would see it; a lean block's access: outside the chunks (once
+ * copied in) or not allowed there (a fault), the run stops before it and
+ * the hook sees it; else the owner's check; a store let go is marked. */
 static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
 {
 	struct emu *m = ctx;
+	struct emu_chunk *c = emu_near(m, addr);
 	if (flags & EMU_INLINE_OUT) {   /* as emu_wrote: a store outside the scope */
-		struct emu_chunk *o = emu_near(m, addr);
-		if (!o || size > o->hi - addr || !o->dirty[(addr - o->lo) / EMU_PAGE] ||
-		    !o->dirty[(addr + size - 1 - o->lo) / EMU_PAGE])
-			emu_dirty(m, addr, size);
+		emu_mark(m, c, addr, size);
 		if (m->wrote)
 			m->wrote(m->ctx, addr, size);
 		return false;
 	}
-	struct emu_chunk *c = emu_near(m, addr);
 	if (!c && emu_map_chunk(m, addr))   /* as the fault hook would */
 		c = emu_near(m, addr);
 	uint32_t need = flags & EMU_ACCESS_STORE ? UC_PROT_WRITE : UC_PROT_READ;
 	if (!c || size > c->hi - addr || !(c->prot & need) || m->access(m->ctx, addr, size, flags))
 		return true;
-	if (flags & EMU_ACCESS_STORE) {
-		size_t p0 = (addr - c->lo) / EMU_PAGE, p1 = (addr + size - 1 - c->lo) / EMU_PAGE;
-		if (!c->dirty[p0] || !c->dirty[p1])
-			emu_dirty(m, addr, size);
-	}
+	if (flags & EMU_ACCESS_STORE)
+		emu_mark(m, c, addr, size);
 	return false;
 }
 

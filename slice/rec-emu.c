@@ -865,10 +865,10 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
-	/* in a clean loop, or a lean one, no hook sees a quit or a signal: a
-	 * time limit does */
+	/* in a clean loop, or a lean one (made during the run too), no hook
+	 * sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc),
-				       x->nclean || emu_lean_any(x->m) ? re_time_limit : 0);
+				       x->nclean || x->quick_run ? re_time_limit : 0);
 	r->read_code = NULL;
 	x->rc_have = 0;   /* the machine ran on since the last hook */
 	uint64_t unhooked = emu_lean_skipped(x->m);   /* counted as the quick path would */
@@ -888,7 +888,7 @@ static int re_step(struct qz *q, struct rec *r)
 		rec_post(q, r, &r->tr.insns[x->prev_id], x->prev_rec, emu_reg(x->m, INSN_R_RSP),
 			 emu_pc(x->m));
 		x->prev_id = -1;
-	} else if (x->end == RE_NONE && x->nclean) {   /* the time limit */
+	} else if (x->end == RE_NONE && (x->nclean || x->quick_run)) {   /* the time limit */
 		x->prev_id = -1;
 		if (proc_quit_pending() || re_signal_waits(q))
 			x->end = RE_NATIVE;

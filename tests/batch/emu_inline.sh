@@ -13,9 +13,10 @@
 # `info record` are the same on and off; checks were made; det_lean's
 # overflow, made by a loop's own store after its blocks went lean, is
 # caught by the checks (blind misses it), and its undefined byte carried
-# through them is still reported; gzip's
-# output unpacks to its input; the program's own stores into the code it
-# runs (emu_jit) still find that code.
+# through them is still reported; gzip's output unpacks to its input; the
+# program's own stores into the code it runs (emu_jit) still find that
+# code; a loop left with no hook at all (emu_memspin: its accesses checked
+# inline, its backward jump unhooked) stops on a signal.
 . tests/lib.sh
 . tests/detect-lib.sh
 
@@ -93,4 +94,26 @@ fi
 for o in O0 O2; do
 	qz -ex 'detect on' -ex 'run' $B/emu_jit-$o
 	expect "jit $o: detect on runs the code as last written" '^sum 19900$'
+done
+
+# A loop whose blocks went lean with no hook left in them (its accesses
+# checked inline) still stops on a signal, as Ctrl-C would: the runs are
+# timed while lean blocks exist, and the block hook stops them.
+_body=$(line emu_memspin.c 'the loop'"'"'s line')
+for o in O0 O2; do
+	$QZDB --batch -ex 'detect on' -ex run -ex 'maint emulator-inline' $B/emu_memspin-$o \
+		> $B/emu_inline-int.txt 2>&1 &
+	qpid=$!
+	sleep 2
+	for p in $(ours emu_memspin-$o); do kill -INT "$p"; done
+	_i=0
+	while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
+	kill $qpid 2>/dev/null
+	OUT=$(cat $B/emu_inline-int.txt)
+	expect "memspin $o: a signal stops the lean loop" '^Program received signal SIGINT, Interrupt\.$'
+	expect "memspin $o: in the loop" "^($((_body - 2))|$((_body - 1))|$_body)	"
+	if [ "$inl" ]; then
+		[ "$(checks)" -gt 1000 ] 2>/dev/null && pass "memspin $o: its accesses were checked inline" ||
+			fail "memspin $o" "few or no inline checks: $(printf '%s\n' "$OUT" | tail -1)"
+	fi
 done
