@@ -82,6 +82,15 @@ if [ "$inl" ]; then
 	done
 fi
 
+# memory only library code writes (sscanf, snprintf, qsort, fgets), then
+# the program branches on it: library stores, checked inline without the
+# write hook, define what they write and go back to the process
+for o in O0 O2; do
+	both "libdef $o" $B/emu_libdef-$o -ex run
+	expect "libdef $o: as natively" '^libdef 42 7 1 4 ok$'
+	expect_not "libdef $o: no report" "$report"
+done
+
 seq 1 5000 >$B/emu_inline-seq.txt
 both "gzip" "$(command -v gzip)" -ex "run -c $B/emu_inline-seq.txt > $B/emu_inline-gz.out"
 if gzip -dc $B/emu_inline-gz.out | cmp -s - $B/emu_inline-seq.txt; then
