@@ -80,6 +80,7 @@ struct emu_lean {
 	uint64_t made;           /* lean blocks translated (the machine's life) */
 	uint64_t credit;         /* unhooked instructions run */
 	bool checks;             /* accesses checked inline (emu_lean_checks) */
+	uint64_t stale;          /* lean blocks found translated again in full */
 };
 
 static size_t emu_lean_slot_of(uint64_t pc)
@@ -170,6 +171,21 @@ static void emu_lean_forget(struct emu_lean *l, int i)
 	}
 	if (l->cur == i || l->cur == l->nblocks)
 		l->cur = -1;
+}
+
+void emu_lean_hooked(struct emu_lean *l, uint64_t pc)
+{
+	if (!l || l->cur < 0)
+		return;
+	const struct emu_lean_blk *b = &l->blocks[l->cur];
+	if (pc < b->pc || pc >= b->pc + b->size)
+		return;
+	for (int k = 0; k < b->nrun; k++)
+		if (pc >= b->run[k][0] && pc <= b->run[k][1])
+			return;
+	l->credit -= b->nskip;   /* each of its instructions counts itself */
+	l->stale++;
+	emu_lean_forget(l, l->cur);
 }
 
 void emu_lean_dropped(struct emu_lean *l, uint64_t lo, uint64_t hi)

@@ -36,6 +36,12 @@ void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t
 /* The run ended before pc: what was credited of the current block from
  * pc on did not run. */
 void emu_lean_stopped(struct emu_lean *l, uint64_t pc);
+/* The code hook ran at pc. If the running lean block leaves pc unhooked,
+ * its code is not the lean translation any more (Unicorn translated it
+ * again by itself: a flush of its code buffer): the block is forgotten
+ * (its start is counted again) and its credit for this start taken back
+ * (its instructions count themselves). */
+void emu_lean_hooked(struct emu_lean *l, uint64_t pc);
 /* The code of [lo, hi) is dropped (all if lo is 0 and hi UINT64_MAX):
  * lean blocks meeting it are forgotten and their code dropped. */
 void emu_lean_dropped(struct emu_lean *l, uint64_t lo, uint64_t hi);

@@ -105,7 +105,6 @@ struct emu {
 	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
 
-
 /* maint emulator-regs api: every read through uc_reg_read (the tests
  * compare both); what the last machine's probe found. */
 static bool emu_regs_api;
@@ -126,6 +125,7 @@ static void emu_code(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 	(void)size;
 	struct emu *m = data;
 	m->insn_hooked = true;
+	emu_lean_hooked(m->lean, pc);
 	if (m->timed_out)   /* the code hook synced rip: pc */
 		uc_emu_stop(uc);
 	else
@@ -491,7 +491,7 @@ static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
 	return c;
 }
 
-/* emu_dirty, unless the pages of [addr, addr+size) in chunk c are marked. */
+/* emu_dirty, unless [addr, addr+size)'s pages in chunk c are marked. */
 static void emu_mark(struct emu *m, const struct emu_chunk *c, uint64_t addr, uint32_t size)
 {
 	if (!c || size > c->hi - addr || !c->dirty[(addr - c->lo) / EMU_PAGE] ||
