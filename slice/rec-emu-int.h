@@ -112,6 +112,10 @@ struct rec_emu {
 	 * run (a jump found to land on its unhooked start), 0 */
 	struct hmap back_targets;
 	uint64_t lean_drop;
+	/* the page of the last store re_store_seen passed on (this run), and
+	 * the decoded instructions then */
+	uint64_t st_page;
+	size_t st_ninsns;
 };
 
 /* A planted site at pc? One of the returns the watcher awaits? */

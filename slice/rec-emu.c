@@ -318,20 +318,39 @@ static void re_lib_wrote(void *ctx, uint64_t addr, uint64_t len)
 		x->r->watch.lib_wrote(x->r->watch.ctx, addr, len);
 }
 
-/* Record the instruction at pc, about to run in the machine. */
-static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
-		      uint64_t sp)
+/* A store of the hooked instruction to [addr, addr+len): its page goes
+ * back to the process, decoded code there is stale. Once a run for a
+ * page while nothing was decoded since (the store before was to the same
+ * page: both are done for it; a decode may make it code again); a clean
+ * range there is looked at each time. */
+static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
+{
+	uint64_t pg = addr >> 12;
+	const struct rec *r = x->r;
+	if (pg == x->st_page && (addr + (len ? len : 1) - 1) >> 12 == pg && x->st_ninsns == r->tr.ninsns) {
+		for (int k = 0; k < x->nclean; k++)
+			if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
+				re_clean_drop(x, addr, len);
+				x->halt_next = true;
+			}
+		return;
+	}
+	emu_dirty(x->m, addr, len);
+	re_wrote(x, addr, len);
+	x->st_page = pg;
+	x->st_ninsns = r->tr.ninsns;
+}
+
+/* Record the instruction at pc, about to run in the machine, its memory
+ * operands at addr. */
+static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
+		      const uint64_t *addr, uint64_t sp)
 {
 	struct rec *r = x->r;
-	uint64_t addr[INSN_MAX_MEM];
 	bool skipped = e->in.rep && re_reg(x, 1) == 0;
-	for (int i = 0; i < e->in.nmem; i++) {
-		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
-		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
-			emu_dirty(x->m, addr[i], e->in.mem[i].size);
-			re_wrote(x, addr[i], e->in.mem[i].size);
-		}
-	}
+	for (int i = 0; i < e->in.nmem && !skipped; i++)
+		if (e->in.mem[i].rw & INSN_MEM_W)
+			re_store_seen(x, addr[i], e->in.mem[i].size);
 	x->prev_rec = -1;
 	if (r->on) {
 		trace_mark(&r->tr, &x->mark);
@@ -349,7 +368,8 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 
 /* A ret or indirect jump or call to a non-canonical address faults on the
  * CPU (the pc stays on it); the machine would jump. */
-static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t *sp)
+static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, const uint64_t *addr,
+			  uint64_t *sp)
 {
 	const struct insn *in = &e->in;
 	uint64_t to = 0;
@@ -358,7 +378,7 @@ static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_
 	if (in->kind == INSN_RET)
 		to = emu_read_u64(x->m, re_sp(x, sp));
 	else if (in->nmem)
-		to = emu_read_u64(x->m, re_addr(x, in, &in->mem[0], e->pc));
+		to = emu_read_u64(x->m, addr[0]);
 	else
 		for (int g = 0; g < 16; g++)
 			if (in->use & (1ull << g))
@@ -373,12 +393,11 @@ static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
 	return emu_read(x->m, pc, buf, len) == 0 ? 0 : qz_read(x->q, pc, buf, len);
 }
 
-/* Does the watcher (watch.c) want to look at e before it runs? */
-static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc, uint64_t sp)
+/* Does the watcher (watch.c) want to look at e (its memory operands at
+ * addr) before it runs? */
+static bool re_watch(struct rec_emu *x, const struct trace_insn *e, const uint64_t *addr,
+		     uint64_t sp)
 {
-	uint64_t addr[INSN_MAX_MEM];
-	for (int i = 0; i < e->in.nmem; i++)
-		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
 	x->watch_id = e - x->r->tr.insns;
 	struct rec_watch_src src = { re_undo_reg, x,
 				     x->skips_planned || x->libfree || emu_lean_any(x->m) };
@@ -688,11 +707,16 @@ static void re_hook(void *ctx, uint64_t pc)
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
-	if (re_bad_target(x, e, &sp))
+	/* the operands' addresses, once for the checks, the watcher and the
+	 * record (the registers stay as they are in one hook) */
+	uint64_t addr[INSN_MAX_MEM];
+	for (int i = 0; i < e->in.nmem; i++)
+		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
+	if (re_bad_target(x, e, addr, &sp))
 		return re_halt(x, RE_NATIVE);
 	if (x->quick_run && !c && !re_lean_note_back(x, e))
 		return re_halt(x, RE_STOP);
-	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, addr, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
@@ -703,7 +727,7 @@ static void re_hook(void *ctx, uint64_t pc)
 	}
 	if (r->watch.at && e->user && call)
 		re_note_call(r, e, re_sp(x, &sp));
-	re_record(x, e, id, pc, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
+	re_record(x, e, id, addr, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
 	if (x->quick_run) {
 		re_quick_prev(x, pc, e->in.len, e->in.rep,
 			      e->user && (e->in.kind == INSN_JCC || e->in.kind == INSN_JMP));
@@ -847,6 +871,7 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
+	x->st_page = UINT64_MAX;   /* the machine's dirty pages go back after the run */
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
