@@ -113,9 +113,9 @@ struct rec_emu {
 	struct hmap back_targets;
 	uint64_t lean_drop;
 	/* the page of the last store re_store_seen passed on (this run), and
-	 * the decoded instructions then */
+	 * rec's code_noted then */
 	uint64_t st_page;
-	size_t st_ninsns;
+	uint64_t st_noted;
 };
 
 /* A planted site at pc? One of the returns the watcher awaits? */

@@ -267,14 +267,18 @@ static uint64_t re_addr(struct rec_emu *x, const struct insn *in, const struct i
 
 /* Every 4096 instructions: progress, and whether qzdb must quit; every
  * 65536 whether a signal waits (reading /proc costs tens of µs). */
-static bool re_periodic(struct rec_emu *x)
+static __attribute__((noinline)) bool re_periodic_look(struct rec_emu *x)
 {
-	if (++x->ticks & 4095)
-		return false;
 	rec_tick(x->r, 4096);
 	if (proc_quit_pending())
 		return true;
 	return (x->ticks & 0xffff) == 0 && re_signal_waits(x->q);
+}
+
+/* The count inline: every hooked instruction comes here. */
+static inline bool re_periodic(struct rec_emu *x)
+{
+	return !(++x->ticks & 4095) && re_periodic_look(x);
 }
 
 /* The undo log reads the state about to change from the machine (memory
@@ -327,7 +331,8 @@ static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
 {
 	uint64_t pg = addr >> 12;
 	const struct rec *r = x->r;
-	if (pg == x->st_page && (addr + (len ? len : 1) - 1) >> 12 == pg && x->st_ninsns == r->tr.ninsns) {
+	if (pg == x->st_page && (addr + (len ? len : 1) - 1) >> 12 == pg &&
+	    x->st_noted == r->code_noted) {
 		for (int k = 0; k < x->nclean; k++)
 			if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
 				re_clean_drop(x, addr, len);
@@ -338,7 +343,7 @@ static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
 	emu_dirty(x->m, addr, len);
 	re_wrote(x, addr, len);
 	x->st_page = pg;
-	x->st_ninsns = r->tr.ninsns;
+	x->st_noted = r->code_noted;
 }
 
 /* Record the instruction at pc, about to run in the machine, its memory
