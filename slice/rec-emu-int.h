@@ -62,7 +62,11 @@ struct rec_emu {
 	bool block_stop;            /* the block hook stopped this run */
 	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
 	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
-	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
+	/* re_block_native's, by block (a library's hot blocks are thousands:
+	 * sed's regex code missed a tenth of 1024 slots, each miss a decode
+	 * lookup an instruction); valid while gen is verdict_gen */
+	struct { uint64_t pc; uint32_t size, gen; uint64_t native; } verdicts[8192];
+	uint32_t verdict_gen;
 	uint32_t ticks;
 	uint64_t emulated, native;
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */

@@ -113,10 +113,25 @@ static void re_collect_sites(struct rec_emu *x)
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
 }
 
+/* The index of the first site at or past a (nsites: none). */
+static size_t re_site_from(const struct rec_emu *x, uint64_t a)
+{
+	size_t lo = 0, hi = x->nsites;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (x->sites[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
-	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
-	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
+	if (!x->nsites || pc < x->sites[0] || pc > x->sites[x->nsites - 1])
+		return false;
+	return x->sites[re_site_from(x, pc)] == pc;
 }
 
 /* A general register of the machine: a load where the probe found them,
@@ -238,7 +253,10 @@ static void re_clean_tune(struct rec_emu *x)
 static void re_forget(struct rec_emu *x)
 {
 	re_clean_drop(x, 0, 0);
-	memset(x->verdicts, 0, sizeof x->verdicts);   /* the code may go */
+	if (++x->verdict_gen == 0) {   /* the code may go */
+		memset(x->verdicts, 0, sizeof x->verdicts);
+		x->verdict_gen = 1;
+	}
 	emu_forget(x->m);
 }
 
@@ -464,14 +482,7 @@ static bool re_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool first)
 static uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi)
 {
 	uint64_t first = 0;
-	size_t a = 0, b = x->nsites;
-	while (a < b) {   /* the first site at or past lo */
-		size_t mid = (a + b) / 2;
-		if (x->sites[mid] < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
+	size_t a = re_site_from(x, lo);
 	if (a < x->nsites && x->sites[a] < hi)
 		first = x->sites[a];
 	const struct run_target *t = x->r->target;
@@ -490,8 +501,8 @@ static uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t h
  * written (the cache goes when the machine forgets its pages). */
 static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 {
-	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 54);
-	if (x->verdicts[h].pc == pc && x->verdicts[h].size == size)
+	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 51);
+	if (x->verdicts[h].pc == pc && x->verdicts[h].size == size && x->verdicts[h].gen == x->verdict_gen)
 		return x->verdicts[h].native;
 	uint64_t native = 0;
 	for (uint64_t a = pc; a < pc + size && !native;) {
@@ -502,6 +513,7 @@ static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 	}
 	x->verdicts[h].pc = pc;
 	x->verdicts[h].size = size;
+	x->verdicts[h].gen = x->verdict_gen;
 	x->verdicts[h].native = native;
 	return native;
 }
