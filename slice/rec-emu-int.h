@@ -22,6 +22,8 @@ struct rec_emu {
 	struct rec *r;
 	uint64_t *sites;            /* planted sites' addresses, sorted */
 	size_t nsites, sites_cap;
+	uint64_t site_bits[16];     /* a site's pc hashed: its bit set (each
+	                               block and look asks re_is_site) */
 	bool first;                 /* the next hook is the run's first instruction */
 	int64_t prev_id;            /* the instruction the last hook let run, -1 */
 	int64_t prev_rec;           /* and its record, -1 */

@@ -101,6 +101,12 @@ static int re_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* pc's bit of site_bits. */
+static unsigned re_site_bit(uint64_t pc)
+{
+	return (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 54);   /* 1024 bits */
+}
+
 static void re_collect_sites(struct rec_emu *x)
 {
 	const struct bp_table *t = &x->q->bps;
@@ -111,6 +117,9 @@ static void re_collect_sites(struct rec_emu *x)
 			x->sites[x->nsites++] = t->sites[i].addr;
 		}
 	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
+	memset(x->site_bits, 0, sizeof x->site_bits);
+	for (size_t i = 0; i < x->nsites; i++)
+		x->site_bits[re_site_bit(x->sites[i]) >> 6] |= 1ull << (re_site_bit(x->sites[i]) & 63);
 }
 
 /* The index of the first site at or past a (nsites: none). */
@@ -129,7 +138,8 @@ static size_t re_site_from(const struct rec_emu *x, uint64_t a)
 
 bool re_is_site(const struct rec_emu *x, uint64_t pc)
 {
-	if (!x->nsites || pc < x->sites[0] || pc > x->sites[x->nsites - 1])
+	unsigned b = re_site_bit(pc);
+	if (!(x->site_bits[b >> 6] & 1ull << (b & 63)))
 		return false;
 	return x->sites[re_site_from(x, pc)] == pc;
 }
