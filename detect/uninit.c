@@ -88,6 +88,12 @@ static __attribute__((noinline)) void un_set_span(struct det_undef *u, uint64_t 
 		uint64_t *p = un_page(u, a, bits != 0);
 		for (uint64_t k = 0; p && k < n;) {   /* no page: defined, nothing to do */
 			uint64_t bit = off + k, b0 = bit & 63, cnt = 64 - b0 < n - k ? 64 - b0 : n - k;
+			if (!b0 && cnt == 64 && (!bits || bits == ~0u)) {   /* whole words alike */
+				uint64_t words = (n - k) / 64;
+				memset(&p[bit >> 6], bits ? 0xff : 0, words * 8);
+				k += words * 64;
+				continue;
+			}
 			uint64_t m = un_low(cnt) << b0;
 			p[bit >> 6] = (p[bit >> 6] & ~m) | (un_spread(bits, i + k, cnt) << b0);
 			k += cnt;
