@@ -118,9 +118,11 @@ struct rec_emu {
 	 * run (a jump found to land on its unhooked start), 0 */
 	struct hmap back_targets;
 	uint64_t lean_drop;
-	/* the page of the last store re_store_seen passed on (this run), and
-	 * rec's code_noted then */
-	uint64_t st_page;
+	/* the pages of the last stores re_store_seen passed on (this run,
+	 * since rec's code_noted was st_noted) */
+#define RE_ST_PAGES 4
+	uint64_t st_pages[RE_ST_PAGES];
+	int nst, st_next;
 	uint64_t st_noted;
 };
 

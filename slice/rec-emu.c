@@ -351,27 +351,37 @@ static void re_lib_wrote(void *ctx, uint64_t addr, uint64_t len)
 }
 
 /* A store of the hooked instruction to [addr, addr+len): its page goes
- * back to the process, decoded code there is stale. Once a run for a
- * page while nothing was decoded since (the store before was to the same
- * page: both are done for it; a decode may make it code again); a clean
- * range there is looked at each time. */
+ * back to the process, decoded code there is stale. Once a run for each
+ * of the last RE_ST_PAGES pages stored to while nothing was decoded since
+ * (both are done for it; a decode may make it code again; stores go back
+ * and forth between the stack and a buffer or two); a clean range there
+ * is looked at each time. */
 static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
 {
 	uint64_t pg = addr >> 12;
 	const struct rec *r = x->r;
-	if (pg == x->st_page && (addr + (len ? len : 1) - 1) >> 12 == pg &&
-	    x->st_noted == r->code_noted) {
-		for (int k = 0; k < x->nclean; k++)
-			if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
-				re_clean_drop(x, addr, len);
-				x->halt_next = true;
-			}
+	if (x->st_noted != r->code_noted) {
+		x->st_noted = r->code_noted;
+		x->nst = 0;
+	}
+	bool seen = false;
+	for (int i = 0; i < x->nst && !seen; i++)
+		seen = x->st_pages[i] == pg;
+	if (!seen || (addr + (len ? len : 1) - 1) >> 12 != pg) {
+		emu_dirty(x->m, addr, len);
+		re_wrote(x, addr, len);
+		if (!seen) {
+			x->st_pages[x->st_next] = pg;
+			x->st_next = (x->st_next + 1) % RE_ST_PAGES;
+			x->nst += x->nst < RE_ST_PAGES;
+		}
 		return;
 	}
-	emu_dirty(x->m, addr, len);
-	re_wrote(x, addr, len);
-	x->st_page = pg;
-	x->st_noted = r->code_noted;
+	for (int k = 0; k < x->nclean; k++)
+		if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
+			re_clean_drop(x, addr, len);
+			x->halt_next = true;
+		}
 }
 
 /* Record the instruction at pc, about to run in the machine, its memory
@@ -428,10 +438,10 @@ static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
 
 /* Does the watcher (watch.c) want to look at e (its memory operands at
  * addr) before it runs? */
-static bool re_watch(struct rec_emu *x, const struct trace_insn *e, const uint64_t *addr,
-		     uint64_t sp)
+static bool re_watch(struct rec_emu *x, const struct trace_insn *e, int64_t id,
+		     const uint64_t *addr, uint64_t sp)
 {
-	x->watch_id = e - x->r->tr.insns;
+	x->watch_id = id;
 	struct rec_watch_src src = { re_undo_reg, x,
 				     x->skips_planned || x->libfree || emu_lean_any(x->m) };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
@@ -743,7 +753,7 @@ static void re_hook(void *ctx, uint64_t pc)
 		return re_halt(x, RE_NATIVE);
 	if (x->quick_run && !c && !re_lean_note_back(x, e))
 		return re_halt(x, RE_STOP);
-	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, addr, re_sp(x, &sp)))
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, id, addr, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
@@ -898,7 +908,7 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
-	x->st_page = UINT64_MAX;   /* the machine's dirty pages go back after the run */
+	x->nst = 0;   /* the machine's dirty pages go back after the run */
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
