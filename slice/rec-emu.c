@@ -362,7 +362,7 @@ static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
 	const struct rec *r = x->r;
 	if (x->st_noted != r->code_noted) {
 		x->st_noted = r->code_noted;
-		x->nst = 0;
+		x->nst = x->st_next = 0;
 	}
 	bool seen = false;
 	for (int i = 0; i < x->nst && !seen; i++)
@@ -908,7 +908,7 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
-	x->nst = 0;   /* the machine's dirty pages go back after the run */
+	x->nst = x->st_next = 0;   /* the machine's dirty pages go back after the run */
 	/* in a clean loop no hook sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc), x->nclean ? re_time_limit : 0);
 	r->read_code = NULL;
