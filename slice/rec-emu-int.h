@@ -126,9 +126,13 @@ struct rec_emu {
 	uint64_t st_noted;
 };
 
-/* A planted site at pc? One of the returns the watcher awaits? */
+/* rec-emu-sites.c: the planted sites, sorted (before a run); a planted
+ * site at pc? One of the returns the watcher awaits? The first site, run
+ * target or awaited return in [lo, hi), 0. */
+void re_collect_sites(struct rec_emu *x);
 bool re_is_site(const struct rec_emu *x, uint64_t pc);
 bool re_is_ret(const struct rec_emu *x, uint64_t pc);
+uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi);
 
 /* rec-emu-loops.c: do [lo, hi) and [a, a+len) meet? Clean ranges meeting
  * [a, a+len) are hooked again (all if both are 0); is a in one? The

@@ -95,55 +95,6 @@ static void re_mask(void *ctx, uint64_t addr, uint8_t *buf, size_t len, bool ins
 			buf[t->sites[i].addr - addr] = 0xcc;
 }
 
-static int re_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* pc's bit of site_bits. */
-static unsigned re_site_bit(uint64_t pc)
-{
-	return (unsigned)((pc * 0x9e3779b97f4a7c15ull) >> 54);   /* 1024 bits */
-}
-
-static void re_collect_sites(struct rec_emu *x)
-{
-	const struct bp_table *t = &x->q->bps;
-	x->nsites = 0;
-	for (size_t i = 0; i < t->nsites; i++)
-		if (t->sites[i].inserted) {
-			XGROW(x->sites, x->sites_cap, x->nsites + 1);
-			x->sites[x->nsites++] = t->sites[i].addr;
-		}
-	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
-	memset(x->site_bits, 0, sizeof x->site_bits);
-	for (size_t i = 0; i < x->nsites; i++)
-		x->site_bits[re_site_bit(x->sites[i]) >> 6] |= 1ull << (re_site_bit(x->sites[i]) & 63);
-}
-
-/* The index of the first site at or past a (nsites: none). */
-static size_t re_site_from(const struct rec_emu *x, uint64_t a)
-{
-	size_t lo = 0, hi = x->nsites;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (x->sites[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-bool re_is_site(const struct rec_emu *x, uint64_t pc)
-{
-	unsigned b = re_site_bit(pc);
-	if (!(x->site_bits[b >> 6] & 1ull << (b & 63)))
-		return false;
-	return x->sites[re_site_from(x, pc)] == pc;
-}
-
 /* A general register of the machine: a load where the probe found them,
  * else read once per hook (rc). */
 static uint64_t re_reg(struct rec_emu *x, int reg)
@@ -476,16 +427,6 @@ static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
 	r->pcalls[r->npcalls++] = (struct rec_pcall){ e->pc + e->in.len, sp - 8 };
 }
 
-/* Is pc one of the returns the watcher awaits in the machine? */
-bool re_is_ret(const struct rec_emu *x, uint64_t pc)
-{
-	const struct slice_view_watch *w = &x->r->watch;
-	for (size_t i = 0; w->at && i < *w->nrets; i++)
-		if (w->rets[i] == pc)
-			return true;
-	return false;
-}
-
 /* A site, run target or awaited return at pc (first: the run's first
  * instruction, where it stopped already): false if the machine must stop
  * before it. */
@@ -497,24 +438,6 @@ static bool re_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool first)
 }
 
 /* ---- the block hook: library code ---- */
-
-/* The first site, run target or awaited return in [lo, hi), 0. */
-static uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	uint64_t first = 0;
-	size_t a = re_site_from(x, lo);
-	if (a < x->nsites && x->sites[a] < hi)
-		first = x->sites[a];
-	const struct run_target *t = x->r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] >= lo && t->addr[i] < hi && (!first || t->addr[i] < first))
-			first = t->addr[i];
-	const struct slice_view_watch *w = &x->r->watch;
-	for (size_t i = 0; w->at && i < *w->nrets; i++)
-		if (w->rets[i] >= lo && w->rets[i] < hi && (!first || w->rets[i] < first))
-			first = w->rets[i];
-	return first;
-}
 
 /* The first instruction of the block [pc, pc+size) the CPU must run
  * (or that does not decode), 0. Kept per block: library code is not
@@ -581,16 +504,6 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 static size_t re_quick_slot(uint64_t pc)
 {
 	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52);   /* 4096 slots */
-}
-
-/* Is pc a run target's address (whatever the stack)? */
-bool re_target_at(const struct rec_emu *x, uint64_t pc)
-{
-	const struct run_target *t = x->r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] == pc)
-			return true;
-	return false;
 }
 
 /* The instruction e (id), just let run by the full hook: keep its
