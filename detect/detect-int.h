@@ -59,15 +59,30 @@ enum { SH_OK = 0, SH_RED = 8, SH_FREED = 9 };
  * and globals, fall outside at once). */
 #define DET_PAGE_SHIFT 15
 #define DET_PAGE_BYTES 4096u
+#define DET_PAGE_WAYS 4
 struct det_pages {
 	struct hmap map;             /* addr >> shift -> its bytes */
 	unsigned shift;              /* 0: DET_PAGE_SHIFT */
 	uint64_t lo, hi;
-	uint64_t last_key;
-	uint8_t *last;
+	/* the pages looked up last, there or not (NULL): a program's loads
+	 * and stores go back and forth between a few (its stack, the heap,
+	 * its globals), and [lo, hi) spans what lies between */
+	uint64_t keys[DET_PAGE_WAYS];
+	uint8_t *bufs[DET_PAGE_WAYS];
+	uint8_t nkeys, next;
 };
-/* The page of addr (made if make), or NULL. */
-uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make);
+/* The page of addr (made if make), or NULL: one of the last looked up
+ * inline (each of the program's loads and stores looks), else
+ * det_page_find. */
+uint8_t *det_page_find(struct det_pages *p, uint64_t key, bool make);
+static inline uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make)
+{
+	uint64_t key = addr >> (p->shift ? p->shift : DET_PAGE_SHIFT);
+	for (int i = 0; i < p->nkeys; i++)
+		if (p->keys[i] == key && (p->bufs[i] || !make))
+			return p->bufs[i];
+	return det_page_find(p, key, make);
+}
 void det_pages_free(struct det_pages *p);
 struct det_shadow {
 	struct det_pages pages;      /* a granule state a byte */

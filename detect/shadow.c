@@ -13,13 +13,14 @@
 #define SH_PAGE_SHIFT DET_PAGE_SHIFT
 #define SH_GRANULES DET_PAGE_BYTES
 
-uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make)
+uint8_t *det_page_find(struct det_pages *p, uint64_t key, bool make)
 {
 	unsigned shift = p->shift ? p->shift : DET_PAGE_SHIFT;
-	uint64_t key = addr >> shift;
-	if (p->last && p->last_key == key)
-		return p->last;
-	uint8_t *b = hmap_get(&p->map, key);
+	int w = -1;
+	for (int i = 0; i < p->nkeys; i++)
+		if (p->keys[i] == key)
+			w = i;
+	uint8_t *b = w >= 0 ? NULL : hmap_get(&p->map, key);   /* a remembered NULL is none */
 	if (!b && make) {
 		b = xcalloc(DET_PAGE_BYTES, 1);
 		hmap_put(&p->map, key, b);
@@ -29,10 +30,14 @@ uint8_t *det_page(struct det_pages *p, uint64_t addr, bool make)
 		if (hi > p->hi)
 			p->hi = hi;
 	}
-	if (b) {
-		p->last = b;
-		p->last_key = key;
+	if (w < 0) {
+		w = p->next;
+		p->next = (uint8_t)((p->next + 1) % DET_PAGE_WAYS);
+		if (p->nkeys < DET_PAGE_WAYS)
+			p->nkeys++;
+		p->keys[w] = key;
 	}
+	p->bufs[w] = b;
 	return b;
 }
 

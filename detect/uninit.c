@@ -78,19 +78,22 @@ static uint32_t un_fold(uint64_t c, uint64_t i)
 	return v;
 }
 
-/* Bytes [addr, addr+len) undefined (bits: bit i for byte i, from 0;
- * bytes past bit 31 as bit 31) or defined: a word of the bitmap at a time. */
-static void un_set(struct det_undef *u, uint64_t addr, uint64_t len, uint32_t bits)
+/* un_set's bytes [addr, addr+len) across words or pages, or with bits. */
+static __attribute__((noinline)) void un_set_span(struct det_undef *u, uint64_t addr, uint64_t len,
+						   uint32_t bits)
 {
-	if (!len || addr + len < addr ||
-	    (!bits && (addr + len <= u->pages.lo || addr >= u->pages.hi)))
-		return;
 	for (uint64_t i = 0; i < len;) {
 		uint64_t a = addr + i, off = a & (UN_SPAN - 1);
 		uint64_t n = len - i < UN_SPAN - off ? len - i : UN_SPAN - off;
 		uint64_t *p = un_page(u, a, bits != 0);
 		for (uint64_t k = 0; p && k < n;) {   /* no page: defined, nothing to do */
 			uint64_t bit = off + k, b0 = bit & 63, cnt = 64 - b0 < n - k ? 64 - b0 : n - k;
+			if (!b0 && cnt == 64 && (!bits || bits == ~0u)) {   /* whole words alike */
+				uint64_t words = (n - k) / 64;
+				memset(&p[bit >> 6], bits ? 0xff : 0, words * 8);
+				k += words * 64;
+				continue;
+			}
 			uint64_t m = un_low(cnt) << b0;
 			p[bit >> 6] = (p[bit >> 6] & ~m) | (un_spread(bits, i + k, cnt) << b0);
 			k += cnt;
@@ -99,12 +102,28 @@ static void un_set(struct det_undef *u, uint64_t addr, uint64_t len, uint32_t bi
 	}
 }
 
-/* The undefined bytes of [addr, addr+len) as bits (byte i: bit i, past
- * 31 folded into bit 31). */
-static uint32_t un_get(struct det_undef *u, uint64_t addr, uint64_t len)
+/* Bytes [addr, addr+len) undefined (bits: bit i for byte i, from 0;
+ * bytes past bit 31 as bit 31) or defined: a word of the bitmap at a time.
+ * A store (defined, one word) inline: one for each of the program's. */
+static inline void un_set(struct det_undef *u, uint64_t addr, uint64_t len, uint32_t bits)
 {
-	if (addr + len <= u->pages.lo || addr >= u->pages.hi || addr + len < addr)
-		return 0;
+	if (!len || addr + len < addr ||
+	    (!bits && (addr + len <= u->pages.lo || addr >= u->pages.hi)))
+		return;
+	uint64_t bit = addr & (UN_SPAN - 1);
+	if (!bits && (bit & 63) + len <= 64) {
+		uint64_t *p = un_page(u, addr, false);
+		if (p)
+			p[bit >> 6] &= ~(un_low(len) << (bit & 63));
+		return;
+	}
+	un_set_span(u, addr, len, bits);
+}
+
+/* un_get's bytes across words or pages, or more than 31. */
+static __attribute__((noinline)) uint32_t un_get_span(struct det_undef *u, uint64_t addr,
+						       uint64_t len)
+{
 	uint32_t out = 0;
 	for (uint64_t i = 0; i < len;) {
 		uint64_t a = addr + i, off = a & (UN_SPAN - 1);
@@ -118,6 +137,20 @@ static uint32_t un_get(struct det_undef *u, uint64_t addr, uint64_t len)
 		i += n;
 	}
 	return out;
+}
+
+/* The undefined bytes of [addr, addr+len) as bits (byte i: bit i, past
+ * 31 folded into bit 31). One word of one page inline: a load's. */
+static inline uint32_t un_get(struct det_undef *u, uint64_t addr, uint64_t len)
+{
+	if (addr + len <= u->pages.lo || addr >= u->pages.hi || addr + len < addr)
+		return 0;
+	uint64_t bit = addr & (UN_SPAN - 1);
+	if (len && len <= 31 && (bit & 63) + len <= 64) {
+		const uint64_t *p = un_page(u, addr, false);
+		return p ? (uint32_t)((p[bit >> 6] >> (bit & 63)) & un_low(len)) : 0;
+	}
+	return un_get_span(u, addr, len);
 }
 
 void det_undef_reset(struct det_undef *u)

@@ -2,12 +2,14 @@
  * call into a block's code at translation, for each instruction some code
  * hook's range holds, and at run time calls each hook whose range holds
  * the pc. A hot block of the plan's scope is translated again between
- * runs (uc_ctl_request_cache) while the machine's code hooks never match
- * and up to EMU_LEAN_SEL selector hooks cover the instructions that need
- * the hook (runs of them; runs merged when there are more): the block
- * keeps only those calls, and afterwards the ranges are put back (the
- * selectors never match again: uc_hook_del is never used on them, and
- * each hook in the list costs a bounds check per hooked instruction).
+ * runs (uc_ctl_request_cache) while the machine's own code hooks (the
+ * plan's ranges, the vdso's) cover only the runs of instructions that
+ * need the hook (runs merged while there are more than hooks): the block
+ * keeps only those calls, and afterwards the ranges are put back. No
+ * hooks of its own: Unicorn walks its whole list of code hooks at every
+ * hooked instruction (a never-matching selector cost a bounds check
+ * there, about 1 ns each, at every hooked instruction of the run), and
+ * uc_hook_del drops every translation a hook selected.
  * The translation holds until its code is dropped (emu_lean_dropped).
  * The hooks are Unicorn's struct hook, written in place: their layout is
  * checked first (type, range, callback as added); if it differs, lean
@@ -26,10 +28,8 @@ enum {
 	EMU_LEAN_BATCH = 16,    /* blocks queued before a run stops for them */
 	EMU_LEAN_WAIT = 4096,   /* or other blocks' starts after one is queued */
 	EMU_LEAN_SLOTS = 8192,  /* counters by pc (a lean block's is kept) */
-	EMU_LEAN_MAX = 4096,    /* lean blocks at most */
-	EMU_LEAN_SEL = 2,       /* selector hooks (the machine's own code
-	                           hooks select too) */
-	EMU_LEAN_RUNS = EMU_MAX_SKIP + 2 + EMU_LEAN_SEL,
+	EMU_LEAN_MAX = 4096,    /* lean blocks at most (a slot's int16_t) */
+	EMU_LEAN_RUNS = EMU_MAX_SKIP + 2,   /* the machine's code hooks at most */
 	EMU_LEAN_INSNS = 512,   /* a block's instructions at most (Unicorn's) */
 };
 /* non-canonical: no instruction runs there */
@@ -43,10 +43,13 @@ struct emu_lean_uchook {
 	void *callback, *user_data;
 };
 
+/* The block hook reads one slot a block start: a lean block's credit is
+ * there, not behind two more loads (its block, its first skip). */
 struct emu_lean_slot {
 	uint64_t pc;
 	uint32_t n;              /* starts seen */
-	int32_t block;           /* its lean block, -1 */
+	int16_t block;           /* its lean block, -1 */
+	uint16_t lean;           /* its nskip << 1 | (its first is unhooked) */
 };
 
 struct emu_lean_blk {
@@ -68,7 +71,6 @@ struct emu_lean {
 	void *cb, *data;
 	emu_pick_fn pick;
 	void *ctx;
-	uc_hook sel[EMU_LEAN_SEL];
 	const char *broken;
 	struct emu_lean_slot *slots;
 	struct emu_lean_blk *blocks;
@@ -92,12 +94,6 @@ struct emu_lean *emu_lean_new(uc_engine *uc, void *cb, void *data, emu_pick_fn p
 {
 	struct emu_lean *l = xcalloc(1, sizeof *l);
 	*l = (struct emu_lean){ .uc = uc, .cb = cb, .data = data, .pick = pick, .ctx = ctx, .cur = -1 };
-	for (int i = 0; i < EMU_LEAN_SEL; i++)
-		if (uc_hook_add(uc, &l->sel[i], UC_HOOK_CODE, cb, data, EMU_LEAN_NEVER,
-				EMU_LEAN_NEVER) != UC_ERR_OK) {
-			free(l);   /* the added ones never match: harmless */
-			return NULL;
-		}
 	l->slots = xcalloc(EMU_LEAN_SLOTS, sizeof *l->slots);
 	for (size_t i = 0; i < EMU_LEAN_SLOTS; i++)
 		l->slots[i].block = -1;
@@ -132,10 +128,9 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 		return EMU_LEAN_NOT;
 	struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
 	if (s->pc == pc && s->block >= 0) {
-		const struct emu_lean_blk *b = &l->blocks[s->block];
 		l->cur = s->block;
-		l->credit += b->nskip;
-		return b->skip[0] == 0 ? EMU_LEAN_BARE : EMU_LEAN_NOT;
+		l->credit += s->lean >> 1;
+		return s->lean & 1 ? EMU_LEAN_BARE : EMU_LEAN_NOT;
 	}
 	if (s->pc != pc) {
 		if (s->block >= 0)   /* a lean block's slot stays its */
@@ -155,19 +150,19 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 bool emu_lean_bare(const struct emu_lean *l, uint64_t pc)
 {
 	const struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
-	return s->pc == pc && s->block >= 0 && l->blocks[s->block].skip[0] == 0;
+	return s->pc == pc && s->block >= 0 && (s->lean & 1);
 }
 
 /* Forget lean block i (its slot counts again from 0). */
 static void emu_lean_forget(struct emu_lean *l, int i)
 {
 	struct emu_lean_blk *b = &l->blocks[i];
-	l->slots[emu_lean_slot_of(b->pc)] = (struct emu_lean_slot){ b->pc, 0, -1 };
+	l->slots[emu_lean_slot_of(b->pc)] = (struct emu_lean_slot){ b->pc, 0, -1, 0 };
 	free(b->skip);
 	free(b->mem);
 	if (i != --l->nblocks) {
 		*b = l->blocks[l->nblocks];
-		l->slots[emu_lean_slot_of(b->pc)].block = i;
+		l->slots[emu_lean_slot_of(b->pc)].block = (int16_t)i;
 	}
 	if (l->cur == i || l->cur == l->nblocks)
 		l->cur = -1;
@@ -224,9 +219,6 @@ static bool emu_lean_layout_ok(struct emu_lean *l, const uc_hook *hooks,
 	for (int i = 0; i < n; i++)
 		if (!emu_lean_hook_is(l, hooks[i], ranges[i][0], ranges[i][1]))
 			return false;
-	for (int i = 0; i < EMU_LEAN_SEL; i++)
-		if (!emu_lean_hook_is(l, l->sel[i], EMU_LEAN_NEVER, EMU_LEAN_NEVER))
-			return false;
 	return true;
 }
 
@@ -268,19 +260,6 @@ static int emu_lean_runs(struct emu_lean_insn *in, int n, int (*run)[2], int max
 	return nrun;
 }
 
-/* The code hooks that select a run while a block is translated: the
- * machine's, then the selectors. */
-static int emu_lean_selectors(const struct emu_lean *l, const uc_hook *hooks, int n,
-			      uc_hook *sel)
-{
-	int nsel = 0;
-	for (int i = 0; i < n && nsel < EMU_LEAN_RUNS; i++)
-		sel[nsel++] = hooks[i];
-	for (int i = 0; i < EMU_LEAN_SEL && nsel < EMU_LEAN_RUNS; i++)
-		sel[nsel++] = l->sel[i];
-	return nsel;
-}
-
 uc_err emu_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
 {
 	uint32_t ctl = UC_CTL_TB_REQUEST_CACHE | 2u << 26 | (uint32_t)UC_CTL_IO_READ_WRITE << 30;
@@ -288,16 +267,15 @@ uc_err emu_request_cache(uc_engine *uc, uint64_t pc, uc_tb *tb)
 }
 
 /* Translate block b (its code dropped) with only its runs hooked: the
- * code hooks select them meanwhile, then are put back. */
+ * machine's code hooks select them meanwhile (hook k run k), then are put
+ * back. */
 static bool emu_lean_request(struct emu_lean *l, struct emu_lean_blk *b, int ni,
 			     const uc_hook *hooks, const uint64_t (*ranges)[2], int n)
 {
-	uc_hook sel[EMU_LEAN_RUNS];
-	int nsel = emu_lean_selectors(l, hooks, n, sel);
-	if (b->nrun > nsel)
+	if (b->nrun > n)
 		return false;
-	for (int k = 0; k < nsel; k++)
-		emu_lean_range(sel[k], k < b->nrun ? b->run[k][0] : EMU_LEAN_NEVER,
+	for (int k = 0; k < n; k++)
+		emu_lean_range(hooks[k], k < b->nrun ? b->run[k][0] : EMU_LEAN_NEVER,
 			       k < b->nrun ? b->run[k][1] : EMU_LEAN_NEVER);
 	uc_tb tb;
 	uint8_t seen[EMU_LEAN_INSNS] = { 0 };
@@ -305,8 +283,6 @@ static bool emu_lean_request(struct emu_lean *l, struct emu_lean_blk *b, int ni,
 	emu_inline_translating(l->checks ? &ib : NULL);
 	uc_err e = emu_request_cache(l->uc, b->pc, &tb);
 	emu_inline_translating(NULL);
-	for (int i = 0; i < EMU_LEAN_SEL; i++)
-		emu_lean_range(l->sel[i], EMU_LEAN_NEVER, EMU_LEAN_NEVER);
 	for (int i = 0; i < n; i++)
 		emu_lean_range(hooks[i], ranges[i][0], ranges[i][1]);
 	/* not the block the owner looked at: it goes (translated in full) */
@@ -359,7 +335,6 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 			 const uint64_t (*ranges)[2], int n)
 {
 	struct emu_lean_insn in[EMU_LEAN_INSNS];
-	uc_hook sel[EMU_LEAN_RUNS];
 	struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
 	/* a block across 64 KiB may span two of emu.c's chunks: its code
 	 * cannot be dropped as one range */
@@ -372,7 +347,8 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	for (int tries = 0; tries < 4 && !made; tries++) {
 		/* dropping may have moved the blocks: the next free one */
 		struct emu_lean_blk *b = &l->blocks[l->nblocks];
-		if (l->nblocks == EMU_LEAN_MAX || !emu_lean_make(l, b, pc, size, in, ni, emu_lean_selectors(l, hooks, n, sel)))
+		if (l->nblocks == EMU_LEAN_MAX ||
+		    !emu_lean_make(l, b, pc, size, in, ni, n < EMU_LEAN_RUNS ? n : EMU_LEAN_RUNS))
 			return;
 		uc_ctl_remove_cache(l->uc, pc, pc + size);
 		made = emu_lean_request(l, b, ni, hooks, ranges, n);
@@ -392,7 +368,9 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	}
 	if (!made)
 		return;
-	s->block = l->nblocks++;
+	const struct emu_lean_blk *b = &l->blocks[l->nblocks];
+	s->block = (int16_t)l->nblocks++;
+	s->lean = (uint16_t)(b->nskip << 1 | (b->skip[0] == 0));
 	l->made++;
 	for (int i = 0; i < l->nblocks; i++) {
 		struct emu_lean_blk *o = &l->blocks[i];
@@ -407,14 +385,18 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t (*ranges)[2],
 			int n)
 {
+	l->waited = 0;
 	if (!l->nqueue || l->broken)
 		return;
+	if (!n) {   /* nothing to select a run with (skip ranges cover the scope) */
+		l->nqueue = 0;
+		return;
+	}
 	if (!emu_lean_layout_ok(l, hooks, ranges, n))
 		l->broken = "Unicorn's hooks are not laid out as in 2.0.1";
 	for (int i = 0; i < l->nqueue && !l->broken; i++)
 		emu_lean_one(l, l->queue[i].pc, l->queue[i].size, hooks, ranges, n);
 	l->nqueue = 0;
-	l->waited = 0;
 }
 
 void emu_lean_stopped(struct emu_lean *l, uint64_t pc)

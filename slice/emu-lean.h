@@ -15,7 +15,7 @@
 struct emu_lean;
 
 /* For the machine's code hook callback cb (data) and the owner's pick
- * (ctx); NULL if the selector hooks could not be added. */
+ * (ctx). */
 struct emu_lean *emu_lean_new(uc_engine *uc, void *cb, void *data, emu_pick_fn pick, void *ctx);
 void emu_lean_free(struct emu_lean *l);
 /* Lean blocks made from now on check the loads and stores of their
@@ -30,7 +30,7 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 /* Is pc a lean block's start whose first instruction is unhooked? */
 bool emu_lean_bare(const struct emu_lean *l, uint64_t pc);
 /* Between runs: translate the queued blocks. The machine's code hooks
- * (n of them, each added with ranges[i]) never match meanwhile. */
+ * (n of them, each added with ranges[i]) select the runs meanwhile. */
 void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t (*ranges)[2],
 			int n);
 /* The run ended before pc: what was credited of the current block from

@@ -22,6 +22,8 @@ struct rec_emu {
 	struct rec *r;
 	uint64_t *sites;            /* planted sites' addresses, sorted */
 	size_t nsites, sites_cap;
+	uint64_t site_bits[16];     /* a site's pc hashed: its bit set (each
+	                               block and look asks re_is_site) */
 	bool first;                 /* the next hook is the run's first instruction */
 	int64_t prev_id;            /* the instruction the last hook let run, -1 */
 	int64_t prev_rec;           /* and its record, -1 */
@@ -62,7 +64,11 @@ struct rec_emu {
 	bool block_stop;            /* the block hook stopped this run */
 	uint64_t nat_lo, nat_hi;    /* step on the CPU while lo <= pc <= hi */
 	uint64_t lib_blocks, nat_blocks;   /* looked at, run on the CPU */
-	struct { uint64_t pc; uint32_t size; uint64_t native; } verdicts[1024];
+	/* re_block_native's, by block (a library's hot blocks are thousands:
+	 * sed's regex code missed a tenth of 1024 slots, each miss a decode
+	 * lookup an instruction); valid while gen is verdict_gen */
+	struct { uint64_t pc; uint32_t size, gen; uint64_t native; } verdicts[8192];
+	uint32_t verdict_gen;
 	uint32_t ticks;
 	uint64_t emulated, native;
 	int64_t watch_id;           /* RE_WATCH: the instruction to look at */
@@ -112,11 +118,21 @@ struct rec_emu {
 	 * run (a jump found to land on its unhooked start), 0 */
 	struct hmap back_targets;
 	uint64_t lean_drop;
+	/* the pages of the last stores re_store_seen passed on (this run,
+	 * since rec's code_noted was st_noted) */
+#define RE_ST_PAGES 4
+	uint64_t st_pages[RE_ST_PAGES];
+	int nst, st_next;
+	uint64_t st_noted;
 };
 
-/* A planted site at pc? One of the returns the watcher awaits? */
+/* rec-emu-sites.c: the planted sites, sorted (before a run); a planted
+ * site at pc? One of the returns the watcher awaits? The first site, run
+ * target or awaited return in [lo, hi), 0. */
+void re_collect_sites(struct rec_emu *x);
 bool re_is_site(const struct rec_emu *x, uint64_t pc);
 bool re_is_ret(const struct rec_emu *x, uint64_t pc);
+uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi);
 
 /* rec-emu-loops.c: do [lo, hi) and [a, a+len) meet? Clean ranges meeting
  * [a, a+len) are hooked again (all if both are 0); is a in one? The

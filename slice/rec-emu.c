@@ -95,30 +95,6 @@ static void re_mask(void *ctx, uint64_t addr, uint8_t *buf, size_t len, bool ins
 			buf[t->sites[i].addr - addr] = 0xcc;
 }
 
-static int re_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void re_collect_sites(struct rec_emu *x)
-{
-	const struct bp_table *t = &x->q->bps;
-	x->nsites = 0;
-	for (size_t i = 0; i < t->nsites; i++)
-		if (t->sites[i].inserted) {
-			XGROW(x->sites, x->sites_cap, x->nsites + 1);
-			x->sites[x->nsites++] = t->sites[i].addr;
-		}
-	qsort(x->sites, x->nsites, sizeof *x->sites, re_cmp_u64);
-}
-
-bool re_is_site(const struct rec_emu *x, uint64_t pc)
-{
-	return x->nsites && pc >= x->sites[0] && pc <= x->sites[x->nsites - 1] &&
-	       bsearch(&pc, x->sites, x->nsites, sizeof pc, re_cmp_u64);
-}
-
 /* A general register of the machine: a load where the probe found them,
  * else read once per hook (rc). */
 static uint64_t re_reg(struct rec_emu *x, int reg)
@@ -238,7 +214,10 @@ static void re_clean_tune(struct rec_emu *x)
 static void re_forget(struct rec_emu *x)
 {
 	re_clean_drop(x, 0, 0);
-	memset(x->verdicts, 0, sizeof x->verdicts);   /* the code may go */
+	if (++x->verdict_gen == 0) {   /* the code may go */
+		memset(x->verdicts, 0, sizeof x->verdicts);
+		x->verdict_gen = 1;
+	}
 	emu_forget(x->m);
 }
 
@@ -267,14 +246,18 @@ static uint64_t re_addr(struct rec_emu *x, const struct insn *in, const struct i
 
 /* Every 4096 instructions: progress, and whether qzdb must quit; every
  * 65536 whether a signal waits (reading /proc costs tens of µs). */
-static bool re_periodic(struct rec_emu *x)
+static __attribute__((noinline)) bool re_periodic_look(struct rec_emu *x)
 {
-	if (++x->ticks & 4095)
-		return false;
 	rec_tick(x->r, 4096);
 	if (proc_quit_pending())
 		return true;
 	return (x->ticks & 0xffff) == 0 && re_signal_waits(x->q);
+}
+
+/* The count inline: every hooked instruction comes here. */
+static inline bool re_periodic(struct rec_emu *x)
+{
+	return !(++x->ticks & 4095) && re_periodic_look(x);
 }
 
 /* The undo log reads the state about to change from the machine (memory
@@ -336,20 +319,50 @@ static bool re_access(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
 	return false;
 }
 
-/* Record the instruction at pc, about to run in the machine. */
-static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id, uint64_t pc,
-		      uint64_t sp)
+/* A store of the hooked instruction to [addr, addr+len): its page goes
+ * back to the process, decoded code there is stale. Once a run for each
+ * of the last RE_ST_PAGES pages stored to while nothing was decoded since
+ * (both are done for it; a decode may make it code again; stores go back
+ * and forth between the stack and a buffer or two); a clean range there
+ * is looked at each time. */
+static void re_store_seen(struct rec_emu *x, uint64_t addr, uint64_t len)
+{
+	uint64_t pg = addr >> 12;
+	const struct rec *r = x->r;
+	if (x->st_noted != r->code_noted) {
+		x->st_noted = r->code_noted;
+		x->nst = x->st_next = 0;
+	}
+	bool seen = false;
+	for (int i = 0; i < x->nst && !seen; i++)
+		seen = x->st_pages[i] == pg;
+	if (!seen || (addr + (len ? len : 1) - 1) >> 12 != pg) {
+		emu_dirty(x->m, addr, len);
+		re_wrote(x, addr, len);
+		if (!seen) {
+			x->st_pages[x->st_next] = pg;
+			x->st_next = (x->st_next + 1) % RE_ST_PAGES;
+			x->nst += x->nst < RE_ST_PAGES;
+		}
+		return;
+	}
+	for (int k = 0; k < x->nclean; k++)
+		if (re_overlaps(x->clean[k][0], x->clean[k][1], addr, len)) {
+			re_clean_drop(x, addr, len);
+			x->halt_next = true;
+		}
+}
+
+/* Record the instruction at pc, about to run in the machine, its memory
+ * operands at addr. */
+static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
+		      const uint64_t *addr, uint64_t sp)
 {
 	struct rec *r = x->r;
-	uint64_t addr[INSN_MAX_MEM];
 	bool skipped = e->in.rep && re_reg(x, 1) == 0;
-	for (int i = 0; i < e->in.nmem; i++) {
-		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
-		if ((e->in.mem[i].rw & INSN_MEM_W) && !skipped) {
-			emu_dirty(x->m, addr[i], e->in.mem[i].size);
-			re_wrote(x, addr[i], e->in.mem[i].size);
-		}
-	}
+	for (int i = 0; i < e->in.nmem && !skipped; i++)
+		if (e->in.mem[i].rw & INSN_MEM_W)
+			re_store_seen(x, addr[i], e->in.mem[i].size);
 	x->prev_rec = -1;
 	if (r->on) {
 		trace_mark(&r->tr, &x->mark);
@@ -367,7 +380,8 @@ static void re_record(struct rec_emu *x, const struct trace_insn *e, int64_t id,
 
 /* A ret or indirect jump or call to a non-canonical address faults on the
  * CPU (the pc stays on it); the machine would jump. */
-static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_t *sp)
+static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, const uint64_t *addr,
+			  uint64_t *sp)
 {
 	const struct insn *in = &e->in;
 	uint64_t to = 0;
@@ -376,7 +390,7 @@ static bool re_bad_target(struct rec_emu *x, const struct trace_insn *e, uint64_
 	if (in->kind == INSN_RET)
 		to = emu_read_u64(x->m, re_sp(x, sp));
 	else if (in->nmem)
-		to = emu_read_u64(x->m, re_addr(x, in, &in->mem[0], e->pc));
+		to = emu_read_u64(x->m, addr[0]);
 	else
 		for (int g = 0; g < 16; g++)
 			if (in->use & (1ull << g))
@@ -391,13 +405,12 @@ static int re_read_code(void *ctx, uint64_t pc, void *buf, size_t len)
 	return emu_read(x->m, pc, buf, len) == 0 ? 0 : qz_read(x->q, pc, buf, len);
 }
 
-/* Does the watcher (watch.c) want to look at e before it runs? */
-static bool re_watch(struct rec_emu *x, const struct trace_insn *e, uint64_t pc, uint64_t sp)
+/* Does the watcher (watch.c) want to look at e (its memory operands at
+ * addr) before it runs? */
+static bool re_watch(struct rec_emu *x, const struct trace_insn *e, int64_t id,
+		     const uint64_t *addr, uint64_t sp)
 {
-	uint64_t addr[INSN_MAX_MEM];
-	for (int i = 0; i < e->in.nmem; i++)
-		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
-	x->watch_id = e - x->r->tr.insns;
+	x->watch_id = id;
 	struct rec_watch_src src = { re_undo_reg, x,
 				     x->skips_planned || x->libfree || emu_lean_any(x->m) };
 	return rec_watch_ask(x->r, e, addr, e->in.rep && re_reg(x, 1) == 0, sp, &src);
@@ -432,16 +445,6 @@ static void re_note_call(struct rec *r, const struct trace_insn *e, uint64_t sp)
 	r->pcalls[r->npcalls++] = (struct rec_pcall){ e->pc + e->in.len, sp - 8 };
 }
 
-/* Is pc one of the returns the watcher awaits in the machine? */
-bool re_is_ret(const struct rec_emu *x, uint64_t pc)
-{
-	const struct slice_view_watch *w = &x->r->watch;
-	for (size_t i = 0; w->at && i < *w->nrets; i++)
-		if (w->rets[i] == pc)
-			return true;
-	return false;
-}
-
 /* A site, run target or awaited return at pc (first: the run's first
  * instruction, where it stopped already): false if the machine must stop
  * before it. */
@@ -454,38 +457,13 @@ static bool re_look(struct rec_emu *x, uint64_t pc, uint64_t *sp, bool first)
 
 /* ---- the block hook: library code ---- */
 
-/* The first site, run target or awaited return in [lo, hi), 0. */
-static uint64_t re_first_inside(const struct rec_emu *x, uint64_t lo, uint64_t hi)
-{
-	uint64_t first = 0;
-	size_t a = 0, b = x->nsites;
-	while (a < b) {   /* the first site at or past lo */
-		size_t mid = (a + b) / 2;
-		if (x->sites[mid] < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	if (a < x->nsites && x->sites[a] < hi)
-		first = x->sites[a];
-	const struct run_target *t = x->r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] >= lo && t->addr[i] < hi && (!first || t->addr[i] < first))
-			first = t->addr[i];
-	const struct slice_view_watch *w = &x->r->watch;
-	for (size_t i = 0; w->at && i < *w->nrets; i++)
-		if (w->rets[i] >= lo && w->rets[i] < hi && (!first || w->rets[i] < first))
-			first = w->rets[i];
-	return first;
-}
-
 /* The first instruction of the block [pc, pc+size) the CPU must run
  * (or that does not decode), 0. Kept per block: library code is not
  * written (the cache goes when the machine forgets its pages). */
 static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 {
-	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 54);
-	if (x->verdicts[h].pc == pc && x->verdicts[h].size == size)
+	size_t h = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 51);
+	if (x->verdicts[h].pc == pc && x->verdicts[h].size == size && x->verdicts[h].gen == x->verdict_gen)
 		return x->verdicts[h].native;
 	uint64_t native = 0;
 	for (uint64_t a = pc; a < pc + size && !native;) {
@@ -496,6 +474,7 @@ static uint64_t re_block_native(struct rec_emu *x, uint64_t pc, uint32_t size)
 	}
 	x->verdicts[h].pc = pc;
 	x->verdicts[h].size = size;
+	x->verdicts[h].gen = x->verdict_gen;
 	x->verdicts[h].native = native;
 	return native;
 }
@@ -543,16 +522,6 @@ static void re_block(void *ctx, uint64_t pc, uint32_t size)
 static size_t re_quick_slot(uint64_t pc)
 {
 	return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52);   /* 4096 slots */
-}
-
-/* Is pc a run target's address (whatever the stack)? */
-bool re_target_at(const struct rec_emu *x, uint64_t pc)
-{
-	const struct run_target *t = x->r->target;
-	for (int i = 0; t && i < t->n; i++)
-		if (t->addr[i] == pc)
-			return true;
-	return false;
 }
 
 /* The instruction e (id), just let run by the full hook: keep its
@@ -706,11 +675,16 @@ static void re_hook(void *ctx, uint64_t pc)
 	const struct trace_insn *e = &r->tr.insns[id];
 	if (!first && x->sbreaks && rec_pre_may_stop(x->q, r, e))
 		return re_halt(x, RE_STOP);
-	if (re_bad_target(x, e, &sp))
+	/* the operands' addresses, once for the checks, the watcher and the
+	 * record (the registers stay as they are in one hook) */
+	uint64_t addr[INSN_MAX_MEM];
+	for (int i = 0; i < e->in.nmem; i++)
+		addr[i] = re_addr(x, &e->in, &e->in.mem[i], pc);
+	if (re_bad_target(x, e, addr, &sp))
 		return re_halt(x, RE_NATIVE);
 	if (x->quick_run && !c && !re_lean_note_back(x, e))
 		return re_halt(x, RE_STOP);
-	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, pc, re_sp(x, &sp)))
+	if (r->watch.check && (e->in.nmem || rec_watch_every(r)) && re_watch(x, e, id, addr, re_sp(x, &sp)))
 		return re_halt(x, RE_WATCH);
 	if (!x->lean && rec_pre(x->q, r, e, re_sp(x, &sp)))
 		return re_halt(x, RE_SBREAK);
@@ -721,7 +695,7 @@ static void re_hook(void *ctx, uint64_t pc)
 	}
 	if (r->watch.at && e->user && call)
 		re_note_call(r, e, re_sp(x, &sp));
-	re_record(x, e, id, pc, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
+	re_record(x, e, id, addr, x->lean && e->in.kind != INSN_RET ? 0 : re_sp(x, &sp));
 	if (x->quick_run) {
 		re_quick_prev(x, pc, e->in.len, e->in.rep,
 			      e->user && (e->in.kind == INSN_JCC || e->in.kind == INSN_JMP));
@@ -865,6 +839,7 @@ static int re_step(struct qz *q, struct rec *r)
 	re_clean_tune(x);
 	re_lean_tune(x);
 	x->gpr = emu_gpr_view(x->m);
+	x->nst = x->st_next = 0;   /* the machine's dirty pages go back after the run */
 	/* in a clean loop, or a lean one (made during the run too), no hook
 	 * sees a quit or a signal: a time limit does */
 	enum emu_end how = emu_run_for(x->m, proc_pc(q->proc),

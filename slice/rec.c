@@ -132,6 +132,7 @@ static const char rec_code_on, rec_code_off;   /* code_pages' values */
 /* The decode cache read [pc, pc+len). */
 static void rec_code_note(struct rec *r, uint64_t pc, uint64_t len)
 {
+	r->code_noted++;
 	for (uint64_t p = pc >> 12; p <= (pc + len - 1) >> 12; p++)
 		if (hmap_get(&r->code_pages, p) != &rec_code_on)
 			hmap_put(&r->code_pages, p, (void *)&rec_code_on);
@@ -169,6 +170,8 @@ void rec_code_written(struct rec *r, uint64_t addr, uint64_t len)
 	if (!len || addr >= r->code_hi || addr + len <= r->code_lo)
 		return;
 	uint64_t p0 = addr >> 12, p1 = (addr + len - 1) >> 12;
+	if (p0 == p1 && p0 + 1 == r->cw_page && r->cw_noted == r->code_noted)
+		return;   /* looked at since the last decode: no code page */
 	if (p1 - p0 > 4096) {   /* a large mapping: look at the cache itself */
 		rec_code_drop(r, p0, p1);
 		return;
@@ -181,6 +184,10 @@ void rec_code_written(struct rec *r, uint64_t addr, uint64_t len)
 		}
 	if (hit)
 		rec_code_drop(r, p0, p1);
+	if (p0 == p1) {   /* off now, if it was on */
+		r->cw_page = p0 + 1;
+		r->cw_noted = r->code_noted;
+	}
 }
 
 int64_t rec_insn_id(struct qz *q, struct rec *r, uint64_t pc)

@@ -65,6 +65,11 @@ struct rec {
 	struct hmap code_pages;
 	uint64_t code_lo, code_hi;
 	uint32_t code_gen;         /* bumped each time decoded instructions go */
+	uint64_t code_noted;       /* rec_code_note's calls (decodes) so far */
+	/* the last page rec_code_written looked at alone (+1, 0: none), and
+	 * code_noted then: it is no code page until something is decoded
+	 * (its stores come one after another: stack, a buffer) */
+	uint64_t cw_page, cw_noted;
 	uint32_t *count;           /* per statement: instances so far */
 	int32_t *latest;           /* per statement: its latest instance id */
 	size_t count_cap;

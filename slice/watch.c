@@ -34,8 +34,9 @@ bool rec_watch_ask(struct rec *r, const struct trace_insn *e, const uint64_t *ad
 	}
 	/* nop and prefetch name memory they do not access (a padding
 	 * nopl 0x0(%rax) lands anywhere); a rep with count 0 does nothing */
-	bool none = skipped || (e->in.text[0] == 'n' && !strncmp(e->in.text, "nop", 3)) ||
-		    (e->in.text[0] == 'p' && !strncmp(e->in.text, "prefetch", 8));
+	const char *t = e->in.text;   /* its first letters first: push and pop start with p */
+	bool none = skipped || (t[0] == 'n' && t[1] == 'o' && t[2] == 'p') ||
+		    (t[0] == 'p' && t[1] == 'r' && !strncmp(t, "prefetch", 8));
 	if (none && !rec_watch_every(r))
 		return false;
 	/* Field by field, mem[] up to nmem only: an initializer zeroes all
