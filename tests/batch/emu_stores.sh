@@ -33,23 +33,26 @@ expect "a wrong argument: usage" '^error: Usage: maint emulator-stores \[fast\|e
 
 # the same reports, stops and counts with stores fast and exact
 norm() { sed -E 's/process [0-9]+/process N/' | grep -v '^Cost:'; }
+# both NAME PROGRAM COMMANDS... (the program last on qzdb's command line:
+# what follows it would be the program's arguments)
 both() {
-	_name=$1
-	shift
-	qz -ex 'detect on' "$@" -ex 'info detect' -ex 'info record'
+	_name=$1 _prog=$2
+	shift 2
+	qz -ex 'detect on' "$@" -ex 'info detect' -ex 'info record' "$_prog"
 	_fast=$(printf '%s\n' "$OUT" | norm)
-	qz -ex 'maint emulator-stores exact' -ex 'detect on' "$@" -ex 'info detect' -ex 'info record'
+	qz -ex 'maint emulator-stores exact' -ex 'detect on' "$@" -ex 'info detect' -ex 'info record' \
+		"$_prog"
 	expect "$_name: exact says so" '^Stores in the emulator take its slow path: maint emulator-stores exact\.$'
 	_exact=$(printf '%s\n' "$OUT" | grep -v '^Stores in the emulator' | norm)
 	expect_same "$_name: the same with stores fast and exact" "$_fast" "$_exact"
 }
 for o in O0 O2; do
-	both "heap overflow $o" -ex 'run' -ex continue $B/det_heapov-$o
-	both "uninit $o" -ex 'run' -ex continue $B/det_uninit-$o
-	both "lean overflow $o" -ex 'run 3000 overflow' -ex continue $B/det_lean-$o
+	both "heap overflow $o" $B/det_heapov-$o -ex 'run' -ex continue
+	both "uninit $o" $B/det_uninit-$o -ex 'run' -ex continue
+	both "lean overflow $o" $B/det_lean-$o -ex 'run 3000 overflow' -ex continue
 done
 seq 1 2000 >$B/emu_stores-seq.txt
-both "gzip" -ex "run -c $B/emu_stores-seq.txt > $B/emu_stores-gz.out" -ex continue "$(command -v gzip)"
+both "gzip" "$(command -v gzip)" -ex "run -c $B/emu_stores-seq.txt > $B/emu_stores-gz.out" -ex continue
 if gzip -dc $B/emu_stores-gz.out | cmp -s - $B/emu_stores-seq.txt; then
 	pass "gzip: its output unpacks to its input"
 else
