@@ -8,6 +8,7 @@
  * have changed are then read again. */
 #include "rec.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,14 +137,18 @@ static bool re_must_look(struct rec_emu *x, uint64_t pc, uint64_t *sp)
 
 /* A signal waits for the thread, not blocked (Ctrl-C, a timer, raise):
  * the CPU delivers it at the next native step, so that step must come
- * now, as under single-stepping. Peeking costs a few µs, /proc tens. */
+ * now, as under single-stepping; so must it when the thread is gone (a
+ * SIGKILL: the step finds out). Peeking costs a few µs, /proc tens. */
 static bool re_signal_waits(struct qz *q)
 {
 	pid_t tid = proc_cur_tid(q->proc);
 	uint64_t blk = 0;
 	siginfo_t si[8];
-	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof blk, &blk) < 0)
+	if (ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof blk, &blk) < 0) {
+		if (errno == ESRCH)   /* killed meanwhile: a native step finds out */
+			return true;
 		blk = 0;
+	}
 	for (int shared = 0; shared < 2; shared++) {
 		struct __ptrace_peeksiginfo_args a = { 0, shared ? PTRACE_PEEKSIGINFO_SHARED : 0, 8 };
 		long n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
@@ -715,7 +720,9 @@ static void re_load(struct rec_emu *x, struct qz *q)
 	re_collect_sites(x);
 }
 
-static void re_store(struct rec_emu *x, struct qz *q)
+/* The machine's state back into the process; false if its memory could
+ * not be written (the process was killed meanwhile, say). */
+static bool re_store(struct rec_emu *x, struct qz *q)
 {
 	if (emu_save_regs(x->m, proc_regs(q->proc), &x->fp))
 		ptrace(PTRACE_SETFPREGS, proc_cur_tid(q->proc), 0, &x->fp);
@@ -723,8 +730,10 @@ static void re_store(struct rec_emu *x, struct qz *q)
 	frame_invalidate(q);   /* as after a stop: the registers moved on */
 	q->sel_frame = 0;
 	q->inline_unskip = 0;
-	if (emu_write_back(x->m) < 0)
-		qz_warn(q, "the recorder could not write emulated memory back to the program");
+	if (emu_write_back(x->m) == 0)
+		return true;
+	qz_warn(q, "the recorder could not write emulated memory back to the program");
+	return false;
 }
 
 /* A fault stopped the machine at pc: the instruction there (if the hook
@@ -878,7 +887,8 @@ static int re_step(struct qz *q, struct rec *r)
 			   x->stuck + 1 : 0;
 	if (x->stuck >= 2)
 		x->libs_hooked = true;
-	re_store(x, q);
+	if (!re_store(x, q))   /* a native step finds out what became of it */
+		return re_native(x, q, r);
 	switch (x->end) {
 	case RE_SBREAK:
 		return RUN_STOPPED;

@@ -16,7 +16,8 @@
 # through them is still reported; gzip's output unpacks to its input; the
 # program's own stores into the code it runs (emu_jit) still find that
 # code; a loop left with no hook at all (emu_memspin: its accesses checked
-# inline, its backward jump unhooked) stops on a signal.
+# inline, its backward jump unhooked) stops on a signal, and qzdb ends
+# when it is killed.
 . tests/lib.sh
 . tests/detect-lib.sh
 
@@ -125,4 +126,23 @@ for o in O0 O2; do
 		[ "$(checks)" -gt 1000 ] 2>/dev/null && pass "memspin $o: its accesses were checked inline" ||
 			fail "memspin $o" "few or no inline checks: $(printf '%s\n' "$OUT" | tail -1)"
 	fi
+done
+
+# Killed while such a loop runs: qzdb says so and ends (it ran on, writing
+# back to a process that was gone, or ran the machine for good)
+for o in O0 O2; do
+	$QZDB --batch -ex 'detect on' -ex run $B/emu_memspin-$o > $B/emu_inline-kill.txt 2>&1 &
+	qpid=$!
+	sleep 2
+	for p in $(ours emu_memspin-$o); do kill -KILL "$p"; done
+	_i=0
+	while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
+	if kill -0 $qpid 2>/dev/null; then
+		kill -KILL $qpid
+		fail "memspin $o, killed" "qzdb still ran 20 s later"
+	else
+		pass "memspin $o, killed: qzdb ended"
+	fi
+	OUT=$(cat $B/emu_inline-kill.txt)
+	expect "memspin $o, killed: says so" '^Program terminated with signal SIGKILL, Killed\.$'
 done
