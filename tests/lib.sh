@@ -117,6 +117,19 @@ expect_rc() {
 	if [ "$RC" = "$2" ]; then pass "$1"; else fail "$1" "exit status $RC, wanted $2"; fi
 }
 
+# signal_ours NAME SIG QPID: send SIG to this script's processes called
+# NAME (ours), as a terminal's Ctrl-C would reach a program, and wait up to
+# 20 s for the qzdb running it in the background (QPID) to end; false if
+# it had not (it is then killed).
+signal_ours() {
+	for _p in $(ours "$1"); do kill -"$2" "$_p"; done
+	_i=0
+	while kill -0 "$3" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
+	kill -0 "$3" 2>/dev/null || return 0
+	kill -KILL "$3" 2>/dev/null
+	return 1
+}
+
 # no_leftover NAME BIN: no process of that binary is alive.
 # ours NAME: pids of processes called NAME started by this test script
 # (they carry its QZ_SUITE mark) from this checkout (their working directory

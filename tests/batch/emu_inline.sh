@@ -115,10 +115,7 @@ for o in O0 O2; do
 		> $B/emu_inline-int.txt 2>&1 &
 	qpid=$!
 	sleep 2
-	for p in $(ours emu_memspin-$o); do kill -INT "$p"; done
-	_i=0
-	while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
-	kill $qpid 2>/dev/null
+	signal_ours emu_memspin-$o INT $qpid
 	OUT=$(cat $B/emu_inline-int.txt)
 	expect "memspin $o: a signal stops the lean loop" '^Program received signal SIGINT, Interrupt\.$'
 	expect "memspin $o: in the loop" "^($((_body - 2))|$((_body - 1))|$_body)	"
@@ -134,14 +131,10 @@ for o in O0 O2; do
 	$QZDB --batch -ex 'detect on' -ex run $B/emu_memspin-$o > $B/emu_inline-kill.txt 2>&1 &
 	qpid=$!
 	sleep 2
-	for p in $(ours emu_memspin-$o); do kill -KILL "$p"; done
-	_i=0
-	while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
-	if kill -0 $qpid 2>/dev/null; then
-		kill -KILL $qpid
-		fail "memspin $o, killed" "qzdb still ran 20 s later"
-	else
+	if signal_ours emu_memspin-$o KILL $qpid; then
 		pass "memspin $o, killed: qzdb ended"
+	else
+		fail "memspin $o, killed" "qzdb still ran 20 s later"
 	fi
 	OUT=$(cat $B/emu_inline-kill.txt)
 	expect "memspin $o, killed: says so" '^Program terminated with signal SIGKILL, Killed\.$'

@@ -152,10 +152,7 @@ $QZDB --batch -ex 'break main' -ex run -ex 'set var n = 85000000' -ex 'record on
 	-ex 'break sl_long.c:38' -ex continue -ex 'info record' $B/sl_long-O0 > $B/recdiff-int.txt 2>&1 &
 qpid=$!
 sleep 1.5
-for p in $(ours sl_long-O0); do kill -INT "$p"; done
-_i=0
-while kill -0 $qpid 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.2; _i=$((_i + 1)); done
-kill $qpid 2>/dev/null
+signal_ours sl_long-O0 INT $qpid
 OUT=$(cat $B/recdiff-int.txt)
 expect "interrupt stops the emulator" '^Program received signal SIGINT, Interrupt\.$'
 expect "interrupt keeps the recording" '^Recorded [1-9][0-9]+ instructions'
