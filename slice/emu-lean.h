@@ -38,7 +38,7 @@ void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t
 void emu_lean_stopped(struct emu_lean *l, uint64_t pc);
 /* The code hook ran at pc. If the running lean block leaves pc unhooked,
  * its code is not the lean translation any more (Unicorn translated it
- * again by itself: a flush of its code buffer): the block is forgotten
+ * again by itself, most likely on a flush of its code buffer): the block is forgotten
  * (its start is counted again) and its credit for this start taken back
  * (its instructions count themselves). */
 void emu_lean_hooked(struct emu_lean *l, uint64_t pc);
