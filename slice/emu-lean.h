@@ -38,9 +38,9 @@ void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t
 void emu_lean_stopped(struct emu_lean *l, uint64_t pc);
 /* The code hook ran at pc. If the running lean block leaves pc unhooked,
  * its code is not the lean translation any more (Unicorn translated it
- * again by itself, most likely on a flush of its code buffer): the block is forgotten
- * (its start is counted again) and its credit for this start taken back
- * (its instructions count themselves). */
+ * again by itself, most likely on a flush of its code buffer): the block
+ * is forgotten (its start is counted again) and its credit for this start
+ * taken back (its instructions count themselves). */
 void emu_lean_hooked(struct emu_lean *l, uint64_t pc);
 /* The code of [lo, hi) is dropped (all if lo is 0 and hi UINT64_MAX):
  * lean blocks meeting it are forgotten and their code dropped. */
