@@ -687,10 +687,11 @@ static int cmd_maint_emulator_time_limit(struct qz *q, const char *a)
 
 static int cmd_maint_emulator_lean(struct qz *q, const char *a)
 {
-	int on = cs_pick(str_skip_space(a ? a : ""), "on", "off");
+	const char *v = str_skip_space(a ? a : "");
+	int on = strcmp(v, "unsync") == 0 ? 2 : cs_pick(v, "on", "off");   /* unsync: the tests' */
 	if (on < 0)
 		return qz_error(q, "Usage: maint emulator-lean on|off");
-	rec_emu_lean(on);
+	rec_emu_lean(on != 0, on == 2);
 	return 0;
 }
 
@@ -714,8 +715,7 @@ static int cmd_maint_emulator_stores(struct qz *q, const char *a)
 	return 0;
 }
 
-/* maint emulator-inline [on|off|blind] (hidden, the tests'): emu-inline.c's
- * checks; without an argument, which and why. */
+/* maint emulator-inline [on|off|blind] (the tests'): which, or why not. */
 static int cmd_maint_emulator_inline(struct qz *q, const char *a)
 {
 	const char *v = str_skip_space(a ? a : "");

@@ -47,7 +47,8 @@ struct emu_lean_uchook {
  * there, not behind two more loads (its block, its first skip). */
 struct emu_lean_slot {
 	uint64_t pc;
-	uint32_t n;              /* starts seen */
+	uint32_t n;              /* starts seen; a lean block's: the offset
+	                            of its first unhooked instruction */
 	int16_t block;           /* its lean block, -1 */
 	uint16_t lean;           /* its nskip << 1 | (its first is unhooked) */
 };
@@ -83,6 +84,8 @@ struct emu_lean {
 	uint64_t credit;         /* unhooked instructions run */
 	bool checks;             /* accesses checked inline (emu_lean_checks) */
 	uint64_t stale;          /* lean blocks found translated again in full */
+	uint64_t first_skip;     /* the running lean block's first unhooked
+	                            instruction, 0 */
 };
 
 static size_t emu_lean_slot_of(uint64_t pc)
@@ -124,11 +127,13 @@ void emu_lean_free(struct emu_lean *l)
 enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, bool in)
 {
 	l->cur = -1;
+	l->first_skip = 0;
 	if (!in || !size)
 		return EMU_LEAN_NOT;
 	struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
 	if (s->pc == pc && s->block >= 0) {
 		l->cur = s->block;
+		l->first_skip = pc + s->n;
 		l->credit += s->lean >> 1;
 		return s->lean & 1 ? EMU_LEAN_BARE : EMU_LEAN_NOT;
 	}
@@ -168,16 +173,13 @@ static void emu_lean_forget(struct emu_lean *l, int i)
 		l->cur = -1;
 }
 
+/* A block runs from its start to its end: in a translation made in full
+ * the hook runs at the first instruction the lean one leaves unhooked. */
 void emu_lean_hooked(struct emu_lean *l, uint64_t pc)
 {
-	if (!l || l->cur < 0)
+	if (!l || pc != l->first_skip || l->cur < 0)
 		return;
 	const struct emu_lean_blk *b = &l->blocks[l->cur];
-	if (pc < b->pc || pc >= b->pc + b->size)
-		return;
-	for (int k = 0; k < b->nrun; k++)
-		if (pc >= b->run[k][0] && pc <= b->run[k][1])
-			return;
 	l->credit -= b->nskip;   /* each of its instructions counts itself */
 	l->stale++;
 	emu_lean_forget(l, l->cur);
@@ -371,6 +373,7 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	const struct emu_lean_blk *b = &l->blocks[l->nblocks];
 	s->block = (int16_t)l->nblocks++;
 	s->lean = (uint16_t)(b->nskip << 1 | (b->skip[0] == 0));
+	s->n = b->skip[0];
 	l->made++;
 	for (int i = 0; i < l->nblocks; i++) {
 		struct emu_lean_blk *o = &l->blocks[i];
@@ -382,9 +385,21 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 	}
 }
 
+/* maint emulator-lean unsync (the tests'): at each run's start the lean
+ * blocks' code is dropped behind their bookkeeping's back, as Unicorn does
+ * when it translates again by itself (emu_lean_hooked must find it). */
+static bool emu_lean_unsynced;
+
+void emu_lean_unsync(bool on)
+{
+	emu_lean_unsynced = on;
+}
+
 void emu_lean_translate(struct emu_lean *l, const uc_hook *hooks, const uint64_t (*ranges)[2],
 			int n)
 {
+	for (int i = 0; emu_lean_unsynced && i < l->nblocks; i++)
+		uc_ctl_remove_cache(l->uc, l->blocks[i].pc, l->blocks[i].pc + l->blocks[i].size);
 	l->waited = 0;
 	if (!l->nqueue || l->broken)
 		return;

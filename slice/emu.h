@@ -96,6 +96,9 @@ typedef int (*emu_pick_fn)(void *ctx, uint64_t pc, uint32_t size, struct emu_lea
 void emu_set_lean_pick(struct emu *m, emu_pick_fn pick, emu_hook_fn start);
 void emu_lean(struct emu *m, bool on);
 void emu_lean_drop(struct emu *m, uint64_t lo, uint64_t hi);
+/* The tests': each run starts with the lean blocks' code dropped behind
+ * their bookkeeping's back, as when Unicorn translates again by itself. */
+void emu_lean_unsync(bool on);
 /* Is pc where a lean block starts with an unhooked instruction? */
 bool emu_lean_bare_at(const struct emu *m, uint64_t pc);
 /* Instructions run unhooked in lean blocks since the last call. */

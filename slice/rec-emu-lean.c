@@ -8,9 +8,10 @@
 /* maint emulator-lean off: no lean translations (the tests compare). */
 static bool re_lean_off;
 
-void rec_emu_lean(bool on)
+void rec_emu_lean(bool on, bool unsync)
 {
 	re_lean_off = !on;
+	emu_lean_unsync(unsync);
 }
 
 size_t rec_emu_lean_blocks(const struct rec_emu *x, uint64_t *made, const char **broken)

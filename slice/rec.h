@@ -153,8 +153,10 @@ void rec_emu_full_hook(bool on);
  * signal (100,000 µs). */
 void rec_emu_time_limit(uint64_t usec);
 /* maint emulator-lean on|off: hot blocks translated with only the
- * instructions that need the hook hooked (lean runs; on by default). */
-void rec_emu_lean(bool on);
+ * instructions that need the hook hooked (lean runs; on by default);
+ * unsync (the tests'): on, each run starting with their code dropped
+ * behind their bookkeeping's back (emu.h's emu_lean_unsync). */
+void rec_emu_lean(bool on, bool unsync);
 /* Lean blocks now, made in all; why lean translations are off for good
  * (or NULL). */
 size_t rec_emu_lean_blocks(const struct rec_emu *x, uint64_t *made, const char **broken);
