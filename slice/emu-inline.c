@@ -197,11 +197,6 @@ bool emu_inline_stopped(void)
 	return ei.stopped;
 }
 
-uint64_t emu_inline_calls(void)
-{
-	return ei.calls;
-}
-
 void emu_inline_translating(struct emu_inline_blk *b)
 {
 	ei.blk = b;

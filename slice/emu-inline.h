@@ -60,7 +60,5 @@ void emu_inline_running(uc_engine *uc, emu_inline_fn fn, void *ctx, bool out, ui
 			uint64_t hi);
 /* Did a check stop the last run (its pc is the machine's rip)? */
 bool emu_inline_stopped(void);
-/* Checked accesses so far (for maint and the tests). */
-uint64_t emu_inline_calls(void);
 
 #endif

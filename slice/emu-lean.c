@@ -83,7 +83,6 @@ struct emu_lean {
 	uint64_t made;           /* lean blocks translated (the machine's life) */
 	uint64_t credit;         /* unhooked instructions run */
 	bool checks;             /* accesses checked inline (emu_lean_checks) */
-	uint64_t stale;          /* lean blocks found translated again in full */
 	uint64_t first_skip;     /* the running lean block's first unhooked
 	                            instruction, 0 */
 };
@@ -181,7 +180,6 @@ void emu_lean_hooked(struct emu_lean *l, uint64_t pc)
 		return;
 	const struct emu_lean_blk *b = &l->blocks[l->cur];
 	l->credit -= b->nskip;   /* each of its instructions counts itself */
-	l->stale++;
 	emu_lean_forget(l, l->cur);
 }
 
