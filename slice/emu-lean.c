@@ -48,9 +48,10 @@ struct emu_lean_uchook {
 struct emu_lean_slot {
 	uint64_t pc;
 	uint32_t n;              /* starts seen; a lean block's: the offset
-	                            of its first unhooked instruction */
+	                            of its first unhooked instruction (0:
+	                            its first is unhooked) */
 	int16_t block;           /* its lean block, -1 */
-	uint16_t lean;           /* its nskip << 1 | (its first is unhooked) */
+	uint16_t nskip;          /* a lean block's unhooked instructions */
 };
 
 struct emu_lean_blk {
@@ -133,8 +134,8 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 	if (s->pc == pc && s->block >= 0) {
 		l->cur = s->block;
 		l->first_skip = pc + s->n;
-		l->credit += s->lean >> 1;
-		return s->lean & 1 ? EMU_LEAN_BARE : EMU_LEAN_NOT;
+		l->credit += s->nskip;
+		return s->n == 0 ? EMU_LEAN_BARE : EMU_LEAN_NOT;
 	}
 	if (s->pc != pc) {
 		if (s->block >= 0)   /* a lean block's slot stays its */
@@ -154,7 +155,7 @@ enum emu_lean_at emu_lean_block(struct emu_lean *l, uint64_t pc, uint32_t size, 
 bool emu_lean_bare(const struct emu_lean *l, uint64_t pc)
 {
 	const struct emu_lean_slot *s = &l->slots[emu_lean_slot_of(pc)];
-	return s->pc == pc && s->block >= 0 && (s->lean & 1);
+	return s->pc == pc && s->block >= 0 && s->n == 0;
 }
 
 /* Forget lean block i (its slot counts again from 0). */
@@ -370,7 +371,7 @@ static void emu_lean_one(struct emu_lean *l, uint64_t pc, uint32_t size, const u
 		return;
 	const struct emu_lean_blk *b = &l->blocks[l->nblocks];
 	s->block = (int16_t)l->nblocks++;
-	s->lean = (uint16_t)(b->nskip << 1 | (b->skip[0] == 0));
+	s->nskip = b->nskip;
 	s->n = b->skip[0];
 	l->made++;
 	for (int i = 0; i < l->nblocks; i++) {

@@ -74,6 +74,8 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 		return -1;
 	bool checks = emu_access_inline(x->m) && (!x->r->watch.check || x->r->watch.quick);
 	bool touches = false;   /* an access checked inline: never a clean loop */
+	int back = -1;          /* the backward jump (a jump ends a block) */
+	uint64_t back_to = 0;
 	for (; a < pc + size; n++) {
 		int64_t id = rec_insn_id(x->q, x->r, a);
 		if (id < 0 || n == max)
@@ -81,6 +83,10 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 		const struct trace_insn *e = &x->r->tr.insns[id];
 		if (re_in_clean(x, a))
 			return -1;   /* a hot loop that runs unhooked stays so */
+		if (re_back_jump(&e->in, a)) {
+			back = n;
+			back_to = e->in.target;
+		}
 		out[n].off = (uint16_t)(a - pc);
 		out[n].mem = checks && !re_plain(&e->in) ? re_checked_mem(&e->in) : 0;
 		out[n].hook = (!re_plain(&e->in) && !out[n].mem) || re_is_site(x, a) ||
@@ -92,13 +98,15 @@ int re_lean_pick(void *ctx, uint64_t pc, uint32_t size, struct emu_lean_insn *ou
 	}
 	if (a != pc + size)
 		return -1;
-	for (int i = 0; !touches && i < n; i++) {   /* the loop finder's */
-		const struct trace_insn *e = &x->r->tr.insns[rec_insn_id(x->q, x->r, pc + out[i].off)];
-		bool back = re_back_jump(&e->in, pc + out[i].off);
-		if (back && emu_lean_bare_at(x->m, e->in.target))
-			return -1;   /* it lands where no hook would see it */
-		out[i].hook |= back || (i == 0 && hmap_get(&x->back_targets, pc));
-	}
+	if (touches)
+		return n;
+	/* the loop finder's */
+	if (back >= 0 && emu_lean_bare_at(x->m, back_to))
+		return -1;   /* it lands where no hook would see it */
+	if (back >= 0)
+		out[back].hook = true;
+	if (n && hmap_get(&x->back_targets, pc))
+		out[0].hook = true;
 	return n;
 }
 
