@@ -36,7 +36,6 @@ struct emu_chunk {
 };
 
 struct emu_vma { uint64_t lo, hi; uint32_t prot; };
-
 enum { EMU_NEAR = 64 };   /* emu_near's slots: a power of two */
 
 struct emu {
@@ -102,7 +101,7 @@ struct emu {
 	emu_access_fn access;       /* the owner's check, NULL: none */
 	bool out_checks;            /* stores outside the scope checked inline */
 	bool inline_stop;           /* one stopped the last run */
-	struct { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
+	struct emu_near { uint64_t key; size_t i; } near[EMU_NEAR];   /* chunk by addr >> 16 */
 };
 
 /* maint emulator-regs api: every read through uc_reg_read (the tests
@@ -205,23 +204,6 @@ static void emu_block(uc_engine *uc, uint64_t pc, uint32_t size, void *data)
 	/* a clean loop's blocks run with no hook: never lean */
 	if (m->lean_on && !emu_in_skip(m, pc))
 		emu_block_lean(m, pc, size, in);
-}
-
-/* A store outside the hooked code: its page goes back to the process.
- * (The hook is on every store; a hooked instruction's are the code
- * hook's owner's: it marked them and told the watcher already.) */
-static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		      void *data)
-{
-	(void)uc;
-	(void)type;
-	(void)value;
-	struct emu *m = data;
-	if (m->insn_hooked && m->hooked_marked)
-		return;
-	emu_dirty(m, addr, (uint64_t)size);
-	if (m->wrote)
-		m->wrote(m->ctx, addr, (uint64_t)size);
 }
 
 static bool emu_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
@@ -478,16 +460,15 @@ static bool emu_map_chunk(struct emu *m, uint64_t addr);
 static struct emu_chunk *emu_near(struct emu *m, uint64_t addr)
 {
 	size_t k = (size_t)(addr >> 16) & (EMU_NEAR - 1);
-	if (m->near[k].key == (addr >> 16 | 1ull << 63) && m->near[k].i < m->nchunks) {
+	uint64_t key = addr >> 16 | 1ull << 63;   /* never 0, an empty slot's */
+	if (m->near[k].key == key && m->near[k].i < m->nchunks) {
 		struct emu_chunk *c = &m->chunks[m->near[k].i];
 		if (addr >= c->lo && addr < c->hi)
 			return c;
 	}
 	struct emu_chunk *c = emu_chunk_at(m, addr);
-	if (c) {
-		m->near[k].key = addr >> 16 | 1ull << 63;
-		m->near[k].i = (size_t)(c - m->chunks);
-	}
+	if (c)
+		m->near[k] = (struct emu_near){ key, (size_t)(c - m->chunks) };
 	return c;
 }
 
@@ -499,20 +480,40 @@ static void emu_mark(struct emu *m, const struct emu_chunk *c, uint64_t addr, ui
 		emu_dirty(m, addr, size);
 }
 
+/* A store the code hook's owner did not see: marked, and the owner told. */
+static void emu_stored(struct emu *m, uint64_t addr, uint32_t size)
+{
+	emu_mark(m, emu_near(m, addr), addr, size);
+	if (m->wrote)
+		m->wrote(m->ctx, addr, size);
+}
+
+/* A store outside the hooked code: its page goes back to the process.
+ * (The hook is on every store; a hooked instruction's are the code
+ * hook's owner's: it marked them and told the watcher already.) */
+static void emu_wrote(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+		      void *data)
+{
+	(void)uc;
+	(void)type;
+	(void)value;
+	struct emu *m = data;
+	if (!m->insn_hooked || !m->hooked_marked)
+		emu_stored(m, addr, (uint32_t)size);
+}
+
 /* A compiled-in check (emu-inline.c): a store outside the scope as the
- * write hook would see it; a lean block's access: outside the chunks (once
+ * write hook sees one; a lean block's access: outside the chunks (once
  * copied in) or not allowed there (a fault), the run stops before it and
  * the hook sees it; else the owner's check; a store let go is marked. */
 static bool emu_inline_check(void *ctx, uint64_t addr, uint32_t size, unsigned flags)
 {
 	struct emu *m = ctx;
-	struct emu_chunk *c = emu_near(m, addr);
-	if (flags & EMU_INLINE_OUT) {   /* as emu_wrote: a store outside the scope */
-		emu_mark(m, c, addr, size);
-		if (m->wrote)
-			m->wrote(m->ctx, addr, size);
+	if (flags & EMU_INLINE_OUT) {
+		emu_stored(m, addr, size);
 		return false;
 	}
+	struct emu_chunk *c = emu_near(m, addr);
 	if (!c && emu_map_chunk(m, addr))   /* as the fault hook would */
 		c = emu_near(m, addr);
 	uint32_t need = flags & EMU_ACCESS_STORE ? UC_PROT_WRITE : UC_PROT_READ;
@@ -675,8 +676,7 @@ void emu_hook_plan(struct emu *m, const struct emu_plan *p)
 	/* stores outside the scope checked inline (no write hook: it sends
 	 * every load and store to Unicorn's slow path), when every store
 	 * inside is the code hook's owner's or checked inline too */
-	bool out = m->access && m->hooked_marked && p->lo < p->hi && m->block &&
-		   emu_inline_ok(NULL, 0);
+	bool out = emu_access_inline(m) && m->hooked_marked && p->lo < p->hi && m->block;
 	if (out != m->out_checks && m->translated) {   /* code made the other way */
 		emu_drop_code(m, 0, UINT64_MAX);
 		m->translated = false;
