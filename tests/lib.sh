@@ -57,6 +57,17 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 # skip NAME WHY: a check this machine cannot run (WHY names what is missing).
 skip() { echo "SKIP $1: $2"; }
+# holds NAME PATTERN WHY: $OUT has a line matching PATTERN: pass NAME and
+# true; else a skip line saying WHY and false (what another machine's
+# build may lack: the checks that need it are then skipped).
+holds() {
+	if printf '%s\n' "$OUT" | grep -Eq -- "$2"; then
+		pass "$1"
+	else
+		skip "$1" "$3"
+		false
+	fi
+}
 
 # qz NAME... : run qzdb --batch with the given arguments, output (stdout and
 # stderr merged) in $OUT, exit status in $RC.

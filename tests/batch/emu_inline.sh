@@ -24,13 +24,8 @@
 
 on='^on: lean translations check their loads and stores inline \(([0-9]+) checks so far\)\.$'
 qz -ex 'maint emulator-inline'
-if printf '%s\n' "$OUT" | grep -Eq "$on"; then
-	pass "on with this machine's Unicorn"
-	inl=1
-else
-	skip "inline checks" "$(printf '%s\n' "$OUT" | head -1)"
-	inl=
-fi
+inl=
+holds "on with this machine's Unicorn" "$on" "$(printf '%s\n' "$OUT" | head -1)" && inl=1
 qz -ex 'maint emulator-inline sometimes'
 expect "a wrong argument: usage" '^error: Usage: maint emulator-inline \[on\|off\]$'
 qz -ex 'maint emulator-inline off' -ex 'maint emulator-inline'
